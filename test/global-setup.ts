@@ -1,11 +1,30 @@
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { TestProject } from 'vitest/node';
+import { buildSnapshot } from '../snapshots/build.js';
 
-/** HTTP tests run the compiled server as a child process: build it once per test run. */
-export default function setup(): void {
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The small test snapshot (stations of the Paris, Berlin and Hamburg boxes). */
+    testSnapshot: string;
+    testTmpRoot: string;
+  }
+}
+
+/** HTTP tests run the compiled server as a child process: build it and a small snapshot once per run. */
+export default function setup(project: TestProject): () => void {
   const root = fileURLToPath(new URL('..', import.meta.url));
-  execFileSync(process.execPath, [root + 'node_modules/typescript/bin/tsc', '-p', root + 'tsconfig.json'], {
+  execFileSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', path.join(root, 'tsconfig.json')], {
     stdio: 'inherit',
     cwd: root,
   });
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cps-test-'));
+  const snap = path.join(tmp, 'sample.sqlite');
+  buildSnapshot({ out: snap, sample: true, progress: false });
+  project.provide('testSnapshot', snap);
+  project.provide('testTmpRoot', tmp);
+  return () => fs.rmSync(tmp, { recursive: true, force: true });
 }

@@ -1,0 +1,14 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { LiveStore } from '../storage/live.js';
+import type { Snapshot } from '../storage/snapshot.js';
+
+/** Everything handlers need, built once by the composition root (src/main.ts). */
+export interface AppContext {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly snapshot: Snapshot;
+  readonly live: LiveStore;
+  /** performance.now() at start, for uptime. */
+  readonly startedAt: number;
+}

@@ -1,0 +1,99 @@
+/** The error catalogue of the service (D5–D7): one place maps a code to its status and fixed title. */
+
+export type ErrorCode =
+  | 'BAD_REQUEST'
+  | 'FORBIDDEN'
+  | 'TOKEN_EXPIRED'
+  | 'NOT_FOUND'
+  | 'METHOD_NOT_ALLOWED'
+  | 'VERSION_CONFLICT'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'TOO_MANY_REQUESTS'
+  | 'INTERNAL_SERVER_ERROR'
+  | 'SERVICE_UNAVAILABLE';
+
+export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
+  BAD_REQUEST: 400,
+  FORBIDDEN: 403,
+  TOKEN_EXPIRED: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  VERSION_CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  TOO_MANY_REQUESTS: 429,
+  INTERNAL_SERVER_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
+};
+
+export interface ErrorSource {
+  pointer?: string;
+  parameter?: string;
+}
+
+export interface ErrorObject {
+  status: string;
+  code?: ErrorCode;
+  title: string;
+  detail?: string;
+  source?: ErrorSource;
+}
+
+/**
+ * A client-facing error. Thrown by validation and lookups, caught at the single request boundary
+ * and serialized per D5 (the boundary drops `code` for the five code-less endpoints of D6).
+ */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly errors: ErrorObject[];
+  readonly headers: Readonly<Record<string, string>> | undefined;
+
+  constructor(
+    code: ErrorCode,
+    title: string,
+    opts: { detail?: string; source?: ErrorSource; headers?: Record<string, string> } = {},
+  ) {
+    super(title);
+    this.status = STATUS_OF[code];
+    const err: ErrorObject = { status: String(this.status), code, title };
+    if (opts.detail !== undefined) err.detail = opts.detail;
+    if (opts.source !== undefined) err.source = opts.source;
+    this.errors = [err];
+    this.headers = opts.headers;
+  }
+
+  /** Several errors of one status (e.g. all failed validations of one body). */
+  static many(status: number, errors: ErrorObject[]): ApiError {
+    const e = new ApiError('BAD_REQUEST', errors[0]?.title ?? 'bad request');
+    (e as { status: number }).status = status;
+    (e as { errors: ErrorObject[] }).errors = errors;
+    return e;
+  }
+}
+
+export const badRequest = (title: string, source?: ErrorSource, detail?: string): ApiError =>
+  new ApiError('BAD_REQUEST', title, { source, detail });
+
+export const badParameter = (parameter: string, title: string): ApiError =>
+  new ApiError('BAD_REQUEST', title, { source: { parameter } });
+
+export const badPointer = (pointer: string, title: string): ApiError =>
+  new ApiError('BAD_REQUEST', title, { source: { pointer } });
+
+export const notFound = (title: string): ApiError => new ApiError('NOT_FOUND', title);
+
+export const forbidden = (title: string): ApiError => new ApiError('FORBIDDEN', title);
+
+export const versionConflict = (): ApiError => new ApiError('VERSION_CONFLICT', 'Version conflict');
+
+/** Serializes an error document; `withCode` false for the code-less endpoints (D6). */
+export function errorDocument(errors: readonly ErrorObject[], withCode: boolean): string {
+  if (withCode) return JSON.stringify({ errors });
+  return JSON.stringify({
+    errors: errors.map((e) => {
+      const { code: _code, ...rest } = e;
+      return rest;
+    }),
+  });
+}

@@ -1,0 +1,108 @@
+/**
+ * AJV validators, compiled once per schema when the module that declares them loads (never per
+ * request). AJV errors become JSON:API errors with `source.pointer` (D5, D8).
+ */
+import { Ajv, type ErrorObject as AjvError, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { ApiError, type ErrorObject } from './errors.js';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv, formats?: string[]) => Ajv;
+
+export const ajv = new Ajv({
+  allErrors: true,
+  strict: true,
+  strictRequired: false,
+  allowUnionTypes: true,
+  // Unknown attributes are ignored (D8): schemas do not set additionalProperties: false.
+  removeAdditional: false,
+  useDefaults: false,
+  coerceTypes: false,
+});
+addFormats(ajv, ['uuid', 'date-time']);
+
+/** UUID in any version (D8: malformed UUIDs in write bodies → 400). */
+export const UUID = { type: 'string', format: 'uuid' } as const;
+
+export interface Validator<T> {
+  (data: unknown): data is T;
+  readonly fn: ValidateFunction<T>;
+}
+
+/** Compiles a JSON Schema once; the returned function throws an ApiError (400) listing every failure. */
+export function compile<T>(schema: object): (data: unknown) => T {
+  const fn = ajv.compile<T>(schema);
+  return (data: unknown): T => {
+    if (fn(data)) return data;
+    throw ApiError.many(400, toErrors(fn.errors ?? []));
+  };
+}
+
+function pointerOf(e: AjvError): string {
+  if (e.keyword === 'required') {
+    return `${e.instancePath}/${(e.params as { missingProperty: string }).missingProperty}`;
+  }
+  return e.instancePath === '' ? '/' : e.instancePath;
+}
+
+function titleOf(e: AjvError, pointer: string): string {
+  const where = pointer === '/' ? 'body' : pointer;
+  switch (e.keyword) {
+    case 'required':
+      return `${where} is required`;
+    case 'type':
+      return `${where} must be of type ${(e.params as { type: string }).type}`;
+    case 'enum':
+      return `${where} must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map(String).join(', ')}`;
+    case 'const':
+      return `${where} must be ${String((e.params as { allowedValue: unknown }).allowedValue)}`;
+    case 'format':
+      return `${where} must be a valid ${(e.params as { format: string }).format}`;
+    case 'maxLength':
+      return `${where} must have at most ${(e.params as { limit: number }).limit} characters`;
+    case 'minLength':
+      return (e.params as { limit: number }).limit === 1
+        ? `${where} must not be empty`
+        : `${where} must have at least ${(e.params as { limit: number }).limit} characters`;
+    case 'maxItems':
+      return `${where} must have at most ${(e.params as { limit: number }).limit} items`;
+    case 'minItems':
+      return `${where} must have at least ${(e.params as { limit: number }).limit} items`;
+    default:
+      return `${where} ${e.message ?? 'is invalid'}`;
+  }
+}
+
+/** Maps AJV errors to JSON:API errors; `null` counts as missing for required fields (D8). */
+export function toErrors(errors: readonly AjvError[]): ErrorObject[] {
+  const seen = new Set<string>();
+  const out: ErrorObject[] = [];
+  for (const e of errors) {
+    // anyOf/oneOf wrappers repeat their branches' errors; the branches are more precise.
+    if (e.keyword === 'anyOf' || e.keyword === 'oneOf' || e.keyword === 'if') continue;
+    const pointer = pointerOf(e);
+    const title = titleOf(e, pointer);
+    const key = `${pointer}|${title}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ status: '400', code: 'BAD_REQUEST', title, source: { pointer } });
+  }
+  if (out.length === 0) out.push({ status: '400', code: 'BAD_REQUEST', title: 'invalid request body' });
+  return out;
+}
+
+/**
+ * Removes `null` values of optional members before validation, so that `null` means "default"
+ * for optional fields and "missing" for required ones (D8). Mutates and returns `value`.
+ */
+export function dropNulls<T>(value: T): T {
+  if (Array.isArray(value)) {
+    for (const v of value) dropNulls(v);
+  } else if (value !== null && typeof value === 'object') {
+    const o = value as Record<string, unknown>;
+    for (const k of Object.keys(o)) {
+      if (o[k] === null) delete o[k];
+      else dropNulls(o[k]);
+    }
+  }
+  return value;
+}

@@ -1,0 +1,8 @@
+import type { AppContext } from './context.js';
+import { healthRoutes } from './health/health.handler.js';
+import type { RouteDef } from './types.js';
+
+/** The one route table: every endpoint of the service, by feature. */
+export function buildRoutes(ctx: AppContext): RouteDef[] {
+  return [...healthRoutes(ctx)];
+}

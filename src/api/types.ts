@@ -1,0 +1,56 @@
+import type { Group } from '../auth/groups.js';
+
+/** The request as handlers see it: everything copied out of the transport synchronously. */
+export interface ApiRequest {
+  readonly method: string;
+  readonly path: string;
+  /** Path parameters by name (`:id` → params.id), URL-decoded. */
+  readonly params: Readonly<Record<string, string>>;
+  /** Query parameters, URL-decoded; a repeated parameter keeps its last value (D9). */
+  readonly query: ReadonlyMap<string, string>;
+  readonly headers: RequestHeaders;
+  /** Parsed JSON body (routes with `body: true`), else undefined. */
+  readonly body: unknown;
+  /** Group mask of the presented API key (0 on routes without a group). */
+  readonly groups: number;
+  readonly requestId: string;
+}
+
+export interface RequestHeaders {
+  readonly apiKey: string;
+  readonly contentType: string;
+  readonly acceptLanguage: string;
+  readonly authorization: string;
+  readonly crmDeviceId: string;
+}
+
+export interface ApiResponse {
+  status: number;
+  /** Serialized body (JSON text); absent for 204. */
+  body?: string | Buffer;
+  headers?: Record<string, string>;
+}
+
+export type Handler = (req: ApiRequest) => ApiResponse | Promise<ApiResponse>;
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+export interface RouteDef {
+  readonly method: Method;
+  /** Path pattern with `:name` parameters, e.g. `/v1/charging_stations/:id`. */
+  readonly path: string;
+  /**
+   * Groups allowed to call the route (any one suffices); null = no key needed.
+   * The first group names the route in the 403 title (D2).
+   */
+  readonly groups: readonly Group[] | null;
+  /** The route takes a JSON body (content type checked, size limited, parsed). */
+  readonly body: boolean;
+  /** Errors of this route carry no `code` (D6). */
+  readonly codeless?: boolean;
+  readonly handler: Handler;
+}
+
+export const json = (status: number, doc: unknown): ApiResponse => ({ status, body: JSON.stringify(doc) });
+
+export const noContent = (): ApiResponse => ({ status: 204 });

@@ -1,0 +1,74 @@
+import fs from 'node:fs';
+import type { Logger } from 'pino';
+import { buildSnapshot } from '../snapshots/build.js';
+import type { AppContext } from './api/context.js';
+import { buildRoutes } from './api/routes.js';
+import { KeyRegistry, ensureDevelopmentKey } from './auth/keys.js';
+import { defaultSnapshotPath, type Config } from './config.js';
+import { startServer, type HttpServer } from './http/server.js';
+import { LiveStore } from './storage/live.js';
+import { Snapshot } from './storage/snapshot.js';
+
+export interface Service {
+  readonly port: number;
+  readonly server: HttpServer;
+  /** Stops accepting, drains in-flight requests (bounded by config), closes stores. */
+  stop(): Promise<void>;
+}
+
+/** Composition root: config → snapshot → live store → keys → routes → server. */
+export async function startService(config: Config, logger: Logger): Promise<Service> {
+  const startedAt = performance.now();
+  if (!fs.existsSync(config.snapshotPath) && config.snapshotPath === defaultSnapshotPath()) {
+    logger.info({ snapshot: config.snapshotPath }, 'building the default snapshot from snapshots/sources');
+    const r = buildSnapshot({ progress: true });
+    logger.info({ stations: r.stations, ms: Math.round(r.ms) }, 'snapshot built');
+  }
+  const snapshot = Snapshot.open(config.snapshotPath);
+  const live = LiveStore.open(config.dataDir);
+  try {
+    const seeded = live.seedCompanies(
+      snapshot.meta.snapshotVersion,
+      snapshot.operators().map((o) => ({ id: o.id, name: o.name, evse_operator_ids: o.evse_operator_ids })),
+      Date.now(),
+    );
+    if (seeded > 0) logger.info({ companies: seeded }, 'live store seeded with operator companies');
+    const dev = ensureDevelopmentKey(live);
+    if (dev) {
+      // Printed once, on the first start of a data directory; only its hash is stored.
+      process.stdout.write(
+        `\nDevelopment API key (all groups; shown only now, store it): ${dev.key}\n` +
+          `Use it as header "Api-Key: ${dev.key}". Manage keys with \`npm run keys -- list|create|revoke\`.\n\n`,
+      );
+    }
+    const keys = new KeyRegistry(live);
+    keys.start(config.keyRefreshMs);
+    const ctx: AppContext = { config, logger, snapshot, live, startedAt };
+    const server = await startServer(config.host, config.port, {
+      routes: buildRoutes(ctx),
+      keys,
+      bodyLimitBytes: config.bodyLimitBytes,
+      logger,
+    });
+    logger.info(
+      { port: server.port, host: config.host, snapshot: snapshot.meta.snapshotVersion, ms: Math.round(performance.now() - startedAt) },
+      'listening',
+    );
+    let stopping: Promise<void> | null = null;
+    return {
+      port: server.port,
+      server,
+      stop: () =>
+        (stopping ??= (async () => {
+          await server.close(config.shutdownTimeoutMs);
+          keys.stop();
+          live.close();
+          snapshot.close();
+        })()),
+    };
+  } catch (e) {
+    live.close();
+    snapshot.close();
+    throw e;
+  }
+}

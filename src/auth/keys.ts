@@ -1,0 +1,85 @@
+import crypto from 'node:crypto';
+import type { LiveStore } from '../storage/live.js';
+import { GROUPS, maskOf, type Group } from './groups.js';
+
+/** Keys are stored only as SHA-256 hashes (hex). */
+export function hashKey(key: string): string {
+  return crypto.createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+export function generateKey(): string {
+  return 'cps_' + crypto.randomBytes(24).toString('base64url');
+}
+
+export interface CreatedKey {
+  name: string;
+  key: string;
+  groups: Group[];
+}
+
+export class KeyError extends Error {}
+
+/** Creates a key (random unless given) and stores its hash with its groups. */
+export function createKey(store: LiveStore, opts: { groups: Group[]; key?: string; name?: string }): CreatedKey {
+  const key = opts.key ?? generateKey();
+  if (key.length < 8) throw new KeyError('a key needs at least 8 characters');
+  const hash = hashKey(key);
+  return store.tx(() => {
+    const name = opts.name ?? `key-${hash.slice(0, 8)}`;
+    if (store.hasKeyName(name)) throw new KeyError(`a key named "${name}" exists already`);
+    if (store.hasKeyHash(hash)) throw new KeyError('this key exists already');
+    store.insertKey(name, hash, opts.groups);
+    return { name, key, groups: opts.groups };
+  });
+}
+
+/** When the store has no active key, creates one development key with all groups. */
+export function ensureDevelopmentKey(store: LiveStore): CreatedKey | null {
+  return store.tx(() => {
+    if (store.keyCount() > 0) return null;
+    return createKey(store, { groups: [...GROUPS], name: 'development' });
+  });
+}
+
+/**
+ * The in-memory view of the active keys: hash → group mask. Refreshed from the live store when
+ * another process (the keys CLI) commits, checked every `refreshMs`, so a revocation takes effect
+ * within about one refresh interval.
+ */
+export class KeyRegistry {
+  private byHash = new Map<string, number>();
+  private lastVersion = -1;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly store: LiveStore) {
+    this.reload();
+  }
+
+  reload(): void {
+    const next = new Map<string, number>();
+    for (const row of this.store.activeKeys()) next.set(row.key_hash, maskOf(row.groups.split(',')));
+    this.byHash = next;
+    this.lastVersion = this.store.dataVersion();
+  }
+
+  /** Reloads when the store changed since the last look. */
+  refresh(): void {
+    const v = this.store.dataVersion();
+    if (v !== this.lastVersion) this.reload();
+  }
+
+  start(refreshMs: number): void {
+    this.timer = setInterval(() => this.refresh(), refreshMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  /** Group mask of a presented key, or -1 when the key is unknown. */
+  maskOfKey(key: string): number {
+    return this.byHash.get(hashKey(key)) ?? -1;
+  }
+}

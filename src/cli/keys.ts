@@ -1,0 +1,93 @@
+/**
+ * API key management (works on a fresh DATA_DIR, before or while the server runs; a running server
+ * picks up changes within KEY_REFRESH_MS):
+ *
+ *   npm run keys -- create --groups <CSV|all|none> [--key <value>] [--name <label>]
+ *   npm run keys -- list
+ *   npm run keys -- revoke <name>
+ */
+import { GROUPS, parseGroupList } from '../auth/groups.js';
+import { KeyError, createKey } from '../auth/keys.js';
+import { ConfigError, loadConfig } from '../config.js';
+import { LiveStore } from '../storage/live.js';
+
+const USAGE = `usage:
+  keys create --groups <CSV|all|none> [--key <value>] [--name <label>]
+  keys list
+  keys revoke <name>
+groups: ${GROUPS.join(', ')}`;
+
+function fail(msg: string): never {
+  process.stderr.write(`${msg}\n`);
+  process.exit(2);
+}
+
+function main(argv: string[]): void {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (e) {
+    if (e instanceof ConfigError) fail(`configuration error: ${e.message}`);
+    throw e;
+  }
+  const [cmd, ...rest] = argv;
+  if (cmd === undefined || cmd === '--help' || cmd === '-h') {
+    process.stdout.write(USAGE + '\n');
+    if (cmd === undefined) process.exit(2);
+    return;
+  }
+  const store = LiveStore.open(config.dataDir);
+  try {
+    if (cmd === 'create') {
+      let groups: string | undefined;
+      let key: string | undefined;
+      let name: string | undefined;
+      for (let i = 0; i < rest.length; i++) {
+        const a = rest[i];
+        const v = rest[i + 1];
+        if ((a === '--groups' || a === '--key' || a === '--name') && (v === undefined || v.startsWith('--'))) {
+          fail(`${a} needs a value\n${USAGE}`);
+        }
+        if (a === '--groups') groups = rest[++i];
+        else if (a === '--key') key = rest[++i];
+        else if (a === '--name') name = rest[++i];
+        else fail(`unknown argument ${a}\n${USAGE}`);
+      }
+      if (groups === undefined) fail(`--groups is required\n${USAGE}`);
+      let list;
+      try {
+        list = parseGroupList(groups);
+      } catch (e) {
+        fail((e as Error).message);
+      }
+      try {
+        const k = createKey(store, { groups: list, key, name });
+        process.stdout.write(`${k.key}\n`);
+        process.stderr.write(`created key "${k.name}" with groups: ${k.groups.join(', ') || '(none)'}\n`);
+      } catch (e) {
+        if (e instanceof KeyError) fail(e.message);
+        throw e;
+      }
+    } else if (cmd === 'list') {
+      const rows = store.allKeys();
+      if (rows.length === 0) process.stdout.write('no keys\n');
+      for (const r of rows) {
+        const state = r.revoked_at === null ? 'active' : `revoked ${new Date(r.revoked_at).toISOString()}`;
+        process.stdout.write(
+          `${r.name}\t${state}\tcreated ${new Date(r.created_at).toISOString()}\tgroups ${r.groups || '(none)'}\n`,
+        );
+      }
+    } else if (cmd === 'revoke') {
+      const name = rest[0];
+      if (name === undefined || rest.length !== 1) fail(`revoke needs exactly one key name\n${USAGE}`);
+      if (!store.revokeKey(name)) fail(`no active key named "${name}"`);
+      process.stderr.write(`revoked key "${name}"\n`);
+    } else {
+      fail(`unknown command ${cmd}\n${USAGE}`);
+    }
+  } finally {
+    store.close();
+  }
+}
+
+main(process.argv.slice(2));

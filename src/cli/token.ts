@@ -1,0 +1,49 @@
+/**
+ * Issues a bearer token for device registration (D4), signed with the service's HS256 secret
+ * (JWT_SECRET, else the secret stored in the live store, created on first use):
+ *
+ *   npm run token -- --sub <user> --ttl <seconds>
+ *
+ * A negative --ttl issues an already expired token (for testing clients).
+ */
+import { ConfigError, loadConfig } from '../config.js';
+import { hs256Secret, issueToken } from '../auth/token.js';
+import { LiveStore } from '../storage/live.js';
+
+const USAGE = 'usage: token --sub <user> [--ttl <seconds, default 3600>]';
+
+function fail(msg: string): never {
+  process.stderr.write(`${msg}\n`);
+  process.exit(2);
+}
+
+async function main(argv: string[]): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (e) {
+    if (e instanceof ConfigError) fail(`configuration error: ${e.message}`);
+    throw e;
+  }
+  if (config.jwtAlgorithm !== 'HS256') fail(`the service verifies ${config.jwtAlgorithm} tokens; issue them with the user-auth service's private key`);
+  let sub: string | undefined;
+  let ttl = 3600;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--sub') sub = argv[++i];
+    else if (a === '--ttl') {
+      const v = Number(argv[++i]);
+      if (!Number.isInteger(v)) fail(`--ttl must be an integer number of seconds\n${USAGE}`);
+      ttl = v;
+    } else fail(`unknown argument ${a}\n${USAGE}`);
+  }
+  if (!sub) fail(`--sub is required\n${USAGE}`);
+  const store = LiveStore.open(config.dataDir);
+  try {
+    process.stdout.write(`${await issueToken(hs256Secret(config, store), sub, ttl)}\n`);
+  } finally {
+    store.close();
+  }
+}
+
+void main(process.argv.slice(2));

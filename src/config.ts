@@ -1,0 +1,102 @@
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Repository root (works from src/ under tsx and from dist/src/ after the build). */
+export const PROJECT_ROOT = (() => {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 4; i++) {
+    if (path.basename(dir) === 'dist') return path.dirname(dir);
+    if (path.basename(dir) === 'src') {
+      const parent = path.dirname(dir);
+      return path.basename(parent) === 'dist' ? path.dirname(parent) : parent;
+    }
+    dir = path.dirname(dir);
+  }
+  return process.cwd();
+})();
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  readonly host: string;
+  readonly port: number;
+  readonly dataDir: string;
+  readonly snapshotPath: string;
+  /** Piscina worker threads for price work (0 = run price work inline on the main thread). */
+  readonly workers: number;
+  /** Queued price tasks beyond which requests get 503. */
+  readonly maxQueue: number;
+  readonly bodyLimitBytes: number;
+  readonly logLevel: LogLevel;
+  readonly shutdownTimeoutMs: number;
+  /** How often the server looks for API key changes made by other processes (the keys CLI). */
+  readonly keyRefreshMs: number;
+  /** Bearer-token verification (D4): an HS256 secret, or a PEM public key for RS256/ES256. */
+  readonly jwtSecret: string | null;
+  readonly jwtPublicKey: string | null;
+  readonly jwtAlgorithm: 'HS256' | 'RS256' | 'ES256';
+  /** D27: country names (as the ext_b source writes them) where clients hide ext_b stations. */
+  readonly disabledExtBCountries: readonly string[];
+}
+
+export class ConfigError extends Error {}
+
+function int(env: NodeJS.ProcessEnv, name: string, def: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return n;
+}
+
+function bool(env: NodeJS.ProcessEnv, name: string, def: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  const v = raw.toLowerCase();
+  if (v === 'true' || v === '1' || v === 'yes') return true;
+  if (v === 'false' || v === '0' || v === 'no') return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+const LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export function defaultSnapshotPath(): string {
+  return path.join(PROJECT_ROOT, 'snapshots', 'default.sqlite');
+}
+
+/** Reads the environment once into a frozen, validated Config. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const logLevel = (env.LOG_LEVEL ?? 'info').toLowerCase() as LogLevel;
+  if (!LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LEVELS.join(', ')}`);
+  const alg = (env.JWT_ALGORITHM ?? 'HS256').toUpperCase();
+  if (alg !== 'HS256' && alg !== 'RS256' && alg !== 'ES256') {
+    throw new ConfigError('JWT_ALGORITHM must be HS256, RS256 or ES256');
+  }
+  const cores = Math.max(1, os.availableParallelism());
+  const cfg: Config = {
+    host: env.HOST || '127.0.0.1',
+    port: int(env, 'PORT', 8080, 0, 65535),
+    dataDir: path.resolve(env.DATA_DIR || path.join(PROJECT_ROOT, 'data')),
+    snapshotPath: path.resolve(env.SNAPSHOT || defaultSnapshotPath()),
+    workers: int(env, 'WORKERS', cores, 0, 256),
+    maxQueue: int(env, 'MAX_QUEUE', 256, 1, 1_000_000),
+    bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    logLevel,
+    shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    keyRefreshMs: int(env, 'KEY_REFRESH_MS', 500, 50, 60_000),
+    jwtSecret: env.JWT_SECRET || null,
+    jwtPublicKey: env.JWT_PUBLIC_KEY || null,
+    jwtAlgorithm: alg,
+    disabledExtBCountries: (env.DISABLED_EXT_B_COUNTRIES ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s.length > 0),
+  };
+  if (cfg.jwtAlgorithm !== 'HS256' && !cfg.jwtPublicKey) {
+    throw new ConfigError(`JWT_ALGORITHM ${cfg.jwtAlgorithm} needs JWT_PUBLIC_KEY (a PEM public key)`);
+  }
+  return Object.freeze(cfg);
+}

@@ -1,0 +1,91 @@
+import type { Method, RouteDef } from '../api/types.js';
+
+export interface Match {
+  route: RouteDef;
+  params: Record<string, string>;
+}
+
+interface PatternEntry {
+  segments: string[];
+  /** Index → parameter name for `:name` segments. */
+  paramAt: Map<number, string>;
+  byMethod: Map<string, RouteDef>;
+}
+
+/**
+ * The route table: static paths by exact lookup first (so `/v1/charging_stations/statistics` wins
+ * over `/v1/charging_stations/:id`), then parameterised patterns. Distinguishes an unknown path
+ * (404) from a known path with a method it lacks (405 with `Allow`).
+ */
+export class Router {
+  private readonly exact = new Map<string, Map<string, RouteDef>>();
+  private readonly patterns: PatternEntry[] = [];
+
+  constructor(routes: readonly RouteDef[]) {
+    for (const r of routes) this.add(r);
+  }
+
+  private add(r: RouteDef): void {
+    if (!r.path.includes(':')) {
+      let m = this.exact.get(r.path);
+      if (!m) this.exact.set(r.path, (m = new Map()));
+      if (m.has(r.method)) throw new Error(`duplicate route ${r.method} ${r.path}`);
+      m.set(r.method, r);
+      return;
+    }
+    const segments = r.path.split('/');
+    let entry = this.patterns.find((p) => p.segments.join('/') === r.path);
+    if (!entry) {
+      const paramAt = new Map<number, string>();
+      segments.forEach((s, i) => {
+        if (s.startsWith(':')) paramAt.set(i, s.slice(1));
+      });
+      entry = { segments, paramAt, byMethod: new Map() };
+      this.patterns.push(entry);
+    }
+    if (entry.byMethod.has(r.method)) throw new Error(`duplicate route ${r.method} ${r.path}`);
+    entry.byMethod.set(r.method, r);
+  }
+
+  /** A route, or `{allow}` for a known path with another method, or null for an unknown path. */
+  match(method: string, path: string): Match | { allow: Method[] } | null {
+    const p = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+    const ex = this.exact.get(p);
+    if (ex) {
+      const r = ex.get(method);
+      return r ? { route: r, params: {} } : { allow: [...ex.keys()] as Method[] };
+    }
+    const segs = p.split('/');
+    for (const e of this.patterns) {
+      if (e.segments.length !== segs.length) continue;
+      let ok = true;
+      for (let i = 0; i < segs.length; i++) {
+        if (e.paramAt.has(i)) {
+          if (segs[i].length === 0) {
+            ok = false;
+            break;
+          }
+        } else if (e.segments[i] !== segs[i]) {
+          ok = false;
+          break;
+        }
+      }
+      if (!ok) continue;
+      const r = e.byMethod.get(method);
+      if (!r) return { allow: [...e.byMethod.keys()] as Method[] };
+      const params: Record<string, string> = {};
+      for (const [i, name] of e.paramAt) params[name] = safeDecode(segs[i]);
+      return { route: r, params };
+    }
+    return null;
+  }
+}
+
+function safeDecode(s: string): string {
+  if (!s.includes('%')) return s;
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}

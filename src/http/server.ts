@@ -1,0 +1,303 @@
+/**
+ * The HTTP front end on uWebSockets.js (the only importer of it). Per request: copy the head
+ * synchronously, attach onAborted, route (404/405), check the API key and group (403), check the
+ * media type (415), read the body under the limit (413) copying each chunk, parse JSON (400), call
+ * the transport-agnostic handler, and write status, headers and body once inside cork. One catch
+ * boundary answers 500 without internals.
+ */
+import uWS from 'uWebSockets.js';
+import type { Logger } from 'pino';
+import { ApiError, errorDocument, type ErrorObject } from '../api/jsonapi/errors.js';
+import { parseQueryString } from '../api/jsonapi/query.js';
+import type { ApiRequest, ApiResponse, RequestHeaders, RouteDef } from '../api/types.js';
+import { GROUP_BIT, snakeCase } from '../auth/groups.js';
+import { Router } from './router.js';
+
+export interface KeyLookup {
+  /** Group mask of a key, or -1 when unknown. */
+  maskOfKey(key: string): number;
+}
+
+export interface ServerOptions {
+  routes: readonly RouteDef[];
+  keys: KeyLookup;
+  bodyLimitBytes: number;
+  logger: Logger;
+}
+
+export interface HttpServer {
+  readonly port: number;
+  /** Stops accepting, lets in-flight requests finish (at most `timeoutMs`), then closes all connections. */
+  close(timeoutMs: number): Promise<void>;
+  inFlight(): number;
+}
+
+const REASONS: Record<number, string> = {
+  200: 'OK', 201: 'Created', 204: 'No Content', 400: 'Bad Request', 403: 'Forbidden', 404: 'Not Found',
+  405: 'Method Not Allowed', 409: 'Conflict', 413: 'Payload Too Large', 415: 'Unsupported Media Type',
+  429: 'Too Many Requests', 500: 'Internal Server Error', 503: 'Service Unavailable',
+};
+const statusLine = (s: number): string => `${s} ${REASONS[s] ?? ''}`.trimEnd();
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** D12: JSON media types (parameters allowed) or no Content-Type at all. */
+function acceptableMediaType(ct: string): boolean {
+  if (ct.length === 0) return true;
+  const semi = ct.indexOf(';');
+  const base = (semi === -1 ? ct : ct.slice(0, semi)).trim().toLowerCase();
+  return base === 'application/json' || base === 'application/vnd.api+json';
+}
+
+const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
+
+interface State {
+  aborted: boolean;
+  done: boolean;
+}
+
+export function startServer(host: string, port: number, opts: ServerOptions): Promise<HttpServer> {
+  const router = new Router(opts.routes);
+  const log = opts.logger;
+  const app = uWS.App();
+  let inFlight = 0;
+  let draining = false;
+  let drained: (() => void) | null = null;
+  const idPrefix = process.pid.toString(36) + '-' + Date.now().toString(36);
+  let idCounter = 0;
+
+  const finish = (state: State): void => {
+    if (state.done) return;
+    state.done = true;
+    inFlight--;
+    if (draining && inFlight === 0 && drained) drained();
+  };
+
+  /** Writes one whole response (status, headers, body) corked; never after an abort. */
+  const send = (
+    res: uWS.HttpResponse,
+    state: State,
+    r: ApiResponse,
+    reqId: string,
+    method: string,
+    routePath: string | null,
+    t0: number,
+    closeConnection = false,
+  ): void => {
+    if (state.aborted || state.done) return;
+    res.cork(() => {
+      res.writeStatus(statusLine(r.status));
+      res.writeHeader('X-Request-Id', reqId);
+      if (r.headers) for (const k in r.headers) res.writeHeader(k, r.headers[k]);
+      if (r.body === undefined) {
+        res.endWithoutBody(undefined, closeConnection || draining);
+      } else {
+        res.writeHeader('Content-Type', JSON_TYPE);
+        res.end(r.body, closeConnection || draining);
+      }
+    });
+    finish(state);
+    if (log.isLevelEnabled('info')) {
+      log.info({ reqId, method, route: routePath, status: r.status, ms: Math.round((performance.now() - t0) * 1000) / 1000 }, 'request');
+    }
+  };
+
+  const errorResponse = (e: ApiError, withCode: boolean): ApiResponse => ({
+    status: e.status,
+    body: errorDocument(e.errors, withCode),
+    headers: e.headers ? { ...e.headers } : undefined,
+  });
+
+  const internalError = (reqId: string): ApiResponse => ({
+    status: 500,
+    body: errorDocument(
+      [{ status: '500', code: 'INTERNAL_SERVER_ERROR', title: `internal error (request ${reqId})` } satisfies ErrorObject],
+      true,
+    ),
+  });
+
+  app.any('/*', (res, req) => {
+    const t0 = performance.now();
+    // Copy everything needed from req synchronously: it is invalid after this function returns.
+    const method = req.getCaseSensitiveMethod().toUpperCase();
+    const path = req.getUrl();
+    const rawQuery = req.getQuery() ?? '';
+    const headers: RequestHeaders = {
+      apiKey: req.getHeader('api-key'),
+      contentType: req.getHeader('content-type'),
+      acceptLanguage: req.getHeader('accept-language'),
+      authorization: req.getHeader('authorization'),
+      crmDeviceId: req.getHeader('crm-device-id'),
+    };
+    const contentLength = req.getHeader('content-length');
+    const sentId = req.getHeader('x-request-id');
+    const reqId = sentId.length > 0 && REQUEST_ID_RE.test(sentId) ? sentId : `${idPrefix}-${(++idCounter).toString(36)}`;
+
+    const state: State = { aborted: false, done: false };
+    inFlight++;
+    res.onAborted(() => {
+      state.aborted = true;
+      finish(state);
+    });
+
+    let route: RouteDef | null = null;
+    try {
+      const m = router.match(method, path);
+      if (m === null) {
+        throw new ApiError('NOT_FOUND', 'route not found');
+      }
+      if ('allow' in m) {
+        throw new ApiError('METHOD_NOT_ALLOWED', 'method not allowed', { headers: { Allow: m.allow.join(', ') } });
+      }
+      route = m.route;
+      let groups = 0;
+      if (route.groups !== null) {
+        const key = headers.apiKey.trim();
+        if (key.length === 0) throw new ApiError('FORBIDDEN', 'api_key missing');
+        const mask = opts.keys.maskOfKey(key);
+        if (mask === -1) throw new ApiError('FORBIDDEN', 'api_key invalid');
+        let allowed = false;
+        for (const g of route.groups) if ((mask & GROUP_BIT[g]) !== 0) allowed = true;
+        if (!allowed) throw new ApiError('FORBIDDEN', `action ${snakeCase(route.groups[0])} not allowed`);
+        groups = mask;
+      }
+      const base = {
+        method,
+        path,
+        params: m.params,
+        query: parseQueryString(rawQuery),
+        headers,
+        groups,
+        requestId: reqId,
+      };
+      const r = route;
+      if (!r.body) {
+        dispatch(res, state, r, { ...base, body: undefined }, t0);
+        return;
+      }
+      if (!acceptableMediaType(headers.contentType)) {
+        throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'unsupported media type');
+      }
+      const declared = contentLength.length > 0 ? Number(contentLength) : 0;
+      if (declared > opts.bodyLimitBytes) {
+        send(res, state, errorResponse(new ApiError('PAYLOAD_TOO_LARGE', 'request body too large'), !r.codeless), reqId, method, r.path, t0, true);
+        return;
+      }
+      readBody(res, state, opts.bodyLimitBytes, (buf) => {
+        if (buf === null) {
+          send(res, state, errorResponse(new ApiError('PAYLOAD_TOO_LARGE', 'request body too large'), !r.codeless), reqId, method, r.path, t0, true);
+          return;
+        }
+        let body: unknown;
+        try {
+          body = parseBody(buf);
+        } catch (e) {
+          send(res, state, errorResponse(e as ApiError, !r.codeless), reqId, method, r.path, t0);
+          return;
+        }
+        dispatch(res, state, r, { ...base, body }, t0);
+      });
+    } catch (e) {
+      respondError(res, state, e, route, reqId, method, t0);
+    }
+  });
+
+  const respondError = (
+    res: uWS.HttpResponse,
+    state: State,
+    e: unknown,
+    route: RouteDef | null,
+    reqId: string,
+    method: string,
+    t0: number,
+  ): void => {
+    if (e instanceof ApiError) {
+      send(res, state, errorResponse(e, !(route?.codeless ?? false)), reqId, method, route?.path ?? null, t0);
+    } else {
+      log.error({ reqId, method, route: route?.path ?? null, err: e }, 'unhandled error');
+      send(res, state, internalError(reqId), reqId, method, route?.path ?? null, t0);
+    }
+  };
+
+  const dispatch = (res: uWS.HttpResponse, state: State, route: RouteDef, req: ApiRequest, t0: number): void => {
+    let out: ApiResponse | Promise<ApiResponse>;
+    try {
+      out = route.handler(req);
+    } catch (e) {
+      respondError(res, state, e, route, req.requestId, req.method, t0);
+      return;
+    }
+    if (out instanceof Promise) {
+      out.then(
+        (r) => send(res, state, r, req.requestId, req.method, route.path, t0),
+        (e: unknown) => respondError(res, state, e, route, req.requestId, req.method, t0),
+      );
+    } else {
+      send(res, state, out, req.requestId, req.method, route.path, t0);
+    }
+  };
+
+  return new Promise((resolve, reject) => {
+    app.listen(host, port, (token) => {
+      if (!token) {
+        reject(new Error(`cannot listen on ${host}:${port}`));
+        return;
+      }
+      const listenSocket = token;
+      const boundPort = uWS.us_socket_local_port(token as unknown as uWS.us_socket);
+      resolve({
+        port: boundPort,
+        inFlight: () => inFlight,
+        close: (timeoutMs: number) =>
+          new Promise<void>((done) => {
+            draining = true;
+            uWS.us_listen_socket_close(listenSocket);
+            const end = (): void => {
+              clearTimeout(timer);
+              app.close();
+              done();
+            };
+            const timer = setTimeout(end, timeoutMs);
+            if (inFlight === 0) end();
+            else drained = end;
+          }),
+      });
+    });
+  });
+}
+
+/** Reads the body, copying each chunk (uWS reuses the ArrayBuffer); null when over the limit. */
+function readBody(res: uWS.HttpResponse, state: State, limit: number, cb: (buf: Buffer | null) => void): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let over = false;
+  res.onData((ab, isLast) => {
+    if (state.aborted || over) return;
+    size += ab.byteLength;
+    if (size > limit) {
+      over = true;
+      cb(null);
+      return;
+    }
+    chunks.push(Buffer.from(ab.slice(0)));
+    if (isLast) cb(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
+  });
+}
+
+/** D8: the body must be a JSON object with a `data` object. */
+function parseBody(buf: Buffer): unknown {
+  if (buf.length === 0) throw new ApiError('BAD_REQUEST', 'request body is required', { source: { pointer: '' } });
+  let v: unknown;
+  try {
+    v = JSON.parse(buf.toString('utf8'));
+  } catch {
+    throw new ApiError('BAD_REQUEST', 'malformed JSON in request body');
+  }
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) {
+    throw new ApiError('BAD_REQUEST', 'request body must be a JSON object', { source: { pointer: '' } });
+  }
+  const data = (v as { data?: unknown }).data;
+  if (data === null || data === undefined || typeof data !== 'object' || Array.isArray(data)) {
+    throw new ApiError('BAD_REQUEST', 'request body must have a data object', { source: { pointer: '/data' } });
+  }
+  return v;
+}

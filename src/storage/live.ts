@@ -1,0 +1,183 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { MIGRATIONS } from './migrations/index.js';
+
+export type Db = Database.Database;
+
+export interface ApiKeyRow {
+  name: string;
+  key_hash: string;
+  groups: string;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+export interface SeedCompany {
+  id: string;
+  name: string;
+  evse_operator_ids: readonly string[];
+}
+
+/**
+ * The live store: `$DATA_DIR/live.sqlite` in WAL mode with synchronous=FULL, so that an acknowledged
+ * write survives a crash. Holds everything that changes at run time (keys, companies, tariffs,
+ * feedback, devices). Feature repositories in src/storage use `db` and `tx`.
+ */
+export class LiveStore {
+  readonly db: Db;
+  readonly file: string;
+  private readonly stmts: {
+    getSetting: Database.Statement<[string], { value: string }>;
+    setSetting: Database.Statement<[string, string]>;
+    activeKeys: Database.Statement<[], ApiKeyRow>;
+    allKeys: Database.Statement<[], ApiKeyRow>;
+  };
+
+  private constructor(file: string, opts: { readonly?: boolean }) {
+    this.file = file;
+    this.db = new Database(file, { readonly: opts.readonly === true, fileMustExist: opts.readonly === true });
+    this.db.pragma('busy_timeout = 5000');
+    if (!opts.readonly) {
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma('synchronous = FULL');
+      this.db.pragma('foreign_keys = ON');
+      this.migrate();
+    }
+    this.stmts = {
+      getSetting: this.db.prepare('SELECT value FROM settings WHERE key = ?'),
+      setSetting: this.db.prepare(
+        'INSERT INTO settings(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
+      ),
+      activeKeys: this.db.prepare('SELECT * FROM api_keys WHERE revoked_at IS NULL ORDER BY name'),
+      allKeys: this.db.prepare('SELECT * FROM api_keys ORDER BY name'),
+    };
+  }
+
+  /** Opens (creating and migrating when needed) the live store in `dataDir`. */
+  static open(dataDir: string): LiveStore {
+    fs.mkdirSync(dataDir, { recursive: true });
+    return new LiveStore(path.join(dataDir, 'live.sqlite'), {});
+  }
+
+  /** A read-only connection for pricing workers (never migrates or writes). */
+  static openReadonly(dataDir: string): LiveStore {
+    return new LiveStore(path.join(dataDir, 'live.sqlite'), { readonly: true });
+  }
+
+  private migrate(): void {
+    this.db.exec(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT',
+    );
+    const done = new Set(
+      (this.db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version),
+    );
+    const record = this.db.prepare('INSERT INTO schema_migrations(version, name, applied_at) VALUES (?, ?, ?)');
+    for (const m of MIGRATIONS) {
+      if (done.has(m.version)) continue;
+      this.db.transaction(() => {
+        this.db.exec(m.sql);
+        record.run(m.version, m.name, Date.now());
+      }).immediate();
+    }
+  }
+
+  /** Runs `fn` in one IMMEDIATE transaction (the write lock is taken up front, so checks inside are race-free). */
+  tx<T>(fn: () => T): T {
+    return this.db.transaction(fn).immediate();
+  }
+
+  /** Changes whenever another connection (another process, e.g. the keys CLI) commits. */
+  dataVersion(): number {
+    return this.db.pragma('data_version', { simple: true }) as number;
+  }
+
+  getSetting(key: string): string | null {
+    return this.stmts.getSetting.get(key)?.value ?? null;
+  }
+
+  setSetting(key: string, value: string): void {
+    this.stmts.setSetting.run(key, value);
+  }
+
+  /** Returns the stored value, or stores and returns `make()` when absent (atomically). */
+  getOrCreateSetting(key: string, make: () => string): string {
+    return this.tx(() => {
+      const v = this.getSetting(key);
+      if (v !== null) return v;
+      const created = make();
+      this.setSetting(key, created);
+      return created;
+    });
+  }
+
+  // ---- API keys ----
+
+  activeKeys(): ApiKeyRow[] {
+    return this.stmts.activeKeys.all();
+  }
+
+  allKeys(): ApiKeyRow[] {
+    return this.stmts.allKeys.all();
+  }
+
+  keyCount(): number {
+    return (this.db.prepare('SELECT count(*) AS n FROM api_keys WHERE revoked_at IS NULL').get() as { n: number }).n;
+  }
+
+  insertKey(name: string, keyHash: string, groups: readonly string[]): void {
+    this.db
+      .prepare('INSERT INTO api_keys(name, key_hash, groups, created_at) VALUES (?, ?, ?, ?)')
+      .run(name, keyHash, groups.join(','), Date.now());
+  }
+
+  hasKeyName(name: string): boolean {
+    return this.db.prepare('SELECT 1 FROM api_keys WHERE name = ?').get(name) !== undefined;
+  }
+
+  hasKeyHash(keyHash: string): boolean {
+    return this.db.prepare('SELECT 1 FROM api_keys WHERE key_hash = ?').get(keyHash) !== undefined;
+  }
+
+  /** Marks a key revoked; returns false when no active key has that name. */
+  revokeKey(name: string): boolean {
+    return (
+      this.db.prepare('UPDATE api_keys SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL').run(Date.now(), name)
+        .changes === 1
+    );
+  }
+
+  // ---- seeding ----
+
+  /**
+   * Seeds operator companies from the snapshot on first start (once per store; later snapshot swaps
+   * never overwrite companies edited through the API).
+   */
+  seedCompanies(snapshotVersion: string, companies: Iterable<SeedCompany>, now: number): number {
+    return this.tx(() => {
+      if (this.getSetting('companies_seeded_from') !== null) return 0;
+      const insert = this.db.prepare(
+        `INSERT OR IGNORE INTO companies(id, name, url, is_cpo, is_emp, version, created_at, updated_at, external_source_mapping)
+         VALUES (?, ?, NULL, 1, 0, 1, ?, ?, ?)`,
+      );
+      let n = 0;
+      for (const c of companies) {
+        const mapping = {
+          ext_a_ids: null,
+          ext_b_names: null,
+          ext_b_charge_card_ids: null,
+          sheet_names: null,
+          ext_c_operator_ids: null,
+          evse_operator_ids: [...c.evse_operator_ids],
+        };
+        n += insert.run(c.id, c.name, now, now, JSON.stringify(mapping)).changes;
+      }
+      this.setSetting('companies_seeded_from', snapshotVersion);
+      return n;
+    });
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}

@@ -1,0 +1,273 @@
+import fs from 'node:fs';
+import Database from 'better-sqlite3';
+
+/**
+ * The read-only snapshot: stations and charge points, operator companies as first seen, vehicles
+ * and brands, currency reference rates. Built deterministically by `npm run snapshot:build`;
+ * carries a format version that the service checks before use.
+ */
+export const SNAPSHOT_FORMAT_VERSION = 1;
+
+const DDL = `
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
+CREATE TABLE operators (
+  id TEXT PRIMARY KEY, name TEXT NOT NULL, evse_operator_ids TEXT NOT NULL, countries TEXT NOT NULL
+) STRICT;
+CREATE TABLE stations (
+  id TEXT PRIMARY KEY, name TEXT NOT NULL, latitude REAL NOT NULL, longitude REAL NOT NULL,
+  country TEXT NOT NULL, address TEXT NOT NULL, operator_id TEXT, evse_operator TEXT,
+  evse_ids TEXT NOT NULL, free_parking INTEGER, free_charging INTEGER, parking_type TEXT,
+  facilities TEXT NOT NULL, charge_points TEXT NOT NULL, source_label TEXT, source_id TEXT,
+  version INTEGER NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
+  parking_description TEXT, facility_details TEXT NOT NULL, branding TEXT
+) STRICT;
+CREATE TABLE brands (id TEXT PRIMARY KEY, name TEXT NOT NULL) STRICT;
+CREATE TABLE vehicles (id TEXT PRIMARY KEY, brand_id TEXT NOT NULL, data TEXT NOT NULL) STRICT;
+CREATE TABLE currency_rates (code TEXT PRIMARY KEY, rate REAL NOT NULL) STRICT;
+`;
+
+export interface SnapshotMeta {
+  formatVersion: number;
+  snapshotVersion: string;
+  builtAt: string;
+  ratesDate: string;
+  attribution: string;
+}
+
+export interface OperatorRow {
+  id: string;
+  name: string;
+  evse_operator_ids: string[];
+  countries: string[];
+}
+
+export interface ChargePointRow {
+  plug: string;
+  energy_type: 'ac' | 'dc';
+  power: number;
+  count: number;
+  evse_ids: string[];
+}
+
+export interface FacilityDetail {
+  facility_types: string[];
+  name: string | null;
+  longitude: number;
+  latitude: number;
+}
+
+export interface StationRow {
+  id: string;
+  name: string;
+  latitude: number;
+  longitude: number;
+  country: string;
+  address: string;
+  operator_id: string | null;
+  evse_operator: string | null;
+  evse_ids: string[];
+  free_parking: boolean | null;
+  free_charging: boolean | null;
+  parking_type: string | null;
+  facilities: string[];
+  charge_points: ChargePointRow[];
+  source_label: string | null;
+  source_id: string | null;
+  version: number;
+  created_at: number;
+  updated_at: number;
+  /** Language code → text (D22), or null when the station has none. */
+  parking_description: Record<string, string> | null;
+  facility_details: FacilityDetail[];
+  /** Active promotion campaign (D28), or null. */
+  branding: { map_pin_icon_url: string } | null;
+}
+
+export interface BrandRow {
+  id: string;
+  name: string;
+}
+
+export interface VehicleRow {
+  id: string;
+  brand_id: string;
+  /** The vehicle record as in the committed vehicle data set. */
+  data: Record<string, unknown>;
+}
+
+export interface SnapshotContent {
+  meta: Omit<SnapshotMeta, 'formatVersion'>;
+  operators: Iterable<OperatorRow>;
+  stations: Iterable<StationRow>;
+  brands: Iterable<BrandRow>;
+  vehicles: Iterable<VehicleRow>;
+  rates: Record<string, number>;
+}
+
+export class SnapshotFormatError extends Error {}
+
+const boolToInt = (b: boolean | null): number | null => (b === null ? null : b ? 1 : 0);
+const intToBool = (n: number | null): boolean | null => (n === null ? null : n !== 0);
+
+/**
+ * Writes a snapshot file from its content in one transaction, atomically (temp file + rename).
+ * Rows are inserted in the order given, so the same content gives the same file.
+ */
+export function writeSnapshot(file: string, content: SnapshotContent, onStation?: (n: number) => void): void {
+  const tmp = `${file}.tmp-${process.pid}`;
+  fs.rmSync(tmp, { force: true });
+  const db = new Database(tmp);
+  try {
+    db.pragma('journal_mode = OFF');
+    db.pragma('synchronous = OFF');
+    db.pragma('page_size = 8192');
+    db.exec(DDL);
+    db.transaction(() => {
+      const meta = db.prepare('INSERT INTO meta(key, value) VALUES (?, ?)');
+      meta.run('format_version', String(SNAPSHOT_FORMAT_VERSION));
+      meta.run('snapshot_version', content.meta.snapshotVersion);
+      meta.run('built_at', content.meta.builtAt);
+      meta.run('rates_date', content.meta.ratesDate);
+      meta.run('attribution', content.meta.attribution);
+      const op = db.prepare('INSERT INTO operators VALUES (?, ?, ?, ?)');
+      for (const o of content.operators) {
+        op.run(o.id, o.name, JSON.stringify(o.evse_operator_ids), JSON.stringify(o.countries));
+      }
+      const st = db.prepare(
+        'INSERT INTO stations VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)',
+      );
+      let n = 0;
+      for (const s of content.stations) {
+        st.run(
+          s.id, s.name, s.latitude, s.longitude, s.country, s.address, s.operator_id, s.evse_operator,
+          JSON.stringify(s.evse_ids), boolToInt(s.free_parking), boolToInt(s.free_charging), s.parking_type,
+          JSON.stringify(s.facilities), JSON.stringify(s.charge_points), s.source_label, s.source_id,
+          s.version, s.created_at, s.updated_at,
+          s.parking_description === null ? null : JSON.stringify(s.parking_description),
+          JSON.stringify(s.facility_details), s.branding === null ? null : JSON.stringify(s.branding),
+        );
+        n++;
+        if (onStation !== undefined && (n & 1023) === 0) onStation(n);
+      }
+      if (onStation !== undefined) onStation(n);
+      const br = db.prepare('INSERT INTO brands VALUES (?, ?)');
+      for (const b of content.brands) br.run(b.id, b.name);
+      const ve = db.prepare('INSERT INTO vehicles VALUES (?, ?, ?)');
+      for (const v of content.vehicles) ve.run(v.id, v.brand_id, JSON.stringify(v.data));
+      const ra = db.prepare('INSERT INTO currency_rates VALUES (?, ?)');
+      for (const code of Object.keys(content.rates).sort()) ra.run(code, content.rates[code]);
+    })();
+    db.exec('VACUUM');
+  } finally {
+    db.close();
+  }
+  fs.renameSync(tmp, file);
+}
+
+interface RawStation {
+  id: string; name: string; latitude: number; longitude: number; country: string; address: string;
+  operator_id: string | null; evse_operator: string | null; evse_ids: string; free_parking: number | null;
+  free_charging: number | null; parking_type: string | null; facilities: string; charge_points: string;
+  source_label: string | null; source_id: string | null; version: number; created_at: number;
+  updated_at: number; parking_description: string | null; facility_details: string; branding: string | null;
+}
+
+/** A read-only, immutable snapshot file. */
+export class Snapshot {
+  readonly file: string;
+  readonly meta: SnapshotMeta;
+  private readonly db: Database.Database;
+
+  private constructor(file: string) {
+    this.file = file;
+    if (!fs.existsSync(file)) throw new SnapshotFormatError(`snapshot ${file} does not exist`);
+    this.db = new Database(file, { readonly: true, fileMustExist: true });
+    let rows: { key: string; value: string }[];
+    try {
+      rows = this.db.prepare('SELECT key, value FROM meta').all() as { key: string; value: string }[];
+    } catch {
+      this.db.close();
+      throw new SnapshotFormatError(`${file} is not a snapshot of this service (no meta table)`);
+    }
+    const m = new Map(rows.map((r) => [r.key, r.value]));
+    const formatVersion = Number(m.get('format_version'));
+    if (formatVersion !== SNAPSHOT_FORMAT_VERSION) {
+      this.db.close();
+      throw new SnapshotFormatError(
+        `snapshot ${file} has format version ${m.get('format_version') ?? 'none'}, this service reads version ` +
+          `${SNAPSHOT_FORMAT_VERSION}; rebuild it with \`npm run snapshot:build\``,
+      );
+    }
+    this.meta = {
+      formatVersion,
+      snapshotVersion: m.get('snapshot_version') ?? '',
+      builtAt: m.get('built_at') ?? '',
+      ratesDate: m.get('rates_date') ?? '',
+      attribution: m.get('attribution') ?? '',
+    };
+  }
+
+  /** Opens a snapshot and checks its format version (SnapshotFormatError when wrong or missing). */
+  static open(file: string): Snapshot {
+    return new Snapshot(file);
+  }
+
+  operators(): OperatorRow[] {
+    return (this.db.prepare('SELECT * FROM operators ORDER BY id').all() as Record<string, string>[]).map((r) => ({
+      id: r.id,
+      name: r.name,
+      evse_operator_ids: JSON.parse(r.evse_operator_ids) as string[],
+      countries: JSON.parse(r.countries) as string[],
+    }));
+  }
+
+  stationCount(): number {
+    return (this.db.prepare('SELECT count(*) AS n FROM stations').get() as { n: number }).n;
+  }
+
+  /** All stations in id order, decoded. */
+  *stations(): IterableIterator<StationRow> {
+    const it = this.db.prepare('SELECT * FROM stations ORDER BY id').iterate() as IterableIterator<RawStation>;
+    for (const r of it) {
+      yield {
+        id: r.id, name: r.name, latitude: r.latitude, longitude: r.longitude, country: r.country,
+        address: r.address, operator_id: r.operator_id, evse_operator: r.evse_operator,
+        evse_ids: JSON.parse(r.evse_ids) as string[],
+        free_parking: intToBool(r.free_parking), free_charging: intToBool(r.free_charging),
+        parking_type: r.parking_type, facilities: JSON.parse(r.facilities) as string[],
+        charge_points: JSON.parse(r.charge_points) as ChargePointRow[],
+        source_label: r.source_label, source_id: r.source_id, version: r.version,
+        created_at: r.created_at, updated_at: r.updated_at,
+        parking_description:
+          r.parking_description === null ? null : (JSON.parse(r.parking_description) as Record<string, string>),
+        facility_details: JSON.parse(r.facility_details) as FacilityDetail[],
+        branding: r.branding === null ? null : (JSON.parse(r.branding) as { map_pin_icon_url: string }),
+      };
+    }
+  }
+
+  brands(): BrandRow[] {
+    return this.db.prepare('SELECT id, name FROM brands ORDER BY id').all() as BrandRow[];
+  }
+
+  vehicles(): VehicleRow[] {
+    return (this.db.prepare('SELECT * FROM vehicles ORDER BY id').all() as { id: string; brand_id: string; data: string }[]).map(
+      (r) => ({ id: r.id, brand_id: r.brand_id, data: JSON.parse(r.data) as Record<string, unknown> }),
+    );
+  }
+
+  rates(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const r of this.db.prepare('SELECT code, rate FROM currency_rates ORDER BY code').all() as {
+      code: string;
+      rate: number;
+    }[]) {
+      out[r.code] = r.rate;
+    }
+    return out;
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}

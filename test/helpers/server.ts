@@ -1,0 +1,146 @@
+/**
+ * Starts the real, compiled server (dist/src/main.js) as a child process on an ephemeral port with
+ * a fresh DATA_DIR and the small test snapshot, and talks to it over HTTP.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { inject } from 'vitest';
+import { createKey } from '../../src/auth/keys.js';
+import { parseGroupList } from '../../src/auth/groups.js';
+import { LiveStore } from '../../src/storage/live.js';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const MAIN = path.join(ROOT, 'dist/src/main.js');
+
+export interface StartOptions {
+  /** Extra API keys created before start: name → groups CSV ("all", "none" or group names). Key value = `test-key-<name>`. */
+  keys?: Record<string, string>;
+  env?: Record<string, string>;
+  /** Reuse a data directory (restart tests); default a fresh one. */
+  dataDir?: string;
+}
+
+export interface TestServer {
+  readonly url: string;
+  readonly port: number;
+  readonly dataDir: string;
+  readonly proc: ChildProcess;
+  /** The development key printed on first start (all groups), or '' when the data dir had keys. */
+  readonly devKey: string;
+  /** Everything the process wrote to stdout so far. */
+  stdout(): string;
+  /** Sends a signal and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+  exited: Promise<number | null>;
+}
+
+let counter = 0;
+
+export function freshDataDir(): string {
+  const dir = path.join(inject('testTmpRoot'), `data-${process.pid}-${++counter}-${Date.now()}`);
+  fs.mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+export const keyFor = (name: string): string => `test-key-${name}`;
+
+export async function startTestServer(opts: StartOptions = {}): Promise<TestServer> {
+  const dataDir = opts.dataDir ?? freshDataDir();
+  if (opts.keys) {
+    const store = LiveStore.open(dataDir);
+    try {
+      for (const [name, groups] of Object.entries(opts.keys)) {
+        if (!store.hasKeyName(name)) createKey(store, { name, key: keyFor(name), groups: parseGroupList(groups) });
+      }
+    } finally {
+      store.close();
+    }
+  }
+  const proc = spawn(process.execPath, [MAIN], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      DATA_DIR: dataDir,
+      SNAPSHOT: inject('testSnapshot'),
+      LOG_LEVEL: 'info',
+      WORKERS: '1',
+      ...opts.env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}\n${err}`)), 30_000);
+    proc.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+    proc.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      for (const line of out.split('\n')) {
+        if (!line.startsWith('{')) continue;
+        try {
+          const j = JSON.parse(line) as { msg?: string; port?: number };
+          if (j.msg === 'listening' && j.port) {
+            clearTimeout(timer);
+            resolve(j.port);
+          }
+        } catch {
+          /* partial line */
+        }
+      }
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code} before listening:\n${out}\n${err}`));
+    });
+  });
+  const devKey = /Development API key[^:]*: (\S+)/.exec(out)?.[1] ?? '';
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    dataDir,
+    proc,
+    devKey,
+    stdout: () => out,
+    exited,
+    stop: async (signal: NodeJS.Signals = 'SIGTERM') => {
+      if (proc.exitCode === null) proc.kill(signal);
+      return exited;
+    },
+  };
+}
+
+export interface CallOptions {
+  key?: string;
+  body?: unknown;
+  /** Raw body text (sent as is). */
+  raw?: string;
+  headers?: Record<string, string>;
+}
+
+export interface CallResult {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** Parsed JSON body, or undefined when empty. */
+  json: any;
+}
+
+/** One HTTP call; JSON bodies get `Content-Type: application/json` unless headers say otherwise. */
+export async function call(srv: { url: string }, method: string, p: string, o: CallOptions = {}): Promise<CallResult> {
+  const headers: Record<string, string> = { ...o.headers };
+  if (o.key !== undefined) headers['Api-Key'] = o.key;
+  let body: string | undefined;
+  if (o.raw !== undefined) body = o.raw;
+  else if (o.body !== undefined) body = JSON.stringify(o.body);
+  if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
+    headers['Content-Type'] = 'application/json';
+  }
+  const r = await fetch(srv.url + p, { method, headers, body });
+  const text = await r.text();
+  return { status: r.status, headers: r.headers, text, json: text.length > 0 ? JSON.parse(text) : undefined };
+}
