@@ -6,6 +6,8 @@ import { buildRoutes } from './api/routes.js';
 import { KeyRegistry, ensureDevelopmentKey } from './auth/keys.js';
 import { defaultSnapshotPath, type Config } from './config.js';
 import { startServer, type HttpServer } from './http/server.js';
+import { CompanyRegistry } from './domain/companies/registry.js';
+import { loadCompanies } from './storage/companies.js';
 import { LiveStore } from './storage/live.js';
 import { Snapshot } from './storage/snapshot.js';
 
@@ -43,7 +45,8 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     }
     const keys = new KeyRegistry(live);
     keys.start(config.keyRefreshMs);
-    const ctx: AppContext = { config, logger, snapshot, live, startedAt };
+    const companies = new CompanyRegistry(loadCompanies(live));
+    const ctx: AppContext = { config, logger, snapshot, live, companies, startedAt };
     const server = await startServer(config.host, config.port, {
       routes: buildRoutes(ctx),
       keys,

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import type { CompanyRegistry } from '../domain/companies/registry.js';
 import type { LiveStore } from '../storage/live.js';
 import type { Snapshot } from '../storage/snapshot.js';
 
@@ -9,6 +10,8 @@ export interface AppContext {
   readonly logger: Logger;
   readonly snapshot: Snapshot;
   readonly live: LiveStore;
+  /** All companies in memory; company writes update it after they commit. */
+  readonly companies: CompanyRegistry;
   /** performance.now() at start, for uptime. */
   readonly startedAt: number;
 }
