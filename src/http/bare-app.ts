@@ -1,0 +1,70 @@
+/**
+ * The ceiling for HTTP benchmarks: a bare uWebSockets.js app that answers fixed, pre-serialized
+ * responses (the bytes the full stack returned for the same request), with no routing, auth,
+ * parsing or logging. Run as a child process by bench/http.ts:
+ *
+ *   node dist/src/http/bare-app.js <responses.json>
+ *
+ * responses.json: [{ method, path, status, body }]; the bound port is printed as `listening <port>`.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import uWS from 'uWebSockets.js';
+
+export interface FixedResponse {
+  method: string;
+  path: string;
+  status: number;
+  body: string;
+}
+
+const REASON: Record<number, string> = { 200: 'OK', 201: 'Created', 204: 'No Content' };
+
+export function startBareApp(responses: readonly FixedResponse[], port = 0): Promise<{ port: number; close(): void }> {
+  const app = uWS.App();
+  for (const r of responses) {
+    const status = `${r.status} ${REASON[r.status] ?? ''}`.trimEnd();
+    const body = Buffer.from(r.body);
+    const handler = (res: uWS.HttpResponse): void => {
+      let aborted = false;
+      res.onAborted(() => (aborted = true));
+      const reply = (): void => {
+        if (aborted) return;
+        res.cork(() => {
+          res.writeStatus(status).writeHeader('Content-Type', 'application/json; charset=utf-8').end(body);
+        });
+      };
+      if (r.method === 'GET') reply();
+      else res.onData((_c, last) => last && reply());
+    };
+    const m = r.method.toLowerCase();
+    if (m === 'get') app.get(r.path, handler);
+    else if (m === 'post') app.post(r.path, handler);
+    else if (m === 'put') app.put(r.path, handler);
+    else app.any(r.path, handler);
+  }
+  return new Promise((resolve, reject) => {
+    app.listen('127.0.0.1', port, (token) => {
+      if (!token) return reject(new Error('bare app cannot listen'));
+      resolve({
+        port: uWS.us_socket_local_port(token as unknown as uWS.us_socket),
+        close: () => {
+          uWS.us_listen_socket_close(token);
+          app.close();
+        },
+      });
+    });
+  });
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
+  const responses = JSON.parse(fs.readFileSync(process.argv[2], 'utf8')) as FixedResponse[];
+  void startBareApp(responses).then((a) => {
+    process.stdout.write(`listening ${a.port}\n`);
+    process.on('SIGTERM', () => {
+      a.close();
+      process.exit(0);
+    });
+  });
+}
