@@ -1,0 +1,167 @@
+/** Process-level behaviour: keys CLI, key refresh, restart, snapshot format check, configuration errors. */
+import { execFile, spawn } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { createKey, hashKey, KeyRegistry } from '../../src/auth/keys.js';
+import { GROUP_BIT } from '../../src/auth/groups.js';
+import { LiveStore } from '../../src/storage/live.js';
+import { call, freshDataDir, MAIN, ROOT, startTestServer } from '../helpers/server.js';
+
+const run = promisify(execFile);
+const KEYS_CLI = path.join(ROOT, 'dist/src/cli/keys.js');
+const TOKEN_CLI = path.join(ROOT, 'dist/src/cli/token.js');
+
+async function keysCli(dataDir: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const r = await run(process.execPath, [KEYS_CLI, ...args], { env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir } });
+    return { code: 0, stdout: r.stdout, stderr: r.stderr };
+  } catch (e) {
+    const x = e as { code: number; stdout: string; stderr: string };
+    return { code: x.code, stdout: x.stdout, stderr: x.stderr };
+  }
+}
+
+describe('keys CLI', () => {
+  it('creates, lists and revokes keys on a fresh data directory before the first start', async () => {
+    const dir = freshDataDir();
+    const c = await keysCli(dir, 'create', '--groups', 'ReadStations,read_costs', '--name', 'app');
+    expect(c.code).toBe(0);
+    const key = c.stdout.trim();
+    expect(key).toMatch(/^cps_[A-Za-z0-9_-]{32}$/);
+    const fixed = await keysCli(dir, 'create', '--groups', 'none', '--key', 'my-own-key-value', '--name', 'nogroups');
+    expect(fixed.stdout.trim()).toBe('my-own-key-value');
+    const all = await keysCli(dir, 'create', '--groups', 'all', '--name', 'admin');
+    expect(all.code).toBe(0);
+
+    const list = await keysCli(dir, 'list');
+    expect(list.stdout).toMatch(/^app\tactive\t.*groups ReadStations,ReadCosts$/m);
+    expect(list.stdout).toMatch(/^nogroups\tactive\t.*groups \(none\)$/m);
+    expect(list.stdout).not.toContain(key);
+
+    // Only hashes are stored.
+    const store = LiveStore.open(dir);
+    const rows = store.allKeys();
+    store.close();
+    expect(rows.find((r) => r.name === 'app')!.key_hash).toBe(hashKey(key));
+    expect(JSON.stringify(rows)).not.toContain(key);
+
+    expect((await keysCli(dir, 'revoke', 'app')).code).toBe(0);
+    expect((await keysCli(dir, 'list')).stdout).toMatch(/^app\trevoked /m);
+    expect((await keysCli(dir, 'revoke', 'app')).code).toBe(2);
+  });
+
+  it('rejects unknown groups, duplicate names and missing arguments with exit code 2', async () => {
+    const dir = freshDataDir();
+    expect((await keysCli(dir, 'create', '--groups', 'ReadEverything')).stderr).toContain('unknown group');
+    expect((await keysCli(dir, 'create')).code).toBe(2);
+    expect((await keysCli(dir, 'create', '--groups', 'all', '--name', 'x')).code).toBe(0);
+    const dup = await keysCli(dir, 'create', '--groups', 'all', '--name', 'x');
+    expect(dup.code).toBe(2);
+    expect(dup.stderr).toContain('exists already');
+    expect((await keysCli(dir, 'frobnicate')).code).toBe(2);
+  });
+
+  it('is wired as npm run keys', async () => {
+    const dir = freshDataDir();
+    const r = await run('npm', ['run', '--silent', 'keys', '--', 'create', '--groups', 'ReadVehicles', '--name', 'viaNpm'], {
+      cwd: ROOT,
+      env: { ...process.env, DATA_DIR: dir },
+    });
+    expect(r.stdout.trim()).toMatch(/^cps_/);
+  });
+});
+
+describe('key changes reach a running server', () => {
+  it('sees keys created and revoked by another process within one refresh interval', async () => {
+    const dir = freshDataDir();
+    const server = LiveStore.open(dir);
+    const registry = new KeyRegistry(server);
+    registry.start(100);
+    try {
+      const cli = LiveStore.open(dir); // another connection, as the CLI process has
+      createKey(cli, { name: 'late', key: 'late-key-value', groups: ['ReadCosts'] });
+      await new Promise((r) => setTimeout(r, 400));
+      expect(registry.maskOfKey('late-key-value')).toBe(GROUP_BIT.ReadCosts);
+      cli.revokeKey('late');
+      cli.close();
+      await new Promise((r) => setTimeout(r, 400));
+      expect(registry.maskOfKey('late-key-value')).toBe(-1);
+    } finally {
+      registry.stop();
+      server.close();
+    }
+  });
+});
+
+describe('start-up and restart', () => {
+  it('prints a development key on the first start only; a restart keeps keys and seeded companies', async () => {
+    const first = await startTestServer();
+    expect(first.devKey).toMatch(/^cps_/);
+    expect(await first.stop()).toBe(0);
+    const store = LiveStore.open(first.dataDir);
+    const companies = (store.db.prepare('SELECT count(*) AS n FROM companies').get() as { n: number }).n;
+    store.close();
+    expect(companies).toBeGreaterThan(100);
+
+    const second = await startTestServer({ dataDir: first.dataDir });
+    try {
+      expect(second.devKey).toBe('');
+      expect(second.stdout()).not.toContain('Development API key');
+      expect((await call(second, 'GET', '/health')).status).toBe(200);
+      const again = LiveStore.open(first.dataDir);
+      expect(again.activeKeys().map((k) => k.name)).toEqual(['development']);
+      expect((again.db.prepare('SELECT count(*) AS n FROM companies').get() as { n: number }).n).toBe(companies);
+      again.close();
+    } finally {
+      expect(await second.stop()).toBe(0);
+    }
+  });
+
+  it('refuses to start on a snapshot of another format version, with a clear message', async () => {
+    const dir = freshDataDir();
+    const file = path.join(dir, 'old.sqlite');
+    const db = new Database(file);
+    db.exec("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL); INSERT INTO meta VALUES ('format_version', '999')");
+    db.close();
+    const r = await runMain({ SNAPSHOT: file, DATA_DIR: dir });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain('format version 999');
+    expect(r.stderr).toContain('npm run snapshot:build');
+    const missing = await runMain({ SNAPSHOT: path.join(dir, 'nope.sqlite'), DATA_DIR: dir });
+    expect(missing.code).toBe(3);
+    expect(missing.stderr).toContain('does not exist');
+  });
+
+  it('refuses an invalid configuration with exit code 2', async () => {
+    const r = await runMain({ PORT: 'eighty', DATA_DIR: freshDataDir() });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('PORT must be an integer');
+  });
+});
+
+describe('token CLI', () => {
+  it('issues HS256 tokens with the secret stored on first use', async () => {
+    const dir = freshDataDir();
+    const r = await run(process.execPath, [TOKEN_CLI, '--sub', 'user-1', '--ttl', '60'], { env: { PATH: process.env.PATH ?? '', DATA_DIR: dir } });
+    const [h, p] = r.stdout.trim().split('.');
+    expect(JSON.parse(Buffer.from(h, 'base64url').toString())).toEqual({ alg: 'HS256', typ: 'JWT' });
+    const payload = JSON.parse(Buffer.from(p, 'base64url').toString()) as { sub: string; exp: number; iat: number };
+    expect(payload.sub).toBe('user-1');
+    expect(payload.exp - payload.iat).toBe(60);
+    const store = LiveStore.open(dir);
+    expect(store.getSetting('jwt_hs256_secret')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    store.close();
+  });
+});
+
+function runMain(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const p = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH ?? '', PORT: '0', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    p.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    p.on('exit', (code) => resolve({ code, stderr }));
+  });
+}
+
