@@ -1,0 +1,539 @@
+/**
+ * The tariff catalog: raw tariff, company and station-price records plus, per user-facing
+ * tariff, one compiled block of flat typed arrays. A block holds the tariff's own components,
+ * those of its sub tariffs (grouped per sub tariff) and its station-level (EVSE) components
+ * (grouped per station), so evaluating a tariff at a station touches only the components that
+ * can apply there.
+ *
+ * Writes are incremental: `upsertTariff` recompiles the tariff's block (or, for a sub tariff, the
+ * blocks of its super tariffs) and reuses freed slots; companies are not compiled into blocks,
+ * so `upsertCompany` only drops the cached candidate lists.
+ */
+import type {
+  CompanyInput,
+  Dimension,
+  EnergyType,
+  NoPricePolicy,
+  NoPriceReason,
+  PriceComponent,
+  StationPrices,
+  TariffInput,
+} from './model.js';
+
+export const DIM_SESSION = 0;
+export const DIM_KWH = 1;
+export const DIM_MINUTE = 2;
+export const DIM_PARKING = 3;
+export const DIMENSIONS: readonly Dimension[] = ['session', 'kwh', 'minute', 'parking_minute'];
+
+export const ENERGY_ANY = 0;
+export const ENERGY_AC = 1;
+export const ENERGY_DC = 2;
+
+/** Segment flags. */
+export const SEG_AVERAGE = 1;
+export const SEG_OCCUPANCY = 2;
+/** `range_gte` is null or 0 (D88). */
+export const SEG_STARTS_AT_ZERO = 4;
+
+/** Policy and reason codes as stored in typed arrays; 0 = inherit. */
+export const POLICIES: readonly NoPricePolicy[] = ['inherit', 'hide', 'show_reason'];
+export const REASONS: readonly (NoPriceReason | 'inherit')[] = [
+  'inherit',
+  'not_yet_listed',
+  'prices_per_station',
+  'not_public',
+  'no_reliable_data_available',
+];
+
+export function dimensionCode(d: Dimension): number {
+  return d === 'session' ? DIM_SESSION : d === 'kwh' ? DIM_KWH : d === 'minute' ? DIM_MINUTE : DIM_PARKING;
+}
+
+/**
+ * Time window on the unrolled line: [winStart, winEnd) with winEnd > winStart, winEnd ≤ winStart + 1440;
+ * winStart = −1 means "always" (no window, or start = end = the whole day, D80).
+ */
+export function unrollWindow(start: number | null | undefined, end: number | null | undefined): [number, number] {
+  if (start == null || end == null || start === end || (start === 0 && end === 1440)) return [-1, -1];
+  return [start, end > start ? end : end + 1440];
+}
+
+/** One user-facing tariff compiled into flat arrays. */
+export interface CompiledTariff {
+  slot: number;
+  id: string;
+  tariff: TariffInput;
+  empIndex: number;
+  currencyIndex: number;
+  isFlatRate: boolean;
+  isDirectPayment: boolean;
+  providerCustomerOnly: boolean;
+  applyPricesToSubTariff: boolean;
+  vehicleBrandIds: readonly string[];
+  /** Country indices of `supported_countries`; empty = everywhere. */
+  supportedCountries: Int32Array;
+  totalMonthlyFee: number;
+  monthlyMinSales: number;
+  policy: number;
+  reason: number;
+
+  /** Own components are [0, ownEnd). */
+  ownEnd: number;
+  /** Sub tariffs: component range, CPO index (−1 = null cpo), empty flag, policy, reason. */
+  subIds: string[];
+  subStart: Int32Array;
+  subEnd: Int32Array;
+  subCpo: Int32Array;
+  subEmpty: Uint8Array;
+  subPolicy: Uint8Array;
+  subReason: Uint8Array;
+  /** CPO company index → sub tariff index (the first one when several name the same CPO). */
+  subByCpo: Map<number, number>;
+  /** Station ID → [start, end) of its EVSE components. */
+  evseRange: Map<string, [number, number]>;
+
+  /** Per component: restriction range, segment range, and whether an allow restriction lists CPOs. */
+  compRStart: Int32Array;
+  compREnd: Int32Array;
+  compSStart: Int32Array;
+  compSEnd: Int32Array;
+  compListsCpo: Uint8Array;
+
+  /** Per restriction. */
+  rAllow: Uint8Array;
+  rEnergy: Uint8Array;
+  rPowStart: Int32Array;
+  rPowCount: Int32Array;
+  rPowRange: Uint8Array;
+  rConsumed: Uint8Array;
+  rCpoStart: Int32Array;
+  rCpoCount: Int32Array;
+  rCountryStart: Int32Array;
+  rCountryCount: Int32Array;
+  powPool: Float64Array;
+  idPool: Int32Array;
+
+  /** Per segment. */
+  sDim: Uint8Array;
+  sPrice: Float64Array;
+  sGte: Float64Array;
+  sLt: Float64Array;
+  sInc: Float64Array;
+  sCur: Int32Array;
+  sWinStart: Float64Array;
+  sWinEnd: Float64Array;
+  sFlags: Uint8Array;
+  /** Source records of each component and segment, for listings (tariff details). */
+  compSource: PriceComponent[];
+  compOwner: TariffInput[];
+}
+
+export interface CpoCandidates {
+  /** Slots of the `tariff` records whose EMP is usable at the CPO (D66). */
+  slots: Int32Array;
+  /** 1 when the EMP is a roaming partner, 0 when it is the CPO or its group. */
+  roaming: Uint8Array;
+}
+
+/** Usability of an EMP at a CPO (D66). */
+export type Usability = 'direct' | 'roaming' | 'none';
+
+class Interner {
+  readonly values: string[] = [];
+  private readonly index = new Map<string, number>();
+  of(v: string): number {
+    let i = this.index.get(v);
+    if (i === undefined) {
+      i = this.values.length;
+      this.values.push(v);
+      this.index.set(v, i);
+    }
+    return i;
+  }
+  find(v: string): number {
+    return this.index.get(v) ?? -1;
+  }
+}
+
+function policyCode(p: string | null | undefined): number {
+  const i = POLICIES.indexOf((p ?? 'inherit') as NoPricePolicy);
+  return i < 0 ? 0 : i;
+}
+
+function reasonCode(r: string | null | undefined): number {
+  const i = REASONS.indexOf((r ?? 'inherit') as NoPriceReason);
+  return i < 0 ? 0 : i;
+}
+
+export class PricingCatalog {
+  readonly companies = new Map<string, CompanyInput>();
+  readonly tariffs = new Map<string, TariffInput>();
+  private readonly stationPrices = new Map<string, Map<string, PriceComponent[]>>();
+  private readonly subsOf = new Map<string, Set<string>>();
+
+  private readonly companyIds = new Interner();
+  private readonly countryCodes = new Interner();
+  private readonly currencyCodes = new Interner();
+
+  private readonly blocks: (CompiledTariff | null)[] = [];
+  private readonly slotById = new Map<string, number>();
+  private readonly freeSlots: number[] = [];
+  private readonly empTariffs = new Map<string, Set<number>>();
+  private readonly candidateCache = new Map<string, CpoCandidates>();
+
+  /** Bumped by every write; a consumer can compare it to detect staleness. */
+  generation = 0;
+
+  get currencies(): readonly string[] {
+    return this.currencyCodes.values;
+  }
+
+  companyIndex(id: string): number {
+    return this.companyIds.of(id);
+  }
+
+  countryIndex(code: string): number {
+    return this.countryCodes.of(code.toUpperCase());
+  }
+
+  block(slot: number): CompiledTariff | null {
+    return this.blocks[slot] ?? null;
+  }
+
+  blockById(id: string): CompiledTariff | null {
+    const slot = this.slotById.get(id);
+    return slot === undefined ? null : this.blocks[slot];
+  }
+
+  /** One past the highest slot ever used. */
+  get slotCount(): number {
+    return this.blocks.length;
+  }
+
+  /** Slots in use, ascending. */
+  slots(): number[] {
+    const out: number[] = [];
+    for (let i = 0; i < this.blocks.length; i++) if (this.blocks[i]) out.push(i);
+    return out;
+  }
+
+  /** Sub tariffs whose super tariffs include `tariffId`, in ID order. */
+  subTariffsOf(tariffId: string): TariffInput[] {
+    const ids = [...(this.subsOf.get(tariffId) ?? [])].sort();
+    const out: TariffInput[] = [];
+    for (const id of ids) {
+      const t = this.tariffs.get(id);
+      if (t) out.push(t);
+    }
+    return out;
+  }
+
+  stationPricesOf(tariffId: string): ReadonlyMap<string, PriceComponent[]> {
+    return this.stationPrices.get(tariffId) ?? new Map();
+  }
+
+  upsertCompany(c: CompanyInput): void {
+    this.companies.set(c.id, c);
+    this.companyIds.of(c.id);
+    this.touch();
+  }
+
+  removeCompany(id: string): void {
+    this.companies.delete(id);
+    this.touch();
+  }
+
+  upsertTariff(t: TariffInput): void {
+    const previous = this.tariffs.get(t.id);
+    if (previous?.type === 'sub_tariff') this.unlinkSub(previous);
+    this.tariffs.set(t.id, t);
+    if (t.type === 'sub_tariff') {
+      for (const sup of t.super_tariff_ids ?? []) {
+        let set = this.subsOf.get(sup);
+        if (!set) this.subsOf.set(sup, (set = new Set()));
+        set.add(t.id);
+      }
+      const affected = new Set([...(t.super_tariff_ids ?? []), ...(previous?.super_tariff_ids ?? [])]);
+      for (const sup of affected) this.recompile(sup);
+    } else {
+      if (previous && previous.emp_id !== t.emp_id) this.empTariffs.get(previous.emp_id)?.delete(this.slotById.get(t.id)!);
+      this.recompile(t.id);
+    }
+    this.touch();
+  }
+
+  removeTariff(id: string): void {
+    const t = this.tariffs.get(id);
+    if (!t) return;
+    this.tariffs.delete(id);
+    if (t.type === 'sub_tariff') {
+      this.unlinkSub(t);
+      for (const sup of t.super_tariff_ids ?? []) this.recompile(sup);
+    } else {
+      const slot = this.slotById.get(id);
+      if (slot !== undefined) {
+        this.blocks[slot] = null;
+        this.slotById.delete(id);
+        this.freeSlots.push(slot);
+        this.empTariffs.get(t.emp_id)?.delete(slot);
+      }
+    }
+    this.touch();
+  }
+
+  /** Replaces the EVSE-level components of one tariff at one station; empty `prices` removes them. */
+  upsertStationPrices(sp: StationPrices): void {
+    const target = this.tariffs.get(sp.tariff_id);
+    const owners = target?.type === 'sub_tariff' ? (target.super_tariff_ids ?? []) : [sp.tariff_id];
+    for (const owner of owners) {
+      let m = this.stationPrices.get(owner);
+      if (!m) this.stationPrices.set(owner, (m = new Map()));
+      if (sp.prices.length === 0) m.delete(sp.station_id);
+      else m.set(sp.station_id, sp.prices);
+      this.recompile(owner);
+    }
+    this.touch();
+  }
+
+  /** D66 for one EMP at one CPO. */
+  usability(empId: string, cpoId: string): Usability {
+    const cpo = this.companies.get(cpoId);
+    if (!cpo || !this.companies.has(empId)) return 'none';
+    const group = cpo.cpo_group_id ? this.companies.get(cpo.cpo_group_id) : undefined;
+    if (empId === cpoId || (group && empId === group.id)) return 'direct';
+    const empGroup = this.companies.get(empId)?.emp_group_id ?? null;
+    const lists = [cpo.supported_emp_ids ?? [], group?.supported_emp_ids ?? []];
+    for (const list of lists) {
+      for (const e of list) if (e === empId || (empGroup !== null && e === empGroup)) return 'roaming';
+    }
+    return 'none';
+  }
+
+  /** D66: the `tariff` records usable at a CPO, cached until the next write. */
+  candidatesAt(cpoId: string): CpoCandidates {
+    const cached = this.candidateCache.get(cpoId);
+    if (cached) return cached;
+    const slots: number[] = [];
+    const roaming: number[] = [];
+    if (this.companies.has(cpoId)) {
+      for (const [empId, set] of this.empTariffs) {
+        if (set.size === 0) continue;
+        const u = this.usability(empId, cpoId);
+        if (u === 'none') continue;
+        for (const slot of set) {
+          slots.push(slot);
+          roaming.push(u === 'roaming' ? 1 : 0);
+        }
+      }
+    }
+    const order = slots.map((_, i) => i).sort((a, b) => slots[a] - slots[b]);
+    const result: CpoCandidates = {
+      slots: Int32Array.from(order, (i) => slots[i]),
+      roaming: Uint8Array.from(order, (i) => roaming[i]),
+    };
+    this.candidateCache.set(cpoId, result);
+    return result;
+  }
+
+  /** The sub tariff of a block for a CPO: `cpo` = C, else `cpo` = C's cpo_group (D65); −1 if none. */
+  subFor(block: CompiledTariff, cpoId: string): number {
+    const direct = block.subByCpo.get(this.companyIds.find(cpoId));
+    if (direct !== undefined) return direct;
+    const group = this.companies.get(cpoId)?.cpo_group_id;
+    if (!group) return -1;
+    return block.subByCpo.get(this.companyIds.find(group)) ?? -1;
+  }
+
+  /** A sub tariff without currency uses its first super tariff's (D56). */
+  private currencyOf(t: TariffInput): string | null {
+    if (t.currency) return t.currency;
+    const first = t.super_tariff_ids?.[0];
+    return first ? (this.tariffs.get(first)?.currency ?? null) : null;
+  }
+
+  private touch(): void {
+    this.generation++;
+    this.candidateCache.clear();
+  }
+
+  private unlinkSub(t: TariffInput): void {
+    for (const sup of t.super_tariff_ids ?? []) this.subsOf.get(sup)?.delete(t.id);
+  }
+
+  private recompile(id: string): void {
+    const t = this.tariffs.get(id);
+    if (!t || t.type !== 'tariff') return;
+    let slot = this.slotById.get(id);
+    if (slot === undefined) {
+      slot = this.freeSlots.length > 0 ? this.freeSlots.pop()! : this.blocks.length;
+      this.slotById.set(id, slot);
+    }
+    this.blocks[slot] = this.compile(slot, t);
+    let set = this.empTariffs.get(t.emp_id);
+    if (!set) this.empTariffs.set(t.emp_id, (set = new Set()));
+    set.add(slot);
+  }
+
+  private compile(slot: number, t: TariffInput): CompiledTariff {
+    const subs = this.subTariffsOf(t.id);
+    const evse = [...this.stationPricesOf(t.id)].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    const comps: PriceComponent[] = [];
+    const owners: TariffInput[] = [];
+    for (const c of t.prices) {
+      comps.push(c);
+      owners.push(t);
+    }
+    const ownEnd = comps.length;
+    const n = subs.length;
+    const subStart = new Int32Array(n);
+    const subEnd = new Int32Array(n);
+    const subCpo = new Int32Array(n);
+    const subEmpty = new Uint8Array(n);
+    const subPolicy = new Uint8Array(n);
+    const subReason = new Uint8Array(n);
+    const subByCpo = new Map<number, number>();
+    subs.forEach((s, i) => {
+      subStart[i] = comps.length;
+      for (const c of s.prices) {
+        comps.push(c);
+        owners.push(s);
+      }
+      subEnd[i] = comps.length;
+      subCpo[i] = s.cpo_id ? this.companyIds.of(s.cpo_id) : -1;
+      subEmpty[i] = s.prices.length === 0 ? 1 : 0;
+      subPolicy[i] = policyCode(s.no_price_policy);
+      subReason[i] = reasonCode(s.no_price_reason);
+      if (subCpo[i] >= 0 && !subByCpo.has(subCpo[i])) subByCpo.set(subCpo[i], i);
+    });
+    const evseRange = new Map<string, [number, number]>();
+    for (const [stationId, prices] of evse) {
+      const start = comps.length;
+      for (const c of prices) {
+        comps.push(c);
+        owners.push(t);
+      }
+      evseRange.set(stationId, [start, comps.length]);
+    }
+
+    const nc = comps.length;
+    let nr = 0;
+    let ns = 0;
+    let np = 0;
+    let ni = 0;
+    for (const c of comps) {
+      nr += c.restrictions.length;
+      ns += c.decomposition.length;
+      for (const r of c.restrictions) {
+        np += r.charge_point_powers?.length ?? 0;
+        ni += (r.cpo_ids?.length ?? 0) + (r.countries?.length ?? 0);
+      }
+    }
+    const b: CompiledTariff = {
+      slot,
+      id: t.id,
+      tariff: t,
+      empIndex: this.companyIds.of(t.emp_id),
+      currencyIndex: this.currencyCodes.of(t.currency ?? 'EUR'),
+      isFlatRate: t.is_flat_rate === true,
+      isDirectPayment: t.is_direct_payment === true,
+      providerCustomerOnly: t.provider_customer_only === true,
+      applyPricesToSubTariff: t.apply_prices_to_sub_tariff === true,
+      vehicleBrandIds: t.vehicle_brand_ids ?? [],
+      supportedCountries: Int32Array.from(t.supported_countries ?? [], (c) => this.countryIndex(c)),
+      totalMonthlyFee: (t.monthly_fee ?? 0) + (t.yearly_service_fee ?? 0) / 12,
+      monthlyMinSales: t.monthly_min_sales ?? 0,
+      policy: policyCode(t.no_price_policy),
+      reason: reasonCode(t.no_price_reason),
+      ownEnd,
+      subIds: subs.map((s) => s.id),
+      subStart,
+      subEnd,
+      subCpo,
+      subEmpty,
+      subPolicy,
+      subReason,
+      subByCpo,
+      evseRange,
+      compRStart: new Int32Array(nc),
+      compREnd: new Int32Array(nc),
+      compSStart: new Int32Array(nc),
+      compSEnd: new Int32Array(nc),
+      compListsCpo: new Uint8Array(nc),
+      rAllow: new Uint8Array(nr),
+      rEnergy: new Uint8Array(nr),
+      rPowStart: new Int32Array(nr),
+      rPowCount: new Int32Array(nr),
+      rPowRange: new Uint8Array(nr),
+      rConsumed: new Uint8Array(nr),
+      rCpoStart: new Int32Array(nr),
+      rCpoCount: new Int32Array(nr),
+      rCountryStart: new Int32Array(nr),
+      rCountryCount: new Int32Array(nr),
+      powPool: new Float64Array(np),
+      idPool: new Int32Array(ni),
+      sDim: new Uint8Array(ns),
+      sPrice: new Float64Array(ns),
+      sGte: new Float64Array(ns),
+      sLt: new Float64Array(ns),
+      sInc: new Float64Array(ns),
+      sCur: new Int32Array(ns),
+      sWinStart: new Float64Array(ns),
+      sWinEnd: new Float64Array(ns),
+      sFlags: new Uint8Array(ns),
+      compSource: comps,
+      compOwner: owners,
+    };
+    let r = 0;
+    let s = 0;
+    let p = 0;
+    let id = 0;
+    for (let c = 0; c < nc; c++) {
+      const comp = comps[c];
+      const owner = owners[c];
+      const ownerCurrency = this.currencyOf(owner) ?? t.currency ?? 'EUR';
+      b.compRStart[c] = r;
+      for (const rest of comp.restrictions) {
+        b.rAllow[r] = rest.allowance === 'deny' ? 0 : 1;
+        b.rEnergy[r] = energyCode(rest.charge_point_energy_type);
+        b.rPowStart[r] = p;
+        for (const w of rest.charge_point_powers ?? []) b.powPool[p++] = w;
+        b.rPowCount[r] = p - b.rPowStart[r];
+        b.rPowRange[r] = rest.charge_point_power_is_range ? 1 : 0;
+        b.rConsumed[r] = rest.use_consumed_charging_power ? 1 : 0;
+        b.rCpoStart[r] = id;
+        for (const cpo of rest.cpo_ids ?? []) b.idPool[id++] = this.companyIds.of(cpo);
+        b.rCpoCount[r] = id - b.rCpoStart[r];
+        b.rCountryStart[r] = id;
+        for (const country of rest.countries ?? []) b.idPool[id++] = this.countryIndex(country);
+        b.rCountryCount[r] = id - b.rCountryStart[r];
+        if (b.rAllow[r] === 1 && b.rCpoCount[r] > 0) b.compListsCpo[c] = 1;
+        r++;
+      }
+      b.compREnd[c] = r;
+      b.compSStart[c] = s;
+      for (const seg of comp.decomposition) {
+        b.sDim[s] = dimensionCode(seg.dimension);
+        b.sPrice[s] = seg.price;
+        b.sGte[s] = seg.range_gte ?? -Infinity;
+        b.sLt[s] = seg.range_lt ?? Infinity;
+        b.sInc[s] = seg.billing_increment != null && seg.billing_increment > 0 ? seg.billing_increment : 0;
+        b.sCur[s] = this.currencyCodes.of(seg.currency ?? ownerCurrency);
+        const [ws, we] = unrollWindow(seg.time_of_day_start, seg.time_of_day_end);
+        b.sWinStart[s] = ws;
+        b.sWinEnd[s] = we;
+        b.sFlags[s] =
+          (seg.is_average_price ? SEG_AVERAGE : 0) |
+          (seg.occupancy_gte != null || seg.occupancy_lt != null ? SEG_OCCUPANCY : 0) |
+          (seg.range_gte == null || seg.range_gte === 0 ? SEG_STARTS_AT_ZERO : 0);
+        s++;
+      }
+      b.compSEnd[c] = s;
+    }
+    return b;
+  }
+}
+
+function energyCode(e: EnergyType | null | undefined): number {
+  return e === 'ac' ? ENERGY_AC : e === 'dc' ? ENERGY_DC : ENERGY_ANY;
+}

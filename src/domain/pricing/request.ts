@@ -1,0 +1,417 @@
+/**
+ * Request-level pricing: candidate selection (D66–D67), charge prices (endpoint 3: D39–D41,
+ * D87–D92) and bulk previews (endpoint 8: D91). Sessions are computed once per charge point,
+ * then every candidate tariff is planned once per station and evaluated per charge point into
+ * preallocated typed arrays.
+ */
+import type { CompiledTariff, PricingCatalog } from './catalog.js';
+import { REASONS } from './catalog.js';
+import {
+  energyTypeOfPlug,
+  isChargePointUsable,
+  resolveEnergyType,
+  sessionForEnergy,
+  sessionForVehicle,
+  type ChargeSession,
+} from './charging.js';
+import { buildConversion, convertAmount, type Conversion } from './currency.js';
+import { evaluateInto, planTariff, PlanScratch, PriceResults, resolveStation } from './evaluate.js';
+import type {
+  ChargeInput,
+  ChargePriceOptions,
+  EnergyType,
+  IncludeMode,
+  NoPriceReason,
+  RateTable,
+  StationContext,
+  VehiclePricing,
+} from './model.js';
+
+export interface CandidateQuery {
+  cpoId: string;
+  country: string;
+  options: Pick<
+    ChargePriceOptions,
+    'currency' | 'provider_customer_tariffs' | 'foreign_tariffs' | 'show_all_brand_restricted_tariffs' | 'max_monthly_fees'
+  >;
+  /** The vehicle's manufacturer; null for Set B (no vehicle). */
+  vehicleBrandId: string | null;
+  hasVehicle: boolean;
+  /** IDs of `relationships.tariffs`, or null when the relationship is absent. */
+  listed: readonly string[] | null;
+  include: IncludeMode;
+}
+
+export interface Candidates {
+  slots: number[];
+  roaming: boolean[];
+}
+
+function passesFilters(b: CompiledTariff, q: CandidateQuery, countryIndex: number, rates: RateTable): boolean {
+  const o = q.options;
+  if (!o.provider_customer_tariffs && b.providerCustomerOnly) return false;
+  if (!o.foreign_tariffs && b.supportedCountries.length > 0 && !b.supportedCountries.includes(countryIndex)) return false;
+  if (!o.show_all_brand_restricted_tariffs && b.vehicleBrandIds.length > 0) {
+    if (!q.hasVehicle || q.vehicleBrandId === null || !b.vehicleBrandIds.includes(q.vehicleBrandId)) return false;
+  }
+  if (o.max_monthly_fees !== null) {
+    const cur = b.tariff.currency ?? 'EUR';
+    const fees = convertAmount(b.totalMonthlyFee, cur, o.currency, rates) + convertAmount(b.monthlyMinSales, cur, o.currency, rates);
+    if (!(fees <= o.max_monthly_fees + 1e-9)) return false;
+  }
+  return true;
+}
+
+/** D67: the candidate tariffs of a charge price request, in slot order. */
+export function selectCandidates(catalog: PricingCatalog, q: CandidateQuery, rates: RateTable): Candidates {
+  const usable = catalog.candidatesAt(q.cpoId);
+  const countryIndex = catalog.countryIndex(q.country);
+  const listed = q.listed === null ? null : new Set(q.listed);
+  const out: Candidates = { slots: [], roaming: [] };
+  for (let i = 0; i < usable.slots.length; i++) {
+    const b = catalog.block(usable.slots[i])!;
+    const isListed = listed !== null && listed.has(b.id);
+    let take: boolean;
+    if (listed === null) take = passesFilters(b, q, countryIndex, rates);
+    else if (q.include === 'exclusive') take = isListed;
+    else if (q.include === 'always') take = isListed || passesFilters(b, q, countryIndex, rates);
+    else take = isListed && passesFilters(b, q, countryIndex, rates);
+    if (take) {
+      out.slots.push(b.slot);
+      out.roaming.push(usable.roaming[i] === 1);
+    }
+  }
+  return out;
+}
+
+/** One requested charge point with its session (null when the vehicle cannot use it, D78). */
+export interface ChargePointSession {
+  plug: string;
+  power: number;
+  energyType: EnergyType;
+  session: ChargeSession | null;
+}
+
+/** D74–D78 for every requested charge point, in request order. */
+export function chargePointSessions(
+  station: StationContext,
+  input: ChargeInput,
+  opts: { carAcPhases: number; allowUnbalancedLoad: boolean },
+): ChargePointSession[] {
+  return station.charge_points.map((cp) => {
+    const energyType = resolveEnergyType(cp);
+    let session: ChargeSession | null;
+    if (input.kind === 'energy') session = sessionForEnergy(input.energy, input.duration);
+    else {
+      const checkPort = cp.energy_type != null || energyTypeOfPlug(cp.plug) !== null;
+      session = isChargePointUsable(input.vehicle, energyType, cp.plug, checkPort)
+        ? sessionForVehicle(input.vehicle, energyType, cp.power, input.battery_range, opts)
+        : null;
+    }
+    return { plug: cp.plug, power: cp.power, energyType, session };
+  });
+}
+
+export interface ChargePriceRequest {
+  /** `id` is the stored station in context (D39), null for network-wide requests. */
+  station: StationContext;
+  input: ChargeInput;
+  options: ChargePriceOptions;
+  listed: readonly string[] | null;
+  include: IncludeMode;
+}
+
+export interface ChargePriceComputation {
+  chargePoints: ChargePointSession[];
+  /** Indices (into chargePoints) of the usable charge points. */
+  usable: number[];
+  candidates: Candidates;
+  /** Resolved D69 policy per candidate: 1 hide, 2 show_reason. */
+  policy: Uint8Array;
+  /** Entry t × usable.length + j: candidate t at usable charge point j. */
+  results: PriceResults;
+  conversion: Conversion;
+}
+
+/** Prices every candidate tariff at every usable charge point (endpoint 3). */
+export function computeChargePrices(
+  catalog: PricingCatalog,
+  req: ChargePriceRequest,
+  rates: RateTable,
+  scratch: PlanScratch = new PlanScratch(),
+  results: PriceResults = new PriceResults(),
+): ChargePriceComputation {
+  const o = req.options;
+  const vehicle = req.input.kind === 'vehicle' ? req.input.vehicle : null;
+  const chargePoints = chargePointSessions(req.station, req.input, {
+    carAcPhases: o.car_ac_phases,
+    allowUnbalancedLoad: o.allow_unbalanced_load,
+  });
+  const usable: number[] = [];
+  chargePoints.forEach((cp, i) => cp.session && usable.push(i));
+  const candidates = selectCandidates(
+    catalog,
+    {
+      cpoId: req.station.cpo_id,
+      country: req.station.country,
+      options: o,
+      vehicleBrandId: vehicle?.brand_id ?? null,
+      hasVehicle: vehicle !== null,
+      listed: req.listed,
+      include: req.include,
+    },
+    rates,
+  );
+  const conversion = buildConversion(catalog.currencies, rates, o.currency);
+  const st = resolveStation(catalog, req.station.cpo_id, req.station.country, req.station.id, req.station.id === null && o.average_prices);
+  const nt = candidates.slots.length;
+  const nu = usable.length;
+  results.ensure(nt * nu);
+  const policy = new Uint8Array(nt);
+  for (let t = 0; t < nt; t++) {
+    const b = catalog.block(candidates.slots[t])!;
+    planTariff(catalog, b, st, scratch);
+    policy[t] = scratch.policy;
+    for (let j = 0; j < nu; j++) {
+      const cp = chargePoints[usable[j]];
+      evaluateInto(b, scratch, cp.session!, cp.energyType, cp.power, o.start_time, conversion, results, t * nu + j);
+    }
+  }
+  return { chargePoints, usable, candidates, policy, results, conversion };
+}
+
+export interface ChargePointPrice {
+  plug: string;
+  power: number;
+  price: number | null;
+  price_distribution: Record<string, number>;
+  blocking_fee_start: number | null;
+  /** Untranslated code (D69); translate with `reasonText` (D23). */
+  no_price_reason: NoPriceReason | null;
+  is_average_price: boolean;
+}
+
+export interface ChargePriceEntry {
+  tariff: CompiledTariff;
+  isRoaming: boolean;
+  /** Converted into the requested currency (D85, D86). */
+  totalMonthlyFee: number;
+  monthlyMinSales: number;
+  chargePointPrices: ChargePointPrice[];
+}
+
+/** D41: the shown entries, sorted per D92. `meta.charge_points` comes from `metaChargePoints`. */
+export function chargePriceEntries(
+  catalog: PricingCatalog,
+  comp: ChargePriceComputation,
+  showPriceUnavailable: boolean,
+  rates: RateTable,
+): ChargePriceEntry[] {
+  const { results, usable, candidates } = comp;
+  const nu = usable.length;
+  const entries: ChargePriceEntry[] = [];
+  for (let t = 0; t < candidates.slots.length; t++) {
+    const b = catalog.block(candidates.slots[t])!;
+    const showReasons = showPriceUnavailable && comp.policy[t] === 2;
+    const prices: ChargePointPrice[] = [];
+    let priced = 0;
+    for (let j = 0; j < nu; j++) {
+      const i = t * nu + j;
+      const cp = comp.chargePoints[usable[j]];
+      const p = results.price[i];
+      if (Number.isNaN(p)) {
+        if (!showReasons) continue;
+        prices.push({
+          plug: cp.plug,
+          power: cp.power,
+          price: null,
+          price_distribution: {},
+          blocking_fee_start: null,
+          no_price_reason: REASONS[results.reason[i]] as NoPriceReason,
+          is_average_price: false,
+        });
+        continue;
+      }
+      priced++;
+      const blocking = results.blockingFeeStart[i];
+      prices.push({
+        plug: cp.plug,
+        power: cp.power,
+        price: p,
+        price_distribution: results.distributionOf(i),
+        blocking_fee_start: Number.isNaN(blocking) ? null : blocking,
+        no_price_reason: null,
+        is_average_price: results.isAverage[i] === 1,
+      });
+    }
+    if (priced === 0 && !showReasons) continue;
+    const cur = b.tariff.currency ?? 'EUR';
+    entries.push({
+      tariff: b,
+      isRoaming: candidates.roaming[t],
+      totalMonthlyFee: convertAmount(b.totalMonthlyFee, cur, comp.conversion.target, rates),
+      monthlyMinSales: convertAmount(b.monthlyMinSales, cur, comp.conversion.target, rates),
+      chargePointPrices: prices,
+    });
+  }
+  return sortChargePrices(entries, (e) => catalog.companies.get(e.tariff.tariff.emp_id)?.name ?? '');
+}
+
+/** `meta.charge_points` (D90): usable charge points in request order. */
+export function metaChargePoints(comp: ChargePriceComputation): { plug: string; power: number; duration: number; energy: number }[] {
+  return comp.usable.map((i) => {
+    const cp = comp.chargePoints[i];
+    return { plug: cp.plug, power: cp.power, duration: cp.session!.duration, energy: cp.session!.energy };
+  });
+}
+
+function lowestPrice(e: ChargePriceEntry): number {
+  let best = Infinity;
+  for (const p of e.chargePointPrices) if (p.price !== null && p.price < best) best = p.price;
+  return best;
+}
+
+function compareText(a: string | null, b: string | null): number {
+  if (a === null || b === null) return a === b ? 0 : a === null ? 1 : -1;
+  const x = a.toLowerCase();
+  const y = b.toLowerCase();
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/**
+ * D92: ascending by the lowest non-null price; entries with only null prices last; ties by
+ * provider, then tariff name (case-insensitive, null last), then tariff ID.
+ */
+export function sortChargePrices(entries: ChargePriceEntry[], providerOf: (e: ChargePriceEntry) => string): ChargePriceEntry[] {
+  const keyed = entries.map((e) => ({ e, low: lowestPrice(e), provider: providerOf(e) }));
+  keyed.sort(
+    (a, b) =>
+      (a.low === b.low ? 0 : a.low < b.low ? -1 : 1) ||
+      compareText(a.provider, b.provider) ||
+      compareText(a.e.tariff.tariff.name, b.e.tariff.tariff.name) ||
+      (a.e.tariff.id < b.e.tariff.id ? -1 : a.e.tariff.id > b.e.tariff.id ? 1 : 0),
+  );
+  return keyed.map((k) => k.e);
+}
+
+export interface BulkRequest {
+  /** Existing `native` stations, with their stored charge point groups. */
+  stations: StationContext[];
+  tariffIds: readonly string[];
+  vehicle: VehiclePricing;
+  batteryRange: [number, number];
+  currency: string;
+  startTime: number;
+  allowUnbalancedLoad: boolean;
+  includeDirectPayment: boolean;
+  /** Null = no limit. */
+  chargePointsPowerLte: number | null;
+}
+
+export interface BulkPreview {
+  /** Index into `BulkRequest.stations`. */
+  station: number;
+  price: number;
+  energy: number;
+  duration: number;
+  tariffId: string;
+  /** Index into the station's charge points. */
+  chargePoint: number;
+}
+
+/** Reusable buffers for bulk previews. */
+export class BulkScratch {
+  readonly plan = new PlanScratch();
+  readonly results = new PriceResults(8);
+  listedMark = new Uint8Array(0);
+}
+
+/** D91: the cheapest (charge point, tariff) pair per station; unpriced stations are left out. */
+export function bulkPreview(
+  catalog: PricingCatalog,
+  req: BulkRequest,
+  rates: RateTable,
+  scratch: BulkScratch = new BulkScratch(),
+): BulkPreview[] {
+  const conversion = buildConversion(catalog.currencies, rates, req.currency);
+  const sessionOpts = { carAcPhases: req.vehicle.ac_phases, allowUnbalancedLoad: req.allowUnbalancedLoad };
+  const sessionCache = new Map<string, ChargeSession | null>();
+  let mark = scratch.listedMark;
+  if (mark.length < catalog.slotCount) mark = scratch.listedMark = new Uint8Array(catalog.slotCount);
+  mark.fill(0);
+  for (const id of req.tariffIds) {
+    const b = catalog.blockById(id);
+    if (b) mark[b.slot] = 1;
+  }
+  const defaults = {
+    currency: req.currency,
+    provider_customer_tariffs: false,
+    foreign_tariffs: true,
+    show_all_brand_restricted_tariffs: false,
+    max_monthly_fees: null,
+  };
+  const out: BulkPreview[] = [];
+  const res = scratch.results;
+  for (let si = 0; si < req.stations.length; si++) {
+    const station = req.stations[si];
+    const cps: { index: number; energyType: EnergyType; power: number; session: ChargeSession }[] = [];
+    station.charge_points.forEach((cp, index) => {
+      if (req.chargePointsPowerLte !== null && cp.power > req.chargePointsPowerLte) return;
+      const energyType = resolveEnergyType(cp);
+      const key = `${energyType}:${cp.plug.toLowerCase()}:${cp.power}`;
+      let session = sessionCache.get(key);
+      if (session === undefined) {
+        session = isChargePointUsable(req.vehicle, energyType, cp.plug)
+          ? sessionForVehicle(req.vehicle, energyType, cp.power, req.batteryRange, sessionOpts)
+          : null;
+        sessionCache.set(key, session);
+      }
+      if (session) cps.push({ index, energyType, power: cp.power, session });
+    });
+    if (cps.length === 0) continue;
+    const usable = catalog.candidatesAt(station.cpo_id);
+    const st = resolveStation(catalog, station.cpo_id, station.country, station.id, false);
+    const countryIndex = st.countryIndex;
+    const query: CandidateQuery = {
+      cpoId: station.cpo_id,
+      country: station.country,
+      options: defaults,
+      vehicleBrandId: req.vehicle.brand_id,
+      hasVehicle: true,
+      listed: null,
+      include: 'filter',
+    };
+    res.ensure(cps.length);
+    let bestPrice = Infinity;
+    let bestDuration = Infinity;
+    let bestCp = -1;
+    let bestTariff = '';
+    for (let k = 0; k < usable.slots.length; k++) {
+      const slot = usable.slots[k];
+      const b = catalog.block(slot)!;
+      if (mark[slot] !== 1 && !(req.includeDirectPayment && b.isDirectPayment && passesFilters(b, query, countryIndex, rates))) continue;
+      planTariff(catalog, b, st, scratch.plan);
+      for (let j = 0; j < cps.length; j++) {
+        const cp = cps[j];
+        if (!evaluateInto(b, scratch.plan, cp.session, cp.energyType, cp.power, req.startTime, conversion, res, j)) continue;
+        const price = res.price[j];
+        const duration = cp.session.duration;
+        if (
+          price < bestPrice ||
+          (price === bestPrice &&
+            (duration < bestDuration ||
+              (duration === bestDuration && (cp.index < bestCp || (cp.index === bestCp && b.id < bestTariff)))))
+        ) {
+          bestPrice = price;
+          bestDuration = duration;
+          bestCp = cp.index;
+          bestTariff = b.id;
+        }
+      }
+    }
+    if (bestCp < 0) continue;
+    const session = cps.find((c) => c.index === bestCp)!.session;
+    out.push({ station: si, price: bestPrice, energy: session.energy, duration: session.duration, tariffId: bestTariff, chargePoint: bestCp });
+  }
+  return out;
+}
