@@ -7,6 +7,8 @@ import { KeyRegistry, ensureDevelopmentKey } from './auth/keys.js';
 import { defaultSnapshotPath, type Config } from './config.js';
 import { startServer, type HttpServer } from './http/server.js';
 import { CompanyRegistry } from './domain/companies/registry.js';
+import { VehicleRegistry } from './domain/vehicles/vehicle.js';
+import { TokenVerifier } from './auth/token.js';
 import { loadCompanies } from './storage/companies.js';
 import { LiveStore } from './storage/live.js';
 import { Snapshot } from './storage/snapshot.js';
@@ -46,7 +48,9 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     const keys = new KeyRegistry(live);
     keys.start(config.keyRefreshMs);
     const companies = new CompanyRegistry(loadCompanies(live));
-    const ctx: AppContext = { config, logger, snapshot, live, companies, startedAt };
+    const vehicles = new VehicleRegistry(snapshot.vehicles(), snapshot.brands());
+    const tokens = await TokenVerifier.create(config, live);
+    const ctx: AppContext = { config, logger, snapshot, live, companies, vehicles, tokens, startedAt };
     const server = await startServer(config.host, config.port, {
       routes: buildRoutes(ctx),
       keys,

@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { CompanyRegistry } from '../domain/companies/registry.js';
+import type { VehicleRegistry } from '../domain/vehicles/vehicle.js';
+import type { TokenVerifier } from '../auth/token.js';
 import type { LiveStore } from '../storage/live.js';
 import type { Snapshot } from '../storage/snapshot.js';
 
@@ -12,6 +14,10 @@ export interface AppContext {
   readonly live: LiveStore;
   /** All companies in memory; company writes update it after they commit. */
   readonly companies: CompanyRegistry;
+  /** All vehicles and brands of the snapshot by id (D62), with their pricing fields; immutable. */
+  readonly vehicles: VehicleRegistry;
+  /** Bearer-token verification for device registration (D4). */
+  readonly tokens: TokenVerifier;
   /** performance.now() at start, for uptime. */
   readonly startedAt: number;
 }

@@ -1,8 +1,9 @@
 import type { AppContext } from './context.js';
 import { healthRoutes } from './health/health.handler.js';
 import type { RouteDef } from './types.js';
+import { vehiclesRoutes } from './vehicles/vehicles.handler.js';
 
 /** The one route table: every endpoint of the service, by feature. */
 export function buildRoutes(ctx: AppContext): RouteDef[] {
-  return [...healthRoutes(ctx)];
+  return [...healthRoutes(ctx), ...vehiclesRoutes(ctx)];
 }

@@ -1,0 +1,98 @@
+/**
+ * Vehicles and brands (group ReadVehicles):
+ *   GET /v1/vehicles        deprecated, all cars by id, no parameters (D62)
+ *   GET /v2/vehicle_brands  all brands by name, `meta.overall_count` (D62)
+ *   GET /v2/vehicles        filters, fuzzy `q`, paging, `fields[car]`, included brands (D63)
+ * The data is immutable for the life of the process: the v1 and brand documents are serialized
+ * once, and each v2 car once per variant (with and without the ReadVehiclesFull attributes), so a
+ * page is a join of cached fragments unless `fields[car]` asks for a sparse fieldset.
+ */
+import { GROUP_BIT } from '../../auth/groups.js';
+import { VehicleSearch } from '../../domain/vehicles/search.js';
+import type { Vehicle } from '../../domain/vehicles/vehicle.js';
+import type { AppContext } from '../context.js';
+import { sparse } from '../jsonapi/document.js';
+import { badParameter } from '../jsonapi/errors.js';
+import { csv, fields, page } from '../jsonapi/query.js';
+import type { ApiRequest, ApiResponse, RouteDef } from '../types.js';
+import { V2_CAR_FIELDS, v1Car, v2Car, vehicleBrand } from './vehicles.document.js';
+
+/** D63: page size default and maximum; at most 25 `q` results. */
+export const V2_PAGE_SIZE = 100;
+export const Q_LIMIT = 25;
+
+export function vehiclesRoutes(ctx: AppContext): RouteDef[] {
+  const reg = ctx.vehicles;
+  const search = new VehicleSearch(reg.list);
+
+  const v1Body = JSON.stringify({ data: reg.list.map(v1Car) });
+  const brandsBody = JSON.stringify({ data: reg.brands.map(vehicleBrand), meta: { overall_count: reg.brands.length } });
+
+  // Serialized once: each car in both variants, each brand as an included record.
+  const basicJson = new Map<string, string>();
+  const fullJson = new Map<string, string>();
+  for (const v of reg.list) {
+    basicJson.set(v.id, JSON.stringify(v2Car(v, false)));
+    fullJson.set(v.id, JSON.stringify(v2Car(v, true)));
+  }
+  const brandJson = new Map<string, string>();
+  for (const b of reg.brands) brandJson.set(b.id, JSON.stringify(vehicleBrand(b)));
+
+  const v2 = (req: ApiRequest): ApiResponse => {
+    const q = req.query;
+    const full = (req.groups & GROUP_BIT.ReadVehiclesFull) !== 0;
+    const fieldSet = fields(q, 'car', V2_CAR_FIELDS);
+    const pg = page(q, V2_PAGE_SIZE, V2_PAGE_SIZE);
+    const text = q.get('q');
+    let matches: readonly Vehicle[];
+    if (text !== undefined) {
+      for (const k of q.keys()) {
+        if (k.startsWith('filter[')) throw badParameter('q', `q cannot be combined with ${k}`);
+      }
+      if (text.trim().length === 0) throw badParameter('q', 'q must not be empty');
+      matches = search.search(text, Q_LIMIT);
+    } else {
+      const ids = csv(q, 'filter[id]');
+      const brands = csv(q, 'filter[manufacturer.id]');
+      if (ids === undefined && brands === undefined) {
+        matches = reg.list;
+      } else {
+        const idSet = ids && new Set(ids.map((s) => s.toLowerCase()));
+        const brandSet = brands && new Set(brands.map((s) => s.toLowerCase()));
+        matches = reg.list.filter((v) => (!idSet || idSet.has(v.id)) && (!brandSet || brandSet.has(v.brand_id)));
+      }
+    }
+    const pageItems = matches.slice(pg.offset, pg.offset + pg.size);
+    const withBrands = fieldSet === undefined || fieldSet.has('manufacturer');
+    const parts: string[] = new Array(pageItems.length);
+    const brandIds: string[] = [];
+    const seen = new Set<string>();
+    for (let i = 0; i < pageItems.length; i++) {
+      const v = pageItems[i];
+      parts[i] =
+        fieldSet === undefined
+          ? (full ? fullJson : basicJson).get(v.id)!
+          : JSON.stringify(sparse(v2Car(v, full), fieldSet));
+      if (withBrands && !seen.has(v.brand_id) && brandJson.has(v.brand_id)) {
+        seen.add(v.brand_id);
+        brandIds.push(v.brand_id);
+      }
+    }
+    let body = '{"data":[' + parts.join(',') + ']';
+    body += ',"included":[' + brandIds.map((id) => brandJson.get(id)!).join(',') + ']';
+    body += ',"meta":{"overall_count":' + matches.length + '}}';
+    return { status: 200, body };
+  };
+
+  return [
+    { method: 'GET', path: '/v1/vehicles', groups: ['ReadVehicles'], body: false, handler: () => ({ status: 200, body: v1Body }) },
+    {
+      method: 'GET',
+      path: '/v2/vehicle_brands',
+      groups: ['ReadVehicles'],
+      body: false,
+      handler: () => ({ status: 200, body: brandsBody }),
+    },
+    { method: 'GET', path: '/v2/vehicles', groups: ['ReadVehicles'], body: false, handler: v2 },
+  ];
+}
