@@ -10,6 +10,8 @@ import { CompanyRegistry } from './domain/companies/registry.js';
 import { VehicleRegistry } from './domain/vehicles/vehicle.js';
 import { TokenVerifier } from './auth/token.js';
 import { loadCompanies } from './storage/companies.js';
+import { TariffCatalog } from './domain/tariffs/catalog.js';
+import { catalogGeneration, loadStationPrices, loadTariffs } from './storage/tariffs.js';
 import { LiveStore } from './storage/live.js';
 import { Snapshot } from './storage/snapshot.js';
 
@@ -48,9 +50,10 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     const keys = new KeyRegistry(live);
     keys.start(config.keyRefreshMs);
     const companies = new CompanyRegistry(loadCompanies(live));
+    const tariffs = new TariffCatalog(loadTariffs(live), loadStationPrices(live), catalogGeneration(live));
     const vehicles = new VehicleRegistry(snapshot.vehicles(), snapshot.brands());
     const tokens = await TokenVerifier.create(config, live);
-    const ctx: AppContext = { config, logger, snapshot, live, companies, vehicles, tokens, startedAt };
+    const ctx: AppContext = { config, logger, snapshot, live, companies, tariffs, vehicles, tokens, startedAt };
     const server = await startServer(config.host, config.port, {
       routes: buildRoutes(ctx),
       keys,

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { CompanyRegistry } from '../domain/companies/registry.js';
+import type { TariffCatalog } from '../domain/tariffs/catalog.js';
 import type { VehicleRegistry } from '../domain/vehicles/vehicle.js';
 import type { TokenVerifier } from '../auth/token.js';
 import type { LiveStore } from '../storage/live.js';
@@ -18,6 +19,8 @@ export interface AppContext {
   readonly vehicles: VehicleRegistry;
   /** Bearer-token verification for device registration (D4). */
   readonly tokens: TokenVerifier;
+  /** All tariffs, sub tariffs and EVSE-level prices in memory with the catalog generation; tariff and company writes update it after they commit. */
+  readonly tariffs: TariffCatalog;
   /** performance.now() at start, for uptime. */
   readonly startedAt: number;
 }

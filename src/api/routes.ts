@@ -1,9 +1,11 @@
 import type { AppContext } from './context.js';
+import { companiesRoutes } from './companies/companies.handler.js';
 import { healthRoutes } from './health/health.handler.js';
+import { tariffsRoutes } from './tariffs/tariffs.handler.js';
 import type { RouteDef } from './types.js';
 import { vehiclesRoutes } from './vehicles/vehicles.handler.js';
 
 /** The one route table: every endpoint of the service, by feature. */
 export function buildRoutes(ctx: AppContext): RouteDef[] {
-  return [...healthRoutes(ctx), ...vehiclesRoutes(ctx)];
+  return [...healthRoutes(ctx), ...companiesRoutes(ctx), ...tariffsRoutes(ctx), ...vehiclesRoutes(ctx)];
 }

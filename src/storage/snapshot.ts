@@ -246,6 +246,16 @@ export class Snapshot {
     }
   }
 
+  /** Distinct (operator, evse_operator) pairs of the stations, for companies' `evse_operator_ids` (D48). */
+  stationEvseOperators(): Array<{ operator_id: string; evse_operator: string }> {
+    return this.db
+      .prepare(
+        `SELECT DISTINCT operator_id, evse_operator FROM stations
+         WHERE operator_id IS NOT NULL AND evse_operator IS NOT NULL ORDER BY operator_id, evse_operator`,
+      )
+      .all() as Array<{ operator_id: string; evse_operator: string }>;
+  }
+
   brands(): BrandRow[] {
     return this.db.prepare('SELECT id, name FROM brands ORDER BY id').all() as BrandRow[];
   }

@@ -1,0 +1,174 @@
+/**
+ * Companies: `PUT /v1/companies/{id}` (endpoint 7, D46–D48), `GET /v1/companies` (endpoint 10,
+ * D54–D55) and `DELETE /v1/companies/{id}` (endpoint 18, D49).
+ */
+import type { Company, ExternalSourceMapping } from '../../domain/companies/registry.js';
+import { companyHead, deleteCompany, existingCompanies, writeCompany } from '../../storage/companies.js';
+import { logChange, nextGeneration, tariffsOfEmp } from '../../storage/tariffs.js';
+import type { AppContext } from '../context.js';
+import { ApiError, badParameter, badPointer, notFound, versionConflict, type ErrorObject } from '../jsonapi/errors.js';
+import { bool, csv, fields, page } from '../jsonapi/query.js';
+import { sparse } from '../jsonapi/document.js';
+import { dropNulls } from '../jsonapi/validate.js';
+import { noContent, type ApiRequest, type ApiResponse, type RouteDef } from '../types.js';
+import { COMPANY_FIELDS, CompanyDocuments } from './companies.document.js';
+import { validateCompanyPut } from './companies.schema.js';
+
+const Q_LIMIT = 10;
+
+export function companiesRoutes(ctx: AppContext): RouteDef[] {
+  // evse_operator values of each operator's stations, computed once (the snapshot is immutable).
+  const stationEvse = new Map<string, string[]>();
+  for (const r of ctx.snapshot.stationEvseOperators()) {
+    let l = stationEvse.get(r.operator_id);
+    if (l === undefined) stationEvse.set(r.operator_id, (l = []));
+    l.push(r.evse_operator);
+  }
+  const docs = new CompanyDocuments(ctx.companies, stationEvse);
+
+  let sorted: { gen: number; list: Company[] } | null = null;
+  const sortedCompanies = (): Company[] => {
+    const gen = ctx.companies.generation;
+    if (sorted !== null && sorted.gen === gen) return sorted.list;
+    const list = [...ctx.companies.values()].map((c) => ({ c, k: c.name.toLowerCase() }));
+    list.sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : a.c.id < b.c.id ? -1 : a.c.id > b.c.id ? 1 : 0));
+    sorted = { gen, list: list.map((x) => x.c) };
+    return sorted.list;
+  };
+
+  const put = (req: ApiRequest): ApiResponse => {
+    const body = validateCompanyPut(dropNulls(req.body));
+    const d = body.data;
+    const id = req.params.id;
+    if (d.id !== id) throw badPointer('/data/id', 'data.id must equal the company id of the path');
+    const a = d.attributes;
+    const rel = d.relationships;
+    const supported = [...new Set(rel.supported_emps.data.map((r) => r.id))];
+    const cpoGroup = rel.cpo_group?.data?.id ?? null;
+    const empGroup = rel.emp_group?.data?.id ?? null;
+    if (cpoGroup === id) throw badPointer('/data/relationships/cpo_group/data/id', 'a company cannot be its own cpo_group');
+    if (empGroup === id) throw badPointer('/data/relationships/emp_group/data/id', 'a company cannot be its own emp_group');
+    const m = a.external_source_mapping;
+    const mapping: ExternalSourceMapping = {
+      ext_a_ids: m.ext_a_ids ?? null,
+      ext_b_names: m.ext_b_names ?? null,
+      ext_b_charge_card_ids: m.ext_b_charge_card_ids ?? null,
+      sheet_names: m.sheet_names ?? null,
+      ext_c_operator_ids: m.ext_c_operator_ids ?? null,
+      evse_operator_ids: [...new Set(m.evse_operator_ids ?? [])].sort(),
+    };
+    const now = Date.now();
+    const { company, created, generation } = ctx.live.tx(() => {
+      const head = companyHead(ctx.live, id);
+      const refs: Array<[string, string]> = [];
+      rel.supported_emps.data.forEach((r, i) => refs.push([r.id, `/data/relationships/supported_emps/data/${i}/id`]));
+      if (cpoGroup !== null) refs.push([cpoGroup, '/data/relationships/cpo_group/data/id']);
+      if (empGroup !== null) refs.push([empGroup, '/data/relationships/emp_group/data/id']);
+      const exist = existingCompanies(
+        ctx.live,
+        refs.map((r) => r[0]).filter((x) => x !== id),
+      );
+      const errors: ErrorObject[] = [];
+      for (const [ref, pointer] of refs) {
+        if (ref !== id && !exist.has(ref)) {
+          errors.push({ status: '400', code: 'BAD_REQUEST', title: `company ${ref} not found`, source: { pointer } });
+        }
+      }
+      if (errors.length > 0) throw ApiError.many(400, errors);
+      if (a.version !== (head === undefined ? 1 : head.version + 1)) throw versionConflict();
+      const gen = nextGeneration(ctx.live);
+      const c: Company = {
+        id,
+        name: a.name,
+        url: a.url ?? null,
+        is_cpo: a.is_cpo,
+        is_emp: a.is_emp,
+        version: a.version,
+        created_at: head === undefined ? now : head.created_at,
+        updated_at: now,
+        external_source_mapping: mapping,
+        supported_emps: supported,
+        cpo_group: cpoGroup,
+        emp_group: empGroup,
+      };
+      writeCompany(ctx.live, c, gen);
+      logChange(ctx.live, gen, 'company', id, 'upsert', now);
+      return { company: c, created: head === undefined, generation: gen };
+    });
+    ctx.companies.upsert(company);
+    ctx.tariffs.companyChanged(id, 'upsert', generation);
+    return { status: created ? 201 : 200, body: `{"data":${docs.json(company)}}` };
+  };
+
+  const del = (req: ApiRequest): ApiResponse => {
+    const id = req.params.id;
+    const now = Date.now();
+    const generation = ctx.live.tx(() => {
+      if (companyHead(ctx.live, id) === undefined) throw notFound(`company ${id}`);
+      const n = tariffsOfEmp(ctx.live, id);
+      if (n > 0) throw new ApiError('BAD_REQUEST', `company ${id} is still the emp of ${n} tariff${n === 1 ? '' : 's'}`);
+      const gen = nextGeneration(ctx.live);
+      const touched = deleteCompany(ctx.live, id, gen)!;
+      logChange(ctx.live, gen, 'company', id, 'delete', now);
+      for (const t of touched) logChange(ctx.live, gen, 'company', t, 'upsert', now);
+      return gen;
+    });
+    ctx.companies.remove(id);
+    ctx.tariffs.companyChanged(id, 'delete', generation);
+    return noContent();
+  };
+
+  const list = (req: ApiRequest): ApiResponse => {
+    const q = req.query;
+    const fieldset = fields(q, 'company', COMPANY_FIELDS);
+    const pg = page(q, 100, 100);
+    let matches: Company[];
+    let overall: number;
+    const search = q.get('q');
+    if (search !== undefined) {
+      const term = search.trim().toLowerCase();
+      if (term.length === 0) throw badParameter('q', 'q must not be empty');
+      for (const k of q.keys()) {
+        if (k.startsWith('filter[')) throw badParameter('q', `q cannot be combined with ${k}`);
+      }
+      const exact: Company[] = [];
+      const prefix: Company[] = [];
+      for (const c of sortedCompanies()) {
+        const n = c.name.toLowerCase();
+        if (n === term) exact.push(c);
+        else if (n.startsWith(term)) prefix.push(c);
+      }
+      matches = exact.concat(prefix).slice(0, Q_LIMIT);
+      overall = matches.length;
+    } else {
+      const ids = csv(q, 'filter[id]');
+      const isEmp = bool(q, 'filter[is_emp]');
+      const isCpo = bool(q, 'filter[is_cpo]');
+      const idSet = ids === undefined ? undefined : new Set(ids.map((s) => s.toLowerCase()));
+      const all = sortedCompanies();
+      matches =
+        idSet === undefined && isEmp === undefined && isCpo === undefined
+          ? all
+          : all.filter(
+              (c) =>
+                (idSet === undefined || idSet.has(c.id.toLowerCase())) &&
+                (isEmp === undefined || c.is_emp === isEmp) &&
+                (isCpo === undefined || c.is_cpo === isCpo),
+            );
+      overall = matches.length;
+    }
+    const pageItems = matches.slice(pg.offset, pg.offset + pg.size);
+    const parts: string[] = new Array(pageItems.length);
+    for (let i = 0; i < pageItems.length; i++) {
+      parts[i] = fieldset === undefined ? docs.json(pageItems[i]) : JSON.stringify(sparse(docs.resource(pageItems[i]), fieldset));
+    }
+    return { status: 200, body: `{"data":[${parts.join(',')}],"meta":{"overall_count":${overall}}}` };
+  };
+
+  return [
+    { method: 'GET', path: '/v1/companies', groups: ['ReadTariffs'], body: false, handler: list },
+    { method: 'PUT', path: '/v1/companies/:id', groups: ['WriteTariffs'], body: true, handler: put },
+    { method: 'DELETE', path: '/v1/companies/:id', groups: ['WriteTariffs'], body: false, handler: del },
+  ];
+}
+
