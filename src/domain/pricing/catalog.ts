@@ -336,13 +336,15 @@ export class PricingCatalog {
     return result;
   }
 
-  /** The sub tariff of a block for a CPO: `cpo` = C, else `cpo` = C's cpo_group (D65); −1 if none. */
-  subFor(block: CompiledTariff, cpoId: string): number {
-    const direct = block.subByCpo.get(this.companyIds.find(cpoId));
+  /**
+   * The sub tariff of a block for a CPO: `cpo` = C, else `cpo` = C's cpo_group (D65); −1 if none.
+   * Takes catalog company indices (`companyIndex`; −1 for no group).
+   */
+  subFor(block: CompiledTariff, cpoIndex: number, groupIndex: number): number {
+    const direct = block.subByCpo.get(cpoIndex);
     if (direct !== undefined) return direct;
-    const group = this.companies.get(cpoId)?.cpo_group_id;
-    if (!group) return -1;
-    return block.subByCpo.get(this.companyIds.find(group)) ?? -1;
+    if (groupIndex < 0) return -1;
+    return block.subByCpo.get(groupIndex) ?? -1;
   }
 
   /** A sub tariff without currency uses its first super tariff's (D56). */

@@ -175,7 +175,7 @@ export function planTariff(catalog: PricingCatalog, b: CompiledTariff, st: Resol
   s.ensure(b.compRStart.length);
   s.count = 0;
   s.averagePrices = st.averagePrices;
-  const sub = catalog.subFor(b, st.cpoId);
+  const sub = b.subByCpo.size === 0 ? -1 : catalog.subFor(b, st.cpoIndex, st.groupIndex);
   s.subIndex = sub;
   const subEmpty = sub >= 0 && b.subEmpty[sub] === 1;
   const copyToSub = subEmpty && b.applyPricesToSubTariff;

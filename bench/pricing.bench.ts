@@ -1,0 +1,287 @@
+/**
+ * Pricing engine micro-benchmark (tinybench), seeded data:
+ * - compiled evaluator vs reference evaluator, one tariff at four charge points per operation;
+ * - worst-case bulk preview: 100 stations × 200 tariffs × 4 charge points, one thread;
+ * - heap allocated by one bulk computation (heap delta between forced GCs).
+ *
+ *   npm run bench:pricing [-- --quick]
+ *
+ * Prints a table and writes bench/out/pricing.json.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { Bench } from 'tinybench';
+import {
+  PlanScratch,
+  PriceResults,
+  PricingCatalog,
+  BulkScratch,
+  buildConversion,
+  bulkPreview,
+  evaluateInto,
+  planTariff,
+  referencePrice,
+  resolveStation,
+  sessionForVehicle,
+  type BulkRequest,
+  type ChargeSession,
+  type CompanyInput,
+  type EnergyType,
+  type PriceComponent,
+  type RateTable,
+  type Segment,
+  type StationContext,
+  type TariffInput,
+  type VehiclePricing,
+} from '../src/domain/pricing/index.js';
+
+const quick = process.argv.includes('--quick');
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const r = prng(20250101);
+const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
+const int = (lo: number, hi: number) => lo + Math.floor(r() * (hi - lo + 1));
+
+const RATES: RateTable = { date: '2025-01-01', rates: { EUR: 1, CHF: 0.94, GBP: 0.85, DKK: 7.46 } };
+const N_CPO = 20;
+const N_EMP = 40;
+const N_TARIFF = 200;
+const N_STATION = 100;
+const cpoIds = Array.from({ length: N_CPO }, (_, i) => `cpo-${String(i).padStart(3, '0')}`);
+const empIds = Array.from({ length: N_EMP }, (_, i) => `emp-${String(i).padStart(3, '0')}`);
+
+const companies: CompanyInput[] = [
+  ...cpoIds.map((id) => ({ id, name: id, is_emp: true, is_cpo: true, supported_emp_ids: empIds })),
+  ...empIds.map((id) => ({ id, name: id, is_emp: true, is_cpo: false })),
+];
+
+function segment(): Segment {
+  const dimension = pick(['kwh', 'kwh', 'kwh', 'minute', 'minute', 'session'] as const);
+  const s: Segment = { dimension, price: Math.round(r() * 60) / 100, currency: r() < 0.1 ? 'CHF' : null };
+  if (dimension === 'minute' && r() < 0.5) s.range_gte = pick([0, 60, 120, 240]);
+  if (r() < 0.3) s.billing_increment = pick([1, 5, 15]);
+  if (r() < 0.3) {
+    s.time_of_day_start = pick([360, 420, 1320, 1380]);
+    s.time_of_day_end = pick([0, 360, 1320, 1440]);
+  }
+  return s;
+}
+function component(): PriceComponent {
+  const restrictions =
+    r() < 0.5 ? [{ allowance: 'allow' as const, charge_point_energy_type: pick(['ac', 'dc'] as const), charge_point_powers: r() < 0.5 ? [50, 400] : [], charge_point_power_is_range: true }] : [];
+  return { restrictions, decomposition: Array.from({ length: int(1, 3) }, segment) };
+}
+
+const tariffs: TariffInput[] = [];
+const subs: TariffInput[] = [];
+for (let i = 0; i < N_TARIFF; i++) {
+  const id = `tariff-${String(i).padStart(4, '0')}`;
+  tariffs.push({ id, type: 'tariff', name: id, currency: 'EUR', prices: Array.from({ length: int(1, 3) }, component), emp_id: pick(empIds) });
+  for (let k = 0; k < 3; k++) {
+    subs.push({
+      id: `${id}-sub-${k}`,
+      type: 'sub_tariff',
+      name: null,
+      currency: null,
+      prices: Array.from({ length: int(1, 2) }, component),
+      emp_id: tariffs[i].emp_id,
+      cpo_id: pick(cpoIds),
+      super_tariff_ids: [id],
+    });
+  }
+}
+
+const catalog = new PricingCatalog();
+for (const c of companies) catalog.upsertCompany(c);
+for (const t of tariffs) catalog.upsertTariff(t);
+for (const s of subs) catalog.upsertTariff(s);
+
+const stations: StationContext[] = Array.from({ length: N_STATION }, (_, i) => ({
+  id: `station-${i}`,
+  country: 'DE',
+  cpo_id: pick(cpoIds),
+  charge_points: [
+    { plug: 'type2', energy_type: 'ac' as const, power: pick([11, 22]) },
+    { plug: 'type2', energy_type: 'ac' as const, power: 3.7 },
+    { plug: 'ccs', energy_type: 'dc' as const, power: pick([50, 150]) },
+    { plug: 'ccs', energy_type: 'dc' as const, power: pick([300, 350]) },
+  ],
+}));
+
+const vehicle: VehiclePricing = {
+  id: 'car',
+  brand_id: 'brand',
+  usable_battery_size: 77,
+  ac_phases: 3,
+  ac_max_power: 11,
+  ac_map: { '2.0': 2, '2.3': 2.3, '3.7': 3.7, '7.4': 7.4, '11': 11, '16': 11, '22': 11, '43': 11 },
+  dc_ports: ['ccs'],
+  dc_max_power: 175,
+  dc_curve: [
+    { percentage: 0, power: 120 },
+    { percentage: 20, power: 175 },
+    { percentage: 50, power: 130 },
+    { percentage: 80, power: 70 },
+    { percentage: 100, power: 10 },
+  ],
+};
+const batteryRange: [number, number] = [10, 80];
+const sessionOpts = { carAcPhases: 3, allowUnbalancedLoad: false };
+
+// --- compiled vs reference: one tariff at one station's four charge points per operation ---
+const station = stations[0];
+const cps: { energyType: EnergyType; power: number; session: ChargeSession }[] = station.charge_points.map((cp) => ({
+  energyType: cp.energy_type!,
+  power: cp.power,
+  session: sessionForVehicle(vehicle, cp.energy_type!, cp.power, batteryRange, sessionOpts),
+}));
+const profiles = cps.map((cp) => {
+  const steps: { minutes: number; kw: number }[] = [];
+  for (let i = 0; i < cp.session.steps; i++) {
+    steps.push({ minutes: cp.session.tEnd[i] - (i === 0 ? 0 : cp.session.tEnd[i - 1]), kw: cp.session.power[i] });
+  }
+  return { steps, consumed_power: cp.session.consumedPower };
+});
+const scratch = new PlanScratch();
+const results = new PriceResults(4);
+const conversion = buildConversion(catalog.currencies, RATES, 'EUR');
+const st = resolveStation(catalog, station.cpo_id, station.country, station.id, false);
+const blocks = tariffs.map((t) => catalog.blockById(t.id)!);
+const companyMap = new Map(companies.map((c) => [c.id, c]));
+const subsOf = new Map(tariffs.map((t) => [t.id, catalog.subTariffsOf(t.id)]));
+let sink = 0;
+let next = 0;
+
+function compiledOnce(): void {
+  const b = blocks[next++ % blocks.length];
+  planTariff(catalog, b, st, scratch);
+  for (let j = 0; j < 4; j++) {
+    evaluateInto(b, scratch, cps[j].session, cps[j].energyType, cps[j].power, 720, conversion, results, j);
+    sink += results.price[j] || 0;
+  }
+}
+
+function referenceOnce(): void {
+  const t = tariffs[next++ % tariffs.length];
+  for (let j = 0; j < 4; j++) {
+    const res = referencePrice({
+      tariff: t,
+      subTariffs: subsOf.get(t.id)!,
+      evsePrices: [],
+      companies: companyMap,
+      station: { id: station.id, cpo_id: station.cpo_id, country: station.country },
+      chargePoint: { energy_type: cps[j].energyType, power: cps[j].power },
+      profile: profiles[j],
+      startTime: 720,
+      currency: 'EUR',
+      rates: RATES,
+      averagePrices: false,
+    });
+    sink += res.price ?? 0;
+  }
+}
+
+// --- worst-case bulk ---
+const bulkRequest: BulkRequest = {
+  stations,
+  tariffIds: tariffs.map((t) => t.id),
+  vehicle,
+  batteryRange,
+  currency: 'EUR',
+  startTime: 720,
+  allowUnbalancedLoad: false,
+  includeDirectPayment: true,
+  chargePointsPowerLte: null,
+};
+const bulkScratch = new BulkScratch();
+const bulkOnce = () => {
+  sink += bulkPreview(catalog, bulkRequest, RATES, bulkScratch).length;
+};
+
+function exposeGc(): (() => void) | null {
+  const g = (globalThis as { gc?: () => void }).gc;
+  if (g) return g;
+  try {
+    v8.setFlagsFromString('--expose-gc');
+    return vm.runInNewContext('gc') as () => void;
+  } catch {
+    return null;
+  }
+}
+
+function heapDelta(fn: () => void, repeats: number): number | null {
+  const gc = exposeGc();
+  if (!gc) return null;
+  const deltas: number[] = [];
+  for (let i = 0; i < repeats; i++) {
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    fn();
+    deltas.push(process.memoryUsage().heapUsed - before);
+  }
+  deltas.sort((a, b) => a - b);
+  return deltas[deltas.length >> 1];
+}
+
+async function main(): Promise<void> {
+  const time = quick ? 150 : 2000;
+  const warmupTime = quick ? 50 : 500;
+  const bench = new Bench({ time, warmupTime });
+  bench.add('compiled: plan + 4 charge points', compiledOnce);
+  bench.add('reference: 4 charge points', referenceOnce);
+  bench.add('bulk: 100 stations × 200 tariffs × 4 charge points', bulkOnce);
+  await bench.run();
+
+  const stat = (name: string) => {
+    const task = bench.getTask(name)!;
+    const res = task.result;
+    if (res.state !== 'completed') throw new Error(`${name}: ${res.state}`);
+    return { medianMs: res.latency.p50, opsPerSec: res.throughput.p50, samples: res.latency.samplesCount };
+  };
+  const compiled = stat('compiled: plan + 4 charge points');
+  const reference = stat('reference: 4 charge points');
+  const bulk = stat('bulk: 100 stations × 200 tariffs × 4 charge points');
+  const pairs = N_STATION * N_TARIFF * 4;
+  const heap = heapDelta(bulkOnce, quick ? 3 : 9);
+  const out = {
+    date: new Date().toISOString(),
+    node: process.version,
+    quick,
+    compiledEvalsPerSec: compiled.opsPerSec * 4,
+    referenceEvalsPerSec: reference.opsPerSec * 4,
+    ratio: compiled.opsPerSec / reference.opsPerSec,
+    nsPerTariffChargePoint: (compiled.medianMs * 1e6) / 4,
+    bulkMedianMs: bulk.medianMs,
+    bulkNsPerTariffChargePoint: (bulk.medianMs * 1e6) / pairs,
+    bulkHeapDeltaBytes: heap,
+    samples: { compiled: compiled.samples, reference: reference.samples, bulk: bulk.samples },
+  };
+  const fmt = (n: number, d = 1) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
+  console.table([
+    { measure: 'compiled evaluations / s (tariff × charge point)', value: fmt(out.compiledEvalsPerSec, 0) },
+    { measure: 'reference evaluations / s', value: fmt(out.referenceEvalsPerSec, 0) },
+    { measure: 'compiled / reference', value: `${fmt(out.ratio)}× (target ≥ 20×)` },
+    { measure: 'ns per tariff × charge point (single tariff)', value: fmt(out.nsPerTariffChargePoint) },
+    { measure: 'bulk 100 × 200 × 4 median ms', value: `${fmt(out.bulkMedianMs, 2)} (target ≤ 10)` },
+    { measure: 'bulk ns per tariff × charge point', value: fmt(out.bulkNsPerTariffChargePoint) },
+    { measure: 'bulk heap delta (median, bytes)', value: heap === null ? 'gc not available' : fmt(heap, 0) },
+  ]);
+  fs.mkdirSync(path.join(ROOT, 'bench/out'), { recursive: true });
+  fs.writeFileSync(path.join(ROOT, 'bench/out/pricing.json'), JSON.stringify(out, null, 2) + '\n');
+  if (sink === -1) console.log(sink);
+}
+
+await main();
