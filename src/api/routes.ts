@@ -4,8 +4,10 @@ import { healthRoutes } from './health/health.handler.js';
 import { tariffsRoutes } from './tariffs/tariffs.handler.js';
 import type { RouteDef } from './types.js';
 import { vehiclesRoutes } from './vehicles/vehicles.handler.js';
+import { feedbackRoutes } from './feedback/feedback.handler.js';
+import { devicesRoutes } from './devices/devices.handler.js';
 
 /** The one route table: every endpoint of the service, by feature. */
 export function buildRoutes(ctx: AppContext): RouteDef[] {
-  return [...healthRoutes(ctx), ...companiesRoutes(ctx), ...tariffsRoutes(ctx), ...vehiclesRoutes(ctx)];
+  return [...healthRoutes(ctx), ...companiesRoutes(ctx), ...tariffsRoutes(ctx), ...vehiclesRoutes(ctx), ...feedbackRoutes(ctx), ...devicesRoutes(ctx)];
 }
