@@ -5,7 +5,15 @@
  *   npm run snapshot:build [-- --out <file>] [--sample]
  *
  * `--sample` keeps only the stations inside the Paris, Berlin and Hamburg boxes (1,935 stations),
- * which is what the test suite uses.
+ * which is what the test suite uses. `--extra <file>` adds station records (JSONL, the snapshot's
+ * station row shape; used for test fixtures with facilities, EVSE ids, parking descriptions, …).
+ *
+ * Country statistics history (D53): the snapshot's own month is computed by the service from its
+ * stations; earlier months come from the committed file
+ * snapshots/sources/country-statistics-history.jsonl (one record per country and month; `--history
+ * <file>` reads another file). `--record-history` appends this build's month (computed from its
+ * stations, emp_count 0 because the snapshot holds no EMPs) to that file, so it is kept when later
+ * builds move to newer station data.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -14,6 +22,12 @@ import { pathToFileURL } from 'node:url';
 import zlib from 'node:zlib';
 import cliProgress from 'cli-progress';
 import { PROJECT_ROOT, defaultSnapshotPath } from '../src/config.js';
+import { StationColumnsBuilder } from '../src/domain/stations/columns.js';
+import {
+  countryCounts,
+  countryStatisticsAttributes,
+  type CountryStatisticsAttributes,
+} from '../src/domain/stations/statistics.js';
 import {
   writeSnapshot,
   type BrandRow,
@@ -42,6 +56,29 @@ export interface BuildOptions {
   out?: string;
   sample?: boolean;
   progress?: boolean;
+  /** Extra station records (JSONL of StationRow). */
+  extra?: string;
+  /** Country statistics history (JSONL); default snapshots/sources/country-statistics-history.jsonl when present. */
+  history?: string;
+  /** Append this build's month to the history file. */
+  recordHistory?: boolean;
+}
+
+export const HISTORY_FILE = path.join(SOURCES_DIR, 'country-statistics-history.jsonl');
+
+/** The month the station data describes: that of the newest source date. */
+export function statisticsMonthOf(builtAt: string): { year: number; month: number } {
+  const d = new Date(builtAt);
+  return { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1 };
+}
+
+export function readHistory(file: string): CountryStatisticsAttributes[] {
+  if (!fs.existsSync(file)) return [];
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim().length > 0)
+    .map((l) => JSON.parse(l) as CountryStatisticsAttributes);
 }
 
 interface SourceStation {
@@ -141,6 +178,11 @@ export function buildSnapshot(opts: BuildOptions = {}): { file: string; stations
     if (opts.sample && !inSample(s.latitude, s.longitude)) continue;
     stations.push(toStationRow(s));
   }
+  if (opts.extra) {
+    const b = fs.readFileSync(opts.extra);
+    hash.update('extra').update(b);
+    for (const line of b.toString('utf8').split('\n')) if (line.trim().length > 0) stations.push(JSON.parse(line) as StationRow);
+  }
   stations.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 
   read('operators.jsonl.gz');
@@ -162,6 +204,21 @@ export function buildSnapshot(opts: BuildOptions = {}): { file: string; stations
   read('ATTRIBUTION.md');
   hash.update(opts.sample ? 'sample' : 'full');
 
+  const builtAt = process.env.SOURCE_DATE_EPOCH
+    ? new Date(Number(process.env.SOURCE_DATE_EPOCH) * 1000).toISOString()
+    : new Date(Math.max(...Object.values(SOURCE_DATES))).toISOString();
+  const month = statisticsMonthOf(builtAt);
+  const historyFile = opts.history ?? HISTORY_FILE;
+  const history = readHistory(historyFile).filter((h) => !(h.year === month.year && h.month === month.month));
+  if (history.length > 0) hash.update('history').update(JSON.stringify(history));
+  if (opts.recordHistory) {
+    const cb = new StationColumnsBuilder();
+    for (const s of stations) cb.add(s);
+    const recs = countryCounts(cb.finish()).map((x) => countryStatisticsAttributes(x, month.year, month.month, 0));
+    const keep = readHistory(historyFile).filter((h) => !(h.year === month.year && h.month === month.month));
+    fs.writeFileSync(historyFile, [...keep, ...recs].map((r) => JSON.stringify(r) + '\n').join(''));
+  }
+
   const bar =
     opts.progress && process.stderr.isTTY
       ? new cliProgress.SingleBar(
@@ -175,9 +232,9 @@ export function buildSnapshot(opts: BuildOptions = {}): { file: string; stations
     {
       meta: {
         snapshotVersion: hash.digest('hex').slice(0, 16),
-        builtAt: process.env.SOURCE_DATE_EPOCH
-          ? new Date(Number(process.env.SOURCE_DATE_EPOCH) * 1000).toISOString()
-          : new Date(Math.max(...Object.values(SOURCE_DATES))).toISOString(),
+        builtAt,
+        statisticsYear: month.year,
+        statisticsMonth: month.month,
         ratesDate: rates.date,
         attribution: readAttribution(),
       },
@@ -186,6 +243,7 @@ export function buildSnapshot(opts: BuildOptions = {}): { file: string; stations
       brands,
       vehicles,
       rates: rates.rates,
+      countryStatisticsHistory: history,
     },
     bar ? (n) => bar.update(n) : undefined,
   );
@@ -200,7 +258,13 @@ function parseArgs(argv: string[]): BuildOptions {
     if (a === '--out') o.out = argv[++i];
     else if (a === '--sample') o.sample = true;
     else if (a === '--no-progress') o.progress = false;
-    else throw new Error(`unknown argument ${a}; usage: snapshot:build [--out <file>] [--sample] [--no-progress]`);
+    else if (a === '--extra') o.extra = argv[++i];
+    else if (a === '--history') o.history = argv[++i];
+    else if (a === '--record-history') o.recordHistory = true;
+    else
+      throw new Error(
+        `unknown argument ${a}; usage: snapshot:build [--out <file>] [--sample] [--extra <jsonl>] [--history <jsonl>] [--record-history] [--no-progress]`,
+      );
   }
   return o;
 }

@@ -13,7 +13,9 @@ import { loadCompanies } from './storage/companies.js';
 import { TariffCatalog } from './domain/tariffs/catalog.js';
 import { catalogGeneration, loadStationPrices, loadTariffs } from './storage/tariffs.js';
 import { LiveStore } from './storage/live.js';
-import { Snapshot } from './storage/snapshot.js';
+import { Snapshot, SnapshotFormatError } from './storage/snapshot.js';
+import { StationIndex } from './domain/stations/index.js';
+import { AvailabilityStore } from './storage/availability.js';
 
 export interface Service {
   readonly port: number;
@@ -22,10 +24,22 @@ export interface Service {
   stop(): Promise<void>;
 }
 
+/** The default snapshot exists and has this service's format (else it is rebuilt from the sources). */
+function snapshotUsable(file: string): boolean {
+  if (!fs.existsSync(file)) return false;
+  try {
+    Snapshot.open(file).close();
+    return true;
+  } catch (e) {
+    if (e instanceof SnapshotFormatError) return false;
+    throw e;
+  }
+}
+
 /** Composition root: config → snapshot → live store → keys → routes → server. */
 export async function startService(config: Config, logger: Logger): Promise<Service> {
   const startedAt = performance.now();
-  if (!fs.existsSync(config.snapshotPath) && config.snapshotPath === defaultSnapshotPath()) {
+  if (config.snapshotPath === defaultSnapshotPath() && !snapshotUsable(config.snapshotPath)) {
     logger.info({ snapshot: config.snapshotPath }, 'building the default snapshot from snapshots/sources');
     const r = buildSnapshot({ progress: true });
     logger.info({ stations: r.stations, ms: Math.round(r.ms) }, 'snapshot built');
@@ -53,7 +67,11 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     const tariffs = new TariffCatalog(loadTariffs(live), loadStationPrices(live), catalogGeneration(live));
     const vehicles = new VehicleRegistry(snapshot.vehicles(), snapshot.brands());
     const tokens = await TokenVerifier.create(config, live);
-    const ctx: AppContext = { config, logger, snapshot, live, companies, tariffs, vehicles, tokens, startedAt };
+    const tStations = performance.now();
+    const stations = new StationIndex(snapshot.stationColumns());
+    logger.info({ stations: stations.size, ms: Math.round(performance.now() - tStations) }, 'station index loaded');
+    const availability = new AvailabilityStore(live);
+    const ctx: AppContext = { config, logger, snapshot, live, companies, tariffs, vehicles, tokens, stations, availability, startedAt };
     const server = await startServer(config.host, config.port, {
       routes: buildRoutes(ctx),
       keys,

@@ -6,6 +6,8 @@ import type { VehicleRegistry } from '../domain/vehicles/vehicle.js';
 import type { TokenVerifier } from '../auth/token.js';
 import type { LiveStore } from '../storage/live.js';
 import type { Snapshot } from '../storage/snapshot.js';
+import type { StationIndex } from '../domain/stations/index.js';
+import type { AvailabilityStore } from '../storage/availability.js';
 
 /** Everything handlers need, built once by the composition root (src/main.ts). */
 export interface AppContext {
@@ -21,6 +23,10 @@ export interface AppContext {
   readonly tokens: TokenVerifier;
   /** All tariffs, sub tariffs and EVSE-level prices in memory with the catalog generation; tariff and company writes update it after they commit. */
   readonly tariffs: TariffCatalog;
+  /** All stations of the snapshot (columns, kdbush, fragments); immutable. */
+  readonly stations: StationIndex;
+  /** Live charge point availability (migration 002, D3). */
+  readonly availability: AvailabilityStore;
   /** performance.now() at start, for uptime. */
   readonly startedAt: number;
 }

@@ -6,8 +6,10 @@ import type { RouteDef } from './types.js';
 import { vehiclesRoutes } from './vehicles/vehicles.handler.js';
 import { feedbackRoutes } from './feedback/feedback.handler.js';
 import { devicesRoutes } from './devices/devices.handler.js';
+import { stationsRoutes } from './stations/stations.handler.js';
+import { statisticsRoutes } from './statistics/statistics.handler.js';
 
 /** The one route table: every endpoint of the service, by feature. */
 export function buildRoutes(ctx: AppContext): RouteDef[] {
-  return [...healthRoutes(ctx), ...companiesRoutes(ctx), ...tariffsRoutes(ctx), ...vehiclesRoutes(ctx), ...feedbackRoutes(ctx), ...devicesRoutes(ctx)];
+  return [...healthRoutes(ctx), ...companiesRoutes(ctx), ...tariffsRoutes(ctx), ...vehiclesRoutes(ctx), ...feedbackRoutes(ctx), ...devicesRoutes(ctx), ...stationsRoutes(ctx), ...statisticsRoutes(ctx)];
 }

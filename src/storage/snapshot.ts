@@ -1,12 +1,15 @@
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
+import { StationColumnsBuilder, decodeColumns, encodeColumns, type StationColumns } from '../domain/stations/columns.js';
+import type { ChargePointRecord, FacilityDetail, StationRecord } from '../domain/stations/model.js';
+import type { CountryStatisticsAttributes } from '../domain/stations/statistics.js';
 
 /**
  * The read-only snapshot: stations and charge points, operator companies as first seen, vehicles
  * and brands, currency reference rates. Built deterministically by `npm run snapshot:build`;
  * carries a format version that the service checks before use.
  */
-export const SNAPSHOT_FORMAT_VERSION = 1;
+export const SNAPSHOT_FORMAT_VERSION = 2;
 
 const DDL = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
@@ -24,6 +27,12 @@ CREATE TABLE stations (
 CREATE TABLE brands (id TEXT PRIMARY KEY, name TEXT NOT NULL) STRICT;
 CREATE TABLE vehicles (id TEXT PRIMARY KEY, brand_id TEXT NOT NULL, data TEXT NOT NULL) STRICT;
 CREATE TABLE currency_rates (code TEXT PRIMARY KEY, rate REAL NOT NULL) STRICT;
+CREATE TABLE station_columns (name TEXT PRIMARY KEY, data BLOB NOT NULL) STRICT;
+CREATE TABLE station_evse (evse_id TEXT PRIMARY KEY, station_id TEXT NOT NULL) STRICT, WITHOUT ROWID;
+CREATE TABLE country_statistics_history (
+  country TEXT NOT NULL, year INTEGER NOT NULL, month INTEGER NOT NULL, data TEXT NOT NULL,
+  PRIMARY KEY (country, year, month)
+) STRICT, WITHOUT ROWID;
 `;
 
 export interface SnapshotMeta {
@@ -32,6 +41,9 @@ export interface SnapshotMeta {
   builtAt: string;
   ratesDate: string;
   attribution: string;
+  /** The month the station data describes (D53). */
+  statisticsYear: number;
+  statisticsMonth: number;
 }
 
 export interface OperatorRow {
@@ -41,47 +53,8 @@ export interface OperatorRow {
   countries: string[];
 }
 
-export interface ChargePointRow {
-  plug: string;
-  energy_type: 'ac' | 'dc';
-  power: number;
-  count: number;
-  evse_ids: string[];
-}
-
-export interface FacilityDetail {
-  facility_types: string[];
-  name: string | null;
-  longitude: number;
-  latitude: number;
-}
-
-export interface StationRow {
-  id: string;
-  name: string;
-  latitude: number;
-  longitude: number;
-  country: string;
-  address: string;
-  operator_id: string | null;
-  evse_operator: string | null;
-  evse_ids: string[];
-  free_parking: boolean | null;
-  free_charging: boolean | null;
-  parking_type: string | null;
-  facilities: string[];
-  charge_points: ChargePointRow[];
-  source_label: string | null;
-  source_id: string | null;
-  version: number;
-  created_at: number;
-  updated_at: number;
-  /** Language code → text (D22), or null when the station has none. */
-  parking_description: Record<string, string> | null;
-  facility_details: FacilityDetail[];
-  /** Active promotion campaign (D28), or null. */
-  branding: { map_pin_icon_url: string } | null;
-}
+export type { ChargePointRecord as ChargePointRow, FacilityDetail } from '../domain/stations/model.js';
+export type StationRow = StationRecord;
 
 export interface BrandRow {
   id: string;
@@ -102,6 +75,11 @@ export interface SnapshotContent {
   brands: Iterable<BrandRow>;
   vehicles: Iterable<VehicleRow>;
   rates: Record<string, number>;
+  /**
+   * Country statistics of past months (D53), kept from earlier builds; the snapshot's own month is
+   * computed at run time from its stations. Omitted → none.
+   */
+  countryStatisticsHistory?: Iterable<CountryStatisticsAttributes>;
 }
 
 export class SnapshotFormatError extends Error {}
@@ -129,6 +107,7 @@ export function writeSnapshot(file: string, content: SnapshotContent, onStation?
       meta.run('built_at', content.meta.builtAt);
       meta.run('rates_date', content.meta.ratesDate);
       meta.run('attribution', content.meta.attribution);
+      meta.run('statistics_month', `${content.meta.statisticsYear}-${String(content.meta.statisticsMonth).padStart(2, '0')}`);
       const op = db.prepare('INSERT INTO operators VALUES (?, ?, ?, ?)');
       for (const o of content.operators) {
         op.run(o.id, o.name, JSON.stringify(o.evse_operator_ids), JSON.stringify(o.countries));
@@ -136,8 +115,12 @@ export function writeSnapshot(file: string, content: SnapshotContent, onStation?
       const st = db.prepare(
         'INSERT INTO stations VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)',
       );
+      const evse = db.prepare('INSERT OR IGNORE INTO station_evse VALUES (?, ?)');
+      const columns = new StationColumnsBuilder();
       let n = 0;
       for (const s of content.stations) {
+        columns.add(s);
+        for (const e of s.evse_ids) evse.run(e.toLowerCase(), s.id);
         st.run(
           s.id, s.name, s.latitude, s.longitude, s.country, s.address, s.operator_id, s.evse_operator,
           JSON.stringify(s.evse_ids), boolToInt(s.free_parking), boolToInt(s.free_charging), s.parking_type,
@@ -150,6 +133,10 @@ export function writeSnapshot(file: string, content: SnapshotContent, onStation?
         if (onStation !== undefined && (n & 1023) === 0) onStation(n);
       }
       if (onStation !== undefined) onStation(n);
+      const blob = db.prepare('INSERT INTO station_columns VALUES (?, ?)');
+      for (const [name, data] of encodeColumns(columns.finish())) blob.run(name, data);
+      const hist = db.prepare('INSERT OR REPLACE INTO country_statistics_history VALUES (?, ?, ?, ?)');
+      for (const h of content.countryStatisticsHistory ?? []) hist.run(h.country, h.year, h.month, JSON.stringify(h));
       const br = db.prepare('INSERT INTO brands VALUES (?, ?)');
       for (const b of content.brands) br.run(b.id, b.name);
       const ve = db.prepare('INSERT INTO vehicles VALUES (?, ?, ?)');
@@ -172,11 +159,30 @@ interface RawStation {
   updated_at: number; parking_description: string | null; facility_details: string; branding: string | null;
 }
 
+function decodeStation(r: RawStation): StationRow {
+  return {
+    id: r.id, name: r.name, latitude: r.latitude, longitude: r.longitude, country: r.country,
+    address: r.address, operator_id: r.operator_id, evse_operator: r.evse_operator,
+    evse_ids: JSON.parse(r.evse_ids) as string[],
+    free_parking: intToBool(r.free_parking), free_charging: intToBool(r.free_charging),
+    parking_type: r.parking_type, facilities: JSON.parse(r.facilities) as string[],
+    charge_points: JSON.parse(r.charge_points) as ChargePointRecord[],
+    source_label: r.source_label, source_id: r.source_id, version: r.version,
+    created_at: r.created_at, updated_at: r.updated_at,
+    parking_description:
+      r.parking_description === null ? null : (JSON.parse(r.parking_description) as Record<string, string>),
+    facility_details: JSON.parse(r.facility_details) as FacilityDetail[],
+    branding: r.branding === null ? null : (JSON.parse(r.branding) as { map_pin_icon_url: string }),
+  };
+}
+
 /** A read-only, immutable snapshot file. */
 export class Snapshot {
   readonly file: string;
   readonly meta: SnapshotMeta;
   private readonly db: Database.Database;
+  private stmtStation: Database.Statement | undefined;
+  private stmtEvse: Database.Statement | undefined;
 
   private constructor(file: string) {
     this.file = file;
@@ -204,6 +210,8 @@ export class Snapshot {
       builtAt: m.get('built_at') ?? '',
       ratesDate: m.get('rates_date') ?? '',
       attribution: m.get('attribution') ?? '',
+      statisticsYear: Number((m.get('statistics_month') ?? '1970-01').slice(0, 4)),
+      statisticsMonth: Number((m.get('statistics_month') ?? '1970-01').slice(5, 7)),
     };
   }
 
@@ -228,22 +236,7 @@ export class Snapshot {
   /** All stations in id order, decoded. */
   *stations(): IterableIterator<StationRow> {
     const it = this.db.prepare('SELECT * FROM stations ORDER BY id').iterate() as IterableIterator<RawStation>;
-    for (const r of it) {
-      yield {
-        id: r.id, name: r.name, latitude: r.latitude, longitude: r.longitude, country: r.country,
-        address: r.address, operator_id: r.operator_id, evse_operator: r.evse_operator,
-        evse_ids: JSON.parse(r.evse_ids) as string[],
-        free_parking: intToBool(r.free_parking), free_charging: intToBool(r.free_charging),
-        parking_type: r.parking_type, facilities: JSON.parse(r.facilities) as string[],
-        charge_points: JSON.parse(r.charge_points) as ChargePointRow[],
-        source_label: r.source_label, source_id: r.source_id, version: r.version,
-        created_at: r.created_at, updated_at: r.updated_at,
-        parking_description:
-          r.parking_description === null ? null : (JSON.parse(r.parking_description) as Record<string, string>),
-        facility_details: JSON.parse(r.facility_details) as FacilityDetail[],
-        branding: r.branding === null ? null : (JSON.parse(r.branding) as { map_pin_icon_url: string }),
-      };
-    }
+    for (const r of it) yield decodeStation(r);
   }
 
   /** Distinct (operator, evse_operator) pairs of the stations, for companies' `evse_operator_ids` (D48). */
@@ -254,6 +247,39 @@ export class Snapshot {
          WHERE operator_id IS NOT NULL AND evse_operator IS NOT NULL ORDER BY operator_id, evse_operator`,
       )
       .all() as Array<{ operator_id: string; evse_operator: string }>;
+  }
+
+  /** One station by id (exact, lower-case), decoded; null when unknown. */
+  station(id: string): StationRow | null {
+    const r = (this.stmtStation ??= this.db.prepare('SELECT * FROM stations WHERE id = ?')).get(id) as RawStation | undefined;
+    return r === undefined ? null : decodeStation(r);
+  }
+
+  /** The station holding an EVSE id (case-insensitive), or null. */
+  stationIdByEvse(evseId: string): string | null {
+    const r = (this.stmtEvse ??= this.db.prepare('SELECT station_id FROM station_evse WHERE evse_id = ?')).get(
+      evseId.toLowerCase(),
+    ) as { station_id: string } | undefined;
+    return r?.station_id ?? null;
+  }
+
+  /** The station columns (typed arrays, kdbush data, pre-serialized list fragments). */
+  stationColumns(): StationColumns {
+    const rows = this.db.prepare('SELECT name, data FROM station_columns ORDER BY name').all() as { name: string; data: Buffer }[];
+    const byName = new Map<string, Buffer>();
+    const parts: Buffer[] = [];
+    for (const r of rows) {
+      if (r.name.startsWith('fragments:')) parts.push(r.data);
+      else byName.set(r.name, r.data);
+    }
+    return decodeColumns((k) => byName.get(k), parts);
+  }
+
+  /** Stored country statistics of earlier months (D53). */
+  countryStatisticsHistory(): CountryStatisticsAttributes[] {
+    return (
+      this.db.prepare('SELECT data FROM country_statistics_history ORDER BY country, year, month').all() as { data: string }[]
+    ).map((r) => JSON.parse(r.data) as CountryStatisticsAttributes);
   }
 
   brands(): BrandRow[] {

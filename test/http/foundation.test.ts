@@ -15,7 +15,7 @@ describe('foundation over HTTP', () => {
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(r.json.status).toBe('ok');
-    expect(r.json.snapshot.format_version).toBe(1);
+    expect(r.json.snapshot.format_version).toBe(2);
     expect(r.json.snapshot.version).toMatch(/^[0-9a-f]{16}$/);
     expect(r.json.snapshot.built_at).toBe('2022-12-05T00:00:00.000Z');
     expect(typeof r.json.uptime_seconds).toBe('number');

@@ -1,0 +1,166 @@
+/**
+ * Station documents. The list page is built by joining the pre-serialized station fragments of the
+ * snapshot (D28) and splicing in the few per-request values: the operator reference (null when the
+ * company was deleted, D21) and `available_count` (D3). Included operator companies (D29) come
+ * from a per-company cache invalidated by the company registry's generation.
+ */
+import type { CompanyRegistry } from '../../domain/companies/registry.js';
+import type { StationIndex } from '../../domain/stations/index.js';
+import type { StationRecord } from '../../domain/stations/model.js';
+import { localized, type Language } from '../../domain/language.js';
+
+const HEAD = Buffer.from('{"data":[');
+const COMMA = Buffer.from(',');
+const NULL = Buffer.from('null');
+const MID = Buffer.from('],"included":[');
+const OP_REF_OVERHEAD = Buffer.byteLength('{"type":"company","id":""}');
+
+export interface PageInput {
+  indices: readonly number[];
+  moreAvailable: boolean;
+  /** Availability per station index (only for keys with ReadStationsWithAvailability), else null. */
+  availability: ReadonlyMap<number, Int32Array> | null;
+  /** fields[company]; undefined = name only. */
+  companyFields: ReadonlySet<string> | undefined;
+  /** filter[operator.supported_emps.id], for the filtered supported_emps (D29). */
+  supportedEmpsFilter: readonly string[] | undefined;
+}
+
+export class StationPageWriter {
+  private nameCache = new Map<string, Buffer>();
+  private cacheGeneration = -1;
+  private readonly tail: (more: boolean) => Buffer;
+
+  constructor(
+    private readonly index: StationIndex,
+    private readonly companies: CompanyRegistry,
+    disabledExtBCountries: readonly string[],
+  ) {
+    const t = Buffer.from(`],"meta":{"more_available":true,"disabled_ext_b_countries":${JSON.stringify(disabledExtBCountries)}}}`);
+    const f = Buffer.from(`],"meta":{"more_available":false,"disabled_ext_b_countries":${JSON.stringify(disabledExtBCountries)}}}`);
+    this.tail = (more) => (more ? t : f);
+  }
+
+  private companyName(id: string): Buffer {
+    if (this.cacheGeneration !== this.companies.generation) {
+      this.nameCache = new Map();
+      this.cacheGeneration = this.companies.generation;
+    }
+    let b = this.nameCache.get(id);
+    if (b === undefined) {
+      const c = this.companies.get(id)!;
+      b = Buffer.from(JSON.stringify({ id: c.id, type: 'company', attributes: { name: c.name } }));
+      this.nameCache.set(id, b);
+    }
+    return b;
+  }
+
+  private companyRecord(id: string, p: PageInput): Buffer {
+    const f = p.companyFields;
+    if (f === undefined || (f.size === 1 && f.has('name'))) return this.companyName(id);
+    const c = this.companies.get(id)!;
+    const rec: Record<string, unknown> = { id: c.id, type: 'company' };
+    if (f.has('name')) rec.attributes = { name: c.name };
+    if (f.has('supported_emps')) {
+      const wanted = p.supportedEmpsFilter === undefined ? null : new Set(p.supportedEmpsFilter);
+      const emps = wanted === null ? [] : c.supported_emps.filter((e) => wanted.has(e) && this.companies.has(e));
+      rec.relationships = { supported_emps: { data: emps.map((e) => ({ type: 'company', id: e })) } };
+    }
+    return Buffer.from(JSON.stringify(rec));
+  }
+
+  /** The whole list document as bytes. */
+  page(p: PageInput): Buffer {
+    const c = this.index.c;
+    const frags = c.fragments;
+    const parts: Buffer[] = [HEAD];
+    const ops: string[] = [];
+    const seen = new Set<number>();
+    for (let j = 0; j < p.indices.length; j++) {
+      const i = p.indices[j];
+      if (j > 0) parts.push(COMMA);
+      const start = c.fragStart[i];
+      const end = c.fragStart[i + 1];
+      const avail = p.availability === null ? undefined : p.availability.get(i);
+      const o = c.operator[i];
+      let opLive = true;
+      if (o !== -1) {
+        const opId = c.dict.operators[o];
+        opLive = this.companies.has(opId);
+        if (opLive && !seen.has(o)) {
+          seen.add(o);
+          ops.push(opId);
+        }
+      }
+      if (avail === undefined && opLive) {
+        parts.push(frags.subarray(start, end));
+        continue;
+      }
+      // Splice: available counts (ascending positions), then the operator reference.
+      let at = start;
+      if (avail !== undefined) {
+        const g0 = c.cpStart[i];
+        for (let k = 0; k < avail.length; k++) {
+          if (avail[k] < 0) continue;
+          const pos = start + c.cpAvailPos[g0 + k];
+          parts.push(frags.subarray(at, pos), Buffer.from(String(avail[k])));
+          at = pos + 4;
+        }
+      }
+      if (!opLive) {
+        const pos = start + c.opPos[i];
+        parts.push(frags.subarray(at, pos), NULL);
+        at = pos + OP_REF_OVERHEAD + Buffer.byteLength(c.dict.operators[o]);
+      }
+      parts.push(frags.subarray(at, end));
+    }
+    parts.push(MID);
+    for (let k = 0; k < ops.length; k++) {
+      if (k > 0) parts.push(COMMA);
+      parts.push(this.companyRecord(ops[k], p));
+    }
+    parts.push(this.tail(p.moreAvailable));
+    return Buffer.concat(parts);
+  }
+}
+
+/** The single-read document (D30). */
+export function singleStationDocument(
+  s: StationRecord,
+  lang: Language,
+  availability: Int32Array | null | undefined,
+  companies: CompanyRegistry,
+): unknown {
+  const withAvail = availability !== undefined;
+  const op = s.operator_id !== null && companies.has(s.operator_id) ? companies.get(s.operator_id)! : null;
+  return {
+    data: {
+      id: s.id,
+      type: 'charging_station',
+      attributes: {
+        name: s.name,
+        latitude: s.latitude,
+        longitude: s.longitude,
+        country: s.country,
+        address: s.address,
+        free_parking: s.free_parking,
+        free_charging: s.free_charging,
+        evse_ids: s.evse_ids,
+        charge_points: s.charge_points.map((c, k) => {
+          const cp: Record<string, unknown> = { plug: c.plug, energy_type: c.energy_type, power: c.power, count: c.count };
+          if (withAvail) cp.available_count = availability !== null && availability[k] >= 0 ? availability[k] : null;
+          return cp;
+        }),
+        facilities: s.facilities,
+        parking_type: s.parking_type,
+        version: s.version,
+        source_label: s.source_label,
+        parking_description: localized(s.parking_description, lang),
+        facility_details: s.facility_details,
+      },
+      relationships: { operator: { data: op === null ? null : { type: 'company', id: op.id } } },
+      meta: { branding: s.branding === null ? null : { map_pin_icon_url: s.branding.map_pin_icon_url } },
+    },
+    included: op === null ? [] : [{ id: op.id, type: 'company', attributes: { name: op.name } }],
+  };
+}

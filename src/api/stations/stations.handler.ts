@@ -1,0 +1,118 @@
+/**
+ * `GET /v1/charging_stations` (search, D25–D29) and `GET /v1/charging_stations/{id}` (single read,
+ * D30, D22, D3). Both answered on the main thread from the in-memory station index.
+ */
+import { GROUP_BIT } from '../../auth/groups.js';
+import { pickLanguage } from '../../domain/language.js';
+import type { CompanyRegistry } from '../../domain/companies/registry.js';
+import type { StationIndex } from '../../domain/stations/index.js';
+import type { AppContext } from '../context.js';
+import { forbidden, notFound } from '../jsonapi/errors.js';
+import { bool } from '../jsonapi/query.js';
+import { json, type ApiRequest, type ApiResponse, type RouteDef } from '../types.js';
+import { AvailabilityView } from './availability.js';
+import { StationPageWriter, singleStationDocument } from './stations.document.js';
+import { parseSearch } from './stations.query.js';
+
+const WITH_AVAILABILITY = GROUP_BIT.ReadStationsWithAvailability;
+
+/**
+ * Operators (by dictionary index) where at least one of the EMPs is usable (D26, D66); cached per
+ * EMP list until the next company write.
+ */
+class EmpOperatorMasks {
+  private generation = -1;
+  private readonly cache = new Map<string, Uint8Array>();
+
+  constructor(
+    private readonly index: StationIndex,
+    private readonly companies: CompanyRegistry,
+  ) {}
+
+  mask(emps: readonly string[]): Uint8Array {
+    if (this.generation !== this.companies.generation) {
+      this.cache.clear();
+      this.generation = this.companies.generation;
+    }
+    const key = [...new Set(emps)].sort().join(',');
+    let m = this.cache.get(key);
+    if (m === undefined) {
+      const ops = this.index.c.dict.operators;
+      const list = key.split(',');
+      m = new Uint8Array(ops.length);
+      for (let o = 0; o < ops.length; o++) {
+        for (const e of list) {
+          if (this.companies.usability(e, ops[o]) !== 'none') {
+            m[o] = 1;
+            break;
+          }
+        }
+      }
+      if (this.cache.size >= 256) this.cache.clear();
+      this.cache.set(key, m);
+    }
+    return m;
+  }
+}
+
+export function stationsRoutes(ctx: AppContext): RouteDef[] {
+  const index = ctx.stations;
+  const writer = new StationPageWriter(index, ctx.companies, ctx.config.disabledExtBCountries);
+  const availability = new AvailabilityView(ctx.availability, index);
+  const empMasks = new EmpOperatorMasks(index, ctx.companies);
+
+  const search = (req: ApiRequest): ApiResponse => {
+    const q = parseSearch(req.query);
+    const refinement = index.compile({
+      plugs: q.plugs,
+      powerGte: q.powerGte,
+      powerLte: q.powerLte,
+      operatorIds: q.operatorIds,
+      evseOperators: q.evseOperators,
+      supportedEmpOperators: q.supportedEmps === undefined ? undefined : empMasks.mask(q.supportedEmps),
+      freeCharging: q.freeCharging,
+      freeParking: q.freeParking,
+      facilities: q.facilities,
+      parkingTypes: q.parkingTypes,
+      countries: q.countries,
+    });
+    const r = index.search(q.primary, refinement, q.page.offset, q.page.size);
+    const body = writer.page({
+      indices: r.indices,
+      moreAvailable: r.moreAvailable,
+      availability: (req.groups & WITH_AVAILABILITY) !== 0 ? availability.current() : null,
+      companyFields: q.companyFields,
+      supportedEmpsFilter: q.supportedEmps,
+    });
+    return { status: 200, body };
+  };
+
+  const single = (req: ApiRequest): ApiResponse => {
+    const withAvail = bool(req.query, 'availability') === true;
+    if (withAvail && (req.groups & WITH_AVAILABILITY) === 0) {
+      throw forbidden('action read_stations_with_availability not allowed');
+    }
+    const raw = req.params.id;
+    let i = index.find(raw);
+    if (i === -1) {
+      const sid = ctx.snapshot.stationIdByEvse(raw);
+      if (sid !== null) i = index.find(sid);
+    }
+    if (i === -1) throw notFound(`charging station ${raw}`);
+    const station = ctx.snapshot.station(index.idAt(i));
+    if (station === null) throw notFound(`charging station ${raw}`);
+    const avail = withAvail ? (availability.current().get(i) ?? null) : undefined;
+    return json(200, singleStationDocument(station, pickLanguage(req.headers.acceptLanguage), avail, ctx.companies));
+  };
+
+  return [
+    { method: 'GET', path: '/v1/charging_stations', groups: ['ReadStations', 'ReadStationsWithAvailability'], body: false, handler: search },
+    {
+      method: 'GET',
+      path: '/v1/charging_stations/:id',
+      groups: ['ReadStations', 'ReadStationsWithAvailability'],
+      body: false,
+      handler: single,
+    },
+  ];
+}
