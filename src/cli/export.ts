@@ -1,0 +1,148 @@
+/**
+ * Exports what the service collected, for operators (reads DATA_DIR like the keys CLI; works while
+ * the server runs, through a read-only connection):
+ *
+ *   npm run export -- feedback|partner-feedback|devices [--since <ISO date>] [--format jsonl|csv]
+ *
+ * Writes to stdout: JSON Lines (default), one object per record, or CSV with a header row (RFC 4180
+ * quoting; lists and objects as JSON; cells of text that starts with = + - @ get a leading ' so
+ * spreadsheets do not run them as formulas). `--since` keeps feedback received, and devices
+ * created or updated, at or after that instant (a date alone means 00:00 UTC). Times are ISO 8601
+ * UTC. Exit code 2 on a usage or data-directory error.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { ConfigError, loadConfig } from '../config.js';
+import { DeviceStore } from '../storage/devices.js';
+import { FeedbackStore } from '../storage/feedback.js';
+import { LiveStore } from '../storage/live.js';
+
+const USAGE = 'usage: export feedback|partner-feedback|devices [--since <ISO date>] [--format jsonl|csv]';
+const KINDS = ['feedback', 'partner-feedback', 'devices'] as const;
+type Kind = (typeof KINDS)[number];
+
+const COLUMNS: Record<Kind, readonly string[]> = {
+  feedback: ['id', 'received_at', 'type', 'priority', 'language', 'email', 'notes', 'context', 'charging_station_id', 'attributes'],
+  'partner-feedback': ['id', 'received_at', 'type', 'content', 'tariff', 'cpo', 'emp', 'language'],
+  devices: [
+    'id', 'fcm_token', 'country', 'language', 'app_version', 'os_version', 'user_products', 'disabled_notifications',
+    'user_id', 'created_at', 'updated_at', 'update_count',
+  ],
+};
+
+function fail(msg: string): never {
+  process.stderr.write(`${msg}\n`);
+  process.exit(2);
+}
+
+/** `YYYY-MM-DD` or a full ISO 8601 date-time (with `Z` or an offset); else null. */
+export function parseSince(s: string): number | null {
+  if (!/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(s)) return null;
+  const iso = s.length === 10 ? `${s}T00:00:00Z` : /(Z|[+-]\d{2}:?\d{2})$/.test(s) ? s : `${s}Z`;
+  const t = Date.parse(iso);
+  return Number.isNaN(t) ? null : t;
+}
+
+function csvCell(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  let s = typeof v === 'string' ? v : JSON.stringify(v);
+  if (typeof v === 'string' && /^[=+\-@\t\r]/.test(s)) s = `'${s}`;
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+function* records(kind: Kind, store: LiveStore, since: number): Generator<Record<string, unknown>> {
+  if (kind === 'devices') {
+    for (const d of new DeviceStore(store).devices(since)) {
+      yield { ...d, created_at: iso(d.created_at), updated_at: iso(d.updated_at) };
+    }
+    return;
+  }
+  const fb = new FeedbackStore(store);
+  if (kind === 'feedback') {
+    for (const r of fb.userFeedback(since)) yield { ...r, received_at: iso(r.received_at) };
+  } else {
+    for (const r of fb.partnerFeedback(since)) yield { ...r, received_at: iso(r.received_at) };
+  }
+}
+
+/** Writes with backpressure; resolves when stdout took everything. */
+async function write(chunk: string): Promise<void> {
+  if (!process.stdout.write(chunk)) await new Promise<void>((r) => process.stdout.once('drain', r));
+}
+
+async function main(argv: string[]): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (e) {
+    if (e instanceof ConfigError) fail(`configuration error: ${e.message}`);
+    throw e;
+  }
+  const [kind, ...rest] = argv;
+  if (kind === '--help' || kind === '-h') {
+    process.stdout.write(USAGE + '\n');
+    return;
+  }
+  if (kind === undefined || !(KINDS as readonly string[]).includes(kind)) fail(USAGE);
+  let since = 0;
+  let format: 'jsonl' | 'csv' = 'jsonl';
+  for (let i = 0; i < rest.length; i++) {
+    const a = rest[i];
+    const v = rest[i + 1];
+    if (a === '--since') {
+      if (v === undefined) fail(`--since needs a value\n${USAGE}`);
+      const t = parseSince(v);
+      if (t === null) fail(`--since must be an ISO 8601 date or date-time, e.g. 2024-05-01 or 2024-05-01T12:00:00Z; got "${v}"`);
+      since = t;
+      i++;
+    } else if (a === '--format') {
+      if (v !== 'jsonl' && v !== 'csv') fail(`--format must be jsonl or csv\n${USAGE}`);
+      format = v;
+      i++;
+    } else {
+      fail(`unknown argument ${a}\n${USAGE}`);
+    }
+  }
+  const file = path.join(config.dataDir, 'live.sqlite');
+  if (!fs.existsSync(file)) fail(`no live store at ${file}; set DATA_DIR to the service's data directory`);
+  const store = LiveStore.openReadonly(config.dataDir);
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(0);
+    throw e;
+  });
+  try {
+    let it: Generator<Record<string, unknown>>;
+    let first: IteratorResult<Record<string, unknown>>;
+    try {
+      it = records(kind as Kind, store, since);
+      // Preparing the statements happens on the first step; a store the server never migrated lacks the tables.
+      first = it.next();
+    } catch (e) {
+      fail(`cannot read ${kind} from ${file} (${(e as Error).message}); start the service once on this DATA_DIR to migrate it`);
+    }
+    const cols = COLUMNS[kind as Kind];
+    let buf = format === 'csv' ? cols.join(',') + '\r\n' : '';
+    for (let r = first; !r.done; r = it.next()) {
+      const rec = r.value;
+      if (format === 'jsonl') {
+        const o: Record<string, unknown> = {};
+        for (const c of cols) o[c] = rec[c] ?? null;
+        buf += JSON.stringify(o) + '\n';
+      } else {
+        buf += cols.map((c) => csvCell(rec[c])).join(',') + '\r\n';
+      }
+      if (buf.length > 65536) {
+        await write(buf);
+        buf = '';
+      }
+    }
+    if (buf.length > 0) await write(buf);
+  } finally {
+    store.close();
+  }
+}
+
+void main(process.argv.slice(2));
