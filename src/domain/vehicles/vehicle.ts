@@ -4,8 +4,9 @@
  *
  * A `Vehicle` carries the pricing fields of D62 under the names the pricing engine uses
  * (`ac_phases`, `ac_map`, `dc_ports`, `dc_max_power`, `dc_curve`, `brand_id`, `usable_battery_size`,
- * `ac_max_power`), so a record can be passed wherever pricing expects its vehicle shape, plus the
- * descriptive fields the vehicle endpoints serve.
+ * `ac_max_power`), so a record can be passed wherever pricing expects its vehicle shape
+ * (`VehiclePricing`), plus the descriptive fields the vehicle endpoints serve. Records, their lists
+ * and maps are frozen: readers must not modify them (copy before sorting).
  */
 
 export interface DcCurvePoint {
@@ -33,13 +34,13 @@ export interface Vehicle {
   /** kW; 0 when the car cannot charge AC. */
   readonly ac_max_power: number;
   /** Station kW (key as in the data set, e.g. "2.3", "11") → car kW; null when unknown. */
-  readonly ac_map: Readonly<Record<string, number>> | null;
+  readonly ac_map: Record<string, number> | null;
   /** DC plugs, e.g. `ccs`, `chademo`; empty without DC. */
-  readonly dc_ports: readonly string[];
+  readonly dc_ports: string[];
   /** kW; null without DC. */
   readonly dc_max_power: number | null;
   /** Sorted by percentage; null without DC or when the data set has no curve. */
-  readonly dc_curve: readonly DcCurvePoint[] | null;
+  readonly dc_curve: DcCurvePoint[] | null;
   /** The data set marks the curve as a generic default rather than a measured one. */
   readonly dc_default_charging_curve: boolean;
   /** kWh per 100 km, null when unknown. */
@@ -127,7 +128,7 @@ export function vehicleFromRow(row: VehicleSource, brandName?: string): Vehicle 
     ac_ports: Object.freeze(strings(ac?.ports)),
     ac_max_power: num(ac?.max_power) ?? 0,
     ac_map: acMap,
-    dc_ports: Object.freeze(dc ? strings(dc.ports) : []),
+    dc_ports: Object.freeze(dc ? strings(dc.ports) : []) as string[],
     dc_max_power: dcMax,
     dc_curve: curve,
     dc_default_charging_curve: dc !== null && dc.is_default_charging_curve === true,
