@@ -31,11 +31,15 @@ export function words(s: string): string[] {
     .filter((w) => w.length > 0);
 }
 
-/** Optimal-string-alignment distance, stopping early once every cell exceeds `max`. */
-export function editDistance(a: string, b: string, max: number): number {
+/**
+ * Optimal-string-alignment distance (adjacent transposition = 1 edit) between `a` and the closest
+ * prefix of `b` (b itself included), stopping early once every cell exceeds `max`; returns
+ * `max + 1` when above `max`. With `prefix` false, the distance to the whole of `b`.
+ */
+export function editDistance(a: string, b: string, max: number, prefix = false): number {
   const n = a.length;
   const m = b.length;
-  if (Math.abs(n - m) > max) return max + 1;
+  if (!prefix && Math.abs(n - m) > max) return max + 1;
   let prev2 = new Array<number>(m + 1).fill(0);
   let prev = new Array<number>(m + 1);
   let cur = new Array<number>(m + 1);
@@ -58,7 +62,11 @@ export function editDistance(a: string, b: string, max: number): number {
     prev = cur;
     cur = t;
   }
-  return prev[m];
+  if (!prefix) return Math.min(prev[m], max + 1);
+  // Closest prefix of b: prefixes of about a's length (at least n - max characters).
+  let best = max + 1;
+  for (let j = Math.max(1, n - max); j <= m; j++) if (prev[j] < best) best = prev[j];
+  return best;
 }
 
 const allowedEdits = (len: number): number => (len < 3 ? 0 : len <= 5 ? 1 : 2);
@@ -70,29 +78,33 @@ interface Entry {
   sortKey: string;
 }
 
+/** Typo score of a folded query word against one word (0.7 - 0.1·d, or 0); cached per search. */
+function typoScore(q: string, w: string, k: number, cache: Map<string, number>): number {
+  let s = cache.get(w);
+  if (s === undefined) {
+    const d = editDistance(q, w, k, true);
+    s = d <= k ? 0.7 - 0.1 * d : 0;
+    cache.set(w, s);
+  }
+  return s;
+}
+
 /** Scores one folded query word against one vehicle; 0 = no match. */
-function wordScore(q: string, e: Entry): number {
+function wordScore(q: string, e: Entry, cache: Map<string, number>): number {
   let best = 0;
   for (const w of e.words) {
     if (w === q) return 1;
-    if (w.startsWith(q) && best < 0.9) best = 0.9;
+    if (best < 0.9 && w.startsWith(q)) best = 0.9;
   }
   if (best > 0) return best;
   if (q.length >= 2 && e.compact.includes(q)) return 0.8;
   const k = allowedEdits(q.length);
   if (k === 0) return 0;
-  let bestD = k + 1;
   for (const w of e.words) {
-    let d = editDistance(q, w, k);
-    // A typo in a prefix ("volkswa" for "volkswagen"): compare with the word's prefixes of about q's length.
-    for (let len = Math.max(1, q.length - k); d > 0 && len <= Math.min(w.length - 1, q.length + k); len++) {
-      const dp = editDistance(q, w.slice(0, len), k);
-      if (dp < d) d = dp;
-    }
-    if (d < bestD) bestD = d;
-    if (bestD === 0) break;
+    const s = typoScore(q, w, k, cache);
+    if (s > best) best = s;
   }
-  return bestD <= k ? 0.7 - 0.1 * bestD : 0;
+  return best;
 }
 
 /** The search index over all vehicles, built once. */
@@ -112,11 +124,12 @@ export class VehicleSearch {
     const qs = words(q);
     if (qs.length === 0 || limit <= 0) return [];
     const hits: { e: Entry; score: number }[] = [];
+    const caches = qs.map(() => new Map<string, number>());
     for (const e of this.entries) {
       let sum = 0;
       let ok = true;
-      for (const w of qs) {
-        const s = wordScore(w, e);
+      for (let i = 0; i < qs.length; i++) {
+        const s = wordScore(qs[i], e, caches[i]);
         if (s === 0) {
           ok = false;
           break;
