@@ -22,6 +22,7 @@ import { pathToFileURL } from 'node:url';
 import zlib from 'node:zlib';
 import cliProgress from 'cli-progress';
 import { PROJECT_ROOT, defaultSnapshotPath } from '../src/config.js';
+import { CATALOG_GENERATOR_VERSION, CATALOG_SOURCES, buildDefaultCatalog, catalogRows } from './tariffs.js';
 import { StationColumnsBuilder } from '../src/domain/stations/columns.js';
 import {
   countryCounts,
@@ -202,6 +203,16 @@ export function buildSnapshot(opts: BuildOptions = {}): { file: string; stations
 
   const rates = JSON.parse(read('rates.json').toString('utf8')) as { date: string; rates: Record<string, number> };
   read('ATTRIBUTION.md');
+  for (const f of CATALOG_SOURCES) read(f);
+  hash.update(`catalog-generator-${CATALOG_GENERATOR_VERSION}`);
+  const catalog = buildDefaultCatalog({
+    sourcesDir: SOURCES_DIR,
+    operators: readGzipLines(path.join(SOURCES_DIR, 'operators.jsonl.gz')).map(
+      (l) => JSON.parse(l) as { id: string; name: string; countries: string[]; station_count: number },
+    ),
+    stationIds: new Set(stations.map((s) => s.id)),
+    brands,
+  });
   hash.update(opts.sample ? 'sample' : 'full');
 
   const builtAt = process.env.SOURCE_DATE_EPOCH
@@ -244,6 +255,7 @@ export function buildSnapshot(opts: BuildOptions = {}): { file: string; stations
       vehicles,
       rates: rates.rates,
       countryStatisticsHistory: history,
+      catalog: catalogRows(catalog),
     },
     bar ? (n) => bar.update(n) : undefined,
   );

@@ -11,7 +11,7 @@ import { VehicleRegistry } from './domain/vehicles/vehicle.js';
 import { TokenVerifier } from './auth/token.js';
 import { loadCompanies } from './storage/companies.js';
 import { TariffCatalog } from './domain/tariffs/catalog.js';
-import { catalogGeneration, loadStationPrices, loadTariffs } from './storage/tariffs.js';
+import { catalogGeneration, catalogSeedOf, loadStationPrices, loadTariffs, seedDefaultCatalog } from './storage/tariffs.js';
 import { LiveStore } from './storage/live.js';
 import { Snapshot, SnapshotFormatError } from './storage/snapshot.js';
 import { StationIndex } from './domain/stations/index.js';
@@ -53,6 +53,8 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
       Date.now(),
     );
     if (seeded > 0) logger.info({ companies: seeded }, 'live store seeded with operator companies');
+    const seededTariffs = seedDefaultCatalog(live, snapshot.meta.snapshotVersion, () => catalogSeedOf(snapshot), Date.now());
+    if (seededTariffs > 0) logger.info({ tariffs: seededTariffs }, 'live store seeded with the default tariff catalog');
     const dev = ensureDevelopmentKey(live);
     if (dev) {
       // Printed once, on the first start of a data directory; only its hash is stored.

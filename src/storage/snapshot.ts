@@ -9,7 +9,7 @@ import type { CountryStatisticsAttributes } from '../domain/stations/statistics.
  * and brands, currency reference rates. Built deterministically by `npm run snapshot:build`;
  * carries a format version that the service checks before use.
  */
-export const SNAPSHOT_FORMAT_VERSION = 2;
+export const SNAPSHOT_FORMAT_VERSION = 3;
 
 const DDL = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
@@ -27,6 +27,7 @@ CREATE TABLE stations (
 CREATE TABLE brands (id TEXT PRIMARY KEY, name TEXT NOT NULL) STRICT;
 CREATE TABLE vehicles (id TEXT PRIMARY KEY, brand_id TEXT NOT NULL, data TEXT NOT NULL) STRICT;
 CREATE TABLE currency_rates (code TEXT PRIMARY KEY, rate REAL NOT NULL) STRICT;
+CREATE TABLE catalog (kind TEXT NOT NULL, id TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (kind, id)) STRICT, WITHOUT ROWID;
 CREATE TABLE station_columns (name TEXT PRIMARY KEY, data BLOB NOT NULL) STRICT;
 CREATE TABLE station_evse (evse_id TEXT PRIMARY KEY, station_id TEXT NOT NULL) STRICT, WITHOUT ROWID;
 CREATE TABLE country_statistics_history (
@@ -80,6 +81,17 @@ export interface SnapshotContent {
    * computed at run time from its stations. Omitted → none.
    */
   countryStatisticsHistory?: Iterable<CountryStatisticsAttributes>;
+  /**
+   * The default tariff catalog (snapshots/tariffs.ts): rows of kind `company`, `roaming`, `tariff`
+   * and `station_prices`, each a JSON document; seeded into the live store on first start. Omitted → none.
+   */
+  catalog?: Iterable<CatalogRow>;
+}
+
+export interface CatalogRow {
+  kind: 'company' | 'roaming' | 'tariff' | 'station_prices';
+  id: string;
+  data: string;
 }
 
 export class SnapshotFormatError extends Error {}
@@ -143,6 +155,8 @@ export function writeSnapshot(file: string, content: SnapshotContent, onStation?
       for (const v of content.vehicles) ve.run(v.id, v.brand_id, JSON.stringify(v.data));
       const ra = db.prepare('INSERT INTO currency_rates VALUES (?, ?)');
       for (const code of Object.keys(content.rates).sort()) ra.run(code, content.rates[code]);
+      const cat = db.prepare('INSERT INTO catalog VALUES (?, ?, ?)');
+      for (const c of content.catalog ?? []) cat.run(c.kind, c.id, c.data);
     })();
     db.exec('VACUUM');
   } finally {
@@ -280,6 +294,13 @@ export class Snapshot {
     return (
       this.db.prepare('SELECT data FROM country_statistics_history ORDER BY country, year, month').all() as { data: string }[]
     ).map((r) => JSON.parse(r.data) as CountryStatisticsAttributes);
+  }
+
+  /** Rows of one kind of the default tariff catalog, by id. */
+  catalog(kind: CatalogRow['kind']): unknown[] {
+    return (this.db.prepare('SELECT data FROM catalog WHERE kind = ? ORDER BY id').all(kind) as { data: string }[]).map(
+      (r) => JSON.parse(r.data) as unknown,
+    );
   }
 
   brands(): BrandRow[] {

@@ -6,6 +6,7 @@
 import type Database from 'better-sqlite3';
 import type { StoredStationPrices, StoredTariff } from '../domain/tariffs/model.js';
 import type { LiveStore } from './live.js';
+import type { Snapshot } from './snapshot.js';
 
 export type ChangeKind = 'company' | 'tariff' | 'station_prices';
 export type ChangeOp = 'upsert' | 'delete';
@@ -148,4 +149,84 @@ export function loadStationPrices(store: LiveStore): StoredStationPrices[] {
 
 export function writeStationPrices(store: LiveStore, sp: StoredStationPrices, generation: number): void {
   stmts(store).upsertStationPrices.run(sp.tariff_id, sp.station_id, JSON.stringify(sp.prices), generation);
+}
+
+export interface CatalogSeed {
+  companies: ReadonlyArray<{ id: string; name: string; url: string | null; is_cpo: boolean; is_emp: boolean; emp_group: string | null }>;
+  roaming: ReadonlyArray<{ cpo_id: string; emp_ids: readonly string[] }>;
+  tariffs: readonly StoredTariff[];
+  stationPrices: readonly StoredStationPrices[];
+}
+
+/**
+ * Seeds the default tariff catalog of the snapshot into the live store, once per store (like the
+ * operator companies): EMP companies, their roaming relationships (added to the operators'
+ * supported EMPs), tariffs and EVSE-level station prices, all under one new catalog generation.
+ * Records whose references are missing in this store are skipped. Returns the number of tariffs.
+ */
+export function seedDefaultCatalog(store: LiveStore, snapshotVersion: string, load: () => CatalogSeed, now: number): number {
+  return store.tx(() => {
+    if (store.getSetting('catalog_seeded_from') !== null) return 0;
+    const seed = load();
+    const db = store.db;
+    const gen = nextGeneration(store);
+    const mapping = JSON.stringify({
+      ext_a_ids: null,
+      ext_b_names: null,
+      ext_b_charge_card_ids: null,
+      sheet_names: null,
+      ext_c_operator_ids: null,
+      evse_operator_ids: [],
+    });
+    const insCompany = db.prepare(
+      `INSERT OR IGNORE INTO companies(id, name, url, is_cpo, is_emp, version, created_at, updated_at, external_source_mapping, emp_group, generation)
+       VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?)`,
+    );
+    for (const c of seed.companies) {
+      if (insCompany.run(c.id, c.name, c.url, c.is_cpo ? 1 : 0, c.is_emp ? 1 : 0, now, now, mapping, c.emp_group, gen).changes > 0) {
+        logChange(store, gen, 'company', c.id, 'upsert', now);
+      }
+    }
+    const exists = db.prepare('SELECT 1 FROM companies WHERE id = ?');
+    const has = (id: string): boolean => exists.get(id) !== undefined;
+    const addEmp = db.prepare('INSERT OR IGNORE INTO company_supported_emps(company_id, emp_id) VALUES (?, ?)');
+    const stamp = db.prepare('UPDATE companies SET generation = ? WHERE id = ?');
+    for (const r of seed.roaming) {
+      if (!has(r.cpo_id)) continue;
+      let n = 0;
+      for (const e of r.emp_ids) if (has(e)) n += addEmp.run(r.cpo_id, e).changes;
+      if (n > 0) {
+        stamp.run(gen, r.cpo_id);
+        logChange(store, gen, 'company', r.cpo_id, 'upsert', now);
+      }
+    }
+    const seeded = new Set<string>();
+    const ordered = [...seed.tariffs.filter((t) => t.type === 'tariff'), ...seed.tariffs.filter((t) => t.type === 'sub_tariff')];
+    for (const t of ordered) {
+      if (!has(t.emp_id) || (t.cpo_id !== null && !has(t.cpo_id))) continue;
+      if (t.super_tariff_ids.some((s) => !seeded.has(s))) continue;
+      if (tariffHead(store, t.id) !== undefined) continue;
+      writeTariff(store, { ...t, version: 1, created_at: now, updated_at: now }, gen);
+      seeded.add(t.id);
+    }
+    const withPrices = new Set<string>();
+    for (const sp of seed.stationPrices) {
+      if (!seeded.has(sp.tariff_id)) continue;
+      writeStationPrices(store, sp, gen);
+      withPrices.add(sp.tariff_id);
+    }
+    for (const t of withPrices) logChange(store, gen, 'station_prices', t, 'upsert', now);
+    store.setSetting('catalog_seeded_from', snapshotVersion);
+    return seeded.size;
+  });
+}
+
+/** The default catalog stored in a snapshot (empty for a snapshot without one). */
+export function catalogSeedOf(snapshot: Snapshot): CatalogSeed {
+  return {
+    companies: snapshot.catalog('company') as CatalogSeed['companies'],
+    roaming: snapshot.catalog('roaming') as CatalogSeed['roaming'],
+    tariffs: snapshot.catalog('tariff') as StoredTariff[],
+    stationPrices: snapshot.catalog('station_prices') as StoredStationPrices[],
+  };
 }

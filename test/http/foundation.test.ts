@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SNAPSHOT_FORMAT_VERSION } from '../../src/storage/snapshot.js';
 import { call, startTestServer, type TestServer } from '../helpers/server.js';
 
 describe('foundation over HTTP', () => {
@@ -15,7 +16,7 @@ describe('foundation over HTTP', () => {
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(r.json.status).toBe('ok');
-    expect(r.json.snapshot.format_version).toBe(2);
+    expect(r.json.snapshot.format_version).toBe(SNAPSHOT_FORMAT_VERSION);
     expect(r.json.snapshot.version).toMatch(/^[0-9a-f]{16}$/);
     expect(r.json.snapshot.built_at).toBe('2022-12-05T00:00:00.000Z');
     expect(typeof r.json.uptime_seconds).toBe('number');

@@ -1,0 +1,145 @@
+/**
+ * Import of published OCPI 2.2.1 tariffs into the stored tariff model, for the default catalog of
+ * the snapshot. The segment mapping itself is the pricing engine's converter
+ * (src/domain/pricing/ocpi.ts: FLAT → session, ENERGY → kwh, TIME → minute at price/60,
+ * PARKING_TIME → parking_minute, step_size → billing_increment, start/end_time → time window,
+ * min/max_duration → minute ranges, min/max_kwh → kWh ranges, start/end_date against a date).
+ * This module adds, per element, what the catalog needs on top (each is an approximation):
+ *
+ * 1. VAT. Segment prices include VAT, OCPI prices do not. A component without `vat` gets
+ *    `defaultVat` (20 % for the French data) unless the tariff says `tax_included: "YES"`
+ *    (Tesla's objects), in which case its prices are taken as they are.
+ * 2. Power. `min_power` / `max_power` (kW) become an `allow` restriction with a power range
+ *    [min_power, max_power] (missing bound → 0 / 10000). OCPI's max_power is exclusive, the range
+ *    is inclusive: a station exactly at max_power matches both neighbouring elements.
+ * 3. First match. OCPI applies, per dimension, the first element whose restrictions hold; the
+ *    segment model adds every matching segment. A segment whose dimension an earlier element
+ *    already prices unconditionally (no window, range or power restriction) can never apply in
+ *    OCPI and is dropped. Other overlaps are kept (and reported by the converter's warnings).
+ * 4. Ranges. Stored ranges are whole numbers (D56): minute bounds are rounded to the nearest minute.
+ * 5. Not representable and ignored: day_of_week, min/max_price, reservation, min/max_current,
+ *    Tesla's CONGESTION_TIME with its `min_congestion_threshold` / `min_vehicle_soc`.
+ */
+import type { StoredComponent, StoredRestriction, StoredSegment } from './model.js';
+
+/** The subset of an OCPI tariff object the import reads. */
+export interface OcpiTariffObject {
+  id?: string;
+  currency?: string;
+  tax_included?: string;
+  elements: Array<{
+    price_components: Array<{ type: string; price: number; vat?: number | null; step_size?: number | null }>;
+    restrictions?: ({ min_power?: number; max_power?: number } & Record<string, unknown>) | null;
+  }>;
+  [k: string]: unknown;
+}
+
+/** A segment as the converter returns it (fields may be missing or null). */
+export interface ConvertedSegment {
+  dimension: StoredSegment['dimension'];
+  price: number;
+  range_gte?: number | null;
+  range_lt?: number | null;
+  billing_increment?: number | null;
+  currency?: string | null;
+  time_of_day_start?: number | null;
+  time_of_day_end?: number | null;
+}
+
+/** The converter's signature (src/domain/pricing/ocpi.ts `ocpiToComponents`). */
+export type OcpiConverter = (
+  t: { currency: string; elements: OcpiTariffObject['elements'] },
+  options?: { date?: string },
+) => { currency: string; prices: Array<{ restrictions: unknown[]; decomposition: ConvertedSegment[] }>; warnings: string[] };
+
+export interface OcpiImportOptions {
+  /** VAT percent for components without `vat` (unless `tax_included` is "YES"). */
+  defaultVat: number;
+  /** Currency when the object has none (several published objects omit it). */
+  defaultCurrency: string;
+  /** Local date (YYYY-MM-DD) at which start_date/end_date restrictions are evaluated. */
+  date: string;
+}
+
+export interface OcpiImport {
+  currency: string;
+  prices: StoredComponent[];
+  warnings: string[];
+}
+
+const MAX_POWER = 10000;
+
+export function storedSegment(s: ConvertedSegment): StoredSegment {
+  const round = (v: number | null | undefined): number | null => (v == null ? null : Math.round(v));
+  return {
+    dimension: s.dimension,
+    price: s.price,
+    range_gte: round(s.range_gte),
+    range_lt: round(s.range_lt),
+    billing_increment: s.billing_increment ?? null,
+    currency: s.currency ?? null,
+    time_of_day_start: s.time_of_day_start ?? null,
+    time_of_day_end: s.time_of_day_end ?? null,
+    is_average_price: false,
+    occupancy_gte: null,
+    occupancy_lt: null,
+  };
+}
+
+export function powerRestriction(min: number | null, max: number | null): StoredRestriction {
+  return {
+    allowance: 'allow',
+    charge_point_powers: [min ?? 0, max ?? MAX_POWER],
+    charge_point_energy_type: null,
+    cpo_ids: [],
+    countries: [],
+    car_ac_phase: null,
+    charge_point_power_is_range: true,
+    use_consumed_charging_power: false,
+  };
+}
+
+/** Converts one published OCPI tariff into stored price components (see the module comment). */
+export function importOcpiTariff(t: OcpiTariffObject, convert: OcpiConverter, o: OcpiImportOptions): OcpiImport {
+  const currency = (t.currency ?? o.defaultCurrency).toUpperCase();
+  const taxIncluded = typeof t.tax_included === 'string' && t.tax_included.toUpperCase() === 'YES';
+  const warnings: string[] = [];
+  const prices: StoredComponent[] = [];
+  const unconditional = new Set<string>();
+  if (t.min_price != null) warnings.push('min_price is not representable');
+  if (t.max_price != null) warnings.push('max_price is not representable');
+  t.elements.forEach((el, ei) => {
+    const r = el.restrictions ?? {};
+    const withVat = {
+      ...el,
+      price_components: el.price_components.map((pc) =>
+        pc.vat == null && !taxIncluded ? { ...pc, vat: o.defaultVat } : pc,
+      ),
+    };
+    const conv = convert({ currency, elements: [withVat] }, { date: o.date });
+    for (const w of conv.warnings) {
+      if (!/restriction (min_power|max_power|day_of_week) is not representable/.test(w)) warnings.push(w.replace('element 0', `element ${ei}`));
+    }
+    if (conv.prices.length === 0) return;
+    const minP = typeof r.min_power === 'number' ? r.min_power : null;
+    const maxP = typeof r.max_power === 'number' ? r.max_power : null;
+    const restrictions = minP !== null || maxP !== null ? [powerRestriction(minP, maxP)] : [];
+    const decomposition: StoredSegment[] = [];
+    for (const c of conv.prices) {
+      for (const s of c.decomposition) {
+        if (unconditional.has(s.dimension)) {
+          warnings.push(`element ${ei}: ${s.dimension} already priced unconditionally by an earlier element, dropped`);
+          continue;
+        }
+        decomposition.push(storedSegment(s));
+      }
+    }
+    for (const s of decomposition) {
+      if (restrictions.length === 0 && s.time_of_day_start === null && s.range_gte === null && s.range_lt === null) {
+        unconditional.add(s.dimension);
+      }
+    }
+    if (decomposition.length > 0) prices.push({ restrictions, decomposition });
+  });
+  return { currency, prices, warnings };
+}
