@@ -22,7 +22,7 @@ import {
   type CompiledTariff,
   type PricingCatalog,
 } from './catalog.js';
-import { energyAt, type ChargeSession } from './charging.js';
+import type { ChargeSession } from './charging.js';
 import type { Conversion } from './currency.js';
 import type { EnergyType } from './model.js';
 
@@ -208,85 +208,17 @@ export function planTariff(catalog: PricingCatalog, b: CompiledTariff, st: Resol
   return s.count;
 }
 
-/** Charge-point criteria (energy type, power) of a restriction, D68. */
-function chargePointCriteriaPass(b: CompiledTariff, r: number, energy: number, power: number, consumed: number): boolean {
-  const allow = b.rAllow[r] === 1;
-  if (b.rEnergy[r] !== ENERGY_ANY && (b.rEnergy[r] === energy) !== allow) return false;
-  const n = b.rPowCount[r];
-  if (n > 0) {
-    const p = b.rConsumed[r] === 1 ? consumed : power;
-    const start = b.rPowStart[r];
-    let hit = false;
-    if (b.rPowRange[r] === 1) {
-      hit = p >= b.powPool[start] - 1e-6 && p <= b.powPool[start + n - 1] + 1e-6;
-    } else {
-      for (let i = start; i < start + n; i++) {
-        if (Math.abs(p - b.powPool[i]) <= 1e-6) {
-          hit = true;
-          break;
-        }
-      }
-    }
-    if (hit !== allow) return false;
-  }
-  return true;
-}
-
-/** Length of [lo, hi) covered by the window's occurrences on the unrolled line (D80). */
-function minutesInWindow(ws: number, we: number, t0: number, lo: number, hi: number): number {
-  if (hi <= lo) return 0;
-  if (ws < 0) return hi - lo;
-  let total = 0;
-  for (let k = Math.floor((lo + t0 - we) / 1440) + 1; ; k++) {
-    const a = ws + 1440 * k - t0;
-    if (a >= hi) break;
-    const b = we + 1440 * k - t0;
-    const x = a > lo ? a : lo;
-    const y = b < hi ? b : hi;
-    if (y > x) total += y - x;
-  }
-  return total;
-}
-
-/** Energy delivered inside the window's occurrences while Ecum is within [gte, lt) (D82). */
-function energyInWindow(session: ChargeSession, ws: number, we: number, t0: number, gte: number, lt: number): number {
-  if (ws < 0) {
-    const hiE = session.energy < lt ? session.energy : lt;
-    const loE = gte > 0 ? gte : 0;
-    return hiE > loE ? hiE - loE : 0;
-  }
-  const d = session.duration;
-  let total = 0;
-  for (let k = Math.floor((t0 - we) / 1440) + 1; ; k++) {
-    const a = ws + 1440 * k - t0;
-    if (a >= d) break;
-    const b = we + 1440 * k - t0;
-    const ea = energyAt(session, a);
-    const eb = energyAt(session, b);
-    const x = ea > gte ? ea : gte;
-    const y = eb < lt ? eb : lt;
-    if (y > x) total += y - x;
-  }
-  return total;
-}
-
-/** D80 for session fees: is the start minute inside the window? */
-function startInWindow(ws: number, we: number, t0: number): boolean {
-  if (ws < 0) return true;
-  return (t0 >= ws && t0 < we) || (t0 + 1440 >= ws && t0 + 1440 < we);
-}
-
-/** D83: every started block billed in full. */
-function billed(q: number, inc: number): number {
-  if (q <= 0) return 0;
-  if (inc <= 0) return q;
-  return Math.ceil(q / inc - 1e-9) * inc;
-}
-
 /**
  * Step 2: prices one charge point against a plan made by `planTariff` and writes entry `i` of
  * `out`. `energyType`/`power` describe the charge point (power = station maximum), `t0` is the
  * start minute of day. Returns true when a price was found.
+ *
+ * One pass over the planned segments: per dimension it keeps the most specific level seen so far
+ * and the running cost of the segments at that level; a more specific level restarts the sum.
+ * The additions happen in plan order, so the sums equal those of a separate "pick the level,
+ * then add" pass bit for bit. The window and energy helpers are written out inline: this is the
+ * innermost loop of bulk previews, and calls that V8 does not inline box their double arguments
+ * and results (heap allocations).
  */
 export function evaluateInto(
   b: CompiledTariff,
@@ -300,11 +232,12 @@ export function evaluateInto(
   i: number,
 ): boolean {
   const d3 = 3 * i;
+  const dist = out.distribution;
   out.blockingFeeStart[i] = NaN;
   out.isAverage[i] = 0;
-  out.distribution[d3] = NaN;
-  out.distribution[d3 + 1] = NaN;
-  out.distribution[d3 + 2] = NaN;
+  dist[d3] = NaN;
+  dist[d3 + 1] = NaN;
+  dist[d3 + 2] = NaN;
   if (b.isFlatRate) {
     out.price[i] = 0;
     out.reason[i] = REASON_NONE;
@@ -313,95 +246,232 @@ export function evaluateInto(
   const energy = energyType === 'dc' ? ENERGY_DC : ENERGY_AC;
   const consumed = session.consumedPower;
   const avgOk = s.averagePrices;
-  const best = s.best;
-  best[0] = NO_LEVEL;
-  best[1] = NO_LEVEL;
-  best[2] = NO_LEVEL;
+  const noPriceAtCpo = s.noPriceAtCpo;
+  const planComp = s.comp;
+  const planLevel = s.level;
+  const count = s.count;
 
-  // Pass 1: which components match this charge point, and the most specific level per dimension.
-  for (let j = 0; j < s.count; j++) {
-    const c = s.comp[j];
-    let ok = 1;
-    for (let r = b.compRStart[c]; r < b.compREnd[c]; r++) {
-      if (!chargePointCriteriaPass(b, r, energy, power, consumed)) {
-        ok = 0;
+  const compRStart = b.compRStart;
+  const compREnd = b.compREnd;
+  const compSStart = b.compSStart;
+  const compSEnd = b.compSEnd;
+  const rAllow = b.rAllow;
+  const rEnergy = b.rEnergy;
+  const rPowCount = b.rPowCount;
+  const rPowStart = b.rPowStart;
+  const rPowRange = b.rPowRange;
+  const rConsumed = b.rConsumed;
+  const powPool = b.powPool;
+  const sDim = b.sDim;
+  const sFlags = b.sFlags;
+  const sPrice = b.sPrice;
+  const sGte = b.sGte;
+  const sLt = b.sLt;
+  const sInc = b.sInc;
+  const sCur = b.sCur;
+  const sWinStart = b.sWinStart;
+  const sWinEnd = b.sWinEnd;
+
+  const duration = session.duration;
+  const totalEnergy = session.energy;
+  const steps = session.steps;
+  const tEnd = session.tEnd;
+  const eEnd = session.eEnd;
+  const stepPower = session.power;
+  const targetIndex = conv.targetIndex;
+  const srcRate = conv.srcRate;
+  const targetRate = conv.targetRate;
+
+  // Per dimension (session, kwh, minute): the most specific level so far, its cost and average flag.
+  let best0 = NO_LEVEL;
+  let best1 = NO_LEVEL;
+  let best2 = NO_LEVEL;
+  let cost0 = 0;
+  let cost1 = 0;
+  let cost2 = 0;
+  let avg0 = 0;
+  let avg1 = 0;
+  let avg2 = 0;
+  let minuteSegments = 0;
+  let zeroStart = false;
+  let smallestStart = Infinity;
+
+  for (let j = 0; j < count; j++) {
+    const c = planComp[j];
+    // Charge-point criteria (energy type, power) of every restriction, D68.
+    let ok = true;
+    for (let r = compRStart[c], rEnd = compREnd[c]; r < rEnd; r++) {
+      const allow = rAllow[r] === 1;
+      const re = rEnergy[r];
+      if (re !== ENERGY_ANY && (re === energy) !== allow) {
+        ok = false;
         break;
       }
+      const n = rPowCount[r];
+      if (n > 0) {
+        const p = rConsumed[r] === 1 ? consumed : power;
+        const start = rPowStart[r];
+        let hit = false;
+        if (rPowRange[r] === 1) {
+          hit = p >= powPool[start] - 1e-6 && p <= powPool[start + n - 1] + 1e-6;
+        } else {
+          for (let k = start; k < start + n; k++) {
+            if (Math.abs(p - powPool[k]) <= 1e-6) {
+              hit = true;
+              break;
+            }
+          }
+        }
+        if (hit !== allow) {
+          ok = false;
+          break;
+        }
+      }
     }
-    s.matched[j] = ok;
-    if (ok === 0) continue;
-    const compLevel = s.level[j];
-    for (let g = b.compSStart[c]; g < b.compSEnd[c]; g++) {
-      const dim = b.sDim[g];
-      const flags = b.sFlags[g];
+    if (!ok) continue;
+    const compLevel = planLevel[j];
+    for (let g = compSStart[c], gEnd = compSEnd[c]; g < gEnd; g++) {
+      const dim = sDim[g];
+      const flags = sFlags[g];
       if (dim === DIM_PARKING || (flags & SEG_OCCUPANCY) !== 0) continue;
       let level = compLevel;
-      if ((flags & SEG_AVERAGE) !== 0) {
+      const isAvg = (flags & SEG_AVERAGE) !== 0;
+      if (isAvg) {
         if (!avgOk) continue;
         level = LEVEL_CPO;
       }
-      if (level === LEVEL_COUNTRY && s.noPriceAtCpo) continue;
-      if (level < best[dim]) best[dim] = level;
+      if (level === LEVEL_COUNTRY && noPriceAtCpo) continue;
+      const ws = sWinStart[g];
+      const we = sWinEnd[g];
+      let cost: number;
+      if (dim === DIM_SESSION) {
+        if (level > best0) continue;
+        if (level < best0) {
+          best0 = level;
+          cost0 = 0;
+          avg0 = 0;
+        }
+        // D80 for session fees: is the start minute inside the window?
+        cost = ws < 0 || (t0 >= ws && t0 < we) || (t0 + 1440 >= ws && t0 + 1440 < we) ? sPrice[g] : 0;
+      } else if (dim === DIM_MINUTE) {
+        if (level > best2) continue;
+        if (level < best2) {
+          best2 = level;
+          cost2 = 0;
+          avg2 = 0;
+          minuteSegments = 0;
+          zeroStart = false;
+          smallestStart = Infinity;
+        }
+        const gte = sGte[g];
+        const lt = sLt[g];
+        const lo = gte > 0 ? gte : 0;
+        const hi = lt < duration ? lt : duration;
+        // Minutes of [lo, hi) inside the window's occurrences on the unrolled line (D80).
+        let q = 0;
+        if (hi > lo) {
+          if (ws < 0) q = hi - lo;
+          else {
+            for (let k = Math.floor((lo + t0 - we) / 1440) + 1; ; k++) {
+              const a = ws + 1440 * k - t0;
+              if (a >= hi) break;
+              const e = we + 1440 * k - t0;
+              const x = a > lo ? a : lo;
+              const y = e < hi ? e : hi;
+              if (y > x) q += y - x;
+            }
+          }
+        }
+        // D83: every started block billed in full.
+        const inc = sInc[g];
+        cost = sPrice[g] * (q <= 0 ? 0 : inc <= 0 ? q : Math.ceil(q / inc - 1e-9) * inc);
+        minuteSegments++;
+        if ((flags & SEG_STARTS_AT_ZERO) !== 0) zeroStart = true;
+        else if (gte < smallestStart) smallestStart = gte;
+      } else {
+        if (level > best1) continue;
+        if (level < best1) {
+          best1 = level;
+          cost1 = 0;
+          avg1 = 0;
+        }
+        const gte = sGte[g];
+        const lt = sLt[g];
+        // Energy delivered inside the window's occurrences while Ecum is within [gte, lt) (D82).
+        let q = 0;
+        if (ws < 0) {
+          const hiE = totalEnergy < lt ? totalEnergy : lt;
+          const loE = gte > 0 ? gte : 0;
+          q = hiE > loE ? hiE - loE : 0;
+        } else {
+          for (let k = Math.floor((t0 - we) / 1440) + 1; ; k++) {
+            const a = ws + 1440 * k - t0;
+            if (a >= duration) break;
+            const e = we + 1440 * k - t0;
+            // Ecum(a) and Ecum(e), exact at 0 and at the end (see `energyAt`).
+            let ea: number;
+            if (a <= 0) ea = 0;
+            else if (steps === 1) ea = (totalEnergy * a) / duration;
+            else {
+              let lo = 0;
+              let hi = steps - 1;
+              while (lo < hi) {
+                const mid = (lo + hi) >> 1;
+                if (tEnd[mid] > a) hi = mid;
+                else lo = mid + 1;
+              }
+              ea = lo === 0 ? (stepPower[0] * a) / 60 : eEnd[lo - 1] + (stepPower[lo] * (a - tEnd[lo - 1])) / 60;
+            }
+            let eb: number;
+            if (e <= 0) eb = 0;
+            else if (e >= duration) eb = totalEnergy;
+            else if (steps === 1) eb = (totalEnergy * e) / duration;
+            else {
+              let lo = 0;
+              let hi = steps - 1;
+              while (lo < hi) {
+                const mid = (lo + hi) >> 1;
+                if (tEnd[mid] > e) hi = mid;
+                else lo = mid + 1;
+              }
+              eb = lo === 0 ? (stepPower[0] * e) / 60 : eEnd[lo - 1] + (stepPower[lo] * (e - tEnd[lo - 1])) / 60;
+            }
+            const x = ea > gte ? ea : gte;
+            const y = eb < lt ? eb : lt;
+            if (y > x) q += y - x;
+          }
+        }
+        const inc = sInc[g];
+        cost = sPrice[g] * (q <= 0 ? 0 : inc <= 0 ? q : Math.ceil(q / inc - 1e-9) * inc);
+      }
+      const cur = sCur[g];
+      if (cur !== targetIndex && cost !== 0) cost = (cost / srcRate[cur]) * targetRate;
+      if (dim === DIM_SESSION) {
+        cost0 += cost;
+        if (isAvg) avg0 = 1;
+      } else if (dim === DIM_MINUTE) {
+        cost2 += cost;
+        if (isAvg) avg2 = 1;
+      } else {
+        cost1 += cost;
+        if (isAvg) avg1 = 1;
+      }
     }
   }
-  if (best[0] === NO_LEVEL && best[1] === NO_LEVEL && best[2] === NO_LEVEL) {
+  if (best0 === NO_LEVEL && best1 === NO_LEVEL && best2 === NO_LEVEL) {
     out.price[i] = NaN;
     out.reason[i] = s.reason;
     return false;
   }
-
-  // Pass 2: cost of the segments at the chosen level of each dimension.
-  const dimCost = s.dimCost;
-  dimCost[0] = 0;
-  dimCost[1] = 0;
-  dimCost[2] = 0;
-  const duration = session.duration;
-  let minuteSegments = 0;
-  let zeroStart = false;
-  let smallestStart = Infinity;
-  let average = 0;
-  const targetIndex = conv.targetIndex;
-  for (let j = 0; j < s.count; j++) {
-    if (s.matched[j] === 0) continue;
-    const c = s.comp[j];
-    const compLevel = s.level[j];
-    for (let g = b.compSStart[c]; g < b.compSEnd[c]; g++) {
-      const dim = b.sDim[g];
-      const flags = b.sFlags[g];
-      if (dim === DIM_PARKING || (flags & SEG_OCCUPANCY) !== 0) continue;
-      let level = compLevel;
-      if ((flags & SEG_AVERAGE) !== 0) {
-        if (!avgOk) continue;
-        level = LEVEL_CPO;
-      }
-      if (level !== best[dim]) continue;
-      if ((flags & SEG_AVERAGE) !== 0) average = 1;
-      let cost: number;
-      if (dim === DIM_SESSION) {
-        cost = startInWindow(b.sWinStart[g], b.sWinEnd[g], t0) ? b.sPrice[g] : 0;
-      } else if (dim === DIM_MINUTE) {
-        const lo = b.sGte[g] > 0 ? b.sGte[g] : 0;
-        const hi = b.sLt[g] < duration ? b.sLt[g] : duration;
-        cost = b.sPrice[g] * billed(minutesInWindow(b.sWinStart[g], b.sWinEnd[g], t0, lo, hi), b.sInc[g]);
-        minuteSegments++;
-        if ((flags & SEG_STARTS_AT_ZERO) !== 0) zeroStart = true;
-        else if (b.sGte[g] < smallestStart) smallestStart = b.sGte[g];
-      } else {
-        const q = energyInWindow(session, b.sWinStart[g], b.sWinEnd[g], t0, b.sGte[g], b.sLt[g]);
-        cost = b.sPrice[g] * billed(q, b.sInc[g]);
-      }
-      const cur = b.sCur[g];
-      if (cur !== targetIndex && cost !== 0) cost = (cost / conv.srcRate[cur]) * conv.targetRate;
-      dimCost[dim] += cost;
-    }
-  }
-  const price = dimCost[DIM_SESSION] + dimCost[DIM_KWH] + dimCost[DIM_MINUTE];
+  const price = cost0 + cost1 + cost2;
   out.price[i] = price;
   out.reason[i] = REASON_NONE;
-  out.isAverage[i] = average;
+  out.isAverage[i] = avg0 | avg1 | avg2;
   if (minuteSegments > 0 && !zeroStart) out.blockingFeeStart[i] = smallestStart;
   if (price !== 0) {
-    for (let dim = 0; dim < 3; dim++) if (best[dim] !== NO_LEVEL) out.distribution[d3 + dim] = dimCost[dim] / price;
+    if (best0 !== NO_LEVEL) dist[d3] = cost0 / price;
+    if (best1 !== NO_LEVEL) dist[d3 + 1] = cost1 / price;
+    if (best2 !== NO_LEVEL) dist[d3 + 2] = cost2 / price;
   }
   return true;
 }
