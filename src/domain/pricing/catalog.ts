@@ -170,6 +170,8 @@ export class PricingCatalog {
   readonly companies = new Map<string, CompanyInput>();
   readonly tariffs = new Map<string, TariffInput>();
   private readonly stationPrices = new Map<string, Map<string, PriceComponent[]>>();
+  /** Station ID → number of tariffs with station-level (EVSE) components there. */
+  private readonly evseStationRefs = new Map<string, number>();
   private readonly subsOf = new Map<string, Set<string>>();
 
   private readonly companyIds = new Interner();
@@ -227,6 +229,14 @@ export class PricingCatalog {
       if (t) out.push(t);
     }
     return out;
+  }
+
+  /**
+   * Whether any tariff has station-level (EVSE) components at the station. When false, a plan
+   * made for the station equals one made for any other station of the same CPO and country.
+   */
+  hasStationPrices(stationId: string): boolean {
+    return this.evseStationRefs.has(stationId);
   }
 
   stationPricesOf(tariffId: string): ReadonlyMap<string, PriceComponent[]> {
@@ -289,8 +299,15 @@ export class PricingCatalog {
     for (const owner of owners) {
       let m = this.stationPrices.get(owner);
       if (!m) this.stationPrices.set(owner, (m = new Map()));
+      const had = m.has(sp.station_id);
       if (sp.prices.length === 0) m.delete(sp.station_id);
       else m.set(sp.station_id, sp.prices);
+      const has = m.has(sp.station_id);
+      if (had !== has) {
+        const refs = (this.evseStationRefs.get(sp.station_id) ?? 0) + (has ? 1 : -1);
+        if (refs > 0) this.evseStationRefs.set(sp.station_id, refs);
+        else this.evseStationRefs.delete(sp.station_id);
+      }
       this.recompile(owner);
     }
     this.touch();

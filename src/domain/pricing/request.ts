@@ -324,9 +324,64 @@ export class BulkScratch {
   readonly plan = new PlanScratch();
   readonly results = new PriceResults(8);
   listedMark = new Uint8Array(0);
+  /** Per station: context, and its usable charge points as [start, end) into cpIndex/cpKind. */
+  stationCtx = new Int32Array(0);
+  stationCpStart = new Int32Array(0);
+  stationCpEnd = new Int32Array(0);
+  cpIndex = new Int32Array(0);
+  cpKind = new Int32Array(0);
+  /** Per (context, kind): whether a station needs it, the cheapest price and its tariff slot. */
+  used = new Uint8Array(0);
+  bestPrice = new Float64Array(0);
+  bestSlot = new Int32Array(0);
+  ctxKinds = new Int32Array(0);
+
+  /** Sizes the buffers for `stations` stations with `cps` charge points in total. */
+  ensureStations(stations: number, cps: number): void {
+    if (this.stationCtx.length < stations) {
+      this.stationCtx = new Int32Array(stations);
+      this.stationCpStart = new Int32Array(stations);
+      this.stationCpEnd = new Int32Array(stations);
+    }
+    if (this.cpIndex.length < cps) {
+      this.cpIndex = new Int32Array(cps);
+      this.cpKind = new Int32Array(cps);
+    }
+  }
+
+  /** Sizes and clears the (context, kind) tables. */
+  resetPairs(contexts: number, kinds: number): void {
+    const n = contexts * kinds;
+    if (this.used.length < n) {
+      this.used = new Uint8Array(n);
+      this.bestPrice = new Float64Array(n);
+      this.bestSlot = new Int32Array(n);
+    }
+    this.used.fill(0, 0, n);
+    this.bestSlot.fill(-1, 0, n);
+    if (this.ctxKinds.length < kinds) this.ctxKinds = new Int32Array(kinds);
+  }
 }
 
-/** D91: the cheapest (charge point, tariff) pair per station; unpriced stations are left out. */
+/** A station pricing context of a bulk preview: stations that share it get the same plans. */
+interface BulkContext {
+  cpoId: string;
+  country: string;
+  /** Set only when the station has station-level (EVSE) components (then it has its own context). */
+  stationId: string | null;
+}
+
+/**
+ * D91: the cheapest (charge point, tariff) pair per station; unpriced stations are left out.
+ *
+ * Plans depend on the station only through its CPO, country and station-level components, and
+ * prices additionally on the charge point's energy type, power and session. So stations are
+ * grouped into contexts (same CPO and country, no station-level components), charge points into
+ * kinds (same energy type, plug and power), and every tariff is planned once per context and
+ * evaluated once per (context, kind). The cheapest pair of a station is then the lexicographic
+ * minimum, over its charge points, of (price, duration, charge point index, tariff ID), which is
+ * the same as taking, per kind, the cheapest tariff (ties: smaller ID) first.
+ */
 export function bulkPreview(
   catalog: PricingCatalog,
   req: BulkRequest,
@@ -335,7 +390,6 @@ export function bulkPreview(
 ): BulkPreview[] {
   const conversion = buildConversion(catalog.currencies, rates, req.currency);
   const sessionOpts = { carAcPhases: req.vehicle.ac_phases, allowUnbalancedLoad: req.allowUnbalancedLoad };
-  const sessionCache = new Map<string, ChargeSession | null>();
   let mark = scratch.listedMark;
   if (mark.length < catalog.slotCount) mark = scratch.listedMark = new Uint8Array(catalog.slotCount);
   mark.fill(0);
@@ -343,6 +397,83 @@ export function bulkPreview(
     const b = catalog.blockById(id);
     if (b) mark[b.slot] = 1;
   }
+
+  // Charge point kinds: energy type → plug → power → kind.
+  const kindOf = { ac: new Map<string, Map<number, number>>(), dc: new Map<string, Map<number, number>>() };
+  const kindEnergy: EnergyType[] = [];
+  const kindPower: number[] = [];
+  const kindSession: (ChargeSession | null)[] = [];
+  // Contexts: CPO → country → context.
+  const ctxOf = new Map<string, Map<string, number>>();
+  const contexts: BulkContext[] = [];
+
+  const stations = req.stations;
+  let totalCps = 0;
+  for (const station of stations) totalCps += station.charge_points.length;
+  scratch.ensureStations(stations.length, totalCps);
+  const { stationCtx, stationCpStart, stationCpEnd, cpIndex, cpKind } = scratch;
+  let ncp = 0;
+  for (let si = 0; si < stations.length; si++) {
+    const station = stations[si];
+    stationCpStart[si] = ncp;
+    const points = station.charge_points;
+    for (let index = 0; index < points.length; index++) {
+      const cp = points[index];
+      if (req.chargePointsPowerLte !== null && cp.power > req.chargePointsPowerLte) continue;
+      const energyType = resolveEnergyType(cp);
+      const byPlug = kindOf[energyType];
+      let byPower = byPlug.get(cp.plug);
+      if (byPower === undefined) byPlug.set(cp.plug, (byPower = new Map()));
+      let kind = byPower.get(cp.power);
+      if (kind === undefined) {
+        kind = kindSession.length;
+        byPower.set(cp.power, kind);
+        kindEnergy.push(energyType);
+        kindPower.push(cp.power);
+        kindSession.push(
+          isChargePointUsable(req.vehicle, energyType, cp.plug)
+            ? sessionForVehicle(req.vehicle, energyType, cp.power, req.batteryRange, sessionOpts)
+            : null,
+        );
+      }
+      if (kindSession[kind] === null) continue;
+      cpIndex[ncp] = index;
+      cpKind[ncp] = kind;
+      ncp++;
+    }
+    stationCpEnd[si] = ncp;
+    if (ncp === stationCpStart[si]) {
+      stationCtx[si] = -1;
+      continue;
+    }
+    let ctx: number;
+    if (station.id !== null && catalog.hasStationPrices(station.id)) {
+      ctx = contexts.length;
+      contexts.push({ cpoId: station.cpo_id, country: station.country, stationId: station.id });
+    } else {
+      let byCountry = ctxOf.get(station.cpo_id);
+      if (byCountry === undefined) ctxOf.set(station.cpo_id, (byCountry = new Map()));
+      const country = station.country.toUpperCase();
+      let found = byCountry.get(country);
+      if (found === undefined) {
+        found = contexts.length;
+        byCountry.set(country, found);
+        contexts.push({ cpoId: station.cpo_id, country, stationId: null });
+      }
+      ctx = found;
+    }
+    stationCtx[si] = ctx;
+  }
+
+  const nk = kindSession.length;
+  scratch.resetPairs(contexts.length, nk);
+  const { used, bestPrice, bestSlot, ctxKinds } = scratch;
+  for (let si = 0; si < stations.length; si++) {
+    const ctx = stationCtx[si];
+    if (ctx < 0) continue;
+    for (let q = stationCpStart[si]; q < stationCpEnd[si]; q++) used[ctx * nk + cpKind[q]] = 1;
+  }
+
   const defaults = {
     currency: req.currency,
     provider_customer_tariffs: false,
@@ -350,68 +481,79 @@ export function bulkPreview(
     show_all_brand_restricted_tariffs: false,
     max_monthly_fees: null,
   };
-  const out: BulkPreview[] = [];
   const res = scratch.results;
-  for (let si = 0; si < req.stations.length; si++) {
-    const station = req.stations[si];
-    const cps: { index: number; energyType: EnergyType; power: number; session: ChargeSession }[] = [];
-    station.charge_points.forEach((cp, index) => {
-      if (req.chargePointsPowerLte !== null && cp.power > req.chargePointsPowerLte) return;
-      const energyType = resolveEnergyType(cp);
-      const key = `${energyType}:${cp.plug.toLowerCase()}:${cp.power}`;
-      let session = sessionCache.get(key);
-      if (session === undefined) {
-        session = isChargePointUsable(req.vehicle, energyType, cp.plug)
-          ? sessionForVehicle(req.vehicle, energyType, cp.power, req.batteryRange, sessionOpts)
-          : null;
-        sessionCache.set(key, session);
-      }
-      if (session) cps.push({ index, energyType, power: cp.power, session });
-    });
-    if (cps.length === 0) continue;
-    const usable = catalog.candidatesAt(station.cpo_id);
-    const st = resolveStation(catalog, station.cpo_id, station.country, station.id, false);
+  res.ensure(nk);
+  const plan = scratch.plan;
+  const startTime = req.startTime;
+  for (let ctx = 0; ctx < contexts.length; ctx++) {
+    const context = contexts[ctx];
+    const base = ctx * nk;
+    let nck = 0;
+    for (let k = 0; k < nk; k++) if (used[base + k] === 1) ctxKinds[nck++] = k;
+    const usable = catalog.candidatesAt(context.cpoId);
+    const st = resolveStation(catalog, context.cpoId, context.country, context.stationId, false);
     const countryIndex = st.countryIndex;
     const query: CandidateQuery = {
-      cpoId: station.cpo_id,
-      country: station.country,
+      cpoId: context.cpoId,
+      country: context.country,
       options: defaults,
       vehicleBrandId: req.vehicle.brand_id,
       hasVehicle: true,
       listed: null,
       include: 'filter',
     };
-    res.ensure(cps.length);
-    let bestPrice = Infinity;
-    let bestDuration = Infinity;
-    let bestCp = -1;
-    let bestTariff = '';
-    for (let k = 0; k < usable.slots.length; k++) {
-      const slot = usable.slots[k];
+    for (let t = 0; t < usable.slots.length; t++) {
+      const slot = usable.slots[t];
       const b = catalog.block(slot)!;
       if (mark[slot] !== 1 && !(req.includeDirectPayment && b.isDirectPayment && passesFilters(b, query, countryIndex, rates))) continue;
-      planTariff(catalog, b, st, scratch.plan);
-      for (let j = 0; j < cps.length; j++) {
-        const cp = cps[j];
-        if (!evaluateInto(b, scratch.plan, cp.session, cp.energyType, cp.power, req.startTime, conversion, res, j)) continue;
-        const price = res.price[j];
-        const duration = cp.session.duration;
-        if (
-          price < bestPrice ||
-          (price === bestPrice &&
-            (duration < bestDuration ||
-              (duration === bestDuration && (cp.index < bestCp || (cp.index === bestCp && b.id < bestTariff)))))
-        ) {
-          bestPrice = price;
-          bestDuration = duration;
-          bestCp = cp.index;
-          bestTariff = b.id;
+      planTariff(catalog, b, st, plan);
+      for (let x = 0; x < nck; x++) {
+        const kind = ctxKinds[x];
+        if (!evaluateInto(b, plan, kindSession[kind]!, kindEnergy[kind], kindPower[kind], startTime, conversion, res, x)) continue;
+        const price = res.price[x];
+        if (Number.isNaN(price)) continue;
+        const e = base + kind;
+        const prev = bestSlot[e];
+        if (prev < 0 || price < bestPrice[e] || (price === bestPrice[e] && b.id < catalog.block(prev)!.id)) {
+          bestPrice[e] = price;
+          bestSlot[e] = slot;
         }
       }
     }
+  }
+
+  const out: BulkPreview[] = [];
+  for (let si = 0; si < stations.length; si++) {
+    const ctx = stationCtx[si];
+    if (ctx < 0) continue;
+    const base = ctx * nk;
+    let bestP = Infinity;
+    let bestDuration = Infinity;
+    let bestCp = -1;
+    let bestTariff = '';
+    let bestKind = -1;
+    for (let q = stationCpStart[si]; q < stationCpEnd[si]; q++) {
+      const kind = cpKind[q];
+      const slot = bestSlot[base + kind];
+      if (slot < 0) continue;
+      const price = bestPrice[base + kind];
+      const duration = kindSession[kind]!.duration;
+      const index = cpIndex[q];
+      const id = catalog.block(slot)!.id;
+      if (
+        price < bestP ||
+        (price === bestP && (duration < bestDuration || (duration === bestDuration && (index < bestCp || (index === bestCp && id < bestTariff)))))
+      ) {
+        bestP = price;
+        bestDuration = duration;
+        bestCp = index;
+        bestTariff = id;
+        bestKind = kind;
+      }
+    }
     if (bestCp < 0) continue;
-    const session = cps.find((c) => c.index === bestCp)!.session;
-    out.push({ station: si, price: bestPrice, energy: session.energy, duration: session.duration, tariffId: bestTariff, chargePoint: bestCp });
+    const session = kindSession[bestKind]!;
+    out.push({ station: si, price: bestP, energy: session.energy, duration: session.duration, tariffId: bestTariff, chargePoint: bestCp });
   }
   return out;
 }
