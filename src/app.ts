@@ -16,6 +16,9 @@ import { LiveStore } from './storage/live.js';
 import { Snapshot, SnapshotFormatError } from './storage/snapshot.js';
 import { StationIndex } from './domain/stations/index.js';
 import { AvailabilityStore } from './storage/availability.js';
+import { PricePool } from './pool/pool.js';
+import { mainCatalog, rateTable } from './pool/catalog.js';
+import { shareStationColumns } from './pool/stations.js';
 
 export interface Service {
   readonly port: number;
@@ -73,7 +76,23 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     const stations = new StationIndex(snapshot.stationColumns());
     logger.info({ stations: stations.size, ms: Math.round(performance.now() - tStations) }, 'station index loaded');
     const availability = new AvailabilityStore(live);
-    const ctx: AppContext = { config, logger, snapshot, live, companies, tariffs, vehicles, tokens, stations, availability, startedAt };
+    const prices = new PricePool({
+      workers: config.workers,
+      maxQueue: config.maxQueue,
+      inline: new Set(),
+      init: {
+        dataDir: config.dataDir,
+        snapshotPath: config.snapshotPath,
+        stations: shareStationColumns(stations.c),
+        exitOnNetwork: process.env.PRICING_TEST_EXIT_ON_NETWORK || null,
+      },
+      catalog: mainCatalog(companies, tariffs),
+      rates: rateTable(snapshot.meta.ratesDate, snapshot.rates()),
+      generation: () => tariffs.generation,
+      logger,
+    });
+    await prices.ready();
+    const ctx: AppContext = { config, logger, snapshot, live, companies, tariffs, vehicles, tokens, stations, availability, prices, startedAt };
     const server = await startServer(config.host, config.port, {
       routes: buildRoutes(ctx),
       keys,
@@ -91,6 +110,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
       stop: () =>
         (stopping ??= (async () => {
           await server.close(config.shutdownTimeoutMs);
+          await prices.close();
           keys.stop();
           live.close();
           snapshot.close();

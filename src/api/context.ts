@@ -8,6 +8,7 @@ import type { LiveStore } from '../storage/live.js';
 import type { Snapshot } from '../storage/snapshot.js';
 import type { StationIndex } from '../domain/stations/index.js';
 import type { AvailabilityStore } from '../storage/availability.js';
+import type { PricePool } from '../pool/pool.js';
 
 /** Everything handlers need, built once by the composition root (src/main.ts). */
 export interface AppContext {
@@ -27,6 +28,8 @@ export interface AppContext {
   readonly stations: StationIndex;
   /** Live charge point availability (migration 002, D3). */
   readonly availability: AvailabilityStore;
+  /** Price work (charge prices, bulk previews, tariff details): Piscina workers or inline. */
+  readonly prices: PricePool;
   /** performance.now() at start, for uptime. */
   readonly startedAt: number;
 }

@@ -1,0 +1,222 @@
+/**
+ * Charge prices `POST /v1/charge_prices` (endpoint 3, D36–D42, D87–D92) and the bulk preview
+ * `POST /v1/charge_prices/bulk` (endpoint 8, D50–D51, D91), both group ReadCosts. The main thread
+ * validates (400), looks up the currency (404) and the vehicle (400, D20) in D10 order, resolves
+ * the network and the station in context (D38, D39), then hands a plain task to the price pool.
+ */
+import { aroundInto } from '../../domain/stations/geo.js';
+import {
+  pickLanguage,
+  type ChargeInput,
+  type ChargePointInput,
+  type ChargePriceOptions,
+  type EnergyType,
+  type VehiclePricing,
+} from '../../domain/pricing/index.js';
+import type { Vehicle } from '../../domain/vehicles/vehicle.js';
+import type { AppContext } from '../context.js';
+import { badPointer, notFound } from '../jsonapi/errors.js';
+import { dropNulls } from '../jsonapi/validate.js';
+import type { ApiRequest, ApiResponse, RouteDef } from '../types.js';
+import { MAX_BULK_STATIONS, MAX_BULK_TARIFFS, validateBulk, validateChargePrices, type ChargePricesBody } from './prices.schema.js';
+
+const A = '/data/attributes';
+const O = '/data/attributes/options';
+const VEHICLE_POINTER = '/data/relationships/vehicle/data/id';
+/** D39: the stored station within this distance of the coordinates is the station in context. */
+const STATION_CONTEXT_RADIUS_M = 50;
+
+/** D14 plugs accepted by the `native` adapter (case-insensitive, echoed as sent). */
+const NATIVE_PLUGS = new Set(['ccs', 'type2', 'chademo', 'schuko', 'type1', 'type3', 'tesla_ccs', 'tesla_suc', 'ccs1', 'nacs']);
+
+/** D38 ext_b plug names → energy type (the DC names equal the native plug names case-insensitively). */
+const EXT_B_PLUGS: Readonly<Record<string, EnergyType>> = {
+  typ1: 'ac', typ2: 'ac', typ3: 'ac', type1: 'ac', type2: 'ac', type3: 'ac', schuko: 'ac', ccs: 'dc', chademo: 'dc',
+};
+
+/** D38: country names as the ext_b source writes them → ISO codes (the configured table). */
+const EXT_B_COUNTRIES: Readonly<Record<string, string>> = {
+  deutschland: 'DE', germany: 'DE', frankreich: 'FR', france: 'FR', österreich: 'AT', austria: 'AT',
+  schweiz: 'CH', switzerland: 'CH', niederlande: 'NL', netherlands: 'NL', belgien: 'BE', belgium: 'BE',
+  dänemark: 'DK', denmark: 'DK', luxemburg: 'LU', luxembourg: 'LU', italien: 'IT', italy: 'IT',
+  spanien: 'ES', spain: 'ES', polen: 'PL', poland: 'PL', tschechien: 'CZ', 'czech republic': 'CZ',
+  schweden: 'SE', sweden: 'SE', norwegen: 'NO', norway: 'NO', 'vereinigtes königreich': 'GB', 'united kingdom': 'GB',
+};
+
+/** The vehicle's pricing fields as plain, cloneable data. */
+export function vehiclePricing(v: Vehicle): VehiclePricing {
+  return {
+    id: v.id,
+    brand_id: v.brand_id,
+    usable_battery_size: v.usable_battery_size,
+    ac_phases: v.ac_phases,
+    ac_max_power: v.ac_max_power,
+    ac_map: v.ac_map === null ? null : { ...v.ac_map },
+    dc_ports: [...v.dc_ports],
+    dc_max_power: v.dc_max_power,
+    dc_curve: v.dc_curve === null ? null : v.dc_curve.map((p) => ({ percentage: p.percentage, power: p.power })),
+  };
+}
+
+/** D84: the currency as sent must be in the rate table (case-insensitive); 404 otherwise. */
+function currencyOf(sent: string | undefined, rates: Readonly<Record<string, number>>): string {
+  if (sent === undefined) return 'EUR';
+  const code = sent.toUpperCase();
+  if (code !== 'EUR' && rates[code] === undefined) throw notFound(`No currency with iso ${sent}`);
+  return code;
+}
+
+function vehicleOf(ctx: AppContext, id: string): VehiclePricing {
+  const v = ctx.vehicles.get(id);
+  if (v === undefined) throw badPointer(VEHICLE_POINTER, `vehicle ${id} not found`);
+  return vehiclePricing(v);
+}
+
+export function pricesRoutes(ctx: AppContext): RouteDef[] {
+  const rates = ctx.snapshot.rates();
+  const st = ctx.stations;
+
+  /** D38: the network's CPO id for the adapter; '' when unresolved (→ empty data). */
+  function networkOf(adapter: string, network: string): string {
+    if (adapter === 'native') return ctx.companies.has(network) ? network : '';
+    const want = network.trim().toLowerCase();
+    for (const c of ctx.companies.values()) {
+      const m = c.external_source_mapping;
+      const list = adapter === 'ext_b' ? m.ext_b_names : m.ext_c_operator_ids;
+      if (list?.some((x) => String(x).trim().toLowerCase() === want)) return c.id;
+    }
+    return '';
+  }
+
+  /** D39: the CPO's stored station nearest to the coordinates within 50 m, or null. */
+  function stationInContext(cpoId: string, lat: number, lon: number): string | null {
+    if (lat === 0 && lon === 0) return null;
+    const op = st.operatorIndex.get(cpoId);
+    if (op === undefined) return null;
+    const out: number[] = [];
+    const n = aroundInto(st.kd, lon, lat, STATION_CONTEXT_RADIUS_M, 1, (i) => st.c.operator[i] === op, out);
+    return n > 0 ? st.idAt(out[0]) : null;
+  }
+
+  function chargePoints(adapter: string, cps: { power: number; plug: string }[]): ChargePointInput[] {
+    return cps.map((cp, i) => {
+      if (adapter === 'native') {
+        if (!NATIVE_PLUGS.has(cp.plug.toLowerCase())) {
+          throw badPointer(`${A}/station/charge_points/${i}/plug`, `${A}/station/charge_points/${i}/plug must be one of ${[...NATIVE_PLUGS].join(', ')}`);
+        }
+        return { plug: cp.plug, power: cp.power };
+      }
+      if (adapter === 'ext_b') {
+        const e = EXT_B_PLUGS[cp.plug.trim().toLowerCase()];
+        return e === 'ac' ? { plug: cp.plug, power: cp.power, energy_type: 'ac' } : { plug: cp.plug, power: cp.power, energy_type: e ?? null };
+      }
+      // ext_c: "<connection type id>,<current type id>"; 30 = dc, 10/20 = ac; the plug name is not mappable.
+      const current = cp.plug.split(',')[1]?.trim();
+      const e: EnergyType | null = current === '30' ? 'dc' : current === '10' || current === '20' ? 'ac' : null;
+      return { plug: cp.plug, power: cp.power, energy_type: e };
+    });
+  }
+
+  async function chargePricesHandler(req: ApiRequest): Promise<ApiResponse> {
+    const body = validateChargePrices(dropNulls(req.body)) as ChargePricesBody;
+    const a = body.data.attributes;
+    const o = a.options;
+    const rel = body.data.relationships ?? {};
+    // D37: exactly one complete input set.
+    const setA = rel.vehicle !== undefined || o.battery_range !== undefined;
+    const setB = o.energy !== undefined || o.duration !== undefined;
+    if (setA && setB) throw badPointer(O, 'give either vehicle and battery_range or energy and duration, not both');
+    if (!setA && !setB) throw badPointer(O, 'one input set is required: vehicle and battery_range, or energy and duration');
+    if (setA) {
+      if (rel.vehicle === undefined) throw badPointer('/data/relationships/vehicle', 'vehicle is required with battery_range');
+      if (o.battery_range === undefined) throw badPointer(`${O}/battery_range`, 'battery_range is required with a vehicle');
+      if (!(o.battery_range[0] < o.battery_range[1])) throw badPointer(`${O}/battery_range`, 'battery_range start must be below its end');
+    } else {
+      if (o.energy === undefined) throw badPointer(`${O}/energy`, 'energy is required with duration');
+      if (o.duration === undefined) throw badPointer(`${O}/duration`, 'duration is required with energy');
+    }
+    if (a.data_adapter === 'native' && !/^[A-Za-z]{2}$/.test(a.station.country)) {
+      throw badPointer(`${A}/station/country`, 'country must be an ISO 3166 alpha-2 code');
+    }
+    const cps = chargePoints(a.data_adapter, a.station.charge_points);
+    // Lookups (D10): currency, then vehicle.
+    const currency = currencyOf(o.currency, rates);
+    let input: ChargeInput;
+    if (setA) input = { kind: 'vehicle', vehicle: vehicleOf(ctx, rel.vehicle!.data.id), battery_range: [o.battery_range![0], o.battery_range![1]] };
+    else input = { kind: 'energy', energy: o.energy!, duration: o.duration! };
+
+    const cpoId = networkOf(a.data_adapter, a.station.network);
+    const country =
+      a.data_adapter === 'ext_b' ? (EXT_B_COUNTRIES[a.station.country.trim().toLowerCase()] ?? '') : a.station.country.toUpperCase();
+    const networkWide = a.station.latitude === 0 && a.station.longitude === 0;
+    const options: ChargePriceOptions = {
+      currency,
+      start_time: o.start_time ?? 720,
+      car_ac_phases: o.car_ac_phases ?? 3,
+      allow_unbalanced_load: o.allow_unbalanced_load ?? false,
+      provider_customer_tariffs: o.provider_customer_tariffs ?? false,
+      foreign_tariffs: o.foreign_tariffs ?? true,
+      show_all_brand_restricted_tariffs: o.show_all_brand_restricted_tariffs ?? false,
+      max_monthly_fees: o.max_monthly_fees ?? null,
+      average_prices: networkWide && (o.average_prices ?? false),
+    };
+    const r = await ctx.prices.run('chargePrices', {
+      station: {
+        id: cpoId === '' ? null : stationInContext(cpoId, a.station.latitude, a.station.longitude),
+        country,
+        cpo_id: cpoId,
+        charge_points: cps,
+      },
+      input,
+      options,
+      listed: rel.tariffs === undefined ? null : rel.tariffs.data.map((t) => t.id),
+      include: rel.tariffs?.meta?.include ?? 'filter',
+      showPriceUnavailable: o.show_price_unavailable ?? false,
+      lang: pickLanguage(req.headers.acceptLanguage),
+      nowMs: Date.now(),
+    });
+    return { status: r.status, body: r.body };
+  }
+
+  async function bulkHandler(req: ApiRequest): Promise<ApiResponse> {
+    // D50: limits before any other work (even before schema validation of the items).
+    const raw = req.body as { data?: { relationships?: Record<string, { data?: unknown } | undefined> } };
+    const rels = raw.data?.relationships;
+    if (rels !== null && typeof rels === 'object') {
+      const s = rels.charging_stations?.data;
+      if (Array.isArray(s) && s.length > MAX_BULK_STATIONS) {
+        throw badPointer('/data/relationships/charging_stations/data', `at most ${MAX_BULK_STATIONS} charging stations per request`);
+      }
+      const t = rels.tariffs?.data;
+      if (Array.isArray(t) && t.length > MAX_BULK_TARIFFS) {
+        throw badPointer('/data/relationships/tariffs/data', `at most ${MAX_BULK_TARIFFS} tariffs per request`);
+      }
+    }
+    const body = validateBulk(dropNulls(req.body));
+    const a = body.data.attributes;
+    const rel = body.data.relationships;
+    if (!(a.battery_range[0] < a.battery_range[1])) {
+      throw badPointer(`${A}/battery_range`, 'battery_range start must be below its end');
+    }
+    const currency = currencyOf(a.currency, rates);
+    const vehicle = vehicleOf(ctx, rel.vehicle.data.id);
+    const r = await ctx.prices.run('bulk', {
+      stationIds: rel.charging_stations.data.map((s) => s.id),
+      tariffIds: rel.tariffs.data.map((t) => t.id),
+      vehicle,
+      batteryRange: [a.battery_range[0], a.battery_range[1]],
+      currency,
+      startTime: a.start_time ?? 720,
+      allowUnbalancedLoad: a.allow_unbalanced_load ?? false,
+      includeDirectPayment: a.include_direct_payment ?? false,
+      chargePointsPowerLte: a.charge_points_power_lte ?? null,
+    });
+    return { status: r.status, body: r.body };
+  }
+
+  return [
+    { method: 'POST', path: '/v1/charge_prices', groups: ['ReadCosts'], body: true, handler: chargePricesHandler },
+    { method: 'POST', path: '/v1/charge_prices/bulk', groups: ['ReadCosts'], body: true, handler: bulkHandler },
+  ];
+}
+

@@ -1,0 +1,194 @@
+/** JSON Schemas of charge prices (endpoint 3, D36–D38) and the bulk preview (endpoint 8, D50), compiled once. */
+import { compile } from '../jsonapi/validate.js';
+
+const bool = { type: 'boolean' } as const;
+const ref = (type: string) =>
+  ({
+    type: 'object',
+    required: ['id'],
+    properties: { type: { const: type }, id: { type: 'string', minLength: 1, maxLength: 200 } },
+  }) as const;
+const batteryRange = {
+  type: 'array',
+  minItems: 2,
+  maxItems: 2,
+  items: { type: 'number', minimum: 0, maximum: 100 },
+} as const;
+const currency = { type: 'string', pattern: '^[A-Za-z]{3}$' } as const;
+const startTime = { type: 'integer', minimum: 0, maximum: 1439 } as const;
+
+export interface ChargePricesBody {
+  data: {
+    type?: string;
+    attributes: {
+      data_adapter: 'native' | 'ext_b' | 'ext_c';
+      station: {
+        longitude: number;
+        latitude: number;
+        country: string;
+        network: string;
+        charge_points: { power: number; plug: string }[];
+      };
+      options: {
+        max_monthly_fees?: number;
+        energy?: number;
+        duration?: number;
+        battery_range?: [number, number];
+        car_ac_phases?: 1 | 3;
+        currency?: string;
+        start_time?: number;
+        allow_unbalanced_load?: boolean;
+        provider_customer_tariffs?: boolean;
+        foreign_tariffs?: boolean;
+        show_price_unavailable?: boolean;
+        show_all_brand_restricted_tariffs?: boolean;
+        average_prices?: boolean;
+      };
+    };
+    relationships?: {
+      tariffs?: { data: { id: string; type?: string }[]; meta?: { include?: 'filter' | 'always' | 'exclusive' } };
+      vehicle?: { data: { id: string; type?: string } };
+    };
+  };
+}
+
+export const validateChargePrices = compile<ChargePricesBody>({
+  type: 'object',
+  required: ['data'],
+  properties: {
+    data: {
+      type: 'object',
+      required: ['attributes'],
+      properties: {
+        type: { const: 'charge_price_request' },
+        attributes: {
+          type: 'object',
+          required: ['data_adapter', 'station', 'options'],
+          properties: {
+            data_adapter: { enum: ['native', 'ext_b', 'ext_c'] },
+            station: {
+              type: 'object',
+              required: ['longitude', 'latitude', 'country', 'network', 'charge_points'],
+              properties: {
+                longitude: { type: 'number', minimum: -180, maximum: 180 },
+                latitude: { type: 'number', minimum: -90, maximum: 90 },
+                country: { type: 'string', minLength: 1, maxLength: 100 },
+                network: { type: 'string', maxLength: 200 },
+                charge_points: {
+                  type: 'array',
+                  minItems: 1,
+                  maxItems: 100,
+                  items: {
+                    type: 'object',
+                    required: ['power', 'plug'],
+                    properties: {
+                      power: { type: 'number', minimum: 0, maximum: 10000 },
+                      plug: { type: 'string', minLength: 1, maxLength: 100 },
+                    },
+                  },
+                },
+              },
+            },
+            options: {
+              type: 'object',
+              properties: {
+                max_monthly_fees: { type: 'number', minimum: 0 },
+                energy: { type: 'number', minimum: 0, maximum: 100000 },
+                duration: { type: 'number', exclusiveMinimum: 0, maximum: 1000000 },
+                battery_range: batteryRange,
+                car_ac_phases: { enum: [1, 3] },
+                currency,
+                start_time: startTime,
+                allow_unbalanced_load: bool,
+                provider_customer_tariffs: bool,
+                foreign_tariffs: bool,
+                show_price_unavailable: bool,
+                show_all_brand_restricted_tariffs: bool,
+                average_prices: bool,
+              },
+            },
+          },
+        },
+        relationships: {
+          type: 'object',
+          properties: {
+            tariffs: {
+              type: 'object',
+              required: ['data'],
+              properties: {
+                data: { type: 'array', maxItems: 10000, items: ref('tariff') },
+                meta: { type: 'object', properties: { include: { enum: ['filter', 'always', 'exclusive'] } } },
+              },
+            },
+            vehicle: { type: 'object', required: ['data'], properties: { data: ref('car') } },
+          },
+        },
+      },
+    },
+  },
+});
+
+export interface BulkBody {
+  data: {
+    type?: string;
+    attributes: {
+      battery_range: [number, number];
+      currency?: string;
+      start_time?: number;
+      allow_unbalanced_load?: boolean;
+      include_direct_payment?: boolean;
+      charge_points_power_lte?: number;
+    };
+    relationships: {
+      charging_stations: { data: { id: string; type?: string }[] };
+      tariffs: { data: { id: string; type?: string }[] };
+      vehicle: { data: { id: string; type?: string } };
+    };
+  };
+}
+
+export const MAX_BULK_STATIONS = 100;
+export const MAX_BULK_TARIFFS = 200;
+
+export const validateBulk = compile<BulkBody>({
+  type: 'object',
+  required: ['data'],
+  properties: {
+    data: {
+      type: 'object',
+      required: ['attributes', 'relationships'],
+      properties: {
+        type: { enum: ['bulk_price_preview_request', 'charge_price_bulk_request'] },
+        attributes: {
+          type: 'object',
+          required: ['battery_range'],
+          properties: {
+            battery_range: batteryRange,
+            currency,
+            start_time: startTime,
+            allow_unbalanced_load: bool,
+            include_direct_payment: bool,
+            charge_points_power_lte: { type: 'number', exclusiveMinimum: 0 },
+          },
+        },
+        relationships: {
+          type: 'object',
+          required: ['charging_stations', 'tariffs', 'vehicle'],
+          properties: {
+            charging_stations: {
+              type: 'object',
+              required: ['data'],
+              properties: { data: { type: 'array', maxItems: MAX_BULK_STATIONS, items: ref('charging_station') } },
+            },
+            tariffs: {
+              type: 'object',
+              required: ['data'],
+              properties: { data: { type: 'array', maxItems: MAX_BULK_TARIFFS, items: ref('tariff') } },
+            },
+            vehicle: { type: 'object', required: ['data'], properties: { data: ref('car') } },
+          },
+        },
+      },
+    },
+  },
+});

@@ -1,0 +1,54 @@
+/**
+ * Tariff details `POST /v1/tariff_details` (endpoint 2, group ViewPriceBenchmark, D31–D35): the
+ * unit prices (`restricted_segments`) of the tariffs usable at a CPO or at stations. The main
+ * thread validates the station configuration (D31) and resolves the filter defaults (D32); the
+ * listing itself runs as a price task.
+ */
+import type { AppContext } from '../context.js';
+import { badPointer } from '../jsonapi/errors.js';
+import { dropNulls } from '../jsonapi/validate.js';
+import type { ApiRequest, ApiResponse, RouteDef } from '../types.js';
+import type { TariffDetailsFilter } from '../../pool/tasks.js';
+import { validateTariffDetails } from './tariff-details.schema.js';
+
+const S = '/data/attributes/station';
+
+export function tariffDetailsRoutes(ctx: AppContext): RouteDef[] {
+  async function handler(req: ApiRequest): Promise<ApiResponse> {
+    const body = validateTariffDetails(dropNulls(req.body));
+    const a = body.data.attributes;
+    const s = a.station;
+    const tariffs = body.data.relationships?.tariffs?.data.map((t) => t.id) ?? null;
+    const cpoForm = s.country !== undefined || s.operator !== undefined;
+    if (s.id !== undefined && cpoForm) {
+      throw badPointer(S, 'give either station.id or station.country with station.operator, not both');
+    }
+    if (s.id === undefined && !cpoForm) {
+      throw badPointer(S, 'station.id, or station.country with station.operator, is required');
+    }
+    if (cpoForm && s.country === undefined) throw badPointer(`${S}/country`, `${S}/country is required with station.operator`);
+    if (cpoForm && s.operator === undefined) throw badPointer(`${S}/operator`, `${S}/operator is required with station.country`);
+    const many = s.id !== undefined && s.id.length > 1;
+    if (many && (tariffs === null || tariffs.length === 0)) {
+      throw badPointer('/data/relationships/tariffs', 'a list of tariffs is required with more than one station id');
+    }
+    // D31: with more than one station id the filter object is ignored (defaults apply).
+    const f = many ? {} : (a.filter ?? {});
+    const filter: TariffDetailsFilter = {
+      brand_restricted_tariffs: f.brand_restricted_tariffs ?? true,
+      foreign_tariffs: f.foreign_tariffs ?? true,
+      provider_customer_tariffs: f.provider_customer_tariffs ?? false,
+      tariffs_without_prices: f.tariffs_without_prices ?? false,
+      average_prices: f.average_prices ?? false,
+      dimensions: f.dimensions ?? ['minute', 'kwh', 'session'],
+    };
+    const r = await ctx.prices.run('tariffDetails', {
+      query: s.id !== undefined ? { kind: 'stations', ids: s.id } : { kind: 'cpo', country: s.country!, operatorId: s.operator!.id },
+      chargePoint: s.charge_point === undefined ? null : { plug: s.charge_point.plug, power: s.charge_point.power },
+      filter,
+      tariffs,
+    });
+    return { status: r.status, body: r.body };
+  }
+  return [{ method: 'POST', path: '/v1/tariff_details', groups: ['ViewPriceBenchmark'], body: true, handler }];
+}

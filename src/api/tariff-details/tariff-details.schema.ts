@@ -1,0 +1,108 @@
+/** JSON Schema of the tariff details request (endpoint 2, D31–D32), compiled once. */
+import { compile } from '../jsonapi/validate.js';
+
+const bool = { type: 'boolean' } as const;
+
+export const MAX_DETAIL_STATIONS = 50;
+
+export interface TariffDetailsBody {
+  data: {
+    type?: string;
+    attributes: {
+      station: {
+        country?: string;
+        id?: string[];
+        operator?: { id: string; type: 'company' };
+        charge_point?: { power: number; plug: string };
+      };
+      filter?: {
+        brand_restricted_tariffs?: boolean;
+        foreign_tariffs?: boolean;
+        provider_customer_tariffs?: boolean;
+        tariffs_without_prices?: boolean;
+        average_prices?: boolean;
+        dimensions?: ('minute' | 'parking_minute' | 'kwh' | 'session')[];
+      };
+    };
+    relationships?: { tariffs?: { data: { id: string; type?: string }[] } };
+  };
+}
+
+export const validateTariffDetails = compile<TariffDetailsBody>({
+  type: 'object',
+  required: ['data'],
+  properties: {
+    data: {
+      type: 'object',
+      required: ['attributes'],
+      properties: {
+        attributes: {
+          type: 'object',
+          required: ['station'],
+          properties: {
+            station: {
+              type: 'object',
+              properties: {
+                country: { type: 'string', pattern: '^[A-Za-z]{2}$' },
+                id: {
+                  type: 'array',
+                  minItems: 1,
+                  maxItems: MAX_DETAIL_STATIONS,
+                  items: { type: 'string', minLength: 1, maxLength: 200 },
+                },
+                operator: {
+                  type: 'object',
+                  required: ['id', 'type'],
+                  properties: { id: { type: 'string', minLength: 1, maxLength: 200 }, type: { const: 'company' } },
+                },
+                charge_point: {
+                  type: 'object',
+                  required: ['power', 'plug'],
+                  properties: {
+                    power: { type: 'number', minimum: 0, maximum: 10000 },
+                    plug: { type: 'string', minLength: 1, maxLength: 100 },
+                  },
+                },
+              },
+            },
+            filter: {
+              type: 'object',
+              properties: {
+                brand_restricted_tariffs: bool,
+                foreign_tariffs: bool,
+                provider_customer_tariffs: bool,
+                tariffs_without_prices: bool,
+                average_prices: bool,
+                dimensions: {
+                  type: 'array',
+                  maxItems: 4,
+                  items: { enum: ['minute', 'parking_minute', 'kwh', 'session'] },
+                },
+              },
+            },
+          },
+        },
+        relationships: {
+          type: 'object',
+          properties: {
+            tariffs: {
+              type: 'object',
+              required: ['data'],
+              properties: {
+                data: {
+                  type: 'array',
+                  maxItems: 10000,
+                  items: {
+                    type: 'object',
+                    required: ['id'],
+                    properties: { type: { const: 'tariff' }, id: { type: 'string', minLength: 1, maxLength: 200 } },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+});

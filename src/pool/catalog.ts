@@ -1,0 +1,120 @@
+/**
+ * The compiled pricing catalog of one thread, kept at the catalog generation of the live store.
+ *
+ * - `mainCatalog` (main thread, inline price work): built from the in-memory registries and kept
+ *   current synchronously by the tariff catalog's change events.
+ * - `StoreCatalog` (pricing workers): loaded from a read-only live-store connection; before each
+ *   task `syncTo(generation)` applies the store's change log after the catalog's own generation, so
+ *   a write acknowledged before a request was dispatched is reflected in its answer.
+ */
+import type { Company } from '../domain/companies/registry.js';
+import { PricingCatalog, type CompanyInput, type RateTable, type TariffInput } from '../domain/pricing/index.js';
+import type { StoredStationPrices, StoredTariff } from '../domain/tariffs/model.js';
+import type { CompanyRegistry } from '../domain/companies/registry.js';
+import type { TariffCatalog } from '../domain/tariffs/catalog.js';
+import { loadCompanies } from '../storage/companies.js';
+import type { LiveStore } from '../storage/live.js';
+import { catalogGeneration, changesSince, getStoredTariff, loadStationPrices, loadTariffs } from '../storage/tariffs.js';
+
+export function companyInput(c: Company): CompanyInput {
+  return {
+    id: c.id,
+    name: c.name,
+    url: c.url,
+    is_emp: c.is_emp,
+    is_cpo: c.is_cpo,
+    supported_emp_ids: [...c.supported_emps],
+    cpo_group_id: c.cpo_group,
+    emp_group_id: c.emp_group,
+  };
+}
+
+/** Stored tariffs carry every field pricing reads (StoredTariff is a superset of TariffInput). */
+const tariffInput = (t: StoredTariff): TariffInput => t as unknown as TariffInput;
+
+export function buildCatalog(
+  companies: Iterable<Company>,
+  tariffs: Iterable<StoredTariff>,
+  stationPrices: Iterable<StoredStationPrices>,
+): PricingCatalog {
+  const cat = new PricingCatalog();
+  for (const c of companies) cat.upsertCompany(companyInput(c));
+  const subs: StoredTariff[] = [];
+  for (const t of tariffs) {
+    if (t.type === 'sub_tariff') subs.push(t);
+    else cat.upsertTariff(tariffInput(t));
+  }
+  for (const t of subs) cat.upsertTariff(tariffInput(t));
+  for (const sp of stationPrices) cat.upsertStationPrices(sp as never);
+  return cat;
+}
+
+/** Replaces all companies of the catalog by `companies` (company writes may touch others, D49). */
+export function replaceCompanies(cat: PricingCatalog, companies: Iterable<Company>): void {
+  const keep = new Set<string>();
+  for (const c of companies) {
+    keep.add(c.id);
+    cat.upsertCompany(companyInput(c));
+  }
+  for (const id of [...cat.companies.keys()]) if (!keep.has(id)) cat.removeCompany(id);
+}
+
+export function rateTable(date: string, rates: Record<string, number>): RateTable {
+  return { date, rates: { EUR: 1, ...rates } };
+}
+
+/** A main-thread catalog kept current by the registries' change events. */
+export function mainCatalog(companies: CompanyRegistry, tariffs: TariffCatalog): PricingCatalog {
+  const cat = buildCatalog(companies.values(), tariffs.all(), tariffs.stationPrices());
+  tariffs.onChange((c) => {
+    if (c.kind === 'company') replaceCompanies(cat, companies.values());
+    else if (c.op === 'upsert') cat.upsertTariff(tariffInput(c.tariff));
+    else cat.removeTariff(c.id);
+  });
+  return cat;
+}
+
+/** A worker's catalog over a read-only live-store connection. */
+export class StoreCatalog {
+  readonly catalog: PricingCatalog;
+  private gen: number;
+
+  constructor(private readonly store: LiveStore) {
+    this.gen = catalogGeneration(store);
+    this.catalog = buildCatalog(loadCompanies(store), loadTariffs(store), loadStationPrices(store));
+  }
+
+  get generation(): number {
+    return this.gen;
+  }
+
+  /** Applies every stored change after the catalog's generation when `generation` is newer. */
+  syncTo(generation: number): void {
+    if (generation <= this.gen) return;
+    const changes = changesSince(this.store, this.gen);
+    let companies = false;
+    let stationPrices = false;
+    const tariffs = new Set<string>();
+    let top = this.gen;
+    for (const ch of changes) {
+      if (ch.generation > top) top = ch.generation;
+      if (ch.kind === 'company') companies = true;
+      else if (ch.kind === 'tariff') tariffs.add(ch.id);
+      else stationPrices = true;
+    }
+    if (companies) replaceCompanies(this.catalog, loadCompanies(this.store));
+    if (stationPrices || tariffs.size > 0) {
+      // Sub tariffs after their super tariffs, so each block compiles with its current subs.
+      const upserts: StoredTariff[] = [];
+      for (const id of tariffs) {
+        const t = getStoredTariff(this.store, id);
+        if (t === undefined) this.catalog.removeTariff(id);
+        else upserts.push(t);
+      }
+      upserts.sort((a, b) => (a.type === b.type ? 0 : a.type === 'tariff' ? -1 : 1));
+      for (const t of upserts) this.catalog.upsertTariff(tariffInput(t));
+      if (stationPrices) for (const sp of loadStationPrices(this.store)) this.catalog.upsertStationPrices(sp as never);
+    }
+    this.gen = top;
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * Price work executor: a Piscina pool of pricing workers (the only importer of piscina on the main
+ * side) with admission control, or inline evaluation on the main thread.
+ *
+ * - Every task carries the catalog generation the main thread had when it dispatched the task;
+ *   the worker catches up to it from the live store before running (read-your-writes, see
+ *   StoreCatalog.syncTo).
+ * - Bounded queue: when `maxQueue` tasks wait, `run` answers 503 SERVICE_UNAVAILABLE with
+ *   `Retry-After` without queueing.
+ * - A worker that dies mid-task: Piscina replaces it; the task's request is answered 500 and the
+ *   pool keeps serving.
+ * - Results are values ({status, body}); a worker never throws a domain outcome.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import type { Logger } from 'pino';
+import { ApiError } from '../api/jsonapi/errors.js';
+import type { PricingCatalog, RateTable } from '../domain/pricing/index.js';
+import { StationView, type SharedStationData } from './stations.js';
+import { runTask, type TaskInputs, type TaskName, type TaskResult } from './tasks.js';
+
+/** Compiled worker module, located relative to this module (dist/src/pool → dist/workers). */
+export const WORKER_FILE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../workers/pricing.worker.js');
+
+export interface WorkerInit {
+  dataDir: string;
+  snapshotPath: string;
+  stations: SharedStationData;
+  /** Test hook (never set in production): a worker exits when a charge price task names this network. */
+  exitOnNetwork: string | null;
+}
+
+export interface PoolOptions {
+  workers: number;
+  maxQueue: number;
+  /** Which tasks run inline even when workers exist (chosen by measurement, see bench/http-prices.ts). */
+  inline: ReadonlySet<TaskName>;
+  init: WorkerInit;
+  /** Main-thread catalog (kept current by change events) for inline tasks. */
+  catalog: PricingCatalog;
+  rates: RateTable;
+  /** The catalog generation to hand to workers with each task. */
+  generation: () => number;
+  logger: Logger;
+}
+
+export interface TaskMessage {
+  name: TaskName;
+  generation: number;
+  input: TaskInputs[TaskName];
+}
+
+export const overloaded = (): ApiError =>
+  new ApiError('SERVICE_UNAVAILABLE', 'overloaded, retry later', { headers: { 'Retry-After': '1' } });
+
+export class PricePool {
+  private readonly piscina: Piscina | null;
+  private readonly stations: StationView;
+  private closed = false;
+
+  constructor(private readonly o: PoolOptions) {
+    this.stations = new StationView(o.init.stations);
+    this.piscina =
+      o.workers > 0
+        ? new Piscina({
+            filename: WORKER_FILE,
+            minThreads: o.workers,
+            maxThreads: o.workers,
+            maxQueue: o.maxQueue,
+            idleTimeout: 2 ** 31 - 1,
+            workerData: o.init,
+          })
+        : null;
+    this.piscina?.on('error', (e: unknown) => o.logger.error({ err: e }, 'pricing worker error'));
+  }
+
+  get threads(): number {
+    return this.piscina?.threads.length ?? 0;
+  }
+
+  /** Waits until every worker has loaded its catalog (start-up and tests). */
+  async ready(): Promise<void> {
+    if (this.piscina === null) return;
+    await Promise.all(
+      Array.from({ length: this.o.workers }, () => this.piscina!.run(null, { name: 'ping' }) as Promise<unknown>),
+    );
+  }
+
+  /**
+   * Runs a task inline or in a worker. Rejects with ApiError 503 when the queue is full and 500
+   * when the worker running the task died.
+   */
+  async run<K extends TaskName>(name: K, input: TaskInputs[K]): Promise<TaskResult> {
+    if (this.closed) throw overloaded();
+    const p = this.piscina;
+    if (p === null || this.o.inline.has(name)) {
+      return runTask({ catalog: this.o.catalog, rates: this.o.rates, stations: this.stations }, name, input);
+    }
+    if (p.queueSize >= this.o.maxQueue) throw overloaded();
+    const msg: TaskMessage = { name, generation: this.o.generation(), input };
+    try {
+      return (await p.run(msg, { name: 'task' })) as TaskResult;
+    } catch (e) {
+      if (e instanceof Error && e.message === 'Task queue is at limit') throw overloaded();
+      this.o.logger.error({ err: e, task: name }, 'pricing worker failed');
+      throw new ApiError('INTERNAL_SERVER_ERROR', 'price calculation failed');
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.piscina?.close({ force: false });
+  }
+}

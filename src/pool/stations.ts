@@ -1,0 +1,188 @@
+/**
+ * The station data price work needs (id → operator, country, charge point groups; operator →
+ * stations), held in SharedArrayBuffers: the main thread copies it once out of the station index,
+ * and every pricing worker reads the same memory (no copy per worker). Pure: no I/O.
+ */
+import type { ChargePointInput, EnergyType } from '../domain/pricing/index.js';
+
+const ID_BYTES = 36;
+const NO_OPERATOR = -1;
+
+/** Plain-data form, sent in `workerData` (the typed arrays are views on SharedArrayBuffers). */
+export interface SharedStationData {
+  n: number;
+  ids: Uint8Array;
+  operator: Int32Array;
+  country: Uint16Array;
+  cpStart: Uint32Array;
+  cpPlug: Uint8Array;
+  /** 0 = ac, 1 = dc. */
+  cpEnergy: Uint8Array;
+  cpPower: Float64Array;
+  /** Stations of operator k: opPostings[opOffsets[k] .. opOffsets[k+1]). */
+  opOffsets: Uint32Array;
+  opPostings: Uint32Array;
+  operators: string[];
+  countries: string[];
+  plugs: string[];
+}
+
+/** The columns of the station index this module reads (a subset of `StationColumns`). */
+export interface StationColumnsLike {
+  n: number;
+  ids: Uint8Array;
+  operator: Int32Array;
+  country: Uint16Array;
+  cpStart: Uint32Array;
+  cpPlug: Uint8Array;
+  cpEnergy: Uint8Array;
+  cpPower: Float64Array;
+  dict: { operators: string[]; countries: string[]; plugs: string[] };
+}
+
+function shared<T extends Uint8Array | Int32Array | Uint16Array | Uint32Array | Float64Array>(
+  src: T,
+  make: (buf: SharedArrayBuffer) => T,
+): T {
+  const out = make(new SharedArrayBuffer(Math.max(1, src.byteLength)));
+  out.set(src as never);
+  return out;
+}
+
+/** Copies the needed columns once into SharedArrayBuffers and builds the operator postings. */
+export function shareStationColumns(c: StationColumnsLike): SharedStationData {
+  const groups = c.dict.operators.length;
+  const opOffsets = new Uint32Array(new SharedArrayBuffer((groups + 1) * 4));
+  for (let i = 0; i < c.n; i++) if (c.operator[i] !== NO_OPERATOR) opOffsets[c.operator[i] + 1]++;
+  for (let g = 0; g < groups; g++) opOffsets[g + 1] += opOffsets[g];
+  const fill = opOffsets.slice(0, groups);
+  const opPostings = new Uint32Array(new SharedArrayBuffer(Math.max(4, opOffsets[groups] * 4)));
+  for (let i = 0; i < c.n; i++) if (c.operator[i] !== NO_OPERATOR) opPostings[fill[c.operator[i]]++] = i;
+  return {
+    n: c.n,
+    ids: shared(new Uint8Array(c.ids.buffer, c.ids.byteOffset, c.n * ID_BYTES), (b) => new Uint8Array(b)),
+    operator: shared(c.operator, (b) => new Int32Array(b)),
+    country: shared(c.country, (b) => new Uint16Array(b)),
+    cpStart: shared(c.cpStart, (b) => new Uint32Array(b)),
+    cpPlug: shared(c.cpPlug, (b) => new Uint8Array(b)),
+    cpEnergy: shared(c.cpEnergy, (b) => new Uint8Array(b)),
+    cpPower: shared(c.cpPower, (b) => new Float64Array(b)),
+    opOffsets,
+    opPostings,
+    operators: [...c.dict.operators],
+    countries: [...c.dict.countries],
+    plugs: [...c.dict.plugs],
+  };
+}
+
+export interface StoredStation {
+  index: number;
+  id: string;
+  operatorId: string | null;
+  country: string;
+  chargePoints: ChargePointInput[];
+}
+
+/** Read access to shared station data (on the main thread or in a worker). */
+export class StationView {
+  private readonly operatorIndex: Map<string, number>;
+  private readonly key = new Uint8Array(ID_BYTES);
+
+  constructor(readonly d: SharedStationData) {
+    this.operatorIndex = new Map(d.operators.map((id, i) => [id, i]));
+  }
+
+  /** Station index of an id (case-insensitive), or -1. */
+  find(id: string): number {
+    if (id.length !== ID_BYTES) return -1;
+    const key = this.key;
+    for (let k = 0; k < ID_BYTES; k++) {
+      let ch = id.charCodeAt(k);
+      if (ch >= 65 && ch <= 90) ch += 32;
+      if (ch > 127) return -1;
+      key[k] = ch;
+    }
+    const ids = this.d.ids;
+    let lo = 0;
+    let hi = this.d.n - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const base = mid * ID_BYTES;
+      let cmp = 0;
+      for (let k = 0; k < ID_BYTES; k++) {
+        const diff = key[k] - ids[base + k];
+        if (diff !== 0) {
+          cmp = diff;
+          break;
+        }
+      }
+      if (cmp === 0) return mid;
+      if (cmp > 0) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  }
+
+  idAt(i: number): string {
+    return String.fromCharCode(...this.d.ids.subarray(i * ID_BYTES, (i + 1) * ID_BYTES));
+  }
+
+  operatorAt(i: number): string | null {
+    const o = this.d.operator[i];
+    return o === NO_OPERATOR ? null : this.d.operators[o];
+  }
+
+  countryAt(i: number): string {
+    return this.d.countries[this.d.country[i]];
+  }
+
+  chargePointsAt(i: number): ChargePointInput[] {
+    const d = this.d;
+    const out: ChargePointInput[] = [];
+    for (let k = d.cpStart[i], end = d.cpStart[i + 1]; k < end; k++) {
+      out.push({ plug: d.plugs[d.cpPlug[k]], energy_type: (d.cpEnergy[k] === 1 ? 'dc' : 'ac') as EnergyType, power: d.cpPower[k] });
+    }
+    return out;
+  }
+
+  station(i: number): StoredStation {
+    return { index: i, id: this.idAt(i), operatorId: this.operatorAt(i), country: this.countryAt(i), chargePoints: this.chargePointsAt(i) };
+  }
+
+  /** Station indices of an operator (ascending), empty when it has none. */
+  stationsOf(operatorId: string): Uint32Array {
+    const k = this.operatorIndex.get(operatorId);
+    if (k === undefined) return new Uint32Array(0);
+    return this.d.opPostings.subarray(this.d.opOffsets[k], this.d.opOffsets[k + 1]);
+  }
+
+  /** Distinct charge point groups (energy type, power, plug) of an operator's stations in a country. */
+  groupsOf(operatorId: string, country: string): ChargePointInput[] {
+    const d = this.d;
+    const ci = d.countries.findIndex((c) => c.toUpperCase() === country.toUpperCase());
+    if (ci < 0) return [];
+    const seen = new Set<string>();
+    const out: ChargePointInput[] = [];
+    for (const i of this.stationsOf(operatorId)) {
+      if (d.country[i] !== ci) continue;
+      for (let k = d.cpStart[i], end = d.cpStart[i + 1]; k < end; k++) {
+        const key = `${d.cpEnergy[k]}|${d.cpPower[k]}|${d.cpPlug[k]}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        out.push({ plug: d.plugs[d.cpPlug[k]], energy_type: d.cpEnergy[k] === 1 ? 'dc' : 'ac', power: d.cpPower[k] });
+      }
+    }
+    return out;
+  }
+
+  /** Does the operator have a station among `stationIds`? */
+  operatorHasAny(operatorId: string, stationIds: Iterable<string>): boolean {
+    const k = this.operatorIndex.get(operatorId);
+    if (k === undefined) return false;
+    for (const id of stationIds) {
+      const i = this.find(id);
+      if (i >= 0 && this.d.operator[i] === k) return true;
+    }
+    return false;
+  }
+}

@@ -1,0 +1,330 @@
+/**
+ * The price tasks (charge prices, bulk preview, tariff details): plain-data inputs validated and
+ * resolved on the main thread, evaluated against a thread's compiled catalog, returning the
+ * serialized response document as a value. The same functions run inline (WORKERS=0 or the inline
+ * policy) and inside pricing workers; nothing here throws for a domain outcome.
+ */
+import { computedId } from '../domain/ids.js';
+import {
+  BulkScratch,
+  DEFAULT_DETAIL_DIMENSIONS,
+  PlanScratch,
+  PriceResults,
+  bulkPreview,
+  chargePriceEntries,
+  computeChargePrices,
+  metaChargePoints,
+  reasonText,
+  tariffDetails,
+  visibleTags,
+  type ChargeInput,
+  type ChargePointInput,
+  type ChargePriceOptions,
+  type Dimension,
+  type IncludeMode,
+  type Language,
+  type PricingCatalog,
+  type RateTable,
+  type StationContext,
+  type VehiclePricing,
+} from '../domain/pricing/index.js';
+import type { StoredTariff } from '../domain/tariffs/model.js';
+import type { StationView } from './stations.js';
+
+export interface ChargePricesTask {
+  station: StationContext;
+  input: ChargeInput;
+  options: ChargePriceOptions;
+  listed: string[] | null;
+  include: IncludeMode;
+  showPriceUnavailable: boolean;
+  lang: Language;
+  nowMs: number;
+}
+
+export interface BulkTask {
+  stationIds: string[];
+  tariffIds: string[];
+  vehicle: VehiclePricing;
+  batteryRange: [number, number];
+  currency: string;
+  startTime: number;
+  allowUnbalancedLoad: boolean;
+  includeDirectPayment: boolean;
+  chargePointsPowerLte: number | null;
+}
+
+export interface TariffDetailsFilter {
+  brand_restricted_tariffs: boolean;
+  foreign_tariffs: boolean;
+  provider_customer_tariffs: boolean;
+  tariffs_without_prices: boolean;
+  average_prices: boolean;
+  dimensions: Dimension[];
+}
+
+export interface TariffDetailsTask {
+  /** CPO query (country + operator) or station query (ids, in request order). */
+  query: { kind: 'cpo'; country: string; operatorId: string } | { kind: 'stations'; ids: string[] };
+  chargePoint: ChargePointInput | null;
+  filter: TariffDetailsFilter;
+  /** `relationships.tariffs` IDs, or null when absent. */
+  tariffs: string[] | null;
+}
+
+export type TaskName = 'chargePrices' | 'bulk' | 'tariffDetails';
+
+export interface TaskInputs {
+  chargePrices: ChargePricesTask;
+  bulk: BulkTask;
+  tariffDetails: TariffDetailsTask;
+}
+
+/** Outcome of a task: the status and serialized body to send (always a value, never a throw). */
+export interface TaskResult {
+  status: number;
+  body: string;
+}
+
+/** Everything a thread needs to run tasks. */
+export interface TaskEnv {
+  catalog: PricingCatalog;
+  rates: RateTable;
+  stations: StationView;
+}
+
+/** Per-thread reusable buffers. */
+const scratch = { plan: new PlanScratch(), results: new PriceResults(), bulk: new BulkScratch() };
+
+const js = JSON.stringify;
+
+export function runChargePrices(env: TaskEnv, t: ChargePricesTask): TaskResult {
+  const { catalog, rates } = env;
+  const comp = computeChargePrices(
+    catalog,
+    { station: t.station, input: t.input, options: t.options, listed: t.listed, include: t.include },
+    rates,
+    scratch.plan,
+    scratch.results,
+  );
+  const entries = chargePriceEntries(catalog, comp, t.showPriceUnavailable, rates);
+  const listed = t.listed === null ? null : new Set(t.listed);
+  const parts: string[] = [];
+  for (const e of entries) {
+    const tariff = e.tariff.tariff as unknown as StoredTariff;
+    const emp = catalog.companies.get(tariff.emp_id);
+    const prices = e.chargePointPrices.map((p) => ({
+      plug: p.plug,
+      power: p.power,
+      price: p.price,
+      price_distribution: p.price_distribution,
+      blocking_fee_start: p.blocking_fee_start,
+      no_price_reason: p.no_price_reason === null ? null : reasonText(p.no_price_reason, t.lang),
+      is_average_price: p.is_average_price,
+    }));
+    const attributes = {
+      provider: emp?.name ?? '',
+      tariff_name: tariff.name ?? null,
+      url: tariff.url ?? emp?.url ?? null,
+      monthly_min_sales: e.monthlyMinSales,
+      total_monthly_fee: e.totalMonthlyFee,
+      flat_rate: tariff.is_flat_rate === true,
+      direct_payment: tariff.is_direct_payment === true,
+      is_card_payment: tariff.is_card_payment === true,
+      provider_customer_tariff: tariff.provider_customer_only === true,
+      is_roaming: e.isRoaming,
+      is_promoted: false,
+      currency: t.options.currency,
+      tags: visibleTags(tariff.tags ?? [], t.lang, t.nowMs, listed !== null && listed.has(tariff.id)),
+      system_tags: tariff.system_tags ?? [],
+      start_time: t.options.start_time,
+      branding: tariff.branding ?? null,
+      charge_point_prices: prices,
+    };
+    parts.push(
+      `{"id":${js(computedId('charge_price', tariff.id))},"type":"charge_price","attributes":${js(attributes)},` +
+        `"relationships":{"tariff":{"data":{"type":"tariff","id":${js(tariff.id)}}}}}`,
+    );
+  }
+  return { status: 200, body: `{"data":[${parts.join(',')}],"meta":{"charge_points":${js(metaChargePoints(comp))}}}` };
+}
+
+export function runBulk(env: TaskEnv, t: BulkTask): TaskResult {
+  const { catalog, rates, stations } = env;
+  const contexts: StationContext[] = [];
+  const ids: string[] = [];
+  for (const raw of t.stationIds) {
+    const i = stations.find(raw);
+    if (i < 0) continue;
+    const op = stations.operatorAt(i);
+    if (op === null) continue;
+    const id = stations.idAt(i);
+    ids.push(id);
+    contexts.push({ id, country: stations.countryAt(i), cpo_id: op, charge_points: stations.chargePointsAt(i) });
+  }
+  const previews = bulkPreview(
+    catalog,
+    {
+      stations: contexts,
+      tariffIds: t.tariffIds,
+      vehicle: t.vehicle,
+      batteryRange: t.batteryRange,
+      currency: t.currency,
+      startTime: t.startTime,
+      allowUnbalancedLoad: t.allowUnbalancedLoad,
+      includeDirectPayment: t.includeDirectPayment,
+      chargePointsPowerLte: t.chargePointsPowerLte,
+    },
+    rates,
+    scratch.bulk,
+  );
+  const parts: string[] = [];
+  const cur = js(t.currency);
+  for (const p of previews) {
+    const id = js(ids[p.station]);
+    parts.push(
+      `{"id":${id},"type":"charge_price_preview","attributes":{"energy":${js(p.energy)},"duration":${js(p.duration)},` +
+        `"price":${js(p.price)},"currency":${cur}},"relationships":{"charging_station":{"data":{"type":"charging_station","id":${id}}}}}`,
+    );
+  }
+  return { status: 200, body: `{"data":[${parts.join(',')}]}` };
+}
+
+interface DetailsTarget {
+  stationId: string | null;
+  cpoId: string;
+  country: string;
+  groups: ChargePointInput[];
+}
+
+export function runTariffDetails(env: TaskEnv, t: TariffDetailsTask): TaskResult {
+  const { catalog, stations } = env;
+  const targets: DetailsTarget[] = [];
+  if (t.query.kind === 'cpo') {
+    const country = t.query.country.toUpperCase();
+    if (catalog.companies.has(t.query.operatorId)) {
+      targets.push({ stationId: null, cpoId: t.query.operatorId, country, groups: stations.groupsOf(t.query.operatorId, country) });
+    }
+  } else {
+    const seen = new Set<number>();
+    for (const raw of t.query.ids) {
+      const i = stations.find(raw);
+      if (i < 0 || seen.has(i)) continue;
+      seen.add(i);
+      const op = stations.operatorAt(i);
+      if (op === null) continue;
+      targets.push({ stationId: stations.idAt(i), cpoId: op, country: stations.countryAt(i).toUpperCase(), groups: stations.chargePointsAt(i) });
+    }
+  }
+  const f = t.filter;
+  const listed = t.tariffs === null ? null : new Set(t.tariffs);
+  // Tariff ids usable at any target CPO, in id order (D18: tariff id, then stations in request order).
+  const perTarget = targets.map((tg) => {
+    const usable = catalog.candidatesAt(tg.cpoId);
+    const idsOf = new Set<string>();
+    for (let k = 0; k < usable.slots.length; k++) {
+      const b = catalog.block(usable.slots[k])!;
+      if (listed !== null && !listed.has(b.id)) continue;
+      const tr = b.tariff;
+      if (!f.brand_restricted_tariffs && (tr.vehicle_brand_ids ?? []).length > 0) continue;
+      const sc = tr.supported_countries ?? [];
+      if (!f.foreign_tariffs && sc.length > 0 && !sc.some((c) => c.toUpperCase() === tg.country)) continue;
+      if (!f.provider_customer_tariffs && tr.provider_customer_only === true) continue;
+      idsOf.add(b.id);
+    }
+    return idsOf;
+  });
+  const allIds = new Set<string>();
+  for (const s of perTarget) for (const id of s) allIds.add(id);
+  const sortedIds = [...allIds].sort();
+  const dimensions = f.dimensions.length > 0 ? f.dimensions : [...DEFAULT_DETAIL_DIMENSIONS];
+  const records: string[] = [];
+  const included: string[] = [];
+  const seenIncluded = new Set<string>();
+  const include = (key: string, make: () => string): void => {
+    if (seenIncluded.has(key)) return;
+    seenIncluded.add(key);
+    included.push(make());
+  };
+  for (const tariffId of sortedIds) {
+    const tariff = catalog.tariffs.get(tariffId) as unknown as StoredTariff;
+    for (let ti = 0; ti < targets.length; ti++) {
+      if (!perTarget[ti].has(tariffId)) continue;
+      const tg = targets[ti];
+      const d = tariffDetails(catalog, tariffId, {
+        cpoId: tg.cpoId,
+        country: tg.country,
+        stationId: tg.stationId,
+        chargePoint: t.chargePoint,
+        averagePrices: tg.stationId === null && f.average_prices,
+        dimensions,
+        groups: tg.groups,
+      });
+      if (d === null) continue;
+      if (!f.tariffs_without_prices && d.restrictedSegments.length === 0) continue;
+      const sub = d.subTariff as unknown as StoredTariff | null;
+      const updatedAt = Math.max(tariff.updated_at ?? 0, sub?.updated_at ?? 0);
+      const perStation = catalog.stationPricesOf(tariffId);
+      const perStationAvailable = perStation.size > 0 && stations.operatorHasAny(tg.cpoId, perStation.keys());
+      const attributes = {
+        country: tg.country,
+        updated_at: updatedAt,
+        is_roaming: d.isRoaming,
+        tariff_level: d.tariffLevel,
+        restricted_segments: d.restrictedSegments,
+        no_price_reason: d.noPriceReason,
+        prices_per_station_available: perStationAvailable,
+      };
+      const relationships: Record<string, unknown> = {
+        emp: { data: { type: 'company', id: tariff.emp_id } },
+        tariff: { data: { type: 'tariff', id: tariffId } },
+        cpo: { data: { type: 'company', id: tg.cpoId } },
+      };
+      if (tg.stationId !== null) relationships.station = { data: { type: 'charging_station', id: tg.stationId } };
+      records.push(
+        js({
+          id: computedId(tariffId, tg.cpoId, tg.stationId ?? '', tg.country),
+          type: 'station_tariff_details',
+          attributes,
+          relationships,
+        }),
+      );
+      const emp = catalog.companies.get(tariff.emp_id);
+      if (emp) include(`company|${emp.id}`, () => js({ id: emp.id, type: 'company', attributes: { name: emp.name } }));
+      include(`tariff|${tariffId}`, () => js(includedTariff(tariff)));
+    }
+  }
+  return { status: 200, body: `{"data":[${records.join(',')}],"included":[${included.join(',')}]}` };
+}
+
+/** D35: the included tariff record. */
+function includedTariff(t: StoredTariff): unknown {
+  return {
+    id: t.id,
+    type: 'tariff',
+    attributes: {
+      name: t.name,
+      total_monthly_fee: (t.monthly_fee ?? 0) + (t.yearly_service_fee ?? 0) / 12,
+      is_direct_payment: t.is_direct_payment === true,
+      is_card_payment: t.is_card_payment === true,
+      is_secondary_tariff: t.is_secondary_tariff === true,
+      provider_customer_only: t.provider_customer_only === true,
+      existing_customer_only: t.existing_customer_only === true,
+      allowed_customer_countries: t.supported_countries ?? [],
+      currency: t.currency,
+      url: t.url ?? null,
+    },
+    relationships: { vehicle_brands: { data: (t.vehicle_brand_ids ?? []).map((id) => ({ type: 'brand', id })) } },
+  };
+}
+
+export function runTask(env: TaskEnv, name: TaskName, input: TaskInputs[TaskName]): TaskResult {
+  switch (name) {
+    case 'chargePrices':
+      return runChargePrices(env, input as ChargePricesTask);
+    case 'bulk':
+      return runBulk(env, input as BulkTask);
+    case 'tariffDetails':
+      return runTariffDetails(env, input as TariffDetailsTask);
+  }
+}

@@ -1,0 +1,35 @@
+/**
+ * Pricing worker (Piscina). At start it opens the stores read-only (the snapshot for currency
+ * rates, the live store for companies, tariffs and EVSE prices), compiles its catalog, and wraps
+ * the station data the main thread shares through SharedArrayBuffers. Before each task it catches
+ * up with the catalog generation the task carries. Results are values, never thrown outcomes.
+ */
+import { workerData } from 'node:worker_threads';
+import { StoreCatalog, rateTable } from '../src/pool/catalog.js';
+import type { TaskMessage, WorkerInit } from '../src/pool/pool.js';
+import { StationView } from '../src/pool/stations.js';
+import { runTask, type ChargePricesTask, type TaskResult } from '../src/pool/tasks.js';
+import { LiveStore } from '../src/storage/live.js';
+import { Snapshot } from '../src/storage/snapshot.js';
+
+const init = workerData as WorkerInit;
+
+const snapshot = Snapshot.open(init.snapshotPath);
+const rates = rateTable(snapshot.meta.ratesDate, snapshot.rates());
+snapshot.close();
+const store = LiveStore.openReadonly(init.dataDir);
+const catalog = new StoreCatalog(store);
+const stations = new StationView(init.stations);
+
+export function ping(): number {
+  return catalog.generation;
+}
+
+export function task(msg: TaskMessage): TaskResult {
+  catalog.syncTo(msg.generation);
+  if (init.exitOnNetwork !== null && msg.name === 'chargePrices' && (msg.input as ChargePricesTask).station.cpo_id === init.exitOnNetwork) {
+    // Test hook only (PRICING_TEST_EXIT_ON_NETWORK): the thread dies mid-task.
+    process.exit(1);
+  }
+  return runTask({ catalog: catalog.catalog, rates, stations }, msg.name, msg.input);
+}
