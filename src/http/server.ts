@@ -89,7 +89,9 @@ export function startServer(host: string, port: number, opts: ServerOptions): Pr
       res.writeHeader('X-Request-Id', reqId);
       if (r.headers) for (const k in r.headers) res.writeHeader(k, r.headers[k]);
       if (r.body === undefined) {
-        res.endWithoutBody(undefined, closeConnection || draining);
+        // 204: no Content-Length at all (endWithoutBody with no arguments reports none).
+        if (closeConnection) res.writeHeader('Connection', 'close');
+        res.endWithoutBody();
       } else {
         res.writeHeader('Content-Type', JSON_TYPE);
         res.end(r.body, closeConnection || draining);
@@ -253,8 +255,11 @@ export function startServer(host: string, port: number, opts: ServerOptions): Pr
             uWS.us_listen_socket_close(listenSocket);
             const end = (): void => {
               clearTimeout(timer);
-              app.close();
-              done();
+              // Let the last response leave before closing the remaining (idle) connections.
+              setImmediate(() => {
+                app.close();
+                done();
+              });
             };
             const timer = setTimeout(end, timeoutMs);
             if (inFlight === 0) end();

@@ -177,6 +177,7 @@ describe('HTTP transport', () => {
     const d = await call(srv, 'DELETE', '/t/items/1', { key: 'writer' });
     expect(d.status).toBe(204);
     expect(d.text).toBe('');
+    expect(d.headers.get('content-length')).toBeNull();
     const r = await call(srv, 'PUT', '/t/items/1', { key: 'writer', body: { data: {} } });
     expect(r.status).toBe(405);
     expect(r.headers.get('allow')).toBe('GET, DELETE');

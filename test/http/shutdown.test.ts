@@ -1,0 +1,70 @@
+import net from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { FeedbackStore } from '../../src/storage/feedback.js';
+import { LiveStore } from '../../src/storage/live.js';
+import { keyFor, startTestServer } from '../helpers/server.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Resolves true when a TCP connection to the port succeeds, false when it is refused. */
+function canConnect(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.connect({ host: '127.0.0.1', port });
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once('error', () => resolve(false));
+  });
+}
+
+describe('graceful shutdown', () => {
+  it('when SIGTERM arrives while a request body is half sent, then that request still completes with 204, new connections are refused, and the process exits 0', async () => {
+    const srv = await startTestServer({ keys: { writer: 'WriteUserFeedback' } });
+    const body = JSON.stringify({
+      data: { type: 'tariff_update', attributes: { content: 'sent across SIGTERM', tariff: 't', cpo: 'c', emp: 'e', language: 'en' } },
+    });
+    const head =
+      'POST /v1/partner_feedback HTTP/1.1\r\n' +
+      `Host: 127.0.0.1:${srv.port}\r\n` +
+      `Api-Key: ${keyFor('writer')}\r\n` +
+      'Content-Type: application/json\r\n' +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+      '\r\n';
+    const half = Math.floor(body.length / 2);
+
+    const sock = net.connect({ host: '127.0.0.1', port: srv.port });
+    await new Promise<void>((resolve, reject) => {
+      sock.once('connect', () => resolve());
+      sock.once('error', reject);
+    });
+    let received = '';
+    const closed = new Promise<void>((resolve) => {
+      sock.on('data', (d) => (received += d.toString('latin1')));
+      sock.on('close', () => resolve());
+      sock.on('error', () => resolve());
+    });
+    sock.write(head + body.slice(0, half));
+    await sleep(100); // the server has the head and half the body: the request is in flight
+
+    srv.proc.kill('SIGTERM');
+    await sleep(200);
+    expect(srv.proc.exitCode).toBeNull(); // still draining the in-flight request
+    expect(await canConnect(srv.port)).toBe(false);
+
+    sock.write(body.slice(half));
+    const code = await srv.exited;
+    await closed;
+    expect(received, srv.stdout()).toMatch(/^HTTP\/1\.1 204/);
+    expect(code).toBe(0);
+
+    // The acknowledged write is durable.
+    const store = LiveStore.openReadonly(srv.dataDir);
+    try {
+      const rows = [...new FeedbackStore(store).partnerFeedback()];
+      expect(rows.map((r) => r.content)).toEqual(['sent across SIGTERM']);
+    } finally {
+      store.close();
+    }
+  });
+});
