@@ -108,7 +108,8 @@ export function writeSnapshot(file: string, content: SnapshotContent, onStation?
   fs.rmSync(tmp, { force: true });
   const db = new Database(tmp);
   try {
-    db.pragma('journal_mode = OFF');
+    // In memory: OFF is refused by the driver's defensive mode, and no on-disk journal can be disturbed.
+    db.pragma('journal_mode = MEMORY');
     db.pragma('synchronous = OFF');
     db.pragma('page_size = 8192');
     db.exec(DDL);

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMPUTED_ID_NAMESPACE } from '../../src/domain/ids.js';
 import type { StationRow } from '../../src/storage/snapshot.js';
 import { call, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
-import { BOUYGUES, DANGLING, IZIVIA, allStations, fixtureSnapshot, seededDataDir } from './stations.fixture.js';
+import { BOUYGUES, DANGLING, EMP_A, EMP_B, EMP_C, IZIVIA, allStations, fixtureSnapshot, seededDataDir } from './stations.fixture.js';
 
 const cps = keyFor('cps');
 const cs = keyFor('cs');
@@ -17,7 +17,7 @@ describe('statistics over HTTP', () => {
     all = allStations();
     srv = await startTestServer({
       dataDir: seededDataDir(),
-      keys: { cps: 'ReadChargePointStatistics', cs: 'ReadCountryStatistics', reader: 'ReadStations' },
+      keys: { cps: 'ReadChargePointStatistics', cs: 'ReadCountryStatistics', reader: 'ReadStations', companies: 'ReadTariffs' },
       env: { SNAPSHOT: fixtureSnapshot() },
     });
   });
@@ -100,6 +100,27 @@ describe('statistics over HTTP', () => {
     const get = (qs: string, key = cs) => call(srv, 'GET', `/v1/country_statistics${qs}`, { key });
 
     it('the snapshot month (2022-12) is computed from the stations; DK from the fixtures, whole record', async () => {
+      // emp_count oracle: D66 over every company of the live store (read through the company list).
+      type C = { id: string; attributes: { is_emp: boolean }; relationships: { supported_emps: { data: { id: string }[] }; cpo_group: { data: { id: string } | null }; emp_group: { data: { id: string } | null } } };
+      const companies: C[] = [];
+      for (let page = 1; ; page++) {
+        const r = await call(srv, 'GET', `/v1/companies?page[size]=100&page[number]=${page}`, { key: keyFor('companies') });
+        companies.push(...(r.json.data as C[]));
+        if (companies.length >= r.json.meta.overall_count) break;
+      }
+      const byId = new Map(companies.map((c) => [c.id, c]));
+      const usable = (emp: C, cpoId: string): boolean => {
+        const cpo = byId.get(cpoId);
+        if (!cpo) return false;
+        const g = cpo.relationships.cpo_group.data?.id ?? null;
+        if (emp.id === cpoId || emp.id === g) return true;
+        const h = emp.relationships.emp_group.data?.id ?? null;
+        const s = new Set([...cpo.relationships.supported_emps.data.map((x) => x.id), ...(g && byId.get(g) ? byId.get(g)!.relationships.supported_emps.data.map((x) => x.id) : [])]);
+        return s.has(emp.id) || (h !== null && s.has(h));
+      };
+      const expectedEmpCount = companies.filter((e) => e.attributes.is_emp && [IZIVIA, BOUYGUES, DANGLING].some((c) => usable(e, c))).length;
+      // The fixture EMPs: Izivia supports EMP A (and EMP C through its emp_group), Bouygues supports EMP B.
+      for (const e of [EMP_A, EMP_B, EMP_C]) expect(usable(byId.get(e)!, e === EMP_B ? BOUYGUES : IZIVIA)).toBe(true);
       const r = await get('?filter[country]=dk&filter[year]=2022&filter[month]=12');
       expect(r.json).toEqual({
         data: [
@@ -110,8 +131,7 @@ describe('statistics over HTTP', () => {
               country: 'DK',
               year: 2022,
               month: 12,
-              // Izivia supports EMP A (and EMP C through its emp_group), Bouygues supports EMP B.
-              emp_count: 3,
+              emp_count: expectedEmpCount,
               cpo_count: 3,
               charge_points: [
                 { type: 'total', count: 13 },

@@ -1,0 +1,155 @@
+/**
+ * Station search micro-benchmark (tinybench): radius 5 km and bbox around Paris centre, page size
+ * 400, on the default snapshot and (when present) the synthetic 1 M snapshot. Each index query runs
+ * beside a naive full scan answering the same query in the same run, and the page body built from
+ * cached fragments beside JSON.stringify of the same page.
+ *
+ *   npm run bench:stations [-- --quick] [--synthetic <file>]
+ *
+ * Prints a table and writes bench/out/stations.json.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Bench } from 'tinybench';
+import { CompanyRegistry } from '../src/domain/companies/registry.js';
+import { StationIndex } from '../src/domain/stations/index.js';
+import { haversineMeters } from '../src/domain/stations/geo.js';
+import { StationPageWriter } from '../src/api/stations/stations.document.js';
+import { Snapshot } from '../src/storage/snapshot.js';
+
+const ROOT = (() => {
+  let d = path.dirname(fileURLToPath(import.meta.url));
+  while (!fs.existsSync(path.join(d, 'package.json'))) d = path.dirname(d);
+  return d;
+})();
+
+const PARIS = { lat: 48.8566, lon: 2.3522 };
+const BOX = { latGte: 48.81, latLte: 48.91, lonGte: 2.25, lonLte: 2.42 };
+const PAGE = 400;
+
+interface Row {
+  snapshot: string;
+  stations: number;
+  case: string;
+  subject: string;
+  subjectUs: number;
+  baseline: string;
+  baselineUs: number;
+  speedup: number;
+  matches: number;
+}
+
+function args(): { quick: boolean; synthetic: string } {
+  const a = process.argv.slice(2);
+  let quick = false;
+  let synthetic = path.join(ROOT, 'snapshots/synthetic-1000000.sqlite');
+  for (let i = 0; i < a.length; i++) {
+    if (a[i] === '--quick') quick = true;
+    else if (a[i] === '--synthetic') synthetic = a[++i];
+    else throw new Error(`unknown argument ${a[i]}`);
+  }
+  return { quick, synthetic };
+}
+
+async function median(name: string, fn: () => unknown, quick: boolean): Promise<number> {
+  const b = new Bench({ time: quick ? 200 : 1500, warmup: true, warmupTime: quick ? 50 : 300 });
+  b.add(name, fn);
+  await b.run();
+  const t = b.tasks[0].result as unknown as { latency?: { p50?: number; mean?: number } };
+  return (t.latency?.p50 ?? t.latency?.mean ?? NaN) * 1000;
+}
+
+async function benchSnapshot(file: string, label: string, quick: boolean): Promise<Row[]> {
+  const snap = Snapshot.open(file);
+  const t0 = performance.now();
+  const index = new StationIndex(snap.stationColumns());
+  const loadMs = performance.now() - t0;
+  const companies = new CompanyRegistry(
+    snap.operators().map((o) => ({
+      id: o.id, name: o.name, url: null, is_cpo: true, is_emp: false, version: 1, created_at: 0, updated_at: 0,
+      external_source_mapping: { ext_a_ids: null, ext_b_names: null, ext_b_charge_card_ids: null, sheet_names: null, ext_c_operator_ids: null, evse_operator_ids: o.evse_operator_ids },
+      supported_emps: [], cpo_group: null, emp_group: null,
+    })),
+  );
+  snap.close();
+  console.log(`${label}: ${index.size} stations, index loaded in ${loadMs.toFixed(0)} ms`);
+  const none = index.compile({});
+  const c = index.c;
+  // Naive baselines: scan every station with exact checks, then sort and cut the page.
+  const kd = index.kd;
+  const lonOf = new Float64Array(index.size);
+  const latOf = new Float64Array(index.size);
+  for (let j = 0; j < kd.ids.length; j++) {
+    lonOf[kd.ids[j]] = kd.coords[2 * j];
+    latOf[kd.ids[j]] = kd.coords[2 * j + 1];
+  }
+  const naiveRadius = (): number[] => {
+    const hits: Array<[number, number]> = [];
+    for (let i = 0; i < index.size; i++) {
+      const d = haversineMeters(PARIS.lat, PARIS.lon, latOf[i], lonOf[i]);
+      if (d <= 5000) hits.push([d, i]);
+    }
+    hits.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    return hits.slice(0, PAGE).map((h) => h[1]);
+  };
+  const radius = () => index.search({ kind: 'radius', latitude: PARIS.lat, longitude: PARIS.lon, radius: 5000 }, none, 0, PAGE);
+  const bbox = () => index.search({ kind: 'bbox', ...BOX }, none, 0, PAGE);
+  const naiveBbox = () => index.scanBbox(BOX.latGte, BOX.latLte, BOX.lonGte, BOX.lonLte, none, PAGE);
+
+  // Same answers, or the comparison is meaningless.
+  const r1 = radius().indices;
+  const r2 = naiveRadius();
+  if (JSON.stringify(r1) !== JSON.stringify(r2)) throw new Error(`${label}: radius index and scan disagree`);
+  const b1 = bbox().indices;
+  const b2 = naiveBbox();
+  if (JSON.stringify(b1) !== JSON.stringify(b2)) throw new Error(`${label}: bbox index and scan disagree`);
+
+  const writer = new StationPageWriter(index, companies, []);
+  const pageInput = { indices: r1, moreAvailable: true, availability: null, companyFields: undefined, supportedEmpsFilter: undefined };
+  // Baseline page: the same documents as objects, serialized per request.
+  const objects = r1.map((i) => JSON.parse(c.fragments.toString('utf8', c.fragStart[i], c.fragStart[i + 1])) as unknown);
+  const stringifyPage = () =>
+    JSON.stringify({
+      data: objects,
+      included: [...new Set(r1.map((i) => index.operatorOf(i)))].filter((x) => x !== null).map((id) => ({ id, type: 'company', attributes: { name: companies.get(id!)!.name } })),
+      meta: { more_available: true, disabled_ext_b_countries: [] },
+    });
+  const bytes = writer.page(pageInput).length;
+
+  const rows: Row[] = [];
+  const add = async (cse: string, subject: string, s: () => unknown, baseline: string, b: () => unknown, matches: number): Promise<void> => {
+    const su = await median(subject, s, quick);
+    const bu = await median(baseline, b, quick);
+    rows.push({ snapshot: label, stations: index.size, case: cse, subject, subjectUs: su, baseline, baselineUs: bu, speedup: bu / su, matches });
+  };
+  await add('radius 5 km, page 400', 'index (best-first kdbush walk)', radius, 'naive scan + sort', naiveRadius, r1.length);
+  await add('bbox Paris, page 400', 'kdbush range', bbox, 'naive scan + sort', naiveBbox, b1.length);
+  await add(`page body (${bytes} B)`, 'joined fragments', () => writer.page(pageInput), 'JSON.stringify', stringifyPage, r1.length);
+  return rows;
+}
+
+async function main(): Promise<void> {
+  const o = args();
+  const rows: Row[] = [];
+  const def = path.join(ROOT, 'snapshots/default.sqlite');
+  rows.push(...(await benchSnapshot(def, 'default', o.quick)));
+  if (fs.existsSync(o.synthetic)) rows.push(...(await benchSnapshot(o.synthetic, 'synthetic', o.quick)));
+  else console.log(`(no ${o.synthetic}; run \`npm run snapshot:synthetic -- --stations 1000000\` for the 1 M rows)`);
+  const lines = [
+    '| snapshot | stations | case | subject | median µs | baseline | median µs | baseline / subject |',
+    '| --- | ---: | --- | --- | ---: | --- | ---: | ---: |',
+    ...rows.map(
+      (r) =>
+        `| ${r.snapshot} | ${r.stations} | ${r.case} | ${r.subject} | ${r.subjectUs.toFixed(1)} | ${r.baseline} | ${r.baselineUs.toFixed(1)} | ${r.speedup.toFixed(1)}× |`,
+    ),
+  ];
+  console.log(lines.join('\n'));
+  fs.mkdirSync(path.join(ROOT, 'bench/out'), { recursive: true });
+  fs.writeFileSync(path.join(ROOT, 'bench/out/stations.json'), JSON.stringify({ date: new Date().toISOString(), node: process.version, rows }, null, 2));
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});
