@@ -95,7 +95,63 @@ describe('key changes reach a running server', () => {
   });
 });
 
+describe('keys CLI against a running server', () => {
+  it('a key revoked with the CLI is refused by the running server within one second', async () => {
+    const srv = await startTestServer({ keys: { reader: 'ReadVehicles', other: 'ReadCosts' } });
+    try {
+      expect((await call(srv, 'GET', '/v2/vehicle_brands', { key: 'test-key-reader' })).status).toBe(200);
+      expect((await call(srv, 'GET', '/v2/vehicle_brands', { key: 'test-key-other' })).json.errors[0].title).toBe(
+        'action read_vehicles not allowed',
+      );
+      const created = await keysCli(srv.dataDir, 'create', '--groups', 'ReadVehicles', '--key', 'created-while-running', '--name', 'late');
+      expect(created.code).toBe(0);
+      expect((await keysCli(srv.dataDir, 'revoke', 'reader')).code).toBe(0);
+      const t0 = performance.now();
+      let revokedAfter = -1;
+      let createdAfter = -1;
+      while (performance.now() - t0 < 3000 && (revokedAfter < 0 || createdAfter < 0)) {
+        if (revokedAfter < 0) {
+          const r = await call(srv, 'GET', '/v2/vehicle_brands', { key: 'test-key-reader' });
+          if (r.status === 403) {
+            expect(r.json.errors[0].title).toBe('api_key invalid');
+            revokedAfter = performance.now() - t0;
+          }
+        }
+        if (createdAfter < 0 && (await call(srv, 'GET', '/v2/vehicle_brands', { key: 'created-while-running' })).status === 200) {
+          createdAfter = performance.now() - t0;
+        }
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      expect(revokedAfter).toBeGreaterThanOrEqual(0);
+      expect(revokedAfter).toBeLessThan(1000);
+      expect(createdAfter).toBeGreaterThanOrEqual(0);
+      expect(createdAfter).toBeLessThan(1000);
+    } finally {
+      await srv.stop();
+    }
+  });
+});
+
 describe('start-up and restart', () => {
+  it('a restart keeps API keys and acknowledged writes', async () => {
+    const first = await startTestServer({ keys: { writer: 'WriteUserFeedback,ReadVehicles' } });
+    const fb = {
+      data: { type: 'tariff_update', attributes: { content: 'kept across restart', tariff: '', cpo: '', emp: '', language: 'en' } },
+    };
+    expect((await call(first, 'POST', '/v1/partner_feedback', { key: 'test-key-writer', body: fb })).status).toBe(204);
+    expect(await first.stop()).toBe(0);
+    const second = await startTestServer({ dataDir: first.dataDir });
+    try {
+      expect((await call(second, 'GET', '/v2/vehicle_brands', { key: 'test-key-writer' })).status).toBe(200);
+      const store = LiveStore.open(first.dataDir);
+      const n = (store.db.prepare("SELECT count(*) AS n FROM partner_feedback WHERE content = 'kept across restart'").get() as { n: number }).n;
+      store.close();
+      expect(n).toBe(1);
+    } finally {
+      expect(await second.stop()).toBe(0);
+    }
+  });
+
   it('prints a development key on the first start only; a restart keeps keys and seeded companies', async () => {
     const first = await startTestServer();
     expect(first.devKey).toMatch(/^cps_/);
@@ -110,6 +166,7 @@ describe('start-up and restart', () => {
       expect(second.devKey).toBe('');
       expect(second.stdout()).not.toContain('Development API key');
       expect((await call(second, 'GET', '/health')).status).toBe(200);
+      expect((await call(second, 'GET', '/v2/vehicle_brands', { key: first.devKey })).status).toBe(200);
       const again = LiveStore.open(first.dataDir);
       expect(again.activeKeys().map((k) => k.name)).toEqual(['development']);
       expect((again.db.prepare('SELECT count(*) AS n FROM companies').get() as { n: number }).n).toBe(companies);
