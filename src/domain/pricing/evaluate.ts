@@ -79,6 +79,8 @@ export class PlanScratch {
   reason = 1;
   readonly dimCost = new Float64Array(3);
   readonly best = new Int8Array(3);
+  /** The charge point power handed from `evaluateInto` to `evaluateAt`. */
+  readonly power = new Float64Array(1);
 
   ensure(n: number): void {
     if (n <= this.comp.length) return;
@@ -231,6 +233,28 @@ export function evaluateInto(
   out: PriceResults,
   i: number,
 ): boolean {
+  const powers = s.power;
+  powers[0] = power;
+  return evaluateAt(b, s, session, energyType === 'dc' ? ENERGY_DC : ENERGY_AC, powers, 0, t0, conv, out, i);
+}
+
+/**
+ * `evaluateInto` with the charge point given as an energy code (ENERGY_AC or ENERGY_DC) and its
+ * power as `powers[p]`: reading the power from a typed array inside keeps a fractional power
+ * (3.7 kW) from being boxed into a heap number on every call.
+ */
+export function evaluateAt(
+  b: CompiledTariff,
+  s: PlanScratch,
+  session: ChargeSession,
+  energy: number,
+  powers: Float64Array,
+  p: number,
+  t0: number,
+  conv: Conversion,
+  out: PriceResults,
+  i: number,
+): boolean {
   const d3 = 3 * i;
   const dist = out.distribution;
   out.blockingFeeStart[i] = NaN;
@@ -243,7 +267,7 @@ export function evaluateInto(
     out.reason[i] = REASON_NONE;
     return true;
   }
-  const energy = energyType === 'dc' ? ENERGY_DC : ENERGY_AC;
+  const power = powers[p];
   const consumed = session.consumedPower;
   const avgOk = s.averagePrices;
   const noPriceAtCpo = s.noPriceAtCpo;
@@ -309,14 +333,14 @@ export function evaluateInto(
       }
       const n = rPowCount[r];
       if (n > 0) {
-        const p = rConsumed[r] === 1 ? consumed : power;
+        const cpPower = rConsumed[r] === 1 ? consumed : power;
         const start = rPowStart[r];
         let hit = false;
         if (rPowRange[r] === 1) {
-          hit = p >= powPool[start] - 1e-6 && p <= powPool[start + n - 1] + 1e-6;
+          hit = cpPower >= powPool[start] - 1e-6 && cpPower <= powPool[start + n - 1] + 1e-6;
         } else {
           for (let k = start; k < start + n; k++) {
-            if (Math.abs(p - powPool[k]) <= 1e-6) {
+            if (Math.abs(cpPower - powPool[k]) <= 1e-6) {
               hit = true;
               break;
             }

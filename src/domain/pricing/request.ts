@@ -5,7 +5,7 @@
  * preallocated typed arrays.
  */
 import type { CompiledTariff, PricingCatalog } from './catalog.js';
-import { REASONS } from './catalog.js';
+import { ENERGY_AC, ENERGY_DC, REASONS } from './catalog.js';
 import {
   energyTypeOfPlug,
   isChargePointUsable,
@@ -15,7 +15,7 @@ import {
   type ChargeSession,
 } from './charging.js';
 import { buildConversion, convertAmount, type Conversion } from './currency.js';
-import { evaluateInto, planTariff, PlanScratch, PriceResults, resolveStation } from './evaluate.js';
+import { evaluateAt, planTariff, PlanScratch, PriceResults, resolveStation } from './evaluate.js';
 import type {
   ChargeInput,
   ChargePriceOptions,
@@ -168,14 +168,20 @@ export function computeChargePrices(
   const nu = usable.length;
   results.ensure(nt * nu);
   const policy = new Uint8Array(nt);
+  const sessions: ChargeSession[] = [];
+  const energies = new Uint8Array(nu);
+  const powers = new Float64Array(nu);
+  for (let j = 0; j < nu; j++) {
+    const cp = chargePoints[usable[j]];
+    sessions.push(cp.session!);
+    energies[j] = cp.energyType === 'dc' ? ENERGY_DC : ENERGY_AC;
+    powers[j] = cp.power;
+  }
   for (let t = 0; t < nt; t++) {
     const b = catalog.block(candidates.slots[t])!;
     planTariff(catalog, b, st, scratch);
     policy[t] = scratch.policy;
-    for (let j = 0; j < nu; j++) {
-      const cp = chargePoints[usable[j]];
-      evaluateInto(b, scratch, cp.session!, cp.energyType, cp.power, o.start_time, conversion, results, t * nu + j);
-    }
+    for (let j = 0; j < nu; j++) evaluateAt(b, scratch, sessions[j], energies[j], powers, j, o.start_time, conversion, results, t * nu + j);
   }
   return { chargePoints, usable, candidates, policy, results, conversion };
 }
@@ -335,6 +341,8 @@ export class BulkScratch {
   bestPrice = new Float64Array(0);
   bestSlot = new Int32Array(0);
   ctxKinds = new Int32Array(0);
+  /** Per charge point kind: the charge point power. */
+  kindPower = new Float64Array(8);
 
   /** Sizes the buffers for `stations` stations with `cps` charge points in total. */
   ensureStations(stations: number, cps: number): void {
@@ -400,8 +408,8 @@ export function bulkPreview(
 
   // Charge point kinds: energy type → plug → power → kind.
   const kindOf = { ac: new Map<string, Map<number, number>>(), dc: new Map<string, Map<number, number>>() };
-  const kindEnergy: EnergyType[] = [];
-  const kindPower: number[] = [];
+  const kindEnergy: number[] = [];
+  let kindPower = scratch.kindPower;
   const kindSession: (ChargeSession | null)[] = [];
   // Contexts: CPO → country → context.
   const ctxOf = new Map<string, Map<string, number>>();
@@ -428,8 +436,13 @@ export function bulkPreview(
       if (kind === undefined) {
         kind = kindSession.length;
         byPower.set(cp.power, kind);
-        kindEnergy.push(energyType);
-        kindPower.push(cp.power);
+        kindEnergy.push(energyType === 'dc' ? ENERGY_DC : ENERGY_AC);
+        if (kind === kindPower.length) {
+          const grown = new Float64Array(2 * kind + 8);
+          grown.set(kindPower);
+          kindPower = scratch.kindPower = grown;
+        }
+        kindPower[kind] = cp.power;
         kindSession.push(
           isChargePointUsable(req.vehicle, energyType, cp.plug)
             ? sessionForVehicle(req.vehicle, energyType, cp.power, req.batteryRange, sessionOpts)
@@ -509,7 +522,7 @@ export function bulkPreview(
       planTariff(catalog, b, st, plan);
       for (let x = 0; x < nck; x++) {
         const kind = ctxKinds[x];
-        if (!evaluateInto(b, plan, kindSession[kind]!, kindEnergy[kind], kindPower[kind], startTime, conversion, res, x)) continue;
+        if (!evaluateAt(b, plan, kindSession[kind]!, kindEnergy[kind], kindPower, kind, startTime, conversion, res, x)) continue;
         const price = res.price[x];
         if (Number.isNaN(price)) continue;
         const e = base + kind;
