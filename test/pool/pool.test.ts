@@ -1,0 +1,163 @@
+/**
+ * The price pool over HTTP: a worker that dies mid-task is replaced and its request answered 500;
+ * a full queue answers 503 with Retry-After; inline mode (WORKERS=0) gives the same answers as the
+ * pool; shutdown closes the pool.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
+import { chargeBody, comp, putCompany, putTariff, ref, seg } from './price-fixtures.js';
+
+const W = keyFor('writer');
+const C = keyFor('costs');
+const V = keyFor('bench');
+const KEYS = { writer: 'WriteTariffs,ReadTariffs', costs: 'ReadCosts', bench: 'ViewPriceBenchmark' };
+
+/** 300 tariffs of one EMP at a CPO, and a 100-charge-point request: a few ms of price work per request. */
+async function heavySetup(srv: TestServer): Promise<{ cpo: string; body: unknown }> {
+  const emp = await putCompany(srv, W, {});
+  const cpo = await putCompany(srv, W, { is_cpo: true, is_emp: false, supported_emps: [emp] });
+  for (let i = 0; i < 300; i += 25) {
+    await Promise.all(
+      Array.from({ length: 25 }, (_, k) =>
+        putTariff(srv, W, emp, {
+          attributes: {
+            prices: [
+              comp([seg('kwh', 0.3 + (i + k) / 1000, { time_of_day_start: 360, time_of_day_end: 1320 }), seg('kwh', 0.25, { time_of_day_start: 1320, time_of_day_end: 360 }), seg('minute', 0.02, { range_gte: 60, billing_increment: 5 })]),
+              comp([seg('session', 1)], [{ allowance: 'allow', charge_point_energy_type: 'dc', charge_point_powers: [50, 350], charge_point_power_is_range: true }]),
+            ],
+          },
+        }),
+      ),
+    );
+  }
+  const cps = Array.from({ length: 100 }, (_, i) => ({ plug: i % 2 === 0 ? 'ccs' : 'type2', power: 11 + i }));
+  return { cpo, body: chargeBody({ network: cpo, charge_points: cps, options: { energy: 40, duration: 600, start_time: 1200 } }) };
+}
+
+describe('price pool', () => {
+  describe('a worker that dies', () => {
+    const doomed = randomUUID();
+    let srv: TestServer;
+    beforeAll(async () => {
+      srv = await startTestServer({ keys: KEYS, env: { WORKERS: '1', PRICING_TEST_EXIT_ON_NETWORK: doomed } });
+    });
+    afterAll(async () => {
+      await srv.stop();
+    });
+
+    it('answers its request 500, is replaced, and the service keeps serving', async () => {
+      const emp = await putCompany(srv, W, {});
+      await putCompany(srv, W, { is_cpo: true, is_emp: false, supported_emps: [emp] }, doomed);
+      const healthy = await putCompany(srv, W, { is_cpo: true, is_emp: false, supported_emps: [emp] });
+      const t = await putTariff(srv, W, emp, { attributes: { prices: [comp([seg('kwh', 0.5)])] } });
+      for (let round = 0; round < 3; round++) {
+        const dead = await call(srv, 'POST', '/v1/charge_prices', { key: C, body: chargeBody({ network: doomed }) });
+        expect(dead.status).toBe(500);
+        expect(dead.json).toEqual({ errors: [{ status: '500', code: 'INTERNAL_SERVER_ERROR', title: 'price calculation failed' }] });
+        const ok = await call(srv, 'POST', '/v1/charge_prices', { key: C, body: chargeBody({ network: healthy }) });
+        expect(ok.status, ok.text).toBe(200);
+        expect(ok.json.data.map((d: any) => d.relationships.tariff.data.id)).toEqual([t]);
+      }
+      // Requests in flight beside a dying one are answered too.
+      const mixed = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          call(srv, 'POST', '/v1/charge_prices', { key: C, body: chargeBody({ network: i === 5 ? doomed : healthy }) }),
+        ),
+      );
+      expect(mixed.map((r) => r.status)).toEqual(Array.from({ length: 12 }, (_, i) => (i === 5 ? 500 : 200)));
+      const details = await call(srv, 'POST', '/v1/tariff_details', {
+        key: V,
+        body: { data: { attributes: { station: { country: 'DE', operator: { id: healthy, type: 'company' } } } } },
+      });
+      expect(details.status).toBe(200);
+      expect(srv.proc.exitCode).toBeNull();
+    });
+  });
+
+  describe('a full queue', () => {
+    let srv: TestServer;
+    beforeAll(async () => {
+      srv = await startTestServer({ keys: KEYS, env: { WORKERS: '1', MAX_QUEUE: '1' } });
+    });
+    afterAll(async () => {
+      await srv.stop();
+    });
+
+    it('answers 503 SERVICE_UNAVAILABLE with Retry-After while saturated, then serves again', async () => {
+      const { body } = await heavySetup(srv);
+      const one = await call(srv, 'POST', '/v1/charge_prices', { key: C, body });
+      expect(one.status).toBe(200);
+      expect(one.json.data).toHaveLength(300);
+      const burst = await Promise.all(Array.from({ length: 40 }, () => call(srv, 'POST', '/v1/charge_prices', { key: C, body })));
+      const statuses = burst.map((r) => r.status);
+      expect(statuses.every((s) => s === 200 || s === 503)).toBe(true);
+      expect(statuses.filter((s) => s === 503).length).toBeGreaterThan(0);
+      expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(2);
+      const rejected = burst.find((r) => r.status === 503)!;
+      expect(rejected.headers.get('retry-after')).toBe('1');
+      expect(rejected.json).toEqual({ errors: [{ status: '503', code: 'SERVICE_UNAVAILABLE', title: 'overloaded, retry later' }] });
+      for (const r of burst.filter((x) => x.status === 200)) expect(r.text).toBe(one.text);
+      const after = await call(srv, 'POST', '/v1/charge_prices', { key: C, body });
+      expect(after.status).toBe(200);
+    });
+  });
+
+  describe('inline evaluation (WORKERS=0) and the pool', () => {
+    let pooled: TestServer;
+    let inline: TestServer;
+    beforeAll(async () => {
+      [pooled, inline] = await Promise.all([
+        startTestServer({ keys: KEYS, env: { WORKERS: '2' } }),
+        startTestServer({ keys: KEYS, env: { WORKERS: '0' } }),
+      ]);
+    });
+    afterAll(async () => {
+      await Promise.all([pooled.stop(), inline.stop()]);
+    });
+
+    it('give identical answers (write times aside) for all three endpoints, before and after writes', async () => {
+      const ids = { emp: randomUUID(), cpo: randomUUID(), t: randomUUID() };
+      const both = async (f: (s: TestServer) => Promise<unknown>) => Promise.all([f(pooled), f(inline)]);
+      await both((s) => putCompany(s, W, { name: 'Same EMP' }, ids.emp));
+      await both((s) => putCompany(s, W, { name: 'Same CPO', is_cpo: true, supported_emps: [ids.emp] }, ids.cpo));
+      const requests = (): [string, string, unknown][] => [
+        ['/v1/charge_prices', C, chargeBody({ network: ids.cpo, options: { energy: 30, duration: 45, show_price_unavailable: true } })],
+        ['/v1/tariff_details', V, { data: { attributes: { station: { country: 'DE', operator: { id: ids.cpo, type: 'company' } } } } }],
+        [
+          '/v1/charge_prices/bulk',
+          C,
+          { data: { attributes: { battery_range: [10, 90] }, relationships: { charging_stations: { data: [] }, tariffs: { data: [ref('tariff', ids.t)] }, vehicle: { data: ref('car', 'nope') } } } },
+        ],
+      ];
+      const compare = async () => {
+        for (const [path, key, body] of requests()) {
+          const [a, b] = await Promise.all([call(pooled, 'POST', path, { key, body }), call(inline, 'POST', path, { key, body })]);
+          expect(a.status).toBe(b.status);
+          // The two servers stamped their writes at different times.
+          const norm = (x: string) => x.replace(/"updated_at":\d+/g, '"updated_at":0');
+          expect(norm(a.text)).toBe(norm(b.text));
+        }
+      };
+      await compare();
+      await both((s) => putTariff(s, W, ids.emp, { attributes: { name: 'Same', prices: [comp([seg('kwh', 0.4), seg('minute', 0.05, { range_gte: 30 })])] } }, ids.t));
+      await compare();
+      const r = await call(inline, 'POST', '/v1/charge_prices', { key: C, body: requests()[0][2] });
+      expect(r.json.data).toHaveLength(1);
+      await both((s) => putTariff(s, W, ids.emp, { version: 2, attributes: { name: 'Same', prices: [comp([seg('session', 2)])] } }, ids.t));
+      await compare();
+      await both((s) => call(s, 'DELETE', `/v2/tariffs/${ids.t}`, { key: W }));
+      await compare();
+    });
+  });
+
+  it('shutdown closes the pool: SIGTERM with busy workers exits 0', async () => {
+    const srv = await startTestServer({ keys: KEYS, env: { WORKERS: '2' } });
+    const { body } = await heavySetup(srv);
+    const inFlight = Promise.all(Array.from({ length: 6 }, () => call(srv, 'POST', '/v1/charge_prices', { key: C, body }).catch(() => null)));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(await srv.stop('SIGTERM')).toBe(0);
+    const answered = (await inFlight).filter((r) => r !== null);
+    for (const r of answered) expect([200, 503]).toContain(r!.status);
+  });
+});
