@@ -13,6 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Bench } from 'tinybench';
 import { CompanyRegistry } from '../src/domain/companies/registry.js';
+import { fragmentOf } from '../src/domain/stations/columns.js';
 import { StationIndex } from '../src/domain/stations/index.js';
 import { haversineMeters } from '../src/domain/stations/geo.js';
 import { StationPageWriter } from '../src/api/stations/stations.document.js';
@@ -108,7 +109,7 @@ async function benchSnapshot(file: string, label: string, quick: boolean): Promi
   const writer = new StationPageWriter(index, companies, []);
   const pageInput = { indices: r1, moreAvailable: true, availability: null, companyFields: undefined, supportedEmpsFilter: undefined };
   // Baseline page: the same documents as objects, serialized per request.
-  const objects = r1.map((i) => JSON.parse(c.fragments.toString('utf8', c.fragStart[i], c.fragStart[i + 1])) as unknown);
+  const objects = r1.map((i) => JSON.parse(fragmentOf(c, i).toString('utf8')) as unknown);
   const stringifyPage = () =>
     JSON.stringify({
       data: objects,

@@ -9,7 +9,7 @@ import type { CountryStatisticsAttributes } from '../domain/stations/statistics.
  * and brands, currency reference rates. Built deterministically by `npm run snapshot:build`;
  * carries a format version that the service checks before use.
  */
-export const SNAPSHOT_FORMAT_VERSION = 3;
+export const SNAPSHOT_FORMAT_VERSION = 4;
 
 const DDL = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
@@ -111,7 +111,8 @@ export function writeSnapshot(file: string, content: SnapshotContent, onStation?
     // In memory: OFF is refused by the driver's defensive mode, and no on-disk journal can be disturbed.
     db.pragma('journal_mode = MEMORY');
     db.pragma('synchronous = OFF');
-    db.pragma('page_size = 8192');
+    // Large pages: the station column blobs (hundreds of MB at scale) read about twice as fast.
+    db.pragma('page_size = 65536');
     db.exec(DDL);
     db.transaction(() => {
       const meta = db.prepare('INSERT INTO meta(key, value) VALUES (?, ?)');
@@ -280,10 +281,12 @@ export class Snapshot {
 
   /** The station columns (typed arrays, kdbush data, pre-serialized list fragments). */
   stationColumns(): StationColumns {
-    const rows = this.db.prepare('SELECT name, data FROM station_columns ORDER BY name').all() as { name: string; data: Buffer }[];
+    // One blob at a time; typed arrays become views of the blob buffers and fragment chunks stay
+    // as read, so nothing is copied twice and the peak is the data itself.
     const byName = new Map<string, Buffer>();
     const parts: Buffer[] = [];
-    for (const r of rows) {
+    const it = this.db.prepare('SELECT name, data FROM station_columns ORDER BY name').iterate() as IterableIterator<{ name: string; data: Buffer }>;
+    for (const r of it) {
       if (r.name.startsWith('fragments:')) parts.push(r.data);
       else byName.set(r.name, r.data);
     }

@@ -101,7 +101,6 @@ export class StationPageWriter {
    */
   page(p: PageInput): Buffer {
     const c = this.index.c;
-    const frags = c.fragments;
     this.len = 0;
     this.put(HEAD);
     const ops: string[] = [];
@@ -112,8 +111,11 @@ export class StationPageWriter {
         this.ensure(1);
         this.scratch[this.len++] = 0x2c;
       }
-      const start = c.fragStart[i];
-      const end = c.fragStart[i + 1];
+      const chunk = c.fragChunk[i];
+      const frags = c.fragments[chunk];
+      const base = c.chunkStart[chunk];
+      const start = c.fragStart[i] - base;
+      const end = c.fragStart[i + 1] - base;
       const avail = p.availability === null ? undefined : p.availability.get(i);
       const o = c.operator[i];
       let opLive = true;

@@ -55,11 +55,17 @@ export interface StationColumns {
   cpCount: Uint32Array;
   /** Byte offset, within the station's fragment, of the group's `available_count` literal `null`. */
   cpAvailPos: Uint32Array;
-  /** Fragment of station i: fragments[fragStart[i] .. fragStart[i+1]). */
+  /**
+   * Fragment of station i: bytes [fragStart[i] − chunkStart[k], fragStart[i+1] − chunkStart[k]) of
+   * fragments[k], k = fragChunk[i]. Fragments are kept in the chunks they are stored in (no
+   * fragment spans two chunks), so loading never concatenates them.
+   */
   fragStart: Float64Array;
+  fragChunk: Uint8Array;
+  chunkStart: Float64Array;
   /** Byte offset within the fragment of the operator reference object, -1 when the station has no operator. */
   opPos: Int32Array;
-  fragments: Buffer;
+  fragments: Buffer[];
   dict: StationDictionaries;
 }
 
@@ -281,9 +287,8 @@ export class StationColumnsBuilder {
       cpPower: this.cpPower.done(),
       cpCount: this.cpCount.done(),
       cpAvailPos: this.cpAvailPos.done(),
-      fragStart: this.fragStart.done(),
       opPos: this.opPos.done(),
-      fragments: Buffer.concat(this.fragChunks),
+      ...chunking(this.fragChunks, this.fragStart.done()),
       dict: {
         operators: ops.values,
         countries: countries.values,
@@ -300,9 +305,7 @@ const TYPED = [
   'operator', 'country', 'evseOperator', 'flags', 'parking', 'facilities', 'cpStart', 'cpPlug', 'cpEnergy',
   'cpPower', 'cpCount', 'cpAvailPos', 'fragStart', 'opPos',
 ] as const;
-
-/** Fragments are stored in blobs of at most this size (SQLite's blob limit is 1e9 bytes). */
-const FRAGMENT_CHUNK = 64 * 1024 * 1024;
+// (fragStart is stored; fragChunk and chunkStart are derived at load.)
 
 /** Columns → named binary blobs (little-endian typed arrays, as the platform stores them). */
 export function encodeColumns(c: StationColumns): Array<[string, Buffer]> {
@@ -315,22 +318,37 @@ export function encodeColumns(c: StationColumns): Array<[string, Buffer]> {
     const a = c[k];
     out.push([k, Buffer.from(a.buffer, a.byteOffset, a.byteLength)]);
   }
-  for (let off = 0, part = 0; off < c.fragments.length || part === 0; off += FRAGMENT_CHUNK, part++) {
-    out.push([`fragments:${String(part).padStart(4, '0')}`, c.fragments.subarray(off, Math.min(off + FRAGMENT_CHUNK, c.fragments.length))]);
-  }
+  c.fragments.forEach((f, k) => out.push([`fragments:${String(k).padStart(4, '0')}`, f]));
   return out;
 }
 
-type Ctor<T> = { new (b: ArrayBuffer): T; BYTES_PER_ELEMENT: number };
+/** Chunk of each station and chunk start offsets, from the chunks and the global fragment starts. */
+function chunking(chunks: Buffer[], fragStart: Float64Array): Pick<StationColumns, 'fragments' | 'fragStart' | 'fragChunk' | 'chunkStart'> {
+  if (chunks.length > 255) throw new Error('too many fragment chunks');
+  const chunkStart = new Float64Array(chunks.length + 1);
+  for (let k = 0; k < chunks.length; k++) chunkStart[k + 1] = chunkStart[k] + chunks[k].length;
+  const n = fragStart.length - 1;
+  const fragChunk = new Uint8Array(n);
+  let k = 0;
+  for (let i = 0; i < n; i++) {
+    while (k < chunks.length - 1 && fragStart[i] >= chunkStart[k + 1]) k++;
+    if (fragStart[i + 1] > chunkStart[k + 1]) throw new Error(`fragment of station ${i} spans two chunks`);
+    fragChunk[i] = k;
+  }
+  return { fragments: chunks, fragStart, fragChunk, chunkStart };
+}
 
+type Ctor<T> = { new (b: ArrayBufferLike, byteOffset?: number, length?: number): T; BYTES_PER_ELEMENT: number };
+
+/** A typed array over a blob: a view when the blob is aligned (no copy), else an aligned copy. */
 function typed<T>(C: Ctor<T>, b: Buffer): T {
-  // Copy into a fresh, aligned buffer: blob buffers may start at any offset.
+  if (b.byteOffset % C.BYTES_PER_ELEMENT === 0) return new C(b.buffer, b.byteOffset, b.byteLength / C.BYTES_PER_ELEMENT);
   const ab = new ArrayBuffer(b.byteLength);
   new Uint8Array(ab).set(b);
   return new C(ab);
 }
 
-/** Named blobs → columns (the reverse of encodeColumns). */
+/** Named blobs → columns (the reverse of encodeColumns); fragment chunks in stored order. */
 export function decodeColumns(get: (name: string) => Buffer | undefined, fragmentParts: Buffer[]): StationColumns {
   const need = (k: string): Buffer => {
     const b = get(k);
@@ -338,20 +356,17 @@ export function decodeColumns(get: (name: string) => Buffer | undefined, fragmen
     return b;
   };
   const meta = JSON.parse(need('meta').toString('utf8')) as { n: number; dict: StationDictionaries };
-  const total = fragmentParts.reduce((s, b) => s + b.length, 0);
-  const fragments = Buffer.allocUnsafe(total);
-  let off = 0;
-  for (const b of fragmentParts) {
-    b.copy(fragments, off);
-    off += b.length;
-  }
   const kdb = need('kdbush');
-  const kd = new ArrayBuffer(kdb.byteLength);
-  new Uint8Array(kd).set(kdb);
+  let kd: ArrayBuffer;
+  if (kdb.byteOffset === 0 && kdb.byteLength === kdb.buffer.byteLength && kdb.buffer instanceof ArrayBuffer) kd = kdb.buffer;
+  else {
+    kd = new ArrayBuffer(kdb.byteLength);
+    new Uint8Array(kd).set(kdb);
+  }
   return {
     n: meta.n,
     dict: meta.dict,
-    ids: Buffer.from(need('ids')),
+    ids: need('ids'),
     kdbush: kd,
     operator: typed(Int32Array, need('operator')),
     country: typed(Uint16Array, need('country')),
@@ -365,8 +380,14 @@ export function decodeColumns(get: (name: string) => Buffer | undefined, fragmen
     cpPower: typed(Float64Array, need('cpPower')),
     cpCount: typed(Uint32Array, need('cpCount')),
     cpAvailPos: typed(Uint32Array, need('cpAvailPos')),
-    fragStart: typed(Float64Array, need('fragStart')),
     opPos: typed(Int32Array, need('opPos')),
-    fragments,
+    ...chunking(fragmentParts, typed(Float64Array, need('fragStart'))),
   };
+}
+
+/** The fragment of station i (a view; for tests, tools and cold paths). */
+export function fragmentOf(c: StationColumns, i: number): Buffer {
+  const k = c.fragChunk[i];
+  const base = c.chunkStart[k];
+  return c.fragments[k].subarray(c.fragStart[i] - base, c.fragStart[i + 1] - base);
 }

@@ -1,6 +1,6 @@
 import { around } from 'geokdbush';
 import { describe, expect, it } from 'vitest';
-import { StationColumnsBuilder, decodeColumns, encodeColumns } from '../../../src/domain/stations/columns.js';
+import { StationColumnsBuilder, decodeColumns, encodeColumns, fragmentOf } from '../../../src/domain/stations/columns.js';
 import { aroundInto, haversineMeters } from '../../../src/domain/stations/geo.js';
 import { StationIndex } from '../../../src/domain/stations/index.js';
 import type { StationRecord } from '../../../src/domain/stations/model.js';
@@ -76,7 +76,7 @@ describe('station index (domain)', () => {
     const i = index.find(rows[10].id);
     expect(i).toBe(10);
     const c = index.c;
-    const frag = JSON.parse(c.fragments.toString('utf8', c.fragStart[10], c.fragStart[11])) as { id: string; attributes: { name: string } };
+    const frag = JSON.parse(fragmentOf(c, 10).toString('utf8')) as { id: string; attributes: { name: string } };
     expect(frag.id).toBe(rows[10].id);
     expect(frag.attributes.name).toBe('Station 10 «é»');
     expect(index.find(rows[10].id.toUpperCase())).toBe(10);
