@@ -73,8 +73,9 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     const vehicles = new VehicleRegistry(snapshot.vehicles(), snapshot.brands());
     const tokens = await TokenVerifier.create(config, live);
     const tStations = performance.now();
-    const stations = new StationIndex(snapshot.stationColumns());
-    logger.info({ stations: stations.size, ms: Math.round(performance.now() - tStations) }, 'station index loaded');
+    // Station columns without the list fragments first: the pricing workers start on them while
+    // the main thread reads the fragments (most of the bytes) below.
+    const stationColumns = snapshot.stationColumns({ fragments: false });
     const availability = new AvailabilityStore(live);
     const prices = new PricePool({
       workers: config.workers,
@@ -83,7 +84,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
       init: {
         dataDir: config.dataDir,
         snapshotPath: config.snapshotPath,
-        stations: shareStationColumns(stations.c),
+        stations: shareStationColumns(stationColumns),
         exitOnNetwork: process.env.PRICING_TEST_EXIT_ON_NETWORK || null,
       },
       catalog: mainCatalog(companies, tariffs),
@@ -91,6 +92,9 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
       generation: () => tariffs.generation,
       logger,
     });
+    snapshot.loadStationFragments(stationColumns);
+    const stations = new StationIndex(stationColumns);
+    logger.info({ stations: stations.size, ms: Math.round(performance.now() - tStations) }, 'station index loaded');
     await prices.ready();
     const ctx: AppContext = { config, logger, snapshot, live, companies, tariffs, vehicles, tokens, stations, availability, prices, startedAt };
     const server = await startServer(config.host, config.port, {

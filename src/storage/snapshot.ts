@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
-import { StationColumnsBuilder, decodeColumns, encodeColumns, type StationColumns } from '../domain/stations/columns.js';
+import { StationColumnsBuilder, attachFragments, decodeColumns, encodeColumns, type StationColumns } from '../domain/stations/columns.js';
 import type { ChargePointRecord, FacilityDetail, StationRecord } from '../domain/stations/model.js';
 import type { CountryStatisticsAttributes } from '../domain/stations/statistics.js';
 
@@ -279,18 +279,33 @@ export class Snapshot {
     return r?.station_id ?? null;
   }
 
-  /** The station columns (typed arrays, kdbush data, pre-serialized list fragments). */
-  stationColumns(): StationColumns {
+  /**
+   * The station columns (typed arrays, kdbush data, pre-serialized list fragments). With
+   * `fragments: false` the fragments (most of the bytes) are left out; `loadStationFragments`
+   * attaches them later, so their read can overlap other start-up work.
+   */
+  stationColumns(opts: { fragments?: boolean } = {}): StationColumns {
     // One blob at a time; typed arrays become views of the blob buffers and fragment chunks stay
     // as read, so nothing is copied twice and the peak is the data itself.
     const byName = new Map<string, Buffer>();
+    const it = this.db
+      .prepare("SELECT name, data FROM station_columns WHERE name NOT LIKE 'fragments:%' ORDER BY name")
+      .iterate() as IterableIterator<{ name: string; data: Buffer }>;
+    for (const r of it) byName.set(r.name, r.data);
+    const c = decodeColumns((k) => byName.get(k), null);
+    if (opts.fragments !== false) this.loadStationFragments(c);
+    return c;
+  }
+
+  /** Reads the pre-serialized fragments into columns decoded without them. */
+  loadStationFragments(c: StationColumns): void {
     const parts: Buffer[] = [];
-    const it = this.db.prepare('SELECT name, data FROM station_columns ORDER BY name').iterate() as IterableIterator<{ name: string; data: Buffer }>;
-    for (const r of it) {
-      if (r.name.startsWith('fragments:')) parts.push(r.data);
-      else byName.set(r.name, r.data);
-    }
-    return decodeColumns((k) => byName.get(k), parts);
+    const it = this.db
+      .prepare("SELECT data FROM station_columns WHERE name LIKE 'fragments:%' ORDER BY name")
+      .pluck()
+      .iterate() as IterableIterator<Buffer>;
+    for (const b of it) parts.push(b);
+    attachFragments(c, parts);
   }
 
   /** Stored country statistics of earlier months (D53). */

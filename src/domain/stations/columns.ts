@@ -348,8 +348,11 @@ function typed<T>(C: Ctor<T>, b: Buffer): T {
   return new C(ab);
 }
 
-/** Named blobs → columns (the reverse of encodeColumns); fragment chunks in stored order. */
-export function decodeColumns(get: (name: string) => Buffer | undefined, fragmentParts: Buffer[]): StationColumns {
+/**
+ * Named blobs → columns (the reverse of encodeColumns); fragment chunks in stored order, or null to
+ * attach them later with attachFragments (so the large read can overlap other start-up work).
+ */
+export function decodeColumns(get: (name: string) => Buffer | undefined, fragmentParts: Buffer[] | null): StationColumns {
   const need = (k: string): Buffer => {
     const b = get(k);
     if (b === undefined) throw new Error(`station column "${k}" missing from the snapshot`);
@@ -381,8 +384,15 @@ export function decodeColumns(get: (name: string) => Buffer | undefined, fragmen
     cpCount: typed(Uint32Array, need('cpCount')),
     cpAvailPos: typed(Uint32Array, need('cpAvailPos')),
     opPos: typed(Int32Array, need('opPos')),
-    ...chunking(fragmentParts, typed(Float64Array, need('fragStart'))),
+    ...(fragmentParts === null
+      ? { fragments: [], fragStart: typed(Float64Array, need('fragStart')), fragChunk: new Uint8Array(0), chunkStart: new Float64Array(1) }
+      : chunking(fragmentParts, typed(Float64Array, need('fragStart')))),
   };
+}
+
+/** Completes columns decoded without fragments. */
+export function attachFragments(c: StationColumns, fragmentParts: Buffer[]): void {
+  Object.assign(c, chunking(fragmentParts, c.fragStart));
 }
 
 /** The fragment of station i (a view; for tests, tools and cold paths). */
