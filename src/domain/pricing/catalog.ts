@@ -30,6 +30,20 @@ export const ENERGY_ANY = 0;
 export const ENERGY_AC = 1;
 export const ENERGY_DC = 2;
 
+/**
+ * Packed per-segment record of `CompiledTariff.segData`: SEG_STRIDE doubles per segment, so that
+ * the evaluator reads one segment from one place instead of from nine arrays.
+ */
+export const SEG_STRIDE = 8;
+export const SEG_PRICE = 0;
+export const SEG_GTE = 1;
+export const SEG_LT = 2;
+export const SEG_INC = 3;
+export const SEG_WIN_START = 4;
+export const SEG_WIN_END = 5;
+export const SEG_CUR = 6;
+export const SEG_DIM = 7;
+
 /** Segment flags. */
 export const SEG_AVERAGE = 1;
 export const SEG_OCCUPANCY = 2;
@@ -90,6 +104,8 @@ export interface CompiledTariff {
   subReason: Uint8Array;
   /** CPO company index → sub tariff index (the first one when several name the same CPO). */
   subByCpo: Map<number, number>;
+  /** Indices of the sub tariffs with a null CPO (they count at country level). */
+  countrySubs: Int32Array;
   /** Station ID → [start, end) of its EVSE components. */
   evseRange: Map<string, [number, number]>;
 
@@ -99,6 +115,10 @@ export interface CompiledTariff {
   compSStart: Int32Array;
   compSEnd: Int32Array;
   compListsCpo: Uint8Array;
+  /** Per component: 1 when a restriction lists countries or CPOs (station-wide criteria, D68). */
+  compStationCriteria: Uint8Array;
+  /** Per component: 1 when a restriction has an energy type or powers (charge point criteria, D68). */
+  compChargePointCriteria: Uint8Array;
 
   /** Per restriction. */
   rAllow: Uint8Array;
@@ -124,6 +144,8 @@ export interface CompiledTariff {
   sWinStart: Float64Array;
   sWinEnd: Float64Array;
   sFlags: Uint8Array;
+  /** The same segments packed, SEG_STRIDE doubles each (SEG_PRICE … SEG_DIM). */
+  segData: Float64Array;
   /** Source records of each component and segment, for listings (tariff details). */
   compSource: PriceComponent[];
   compOwner: TariffInput[];
@@ -473,12 +495,15 @@ export class PricingCatalog {
       subPolicy,
       subReason,
       subByCpo,
+      countrySubs: Int32Array.from(subs.flatMap((sub, i) => (sub.cpo_id ? [] : [i]))),
       evseRange,
       compRStart: new Int32Array(nc),
       compREnd: new Int32Array(nc),
       compSStart: new Int32Array(nc),
       compSEnd: new Int32Array(nc),
       compListsCpo: new Uint8Array(nc),
+      compStationCriteria: new Uint8Array(nc),
+      compChargePointCriteria: new Uint8Array(nc),
       rAllow: new Uint8Array(nr),
       rEnergy: new Uint8Array(nr),
       rPowStart: new Int32Array(nr),
@@ -500,6 +525,7 @@ export class PricingCatalog {
       sWinStart: new Float64Array(ns),
       sWinEnd: new Float64Array(ns),
       sFlags: new Uint8Array(ns),
+      segData: new Float64Array(ns * SEG_STRIDE),
       compSource: comps,
       compOwner: owners,
     };
@@ -527,6 +553,8 @@ export class PricingCatalog {
         for (const country of rest.countries ?? []) b.idPool[id++] = this.countryIndex(country);
         b.rCountryCount[r] = id - b.rCountryStart[r];
         if (b.rAllow[r] === 1 && b.rCpoCount[r] > 0) b.compListsCpo[c] = 1;
+        if (b.rCpoCount[r] > 0 || b.rCountryCount[r] > 0) b.compStationCriteria[c] = 1;
+        if (b.rEnergy[r] !== ENERGY_ANY || b.rPowCount[r] > 0) b.compChargePointCriteria[c] = 1;
         r++;
       }
       b.compREnd[c] = r;
@@ -545,6 +573,15 @@ export class PricingCatalog {
           (seg.is_average_price ? SEG_AVERAGE : 0) |
           (seg.occupancy_gte != null || seg.occupancy_lt != null ? SEG_OCCUPANCY : 0) |
           (seg.range_gte == null || seg.range_gte === 0 ? SEG_STARTS_AT_ZERO : 0);
+        const o = s * SEG_STRIDE;
+        b.segData[o + SEG_PRICE] = b.sPrice[s];
+        b.segData[o + SEG_GTE] = b.sGte[s];
+        b.segData[o + SEG_LT] = b.sLt[s];
+        b.segData[o + SEG_INC] = b.sInc[s];
+        b.segData[o + SEG_WIN_START] = ws;
+        b.segData[o + SEG_WIN_END] = we;
+        b.segData[o + SEG_CUR] = b.sCur[s];
+        b.segData[o + SEG_DIM] = b.sDim[s];
         s++;
       }
       b.compSEnd[c] = s;

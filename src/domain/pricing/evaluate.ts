@@ -18,7 +18,16 @@ import {
   ENERGY_DC,
   SEG_AVERAGE,
   SEG_OCCUPANCY,
+  SEG_CUR,
+  SEG_DIM,
+  SEG_GTE,
+  SEG_INC,
+  SEG_LT,
+  SEG_PRICE,
   SEG_STARTS_AT_ZERO,
+  SEG_STRIDE,
+  SEG_WIN_END,
+  SEG_WIN_START,
   type CompiledTariff,
   type PricingCatalog,
 } from './catalog.js';
@@ -65,10 +74,22 @@ export function resolveStation(
 
 /** Reusable per-thread working memory of the evaluator. */
 export class PlanScratch {
+  /** Planned components and their levels, [0, count). */
   comp = new Int32Array(64);
   level = new Int8Array(64);
   matched = new Uint8Array(64);
   count = 0;
+  /**
+   * The segments of planned component j that can take part, [segStart[j], segEnd[j]) into
+   * segIndex (block segment index), segLevel (level after D73) and segAverage. Parking and
+   * occupancy segments, average segments without `average_prices` and country-level segments
+   * under the D71 exception are already left out.
+   */
+  segStart = new Int32Array(64);
+  segEnd = new Int32Array(64);
+  segIndex = new Int32Array(128);
+  segLevel = new Int8Array(128);
+  segAverage = new Uint8Array(128);
   averagePrices = false;
   /** D71 exception: the sub tariff for the CPO is empty, so the country level is not used. */
   noPriceAtCpo = false;
@@ -82,12 +103,22 @@ export class PlanScratch {
   /** The charge point power handed from `evaluateInto` to `evaluateAt`. */
   readonly power = new Float64Array(1);
 
-  ensure(n: number): void {
-    if (n <= this.comp.length) return;
-    const cap = Math.max(n, this.comp.length * 2);
-    this.comp = new Int32Array(cap);
-    this.level = new Int8Array(cap);
-    this.matched = new Uint8Array(cap);
+  /** Room for n planned components and m planned segments. */
+  ensure(n: number, m = 0): void {
+    if (n > this.comp.length) {
+      const cap = Math.max(n, this.comp.length * 2);
+      this.comp = new Int32Array(cap);
+      this.level = new Int8Array(cap);
+      this.matched = new Uint8Array(cap);
+      this.segStart = new Int32Array(cap);
+      this.segEnd = new Int32Array(cap);
+    }
+    if (m > this.segIndex.length) {
+      const cap = Math.max(m, this.segIndex.length * 2);
+      this.segIndex = new Int32Array(cap);
+      this.segLevel = new Int8Array(cap);
+      this.segAverage = new Uint8Array(cap);
+    }
   }
 }
 
@@ -174,7 +205,7 @@ function push(s: PlanScratch, c: number, level: number): void {
  * and the resolved no-price policy and reason (D69). Returns the number of planned components.
  */
 export function planTariff(catalog: PricingCatalog, b: CompiledTariff, st: ResolvedStation, s: PlanScratch): number {
-  s.ensure(b.compRStart.length);
+  s.ensure(b.compRStart.length, b.sDim.length);
   s.count = 0;
   s.averagePrices = st.averagePrices;
   const sub = b.subByCpo.size === 0 ? -1 : catalog.subFor(b, st.cpoIndex, st.groupIndex);
@@ -182,23 +213,51 @@ export function planTariff(catalog: PricingCatalog, b: CompiledTariff, st: Resol
   const subEmpty = sub >= 0 && b.subEmpty[sub] === 1;
   const copyToSub = subEmpty && b.applyPricesToSubTariff;
   s.noPriceAtCpo = subEmpty && !copyToSub;
+  const criteria = b.compStationCriteria;
 
-  if (st.stationId !== null) {
+  if (st.stationId !== null && b.evseRange.size > 0) {
     const range = b.evseRange.get(st.stationId);
     if (range) {
-      for (let c = range[0]; c < range[1]; c++) if (componentPassesStation(b, c, st)) push(s, c, LEVEL_EVSE);
+      for (let c = range[0]; c < range[1]; c++) if (criteria[c] === 0 || componentPassesStation(b, c, st)) push(s, c, LEVEL_EVSE);
     }
   }
   if (sub >= 0) {
-    for (let c = b.subStart[sub]; c < b.subEnd[sub]; c++) if (componentPassesStation(b, c, st)) push(s, c, LEVEL_CPO);
+    for (let c = b.subStart[sub]; c < b.subEnd[sub]; c++) if (criteria[c] === 0 || componentPassesStation(b, c, st)) push(s, c, LEVEL_CPO);
   }
   for (let c = 0; c < b.ownEnd; c++) {
-    if (!componentPassesStation(b, c, st)) continue;
+    if (criteria[c] !== 0 && !componentPassesStation(b, c, st)) continue;
     push(s, c, copyToSub || listsCpo(b, c, st) ? LEVEL_CPO : LEVEL_COUNTRY);
   }
-  for (let k = 0; k < b.subIds.length; k++) {
-    if (b.subCpo[k] >= 0) continue;
-    for (let c = b.subStart[k]; c < b.subEnd[k]; c++) if (componentPassesStation(b, c, st)) push(s, c, LEVEL_COUNTRY);
+  const countrySubs = b.countrySubs;
+  for (let x = 0; x < countrySubs.length; x++) {
+    const k = countrySubs[x];
+    for (let c = b.subStart[k]; c < b.subEnd[k]; c++) if (criteria[c] === 0 || componentPassesStation(b, c, st)) push(s, c, LEVEL_COUNTRY);
+  }
+
+  // The segments that can take part, with their levels (D73: average segments count as cpo).
+  const avgOk = s.averagePrices;
+  const noCountry = s.noPriceAtCpo;
+  let q = 0;
+  for (let j = 0; j < s.count; j++) {
+    const c = s.comp[j];
+    const compLevel = s.level[j];
+    s.segStart[j] = q;
+    for (let g = b.compSStart[c]; g < b.compSEnd[c]; g++) {
+      const flags = b.sFlags[g];
+      if (b.sDim[g] === DIM_PARKING || (flags & SEG_OCCUPANCY) !== 0) continue;
+      let level = compLevel;
+      const average = (flags & SEG_AVERAGE) !== 0;
+      if (average) {
+        if (!avgOk) continue;
+        level = LEVEL_CPO;
+      }
+      if (level === LEVEL_COUNTRY && noCountry) continue;
+      s.segIndex[q] = g;
+      s.segLevel[q] = level;
+      s.segAverage[q] = average ? 1 : 0;
+      q++;
+    }
+    s.segEnd[j] = q;
   }
 
   let policy = sub >= 0 ? b.subPolicy[sub] : 0;
@@ -269,16 +328,17 @@ export function evaluateAt(
   }
   const power = powers[p];
   const consumed = session.consumedPower;
-  const avgOk = s.averagePrices;
-  const noPriceAtCpo = s.noPriceAtCpo;
   const planComp = s.comp;
-  const planLevel = s.level;
+  const segStart = s.segStart;
+  const segEnd = s.segEnd;
+  const segIndex = s.segIndex;
+  const segLevel = s.segLevel;
+  const segAverage = s.segAverage;
   const count = s.count;
 
+  const cpCriteria = b.compChargePointCriteria;
   const compRStart = b.compRStart;
   const compREnd = b.compREnd;
-  const compSStart = b.compSStart;
-  const compSEnd = b.compSEnd;
   const rAllow = b.rAllow;
   const rEnergy = b.rEnergy;
   const rPowCount = b.rPowCount;
@@ -286,15 +346,8 @@ export function evaluateAt(
   const rPowRange = b.rPowRange;
   const rConsumed = b.rConsumed;
   const powPool = b.powPool;
-  const sDim = b.sDim;
+  const segData = b.segData;
   const sFlags = b.sFlags;
-  const sPrice = b.sPrice;
-  const sGte = b.sGte;
-  const sLt = b.sLt;
-  const sInc = b.sInc;
-  const sCur = b.sCur;
-  const sWinStart = b.sWinStart;
-  const sWinEnd = b.sWinEnd;
 
   const duration = session.duration;
   const totalEnergy = session.energy;
@@ -321,52 +374,50 @@ export function evaluateAt(
   let smallestStart = Infinity;
 
   for (let j = 0; j < count; j++) {
+    const qStart = segStart[j];
+    const qEnd = segEnd[j];
+    if (qStart === qEnd) continue;
     const c = planComp[j];
-    // Charge-point criteria (energy type, power) of every restriction, D68.
-    let ok = true;
-    for (let r = compRStart[c], rEnd = compREnd[c]; r < rEnd; r++) {
-      const allow = rAllow[r] === 1;
-      const re = rEnergy[r];
-      if (re !== ENERGY_ANY && (re === energy) !== allow) {
-        ok = false;
-        break;
-      }
-      const n = rPowCount[r];
-      if (n > 0) {
-        const cpPower = rConsumed[r] === 1 ? consumed : power;
-        const start = rPowStart[r];
-        let hit = false;
-        if (rPowRange[r] === 1) {
-          hit = cpPower >= powPool[start] - 1e-6 && cpPower <= powPool[start + n - 1] + 1e-6;
-        } else {
-          for (let k = start; k < start + n; k++) {
-            if (Math.abs(cpPower - powPool[k]) <= 1e-6) {
-              hit = true;
-              break;
-            }
-          }
-        }
-        if (hit !== allow) {
+    if (cpCriteria[c] !== 0) {
+      // Charge-point criteria (energy type, power) of every restriction, D68.
+      let ok = true;
+      for (let r = compRStart[c], rEnd = compREnd[c]; r < rEnd; r++) {
+        const allow = rAllow[r] === 1;
+        const re = rEnergy[r];
+        if (re !== ENERGY_ANY && (re === energy) !== allow) {
           ok = false;
           break;
         }
+        const n = rPowCount[r];
+        if (n > 0) {
+          const cpPower = rConsumed[r] === 1 ? consumed : power;
+          const start = rPowStart[r];
+          let hit = false;
+          if (rPowRange[r] === 1) {
+            hit = cpPower >= powPool[start] - 1e-6 && cpPower <= powPool[start + n - 1] + 1e-6;
+          } else {
+            for (let k = start; k < start + n; k++) {
+              if (Math.abs(cpPower - powPool[k]) <= 1e-6) {
+                hit = true;
+                break;
+              }
+            }
+          }
+          if (hit !== allow) {
+            ok = false;
+            break;
+          }
+        }
       }
+      if (!ok) continue;
     }
-    if (!ok) continue;
-    const compLevel = planLevel[j];
-    for (let g = compSStart[c], gEnd = compSEnd[c]; g < gEnd; g++) {
-      const dim = sDim[g];
-      const flags = sFlags[g];
-      if (dim === DIM_PARKING || (flags & SEG_OCCUPANCY) !== 0) continue;
-      let level = compLevel;
-      const isAvg = (flags & SEG_AVERAGE) !== 0;
-      if (isAvg) {
-        if (!avgOk) continue;
-        level = LEVEL_CPO;
-      }
-      if (level === LEVEL_COUNTRY && noPriceAtCpo) continue;
-      const ws = sWinStart[g];
-      const we = sWinEnd[g];
+    for (let q = qStart; q < qEnd; q++) {
+      const g = segIndex[q];
+      const level = segLevel[q];
+      const o = g * SEG_STRIDE;
+      const dim = segData[o + SEG_DIM];
+      const ws = segData[o + SEG_WIN_START];
+      const we = segData[o + SEG_WIN_END];
       let cost: number;
       if (dim === DIM_SESSION) {
         if (level > best0) continue;
@@ -376,7 +427,7 @@ export function evaluateAt(
           avg0 = 0;
         }
         // D80 for session fees: is the start minute inside the window?
-        cost = ws < 0 || (t0 >= ws && t0 < we) || (t0 + 1440 >= ws && t0 + 1440 < we) ? sPrice[g] : 0;
+        cost = ws < 0 || (t0 >= ws && t0 < we) || (t0 + 1440 >= ws && t0 + 1440 < we) ? segData[o + SEG_PRICE] : 0;
       } else if (dim === DIM_MINUTE) {
         if (level > best2) continue;
         if (level < best2) {
@@ -387,14 +438,14 @@ export function evaluateAt(
           zeroStart = false;
           smallestStart = Infinity;
         }
-        const gte = sGte[g];
-        const lt = sLt[g];
+        const gte = segData[o + SEG_GTE];
+        const lt = segData[o + SEG_LT];
         const lo = gte > 0 ? gte : 0;
         const hi = lt < duration ? lt : duration;
         // Minutes of [lo, hi) inside the window's occurrences on the unrolled line (D80).
-        let q = 0;
+        let m = 0;
         if (hi > lo) {
-          if (ws < 0) q = hi - lo;
+          if (ws < 0) m = hi - lo;
           else {
             for (let k = Math.floor((lo + t0 - we) / 1440) + 1; ; k++) {
               const a = ws + 1440 * k - t0;
@@ -402,15 +453,15 @@ export function evaluateAt(
               const e = we + 1440 * k - t0;
               const x = a > lo ? a : lo;
               const y = e < hi ? e : hi;
-              if (y > x) q += y - x;
+              if (y > x) m += y - x;
             }
           }
         }
         // D83: every started block billed in full.
-        const inc = sInc[g];
-        cost = sPrice[g] * (q <= 0 ? 0 : inc <= 0 ? q : Math.ceil(q / inc - 1e-9) * inc);
+        const inc = segData[o + SEG_INC];
+        cost = segData[o + SEG_PRICE] * (m <= 0 ? 0 : inc <= 0 ? m : Math.ceil(m / inc - 1e-9) * inc);
         minuteSegments++;
-        if ((flags & SEG_STARTS_AT_ZERO) !== 0) zeroStart = true;
+        if ((sFlags[g] & SEG_STARTS_AT_ZERO) !== 0) zeroStart = true;
         else if (gte < smallestStart) smallestStart = gte;
       } else {
         if (level > best1) continue;
@@ -419,14 +470,14 @@ export function evaluateAt(
           cost1 = 0;
           avg1 = 0;
         }
-        const gte = sGte[g];
-        const lt = sLt[g];
+        const gte = segData[o + SEG_GTE];
+        const lt = segData[o + SEG_LT];
         // Energy delivered inside the window's occurrences while Ecum is within [gte, lt) (D82).
-        let q = 0;
+        let kwh = 0;
         if (ws < 0) {
           const hiE = totalEnergy < lt ? totalEnergy : lt;
           const loE = gte > 0 ? gte : 0;
-          q = hiE > loE ? hiE - loE : 0;
+          kwh = hiE > loE ? hiE - loE : 0;
         } else {
           for (let k = Math.floor((t0 - we) / 1440) + 1; ; k++) {
             const a = ws + 1440 * k - t0;
@@ -462,23 +513,23 @@ export function evaluateAt(
             }
             const x = ea > gte ? ea : gte;
             const y = eb < lt ? eb : lt;
-            if (y > x) q += y - x;
+            if (y > x) kwh += y - x;
           }
         }
-        const inc = sInc[g];
-        cost = sPrice[g] * (q <= 0 ? 0 : inc <= 0 ? q : Math.ceil(q / inc - 1e-9) * inc);
+        const inc = segData[o + SEG_INC];
+        cost = segData[o + SEG_PRICE] * (kwh <= 0 ? 0 : inc <= 0 ? kwh : Math.ceil(kwh / inc - 1e-9) * inc);
       }
-      const cur = sCur[g];
+      const cur = segData[o + SEG_CUR];
       if (cur !== targetIndex && cost !== 0) cost = (cost / srcRate[cur]) * targetRate;
       if (dim === DIM_SESSION) {
         cost0 += cost;
-        if (isAvg) avg0 = 1;
+        avg0 |= segAverage[q];
       } else if (dim === DIM_MINUTE) {
         cost2 += cost;
-        if (isAvg) avg2 = 1;
+        avg2 |= segAverage[q];
       } else {
         cost1 += cost;
-        if (isAvg) avg1 = 1;
+        avg1 |= segAverage[q];
       }
     }
   }
