@@ -1,14 +1,23 @@
 /**
  * Pricing engine micro-benchmark (tinybench), seeded data:
  * - compiled evaluator vs reference evaluator, one tariff at four charge points per operation;
- * - worst-case bulk preview: 100 stations × 200 tariffs × 4 charge points, one thread;
- * - heap allocated by one bulk computation (heap delta between forced GCs).
+ * - worst-case bulk preview: 100 stations × 200 tariffs × 4 charge points, one thread (stations
+ *   of 20 operators, so stations share operator contexts as in a real area);
+ * - the same with station-level prices of one tariff at every station (as CPO ad-hoc tariffs
+ *   with EVSE prices give);
+ * - the same with every station run by its own operator (a member of the original station's
+ *   operator group, so the prices are the same), so no two stations share a plan context: every
+ *   tariff is planned 100 times and evaluated at every charge point;
+ * - heap of one bulk computation: heap delta between forced GCs (needs --expose-gc or a V8 that
+ *   lets the flag be set at run time) and bytes allocated per call (sampling heap profiler,
+ *   counting objects already collected).
  *
  *   npm run bench:pricing [-- --quick]
  *
  * Prints a table and writes bench/out/pricing.json.
  */
 import fs from 'node:fs';
+import inspector from 'node:inspector';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
@@ -211,6 +220,33 @@ const bulkOnce = () => {
   sink += bulkPreview(catalog, bulkRequest, RATES, bulkScratch).length;
 };
 
+// Every station with a station-level component of one tariff.
+const evseStations: StationContext[] = stations.map((s) => ({ ...s, id: `evse-${s.id}` }));
+for (const s of evseStations) {
+  catalog.upsertStationPrices({ tariff_id: tariffs[0].id, station_id: s.id!, prices: [{ restrictions: [], decomposition: [segment()] }] });
+}
+const evseRequest: BulkRequest = { ...bulkRequest, stations: evseStations };
+const evseBulkOnce = () => {
+  sink += bulkPreview(catalog, evseRequest, RATES, bulkScratch).length;
+};
+
+// Every station run by its own operator, a member of the original operator's group.
+const ownOperatorStations: StationContext[] = stations.map((s, i) => {
+  const id = `op-${String(i).padStart(3, '0')}`;
+  catalog.upsertCompany({ id, name: id, is_emp: false, is_cpo: true, supported_emp_ids: empIds, cpo_group_id: s.cpo_id });
+  return { ...s, cpo_id: id };
+});
+const ownOperatorRequest: BulkRequest = { ...bulkRequest, stations: ownOperatorStations };
+const ownOperatorBulkOnce = () => {
+  sink += bulkPreview(catalog, ownOperatorRequest, RATES, bulkScratch).length;
+};
+{
+  // The three requests price the same stations the same way.
+  const a = JSON.stringify(bulkPreview(catalog, bulkRequest, RATES));
+  const b = JSON.stringify(bulkPreview(catalog, ownOperatorRequest, RATES));
+  if (a !== b) throw new Error('bulk preview differs between shared and per-station operators');
+}
+
 function exposeGc(): (() => void) | null {
   const g = (globalThis as { gc?: () => void }).gc;
   if (g) return g;
@@ -236,6 +272,30 @@ function heapDelta(fn: () => void, repeats: number): number | null {
   return deltas[deltas.length >> 1];
 }
 
+/** Bytes allocated per call of `fn` (sampled every 128 bytes, including collected objects). */
+async function allocatedPerCall(fn: () => void, calls: number): Promise<number> {
+  const session = new inspector.Session();
+  session.connect();
+  const post = (method: string, params: object = {}) =>
+    new Promise<unknown>((resolve, reject) => session.post(method, params, (err, res) => (err ? reject(err) : resolve(res))));
+  await post('HeapProfiler.enable');
+  await post('HeapProfiler.startSampling', { samplingInterval: 128, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  for (let i = 0; i < calls; i++) fn();
+  const { profile } = (await post('HeapProfiler.stopSampling')) as { profile: { head: SamplingNode } };
+  session.disconnect();
+  let total = 0;
+  const walk = (n: SamplingNode): void => {
+    total += n.selfSize;
+    n.children.forEach(walk);
+  };
+  walk(profile.head);
+  return total / calls;
+}
+interface SamplingNode {
+  selfSize: number;
+  children: SamplingNode[];
+}
+
 async function main(): Promise<void> {
   const time = quick ? 150 : 2000;
   const warmupTime = quick ? 50 : 500;
@@ -243,19 +303,26 @@ async function main(): Promise<void> {
   bench.add('compiled: plan + 4 charge points', compiledOnce);
   bench.add('reference: 4 charge points', referenceOnce);
   bench.add('bulk: 100 stations × 200 tariffs × 4 charge points', bulkOnce);
+  bench.add('bulk, station-level prices everywhere', evseBulkOnce);
+  bench.add('bulk, one operator per station (no shared contexts)', ownOperatorBulkOnce);
   await bench.run();
 
   const stat = (name: string) => {
     const task = bench.getTask(name)!;
     const res = task.result;
     if (res.state !== 'completed') throw new Error(`${name}: ${res.state}`);
-    return { medianMs: res.latency.p50, opsPerSec: res.throughput.p50, samples: res.latency.samplesCount };
+    return { medianMs: res.latency.p50, p99Ms: res.latency.p99, opsPerSec: res.throughput.p50, samples: res.latency.samplesCount };
   };
   const compiled = stat('compiled: plan + 4 charge points');
   const reference = stat('reference: 4 charge points');
   const bulk = stat('bulk: 100 stations × 200 tariffs × 4 charge points');
+  const evseBulk = stat('bulk, station-level prices everywhere');
+  const ownBulk = stat('bulk, one operator per station (no shared contexts)');
   const pairs = N_STATION * N_TARIFF * 4;
   const heap = heapDelta(bulkOnce, quick ? 3 : 9);
+  const allocated = await allocatedPerCall(bulkOnce, quick ? 10 : 50);
+  const evseAllocated = await allocatedPerCall(evseBulkOnce, quick ? 10 : 50);
+  const ownAllocated = await allocatedPerCall(ownOperatorBulkOnce, quick ? 10 : 50);
   const out = {
     date: new Date().toISOString(),
     node: process.version,
@@ -265,9 +332,18 @@ async function main(): Promise<void> {
     ratio: compiled.opsPerSec / reference.opsPerSec,
     nsPerTariffChargePoint: (compiled.medianMs * 1e6) / 4,
     bulkMedianMs: bulk.medianMs,
+    bulkP99Ms: bulk.p99Ms,
     bulkNsPerTariffChargePoint: (bulk.medianMs * 1e6) / pairs,
     bulkHeapDeltaBytes: heap,
-    samples: { compiled: compiled.samples, reference: reference.samples, bulk: bulk.samples },
+    bulkAllocatedBytes: allocated,
+    evseBulkMedianMs: evseBulk.medianMs,
+    evseBulkP99Ms: evseBulk.p99Ms,
+    evseBulkAllocatedBytes: evseAllocated,
+    unsharedBulkMedianMs: ownBulk.medianMs,
+    unsharedBulkP99Ms: ownBulk.p99Ms,
+    unsharedBulkNsPerTariffChargePoint: (ownBulk.medianMs * 1e6) / pairs,
+    unsharedBulkAllocatedBytes: ownAllocated,
+    samples: { compiled: compiled.samples, reference: reference.samples, bulk: bulk.samples, evseBulk: evseBulk.samples, unsharedBulk: ownBulk.samples },
   };
   const fmt = (n: number, d = 1) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
   console.table([
@@ -276,8 +352,17 @@ async function main(): Promise<void> {
     { measure: 'compiled / reference', value: `${fmt(out.ratio)}× (target ≥ 20×)` },
     { measure: 'ns per tariff × charge point (single tariff)', value: fmt(out.nsPerTariffChargePoint) },
     { measure: 'bulk 100 × 200 × 4 median ms', value: `${fmt(out.bulkMedianMs, 2)} (target ≤ 10)` },
+    { measure: 'bulk p99 ms', value: fmt(out.bulkP99Ms, 2) },
     { measure: 'bulk ns per tariff × charge point', value: fmt(out.bulkNsPerTariffChargePoint) },
     { measure: 'bulk heap delta (median, bytes)', value: heap === null ? 'gc not available' : fmt(heap, 0) },
+    { measure: 'bulk bytes allocated per call (sampled)', value: fmt(out.bulkAllocatedBytes, 0) },
+    { measure: 'bulk, station-level prices everywhere: median ms', value: fmt(out.evseBulkMedianMs, 2) },
+    { measure: 'bulk, station-level prices everywhere: p99 ms', value: fmt(out.evseBulkP99Ms, 2) },
+    { measure: 'bulk, station-level prices everywhere: bytes allocated', value: fmt(out.evseBulkAllocatedBytes, 0) },
+    { measure: 'bulk, one operator per station: median ms', value: fmt(out.unsharedBulkMedianMs, 2) },
+    { measure: 'bulk, one operator per station: p99 ms', value: fmt(out.unsharedBulkP99Ms, 2) },
+    { measure: 'bulk, one operator per station: ns per tariff × charge point', value: fmt(out.unsharedBulkNsPerTariffChargePoint) },
+    { measure: 'bulk, one operator per station: bytes allocated', value: fmt(out.unsharedBulkAllocatedBytes, 0) },
   ]);
   fs.mkdirSync(path.join(ROOT, 'bench/out'), { recursive: true });
   fs.writeFileSync(path.join(ROOT, 'bench/out/pricing.json'), JSON.stringify(out, null, 2) + '\n');

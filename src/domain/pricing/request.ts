@@ -330,26 +330,40 @@ export class BulkScratch {
   readonly plan = new PlanScratch();
   readonly results = new PriceResults(8);
   listedMark = new Uint8Array(0);
-  /** Per station: context, and its usable charge points as [start, end) into cpIndex/cpKind. */
+  /** Per station: context, next station of the same context, usable charge points [start, end) into cpIndex/cpKind. */
   stationCtx = new Int32Array(0);
+  stationNext = new Int32Array(0);
   stationCpStart = new Int32Array(0);
   stationCpEnd = new Int32Array(0);
+  /** Per station: the cheapest pair (slot −1 = none) as price, tariff slot and charge point position. */
+  stationPrice = new Float64Array(0);
+  stationSlot = new Int32Array(0);
+  stationCp = new Int32Array(0);
   cpIndex = new Int32Array(0);
   cpKind = new Int32Array(0);
-  /** Per (context, kind): whether a station needs it, the cheapest price and its tariff slot. */
-  used = new Uint8Array(0);
-  bestPrice = new Float64Array(0);
-  bestSlot = new Int32Array(0);
-  ctxKinds = new Int32Array(0);
   /** Per charge point kind: the charge point power. */
   kindPower = new Float64Array(8);
+  /** Per kind of the current context: used, cheapest price and its slot (shared and per station). */
+  used = new Uint8Array(0);
+  kindBestPrice = new Float64Array(0);
+  kindBestSlot = new Int32Array(0);
+  ownBestPrice = new Float64Array(0);
+  ownBestSlot = new Int32Array(0);
+  ctxKinds = new Int32Array(0);
+  /** Candidate slots of the current context, and their prices: entry t × kinds + kind. */
+  ctxSlots = new Int32Array(0);
+  table = new Float64Array(0);
 
   /** Sizes the buffers for `stations` stations with `cps` charge points in total. */
   ensureStations(stations: number, cps: number): void {
     if (this.stationCtx.length < stations) {
       this.stationCtx = new Int32Array(stations);
+      this.stationNext = new Int32Array(stations);
       this.stationCpStart = new Int32Array(stations);
       this.stationCpEnd = new Int32Array(stations);
+      this.stationPrice = new Float64Array(stations);
+      this.stationSlot = new Int32Array(stations);
+      this.stationCp = new Int32Array(stations);
     }
     if (this.cpIndex.length < cps) {
       this.cpIndex = new Int32Array(cps);
@@ -357,38 +371,33 @@ export class BulkScratch {
     }
   }
 
-  /** Sizes and clears the (context, kind) tables. */
-  resetPairs(contexts: number, kinds: number): void {
-    const n = contexts * kinds;
-    if (this.used.length < n) {
-      this.used = new Uint8Array(n);
-      this.bestPrice = new Float64Array(n);
-      this.bestSlot = new Int32Array(n);
+  /** Sizes the per-context buffers for `kinds` charge point kinds and `slots` candidate tariffs. */
+  ensureContext(kinds: number, slots: number): void {
+    if (this.used.length < kinds) {
+      this.used = new Uint8Array(kinds);
+      this.kindBestPrice = new Float64Array(kinds);
+      this.kindBestSlot = new Int32Array(kinds);
+      this.ownBestPrice = new Float64Array(kinds);
+      this.ownBestSlot = new Int32Array(kinds);
+      this.ctxKinds = new Int32Array(kinds);
     }
-    this.used.fill(0, 0, n);
-    this.bestSlot.fill(-1, 0, n);
-    if (this.ctxKinds.length < kinds) this.ctxKinds = new Int32Array(kinds);
+    if (this.ctxSlots.length < slots) this.ctxSlots = new Int32Array(slots);
+    if (this.table.length < slots * kinds) this.table = new Float64Array(Math.max(slots * kinds, 2 * this.table.length));
   }
-}
-
-/** A station pricing context of a bulk preview: stations that share it get the same plans. */
-interface BulkContext {
-  cpoId: string;
-  country: string;
-  /** Set only when the station has station-level (EVSE) components (then it has its own context). */
-  stationId: string | null;
 }
 
 /**
  * D91: the cheapest (charge point, tariff) pair per station; unpriced stations are left out.
  *
- * Plans depend on the station only through its CPO, country and station-level components, and
- * prices additionally on the charge point's energy type, power and session. So stations are
- * grouped into contexts (same CPO and country, no station-level components), charge points into
- * kinds (same energy type, plug and power), and every tariff is planned once per context and
- * evaluated once per (context, kind). The cheapest pair of a station is then the lexicographic
- * minimum, over its charge points, of (price, duration, charge point index, tariff ID), which is
- * the same as taking, per kind, the cheapest tariff (ties: smaller ID) first.
+ * A plan depends on the station through its CPO and country, and through its station-level
+ * (EVSE) components, which only the tariffs that have some at that station see. A price depends
+ * in addition on the charge point's energy type, power and session. So stations are grouped into
+ * contexts (same CPO and country) and charge points into kinds (same energy type, plug and
+ * power): every candidate tariff is planned once per context and evaluated once per (context,
+ * kind); only the tariffs with station-level components at a station are planned and evaluated
+ * again for that station. The cheapest pair of a station is the lexicographic minimum, over its
+ * charge points, of (price, duration, charge point index, tariff ID), which equals taking, per
+ * kind, the cheapest tariff (ties: smaller ID) first.
  */
 export function bulkPreview(
   catalog: PricingCatalog,
@@ -411,19 +420,24 @@ export function bulkPreview(
   const kindEnergy: number[] = [];
   let kindPower = scratch.kindPower;
   const kindSession: (ChargeSession | null)[] = [];
-  // Contexts: CPO → country → context.
+  // Contexts: CPO → country → context; each with its first station (a list through stationNext).
   const ctxOf = new Map<string, Map<string, number>>();
-  const contexts: BulkContext[] = [];
+  const ctxCpo: string[] = [];
+  const ctxCountry: string[] = [];
+  const ctxFirst: number[] = [];
+  const ctxLast: number[] = [];
 
   const stations = req.stations;
   let totalCps = 0;
   for (const station of stations) totalCps += station.charge_points.length;
   scratch.ensureStations(stations.length, totalCps);
-  const { stationCtx, stationCpStart, stationCpEnd, cpIndex, cpKind } = scratch;
+  const { stationCtx, stationNext, stationCpStart, stationCpEnd, stationPrice, stationSlot, stationCp, cpIndex, cpKind } = scratch;
   let ncp = 0;
   for (let si = 0; si < stations.length; si++) {
     const station = stations[si];
     stationCpStart[si] = ncp;
+    stationSlot[si] = -1;
+    stationNext[si] = -1;
     const points = station.charge_points;
     for (let index = 0; index < points.length; index++) {
       const cp = points[index];
@@ -459,34 +473,22 @@ export function bulkPreview(
       stationCtx[si] = -1;
       continue;
     }
-    let ctx: number;
-    if (station.id !== null && catalog.hasStationPrices(station.id)) {
-      ctx = contexts.length;
-      contexts.push({ cpoId: station.cpo_id, country: station.country, stationId: station.id });
-    } else {
-      let byCountry = ctxOf.get(station.cpo_id);
-      if (byCountry === undefined) ctxOf.set(station.cpo_id, (byCountry = new Map()));
-      const country = station.country.toUpperCase();
-      let found = byCountry.get(country);
-      if (found === undefined) {
-        found = contexts.length;
-        byCountry.set(country, found);
-        contexts.push({ cpoId: station.cpo_id, country, stationId: null });
-      }
-      ctx = found;
-    }
+    let byCountry = ctxOf.get(station.cpo_id);
+    if (byCountry === undefined) ctxOf.set(station.cpo_id, (byCountry = new Map()));
+    const country = station.country.toUpperCase();
+    let ctx = byCountry.get(country);
+    if (ctx === undefined) {
+      ctx = ctxCpo.length;
+      byCountry.set(country, ctx);
+      ctxCpo.push(station.cpo_id);
+      ctxCountry.push(country);
+      ctxFirst.push(si);
+    } else stationNext[ctxLast[ctx]] = si;
+    ctxLast[ctx] = si;
     stationCtx[si] = ctx;
   }
 
   const nk = kindSession.length;
-  scratch.resetPairs(contexts.length, nk);
-  const { used, bestPrice, bestSlot, ctxKinds } = scratch;
-  for (let si = 0; si < stations.length; si++) {
-    const ctx = stationCtx[si];
-    if (ctx < 0) continue;
-    for (let q = stationCpStart[si]; q < stationCpEnd[si]; q++) used[ctx * nk + cpKind[q]] = 1;
-  }
-
   const defaults = {
     currency: req.currency,
     provider_customer_tariffs: false,
@@ -498,38 +500,108 @@ export function bulkPreview(
   res.ensure(nk);
   const plan = scratch.plan;
   const startTime = req.startTime;
-  for (let ctx = 0; ctx < contexts.length; ctx++) {
-    const context = contexts[ctx];
-    const base = ctx * nk;
+  for (let ctx = 0; ctx < ctxCpo.length; ctx++) {
+    const cpoId = ctxCpo[ctx];
+    const usable = catalog.candidatesAt(cpoId);
+    scratch.ensureContext(nk, usable.slots.length);
+    const { used, kindBestPrice, kindBestSlot, ownBestPrice, ownBestSlot, ctxKinds, ctxSlots, table } = scratch;
+    used.fill(0, 0, nk);
+    let hasEvse = false;
+    for (let si = ctxFirst[ctx]; si >= 0; si = stationNext[si]) {
+      for (let q = stationCpStart[si]; q < stationCpEnd[si]; q++) used[cpKind[q]] = 1;
+      const id = stations[si].id;
+      if (id !== null && catalog.hasStationPrices(id)) hasEvse = true;
+    }
     let nck = 0;
-    for (let k = 0; k < nk; k++) if (used[base + k] === 1) ctxKinds[nck++] = k;
-    const usable = catalog.candidatesAt(context.cpoId);
-    const st = resolveStation(catalog, context.cpoId, context.country, context.stationId, false);
-    const countryIndex = st.countryIndex;
+    for (let k = 0; k < nk; k++) {
+      kindBestSlot[k] = -1;
+      if (used[k] === 1) ctxKinds[nck++] = k;
+    }
+    const st = resolveStation(catalog, cpoId, ctxCountry[ctx], null, false);
     const query: CandidateQuery = {
-      cpoId: context.cpoId,
-      country: context.country,
+      cpoId,
+      country: ctxCountry[ctx],
       options: defaults,
       vehicleBrandId: req.vehicle.brand_id,
       hasVehicle: true,
       listed: null,
       include: 'filter',
     };
-    for (let t = 0; t < usable.slots.length; t++) {
-      const slot = usable.slots[t];
+    let nt = 0;
+    for (let u = 0; u < usable.slots.length; u++) {
+      const slot = usable.slots[u];
       const b = catalog.block(slot)!;
-      if (mark[slot] !== 1 && !(req.includeDirectPayment && b.isDirectPayment && passesFilters(b, query, countryIndex, rates))) continue;
+      if (mark[slot] !== 1 && !(req.includeDirectPayment && b.isDirectPayment && passesFilters(b, query, st.countryIndex, rates))) continue;
+      const t = nt++;
+      ctxSlots[t] = slot;
       planTariff(catalog, b, st, plan);
       for (let x = 0; x < nck; x++) {
         const kind = ctxKinds[x];
-        if (!evaluateAt(b, plan, kindSession[kind]!, kindEnergy[kind], kindPower, kind, startTime, conversion, res, x)) continue;
-        const price = res.price[x];
+        const price = evaluateAt(b, plan, kindSession[kind]!, kindEnergy[kind], kindPower, kind, startTime, conversion, res, x)
+          ? res.price[x]
+          : NaN;
+        if (hasEvse) table[t * nk + kind] = price;
         if (Number.isNaN(price)) continue;
-        const e = base + kind;
-        const prev = bestSlot[e];
-        if (prev < 0 || price < bestPrice[e] || (price === bestPrice[e] && b.id < catalog.block(prev)!.id)) {
-          bestPrice[e] = price;
-          bestSlot[e] = slot;
+        const prev = kindBestSlot[kind];
+        if (prev < 0 || price < kindBestPrice[kind] || (price === kindBestPrice[kind] && b.id < catalog.block(prev)!.id)) {
+          kindBestPrice[kind] = price;
+          kindBestSlot[kind] = slot;
+        }
+      }
+    }
+
+    for (let si = ctxFirst[ctx]; si >= 0; si = stationNext[si]) {
+      const stationId = stations[si].id;
+      let bestPrice = kindBestPrice;
+      let bestSlot = kindBestSlot;
+      if (hasEvse && stationId !== null && catalog.hasStationPrices(stationId)) {
+        // This station's own cheapest tariff per kind: the shared prices, except for the tariffs
+        // with station-level components here, which are planned and priced for the station.
+        bestPrice = ownBestPrice;
+        bestSlot = ownBestSlot;
+        for (let q = stationCpStart[si]; q < stationCpEnd[si]; q++) bestSlot[cpKind[q]] = -1;
+        const own = resolveStation(catalog, cpoId, ctxCountry[ctx], stationId, false);
+        for (let t = 0; t < nt; t++) {
+          const slot = ctxSlots[t];
+          const b = catalog.block(slot)!;
+          const planned = b.evseRange.size > 0 && b.evseRange.has(stationId);
+          if (planned) planTariff(catalog, b, own, plan);
+          for (let q = stationCpStart[si]; q < stationCpEnd[si]; q++) {
+            const kind = cpKind[q];
+            let price = table[t * nk + kind];
+            if (planned) price = evaluateAt(b, plan, kindSession[kind]!, kindEnergy[kind], kindPower, kind, startTime, conversion, res, 0) ? res.price[0] : NaN;
+            if (Number.isNaN(price)) continue;
+            const prev = bestSlot[kind];
+            if (prev < 0 || price < bestPrice[kind] || (price === bestPrice[kind] && b.id < catalog.block(prev)!.id)) {
+              bestPrice[kind] = price;
+              bestSlot[kind] = slot;
+            }
+          }
+        }
+      }
+      let bestP = Infinity;
+      let bestDuration = Infinity;
+      let bestCp = -1;
+      let bestTariff = '';
+      for (let q = stationCpStart[si]; q < stationCpEnd[si]; q++) {
+        const kind = cpKind[q];
+        const slot = bestSlot[kind];
+        if (slot < 0) continue;
+        const price = bestPrice[kind];
+        const duration = kindSession[kind]!.duration;
+        const index = cpIndex[q];
+        const id = catalog.block(slot)!.id;
+        if (
+          price < bestP ||
+          (price === bestP && (duration < bestDuration || (duration === bestDuration && (index < bestCp || (index === bestCp && id < bestTariff)))))
+        ) {
+          bestP = price;
+          bestDuration = duration;
+          bestCp = index;
+          bestTariff = id;
+          stationPrice[si] = price;
+          stationSlot[si] = slot;
+          stationCp[si] = q;
         }
       }
     }
@@ -537,36 +609,18 @@ export function bulkPreview(
 
   const out: BulkPreview[] = [];
   for (let si = 0; si < stations.length; si++) {
-    const ctx = stationCtx[si];
-    if (ctx < 0) continue;
-    const base = ctx * nk;
-    let bestP = Infinity;
-    let bestDuration = Infinity;
-    let bestCp = -1;
-    let bestTariff = '';
-    let bestKind = -1;
-    for (let q = stationCpStart[si]; q < stationCpEnd[si]; q++) {
-      const kind = cpKind[q];
-      const slot = bestSlot[base + kind];
-      if (slot < 0) continue;
-      const price = bestPrice[base + kind];
-      const duration = kindSession[kind]!.duration;
-      const index = cpIndex[q];
-      const id = catalog.block(slot)!.id;
-      if (
-        price < bestP ||
-        (price === bestP && (duration < bestDuration || (duration === bestDuration && (index < bestCp || (index === bestCp && id < bestTariff)))))
-      ) {
-        bestP = price;
-        bestDuration = duration;
-        bestCp = index;
-        bestTariff = id;
-        bestKind = kind;
-      }
-    }
-    if (bestCp < 0) continue;
-    const session = kindSession[bestKind]!;
-    out.push({ station: si, price: bestP, energy: session.energy, duration: session.duration, tariffId: bestTariff, chargePoint: bestCp });
+    const slot = stationSlot[si];
+    if (stationCtx[si] < 0 || slot < 0) continue;
+    const q = stationCp[si];
+    const session = kindSession[cpKind[q]]!;
+    out.push({
+      station: si,
+      price: stationPrice[si],
+      energy: session.energy,
+      duration: session.duration,
+      tariffId: catalog.block(slot)!.id,
+      chargePoint: cpIndex[q],
+    });
   }
   return out;
 }
