@@ -8,29 +8,31 @@
  *    distribution, the blocking fee start, the average flag and the reason into caller-owned
  *    typed arrays. No allocation happens here.
  */
-import {
-  DIM_KWH,
-  DIM_MINUTE,
-  DIM_PARKING,
-  DIM_SESSION,
-  ENERGY_AC,
-  ENERGY_ANY,
-  ENERGY_DC,
-  SEG_AVERAGE,
-  SEG_OCCUPANCY,
-  SEG_CUR,
-  SEG_DIM,
-  SEG_GTE,
-  SEG_INC,
-  SEG_LT,
-  SEG_PRICE,
-  SEG_STARTS_AT_ZERO,
-  SEG_STRIDE,
-  SEG_WIN_END,
-  SEG_WIN_START,
-  type CompiledTariff,
-  type PricingCatalog,
-} from './catalog.js';
+import type * as Catalog from './catalog.js';
+import type { CompiledTariff, PricingCatalog } from './catalog.js';
+
+// Local copies of the catalog's codes. The hot loops compare against them and index with them:
+// as ESM imports they would be live bindings that V8 loads (with a TDZ check) on every use
+// instead of folding them into the code, which made the evaluator several times slower. The
+// `typeof Catalog.X` annotations make the compiler reject a copy that differs from the original.
+const DIM_SESSION: typeof Catalog.DIM_SESSION = 0;
+const DIM_MINUTE: typeof Catalog.DIM_MINUTE = 2;
+const DIM_PARKING: typeof Catalog.DIM_PARKING = 3;
+const ENERGY_ANY: typeof Catalog.ENERGY_ANY = 0;
+const ENERGY_AC: typeof Catalog.ENERGY_AC = 1;
+const ENERGY_DC: typeof Catalog.ENERGY_DC = 2;
+const SEG_AVERAGE: typeof Catalog.SEG_AVERAGE = 1;
+const SEG_OCCUPANCY: typeof Catalog.SEG_OCCUPANCY = 2;
+const SEG_STARTS_AT_ZERO: typeof Catalog.SEG_STARTS_AT_ZERO = 4;
+const SEG_STRIDE: typeof Catalog.SEG_STRIDE = 8;
+const SEG_PRICE: typeof Catalog.SEG_PRICE = 0;
+const SEG_GTE: typeof Catalog.SEG_GTE = 1;
+const SEG_LT: typeof Catalog.SEG_LT = 2;
+const SEG_INC: typeof Catalog.SEG_INC = 3;
+const SEG_WIN_START: typeof Catalog.SEG_WIN_START = 4;
+const SEG_WIN_END: typeof Catalog.SEG_WIN_END = 5;
+const SEG_CUR: typeof Catalog.SEG_CUR = 6;
+const SEG_DIM: typeof Catalog.SEG_DIM = 7;
 import type { ChargeSession } from './charging.js';
 import type { Conversion } from './currency.js';
 import type { EnergyType } from './model.js';
