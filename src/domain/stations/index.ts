@@ -57,6 +57,9 @@ export interface PageResult {
   moreAvailable: boolean;
 }
 
+/** Budget of the id-order bbox scan, in stations per needed result. */
+const BBOX_SCAN_FACTOR = 32;
+
 export class StationIndex {
   readonly c: StationColumns;
   readonly kd: KDBush;
@@ -70,10 +73,21 @@ export class StationIndex {
   private readonly evsePostings: Uint32Array;
   private readonly plugIndex: Map<string, number[]>;
   private readonly countryIndex: Map<string, number>;
+  /** Coordinates by station index (kdbush keeps them in tree order). */
+  private readonly lonOf: Float64Array;
+  private readonly latOf: Float64Array;
 
   constructor(columns: StationColumns) {
     this.c = columns;
     this.kd = KDBush.from(columns.kdbush);
+    this.lonOf = new Float64Array(columns.n);
+    this.latOf = new Float64Array(columns.n);
+    const kids = this.kd.ids;
+    const kc = this.kd.coords;
+    for (let j = 0; j < kids.length; j++) {
+      this.lonOf[kids[j]] = kc[2 * j];
+      this.latOf[kids[j]] = kc[2 * j + 1];
+    }
     const d = columns.dict;
     this.operatorIndex = new Map(d.operators.map((id, i) => [id, i]));
     this.evseIndex = new Map();
@@ -209,6 +223,8 @@ export class StationIndex {
     const accept = (i: number): boolean => this.matches(i, r);
     if (primary.kind === 'radius') {
       aroundInto(this.kd, primary.longitude, primary.latitude, primary.radius, need, accept, found);
+    } else if (primary.kind === 'bbox' && this.bboxByIdScan(primary, r, need, found)) {
+      // Dense box: the first matches in id order were found by a bounded scan.
     } else {
       const candidates = this.candidates(primary);
       if (candidates === null) {
@@ -221,6 +237,30 @@ export class StationIndex {
     }
     const end = Math.min(found.length, offset + size);
     return { indices: offset < end ? found.slice(offset, end) : [], moreAvailable: found.length > offset + size };
+  }
+
+  /**
+   * A box holding many stations (a city at scale holds tens of thousands) is cheaper to answer by
+   * walking stations in id order and checking the box than by collecting every hit from the tree
+   * and sorting them. Scans at most BBOX_SCAN_FACTOR × need stations; false (and `found` emptied)
+   * when the budget runs out first, then the tree range answers (the box is sparse, so few hits).
+   */
+  private bboxByIdScan(p: Extract<PrimarySearch, { kind: 'bbox' }>, r: Refinement, need: number, found: number[]): boolean {
+    const n = this.c.n;
+    const budget = Math.min(n, need * BBOX_SCAN_FACTOR);
+    const lon = this.lonOf;
+    const lat = this.latOf;
+    for (let i = 0; i < budget; i++) {
+      const x = lon[i];
+      const y = lat[i];
+      if (x >= p.lonGte && x <= p.lonLte && y >= p.latGte && y <= p.latLte && this.matches(i, r)) {
+        found.push(i);
+        if (found.length === need) return true;
+      }
+    }
+    if (budget === n) return true;
+    found.length = 0;
+    return false;
   }
 
   /** Sorted candidate indices of a non-radius search, or null for "all stations" (export). */

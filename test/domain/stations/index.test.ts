@@ -128,6 +128,18 @@ describe('station index (domain)', () => {
     expect(index.search(box, none, n - 3, 10).indices).toEqual(expected.slice(n - 3));
     expect(index.search(box, none, n, 10)).toEqual({ indices: [], moreAvailable: false });
     expect(index.scanBbox(48.8, 48.9, 2.3, 2.4, none, 1000)).toEqual(expected);
+    // Dense box, small page (id-order scan) and sparse box (tree range) give the same answers as brute force.
+    for (const [a, b, c, d, size] of [
+      [48.7, 49.0, 2.2, 2.5, 3],
+      [48.7, 49.0, 2.2, 2.5, 50],
+      [48.80, 48.81, 2.30, 2.31, 2],
+      [rows[2999].latitude, rows[2999].latitude, rows[2999].longitude, rows[2999].longitude, 1],
+    ] as const) {
+      const want = rows.map((s, i) => ({ s, i })).filter(({ s }) => s.latitude >= a && s.latitude <= b && s.longitude >= c && s.longitude <= d).map((x) => x.i);
+      const got = index.search({ kind: 'bbox', latGte: a, latLte: b, lonGte: c, lonLte: d }, none, 0, size);
+      expect(got.indices).toEqual(want.slice(0, size));
+      expect(got.moreAvailable).toBe(want.length > size);
+    }
   });
 
   it('refinements: same charge point group, operator, country, flags, facilities, parking', () => {
