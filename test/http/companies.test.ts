@@ -292,6 +292,23 @@ describe('companies over HTTP', () => {
       expect(all.json.meta.overall_count).toBeGreaterThan(100);
     });
 
+    it('an update replaces supported_emps and groups, and a repeated list query shows it', async () => {
+      const path = `/v1/companies?filter[id]=${made[1].id}`;
+      const a = await call(srv, 'GET', path, { key: R });
+      expect(a.json.data[0].relationships.supported_emps).toEqual({ data: [] });
+      const u = await put(made[1].id, companyBody(made[1].id, { ...made[1], version: 2, supported: [made[0].id, made[2].id], emp_group: made[3].id }));
+      expect(u.status).toBe(200);
+      const b = await call(srv, 'GET', path, { key: R });
+      expect(b.json.data[0].relationships).toEqual({
+        supported_emps: { data: [{ type: 'company', id: made[0].id }, { type: 'company', id: made[2].id }] },
+        cpo_group: { data: null },
+        emp_group: { data: { type: 'company', id: made[3].id } },
+      });
+      const v = await put(made[1].id, companyBody(made[1].id, { ...made[1], version: 3 }));
+      expect(v.json.data.relationships).toEqual({ supported_emps: { data: [] }, cpo_group: { data: null }, emp_group: { data: null } });
+      expect((await call(srv, 'GET', path, { key: R })).json.data[0].attributes.version).toBe(3);
+    });
+
     it('returns only the named members with fields[company]', async () => {
       const r = await call(srv, 'GET', `/v1/companies?filter[id]=${made[0].id}&fields[company]=name,supported_emps`, { key: R });
       expect(r.json.data).toEqual([

@@ -481,6 +481,20 @@ describe('raw tariffs over HTTP', () => {
       expect(unknown.json).toEqual({ data: [], meta: { overall_count: 0 } });
     });
 
+    it('answers a repeated query from its cache only until the next write', async () => {
+      const path = `/v2/tariffs?filter[emp.id]=${e2}&filter[id]=${ids[3]}&fields[tariff]=name,version`;
+      const a = await call(srv, 'GET', path, { key: R });
+      const again = await call(srv, 'GET', path, { key: R });
+      expect(again.text).toBe(a.text);
+      const v = a.json.data[0].attributes.version;
+      expect((await put(ids[3], tariffBody(ids[3], e2, { name: 'L3 renamed', version: v + 1 }))).status).toBe(200);
+      const b = await call(srv, 'GET', path, { key: R });
+      expect(b.json.data[0].attributes).toEqual({ name: 'L3 renamed', version: v + 1 });
+      // same parameters in another order: same answer
+      const c = await call(srv, 'GET', `/v2/tariffs?fields[tariff]=name,version&filter[id]=${ids[3]}&filter[emp.id]=${e2}`, { key: R });
+      expect(c.text).toBe(b.text);
+    });
+
     it('applies fields[tariff] and fields[sub_tariff] to their own type', async () => {
       const r = await call(srv, 'GET', `/v2/tariffs?filter[emp.id]=${e2}&filter[id]=${ids[0]},${subId}&fields[tariff]=name,emp&fields[sub_tariff]=currency,super_tariffs`, { key: R });
       const byId = Object.fromEntries(r.json.data.map((d: any) => [d.id, d]));
@@ -608,6 +622,18 @@ describe('raw tariffs over HTTP', () => {
       const bad = await call(srv, 'GET', '/v1/tariffs?filter[direct_payment]=yes', { key: S });
       expect(bad.status).toBe(400);
       expect(bad.json.errors[0]).toMatchObject({ code: 'BAD_REQUEST', source: { parameter: 'filter[direct_payment]' } });
+    });
+
+    it('reflects a rename of the EMP in provider', async () => {
+      const before = await call(srv, 'GET', `/v1/tariffs?filter[id]=${plain}`, { key: S });
+      expect(before.json.data[0].attributes.provider).toMatch(/^EMP /);
+      const r = await call(srv, 'PUT', `/v1/companies/${e3}`, {
+        key: W,
+        body: { data: { id: e3, type: 'company', attributes: { name: 'Renamed EMP', version: 2, is_cpo: false, is_emp: true, external_source_mapping: {} }, relationships: { supported_emps: { data: [] } } } },
+      });
+      expect(r.status).toBe(200);
+      const after = await call(srv, 'GET', `/v1/tariffs?filter[id]=${plain}`, { key: S });
+      expect(after.json.data[0].attributes.provider).toBe('Renamed EMP');
     });
 
     it('reflects a write immediately', async () => {

@@ -11,6 +11,7 @@ import { bool, csv, fields, page } from '../jsonapi/query.js';
 import { sparse } from '../jsonapi/document.js';
 import { dropNulls } from '../jsonapi/validate.js';
 import { noContent, type ApiRequest, type ApiResponse, type RouteDef } from '../types.js';
+import { BodyCache, queryKey } from '../tariffs/body-cache.js';
 import { COMPANY_FIELDS, CompanyDocuments } from './companies.document.js';
 import { validateCompanyPut } from './companies.schema.js';
 
@@ -118,8 +119,13 @@ export function companiesRoutes(ctx: AppContext): RouteDef[] {
     return noContent();
   };
 
+  const bodies = new BodyCache();
   const list = (req: ApiRequest): ApiResponse => {
     const q = req.query;
+    const key = queryKey(q);
+    const stamp = String(ctx.companies.generation);
+    const hit = bodies.get(key, stamp);
+    if (hit !== undefined) return { status: 200, body: hit };
     const fieldset = fields(q, 'company', COMPANY_FIELDS);
     const pg = page(q, 100, 100);
     let matches: Company[];
@@ -162,7 +168,7 @@ export function companiesRoutes(ctx: AppContext): RouteDef[] {
     for (let i = 0; i < pageItems.length; i++) {
       parts[i] = fieldset === undefined ? docs.json(pageItems[i]) : JSON.stringify(sparse(docs.resource(pageItems[i]), fieldset));
     }
-    return { status: 200, body: `{"data":[${parts.join(',')}],"meta":{"overall_count":${overall}}}` };
+    return { status: 200, body: bodies.set(key, stamp, `{"data":[${parts.join(',')}],"meta":{"overall_count":${overall}}}`) };
   };
 
   return [

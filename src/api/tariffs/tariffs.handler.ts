@@ -17,6 +17,7 @@ import { ApiError, badParameter, badPointer, notFound, versionConflict, type Err
 import { bool, csv, fields, page } from '../jsonapi/query.js';
 import { dropNulls } from '../jsonapi/validate.js';
 import { noContent, type ApiRequest, type ApiResponse, type RouteDef } from '../types.js';
+import { BodyCache, queryKey } from './body-cache.js';
 import { ResourceCache, TARIFF_FIELDS, rawTariffResource, simpleTariffResource } from './tariffs.document.js';
 import { validateTariffPut, type TariffPutBody } from './tariffs.schema.js';
 
@@ -250,8 +251,13 @@ export function tariffsRoutes(ctx: AppContext): RouteDef[] {
     return noContent();
   };
 
+  const rawBodies = new BodyCache(64);
   const listRaw = (req: ApiRequest): ApiResponse => {
     const q = req.query;
+    const key = queryKey(q);
+    const stamp = `${ctx.tariffs.generation}/${ctx.companies.generation}`;
+    const hit = rawBodies.get(key, stamp);
+    if (hit !== undefined) return { status: 200, body: hit };
     const emp = csv(q, 'filter[emp.id]');
     if (emp === undefined) throw badParameter('filter[emp.id]', 'filter[emp.id] is required');
     const ids = csv(q, 'filter[id]');
@@ -292,29 +298,23 @@ export function tariffsRoutes(ctx: AppContext): RouteDef[] {
       const fs = t.type === 'tariff' ? fTariff : fSub;
       parts[i] = fs === undefined ? raw.json(t) : JSON.stringify(sparse(raw.resource(t), fs));
     }
-    return { status: 200, body: `{"data":[${parts.join(',')}],"meta":{"overall_count":${matches.length}}}` };
+    return { status: 200, body: rawBodies.set(key, stamp, `{"data":[${parts.join(',')}],"meta":{"overall_count":${matches.length}}}`) };
   };
 
   const boolParam = (q: ReadonlyMap<string, string>, name: string): boolean | undefined =>
     q.has(`filter[${name}]`) ? bool(q, `filter[${name}]`) : bool(q, name);
 
-  let fullList: { gen: number; cgen: number; body: string } | null = null;
+  const simpleBodies = new BodyCache(64);
   const listSimple = (req: ApiRequest): ApiResponse => {
     const q = req.query;
+    const key = queryKey(q);
+    const stamp = `${ctx.tariffs.generation}/${ctx.companies.generation}`;
+    const hit = simpleBodies.get(key, stamp);
+    if (hit !== undefined) return { status: 200, body: hit };
     const pco = boolParam(q, 'provider_customer_only');
     const direct = boolParam(q, 'direct_payment');
     const ids = q.has('filter[id]') ? csv(q, 'filter[id]') : csv(q, 'id');
-    if (pco === undefined && direct === undefined && ids === undefined) {
-      const gen = ctx.tariffs.generation;
-      const cgen = ctx.companies.generation;
-      if (fullList === null || fullList.gen !== gen || fullList.cgen !== cgen) {
-        const parts: string[] = [];
-        for (const t of ctx.tariffs.all()) if (t.type === 'tariff') parts.push(simple.json(t));
-        fullList = { gen, cgen, body: `{"data":[${parts.join(',')}]}` };
-      }
-      return { status: 200, body: fullList.body };
-    }
-    const idSet = ids === undefined ? undefined : new Set(ids.map((s) => s.toLowerCase()));
+    const idSet = ids === undefined ? undefined : new Set(ids.map((x) => x.toLowerCase()));
     const parts: string[] = [];
     for (const t of ctx.tariffs.all()) {
       if (t.type !== 'tariff') continue;
@@ -323,7 +323,7 @@ export function tariffsRoutes(ctx: AppContext): RouteDef[] {
       if (idSet !== undefined && !idSet.has(t.id.toLowerCase())) continue;
       parts.push(simple.json(t));
     }
-    return { status: 200, body: `{"data":[${parts.join(',')}]}` };
+    return { status: 200, body: simpleBodies.set(key, stamp, `{"data":[${parts.join(',')}]}`) };
   };
 
   return [
