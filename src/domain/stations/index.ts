@@ -58,7 +58,8 @@ export interface PageResult {
 }
 
 /** Budget of the id-order bbox scan, in stations per needed result. */
-const BBOX_SCAN_FACTOR = 32;
+const BBOX_SCAN_FACTOR = 128;
+const BBOX_SCAN_MIN_STATIONS = 65_536;
 
 export class StationIndex {
   readonly c: StationColumns;
@@ -77,8 +78,12 @@ export class StationIndex {
   private readonly lonOf: Float64Array;
   private readonly latOf: Float64Array;
 
-  constructor(columns: StationColumns) {
+  private readonly bboxScanMin: number;
+
+  /** `bboxScanMinStations`: smallest snapshot answered by the id-order bbox scan (tests lower it). */
+  constructor(columns: StationColumns, opts: { bboxScanMinStations?: number } = {}) {
     this.c = columns;
+    this.bboxScanMin = opts.bboxScanMinStations ?? BBOX_SCAN_MIN_STATIONS;
     this.kd = KDBush.from(columns.kdbush);
     this.lonOf = new Float64Array(columns.n);
     this.latOf = new Float64Array(columns.n);
@@ -247,6 +252,8 @@ export class StationIndex {
    */
   private bboxByIdScan(p: Extract<PrimarySearch, { kind: 'bbox' }>, r: Refinement, need: number, found: number[]): boolean {
     const n = this.c.n;
+    // Small snapshots: collecting and sorting the tree's hits is always cheap.
+    if (n < this.bboxScanMin) return false;
     const budget = Math.min(n, need * BBOX_SCAN_FACTOR);
     const lon = this.lonOf;
     const lat = this.latOf;

@@ -58,12 +58,12 @@ function stations(n: number, seed: number): StationRecord[] {
   return out;
 }
 
-function indexOf(rows: StationRecord[]): StationIndex {
+function indexOf(rows: StationRecord[], bboxScanMinStations = 0): StationIndex {
   const b = new StationColumnsBuilder();
   for (const s of rows) b.add(s);
   const blobs = new Map(encodeColumns(b.finish()));
   const parts = [...blobs].filter(([k]) => k.startsWith('fragments:')).map(([, v]) => v);
-  return new StationIndex(decodeColumns((k) => blobs.get(k), parts));
+  return new StationIndex(decodeColumns((k) => blobs.get(k), parts), { bboxScanMinStations });
 }
 
 describe('station index (domain)', () => {
@@ -135,10 +135,12 @@ describe('station index (domain)', () => {
       [48.80, 48.81, 2.30, 2.31, 2],
       [rows[2999].latitude, rows[2999].latitude, rows[2999].longitude, rows[2999].longitude, 1],
     ] as const) {
+      const treeOnly = indexOf(rows, Infinity);
       const want = rows.map((s, i) => ({ s, i })).filter(({ s }) => s.latitude >= a && s.latitude <= b && s.longitude >= c && s.longitude <= d).map((x) => x.i);
       const got = index.search({ kind: 'bbox', latGte: a, latLte: b, lonGte: c, lonLte: d }, none, 0, size);
       expect(got.indices).toEqual(want.slice(0, size));
       expect(got.moreAvailable).toBe(want.length > size);
+      expect(treeOnly.search({ kind: 'bbox', latGte: a, latLte: b, lonGte: c, lonLte: d }, none, 0, size)).toEqual(got);
     }
   });
 
