@@ -3,10 +3,11 @@
  *
  * 1. `planTariff` picks the components that can apply at the station and gives each its level
  *    (0 = evse, 1 = cpo, 2 = country), checking the station-wide restriction criteria (country,
- *    CPO) once. It also resolves the no-price policy and reason (D69).
- * 2. `evaluateInto` prices one charge point session against the plan and writes the price, the
- *    distribution, the blocking fee start, the average flag and the reason into caller-owned
- *    typed arrays. No allocation happens here.
+ *    CPO) once, and lists the segments of those components that can take part (with their
+ *    levels after D71/D73). It also resolves the no-price policy and reason (D69).
+ * 2. `evaluateInto` (or `evaluateAt`) prices one charge point session against the plan in one
+ *    pass and writes the price, the distribution, the blocking fee start, the average flag and
+ *    the reason into caller-owned typed arrays. No allocation happens here.
  */
 import type * as Catalog from './catalog.js';
 import type { CompiledTariff, PricingCatalog } from './catalog.js';
@@ -23,7 +24,6 @@ const ENERGY_AC: typeof Catalog.ENERGY_AC = 1;
 const ENERGY_DC: typeof Catalog.ENERGY_DC = 2;
 const SEG_AVERAGE: typeof Catalog.SEG_AVERAGE = 1;
 const SEG_OCCUPANCY: typeof Catalog.SEG_OCCUPANCY = 2;
-const SEG_STARTS_AT_ZERO: typeof Catalog.SEG_STARTS_AT_ZERO = 4;
 const SEG_STRIDE: typeof Catalog.SEG_STRIDE = 8;
 const SEG_PRICE: typeof Catalog.SEG_PRICE = 0;
 const SEG_GTE: typeof Catalog.SEG_GTE = 1;
@@ -92,6 +92,9 @@ export class PlanScratch {
   segIndex = new Int32Array(128);
   segLevel = new Int8Array(128);
   segAverage = new Uint8Array(128);
+  /** Restrictions of planned component j to check per charge point; empty without such criteria. */
+  checkStart = new Int32Array(64);
+  checkEnd = new Int32Array(64);
   averagePrices = false;
   /** D71 exception: the sub tariff for the CPO is empty, so the country level is not used. */
   noPriceAtCpo = false;
@@ -114,6 +117,8 @@ export class PlanScratch {
       this.matched = new Uint8Array(cap);
       this.segStart = new Int32Array(cap);
       this.segEnd = new Int32Array(cap);
+      this.checkStart = new Int32Array(cap);
+      this.checkEnd = new Int32Array(cap);
     }
     if (m > this.segIndex.length) {
       const cap = Math.max(m, this.segIndex.length * 2);
@@ -244,6 +249,8 @@ export function planTariff(catalog: PricingCatalog, b: CompiledTariff, st: Resol
     const c = s.comp[j];
     const compLevel = s.level[j];
     s.segStart[j] = q;
+    s.checkEnd[j] = b.compREnd[c];
+    s.checkStart[j] = b.compChargePointCriteria[c] === 0 ? b.compREnd[c] : b.compRStart[c];
     for (let g = b.compSStart[c]; g < b.compSEnd[c]; g++) {
       const flags = b.sFlags[g];
       if (b.sDim[g] === DIM_PARKING || (flags & SEG_OCCUPANCY) !== 0) continue;
@@ -330,7 +337,6 @@ export function evaluateAt(
   }
   const power = powers[p];
   const consumed = session.consumedPower;
-  const planComp = s.comp;
   const segStart = s.segStart;
   const segEnd = s.segEnd;
   const segIndex = s.segIndex;
@@ -338,9 +344,8 @@ export function evaluateAt(
   const segAverage = s.segAverage;
   const count = s.count;
 
-  const cpCriteria = b.compChargePointCriteria;
-  const compRStart = b.compRStart;
-  const compREnd = b.compREnd;
+  const checkStart = s.checkStart;
+  const checkEnd = s.checkEnd;
   const rAllow = b.rAllow;
   const rEnergy = b.rEnergy;
   const rPowCount = b.rPowCount;
@@ -349,7 +354,6 @@ export function evaluateAt(
   const rConsumed = b.rConsumed;
   const powPool = b.powPool;
   const segData = b.segData;
-  const sFlags = b.sFlags;
 
   const duration = session.duration;
   const totalEnergy = session.energy;
@@ -379,11 +383,12 @@ export function evaluateAt(
     const qStart = segStart[j];
     const qEnd = segEnd[j];
     if (qStart === qEnd) continue;
-    const c = planComp[j];
-    if (cpCriteria[c] !== 0) {
+    const rStart = checkStart[j];
+    const rEnd = checkEnd[j];
+    if (rStart !== rEnd) {
       // Charge-point criteria (energy type, power) of every restriction, D68.
       let ok = true;
-      for (let r = compRStart[c], rEnd = compREnd[c]; r < rEnd; r++) {
+      for (let r = rStart; r < rEnd; r++) {
         const allow = rAllow[r] === 1;
         const re = rEnergy[r];
         if (re !== ENERGY_ANY && (re === energy) !== allow) {
@@ -463,7 +468,8 @@ export function evaluateAt(
         const inc = segData[o + SEG_INC];
         cost = segData[o + SEG_PRICE] * (m <= 0 ? 0 : inc <= 0 ? m : Math.ceil(m / inc - 1e-9) * inc);
         minuteSegments++;
-        if ((sFlags[g] & SEG_STARTS_AT_ZERO) !== 0) zeroStart = true;
+        // The SEG_STARTS_AT_ZERO flag: range_gte null (−∞ here) or 0.
+        if (gte === -Infinity || gte === 0) zeroStart = true;
         else if (gte < smallestStart) smallestStart = gte;
       } else {
         if (level > best1) continue;

@@ -2,7 +2,8 @@
  * Request-level pricing: candidate selection (D66–D67), charge prices (endpoint 3: D39–D41,
  * D87–D92) and bulk previews (endpoint 8: D91). Sessions are computed once per charge point,
  * then every candidate tariff is planned once per station and evaluated per charge point into
- * preallocated typed arrays.
+ * preallocated typed arrays. Bulk previews plan once per (CPO, country) and price once per
+ * charge point kind (see `bulkPreview`).
  */
 import type { CompiledTariff, PricingCatalog } from './catalog.js';
 import { ENERGY_AC, ENERGY_DC, REASONS } from './catalog.js';
