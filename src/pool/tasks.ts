@@ -98,6 +98,57 @@ const scratch = { plan: new PlanScratch(), results: new PriceResults(), bulk: ne
 
 const js = JSON.stringify;
 
+/**
+ * Per-thread cache of the parts of a charge_price resource that depend only on the tariff and its
+ * EMP (id, provider, name, url, flags, system tags, branding, the relationship), serialized once
+ * and dropped whenever the catalog changes (its generation moves).
+ */
+interface TariffFragments {
+  head: string;
+  flags: string;
+  tail: string;
+  /** Tags JSON per language when no tag depends on time or listing; else null. */
+  tagsByLang: Map<string, string> | null;
+}
+
+const fragments = { generation: -1, catalog: null as PricingCatalog | null, byId: new Map<string, TariffFragments>() };
+
+function fragmentsOf(catalog: PricingCatalog, t: StoredTariff): TariffFragments {
+  if (fragments.catalog !== catalog || fragments.generation !== catalog.generation) {
+    fragments.catalog = catalog;
+    fragments.generation = catalog.generation;
+    fragments.byId.clear();
+  }
+  let f = fragments.byId.get(t.id);
+  if (f !== undefined) return f;
+  const emp = catalog.companies.get(t.emp_id);
+  const tags = t.tags ?? [];
+  f = {
+    head:
+      `{"id":${js(computedId('charge_price', t.id))},"type":"charge_price","attributes":{"provider":${js(emp?.name ?? '')},` +
+      `"tariff_name":${js(t.name ?? null)},"url":${js(t.url ?? emp?.url ?? null)},"monthly_min_sales":`,
+    flags:
+      `,"flat_rate":${t.is_flat_rate === true},"direct_payment":${t.is_direct_payment === true},` +
+      `"is_card_payment":${t.is_card_payment === true},"provider_customer_tariff":${t.provider_customer_only === true},"is_roaming":`,
+    tail: `,"system_tags":${js(t.system_tags ?? [])},"start_time":`,
+    tagsByLang: tags.some((x) => x.show_until != null || x.hide_for_owners === true) ? null : new Map(),
+  };
+  fragments.byId.set(t.id, f);
+  return f;
+}
+
+function distributionJson(d: Record<string, number>): string {
+  let out = '{';
+  let first = true;
+  for (const k in d) {
+    out += `${first ? '' : ','}"${k}":${d[k]}`;
+    first = false;
+  }
+  return out + '}';
+}
+
+const num = (x: number): string => (Number.isFinite(x) ? String(x) : 'null');
+
 export function runChargePrices(env: TaskEnv, t: ChargePricesTask): TaskResult {
   const { catalog, rates } = env;
   const comp = computeChargePrices(
@@ -109,44 +160,39 @@ export function runChargePrices(env: TaskEnv, t: ChargePricesTask): TaskResult {
   );
   const entries = chargePriceEntries(catalog, comp, t.showPriceUnavailable, rates);
   const listed = t.listed === null ? null : new Set(t.listed);
-  const parts: string[] = [];
-  for (const e of entries) {
+  const currency = js(t.options.currency);
+  const startTime = String(t.options.start_time);
+  const plugJson = new Map<string, string>();
+  let body = '{"data":[';
+  for (let n = 0; n < entries.length; n++) {
+    const e = entries[n];
     const tariff = e.tariff.tariff as unknown as StoredTariff;
-    const emp = catalog.companies.get(tariff.emp_id);
-    const prices = e.chargePointPrices.map((p) => ({
-      plug: p.plug,
-      power: p.power,
-      price: p.price,
-      price_distribution: p.price_distribution,
-      blocking_fee_start: p.blocking_fee_start,
-      no_price_reason: p.no_price_reason === null ? null : reasonText(p.no_price_reason, t.lang),
-      is_average_price: p.is_average_price,
-    }));
-    const attributes = {
-      provider: emp?.name ?? '',
-      tariff_name: tariff.name ?? null,
-      url: tariff.url ?? emp?.url ?? null,
-      monthly_min_sales: e.monthlyMinSales,
-      total_monthly_fee: e.totalMonthlyFee,
-      flat_rate: tariff.is_flat_rate === true,
-      direct_payment: tariff.is_direct_payment === true,
-      is_card_payment: tariff.is_card_payment === true,
-      provider_customer_tariff: tariff.provider_customer_only === true,
-      is_roaming: e.isRoaming,
-      is_promoted: false,
-      currency: t.options.currency,
-      tags: visibleTags(tariff.tags ?? [], t.lang, t.nowMs, listed !== null && listed.has(tariff.id)),
-      system_tags: tariff.system_tags ?? [],
-      start_time: t.options.start_time,
-      branding: tariff.branding ?? null,
-      charge_point_prices: prices,
-    };
-    parts.push(
-      `{"id":${js(computedId('charge_price', tariff.id))},"type":"charge_price","attributes":${js(attributes)},` +
-        `"relationships":{"tariff":{"data":{"type":"tariff","id":${js(tariff.id)}}}}}`,
-    );
+    const f = fragmentsOf(catalog, tariff);
+    let tags = f.tagsByLang?.get(t.lang);
+    if (tags === undefined) {
+      tags = js(visibleTags(tariff.tags ?? [], t.lang, t.nowMs, listed !== null && listed.has(tariff.id)));
+      f.tagsByLang?.set(t.lang, tags);
+    }
+    if (n > 0) body += ',';
+    body +=
+      f.head + num(e.monthlyMinSales) + ',"total_monthly_fee":' + num(e.totalMonthlyFee) + f.flags + e.isRoaming +
+      ',"is_promoted":false,"currency":' + currency + ',"tags":' + tags + f.tail + startTime +
+      ',"branding":' + js(tariff.branding ?? null) + ',"charge_point_prices":[';
+    const prices = e.chargePointPrices;
+    for (let k = 0; k < prices.length; k++) {
+      const p = prices[k];
+      let plug = plugJson.get(p.plug);
+      if (plug === undefined) plugJson.set(p.plug, (plug = js(p.plug)));
+      body +=
+        (k > 0 ? ',{"plug":' : '{"plug":') + plug + ',"power":' + num(p.power) + ',"price":' + (p.price === null ? 'null' : num(p.price)) +
+        ',"price_distribution":' + distributionJson(p.price_distribution) + ',"blocking_fee_start":' +
+        (p.blocking_fee_start === null ? 'null' : num(p.blocking_fee_start)) + ',"no_price_reason":' +
+        (p.no_price_reason === null ? 'null' : js(reasonText(p.no_price_reason, t.lang))) + ',"is_average_price":' + p.is_average_price + '}';
+    }
+    body += ']},"relationships":{"tariff":{"data":{"type":"tariff","id":' + js(tariff.id) + '}}}}';
   }
-  return { status: 200, body: `{"data":[${parts.join(',')}],"meta":{"charge_points":${js(metaChargePoints(comp))}}}` };
+  body += '],"meta":{"charge_points":' + js(metaChargePoints(comp)) + '}}';
+  return { status: 200, body };
 }
 
 export function runBulk(env: TaskEnv, t: BulkTask): TaskResult {
