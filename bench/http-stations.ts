@@ -10,7 +10,18 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { formatTable, machineLine, ROOT, runScenarios, startService, writeJson, type BenchOptions, type Scenario, type ScenarioResult } from './lib/harness.js';
+import {
+  formatTable,
+  machineLine,
+  ROOT,
+  runScenarios,
+  startService,
+  writeJson,
+  writeResultsSection,
+  type BenchOptions,
+  type Scenario,
+  type ScenarioResult,
+} from './lib/harness.js';
 
 interface Opts extends BenchOptions {
   quick: boolean;
@@ -45,6 +56,11 @@ const SCENARIOS: Scenario[] = [
     path: '/v1/charging_stations?filter[latitude]=48.8566&filter[longitude]=2.3522&filter[radius]=5000&page[size]=400',
   },
   {
+    name: 'radius 5 km Paris centre, page 50',
+    method: 'GET',
+    path: '/v1/charging_stations?filter[latitude]=48.8566&filter[longitude]=2.3522&filter[radius]=5000&page[size]=50',
+  },
+  {
     name: 'bbox Paris, page 400',
     method: 'GET',
     path: '/v1/charging_stations?filter[latitude.gte]=48.81&filter[latitude.lte]=48.91&filter[longitude.gte]=2.25&filter[longitude.lte]=2.42&page[size]=400',
@@ -63,11 +79,14 @@ const median = (xs: number[]): number => {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 
+const tables: string[] = [];
+
 async function scenariosOn(label: string, snapshot: string | undefined, o: Opts): Promise<ScenarioResult[]> {
   const svc = await startService({ snapshot, env: { WORKERS: '1' } });
   try {
     const rows = await runScenarios(svc.port, SCENARIOS, o);
     console.log(`\n${label}\n${formatTable(rows)}`);
+    tables.push(`### ${label}\n\n${formatTable(rows)}`);
     return rows;
   } finally {
     await svc.stop();
@@ -101,11 +120,24 @@ async function main(): Promise<void> {
         `(target ≤ 3000), RSS ${start.rssMb.toFixed(0)} MB, peak RSS ${start.hwmMb.toFixed(0)} MB (target ≤ 1536)`,
     );
     out.syntheticStart = start;
+    tables.push(
+      `### Start-up on ${path.basename(o.synthetic)}\n\nmedian of ${starts.length} starts: ${start.startMs.toFixed(0)} ms from spawn to "listening" ` +
+        `(target ≤ 3000 ms); RSS after start ${start.rssMb.toFixed(0)} MB, peak ${start.hwmMb.toFixed(0)} MB (target ≤ 1536 MB); ` +
+        `runs: ${starts.map((s) => `${s.startMs.toFixed(0)} ms / ${s.hwmMb.toFixed(0)} MB`).join(', ')}`,
+    );
     out.synthetic = await scenariosOn(`synthetic snapshot (${path.basename(o.synthetic)})`, o.synthetic, o);
   } else {
     console.log(`\n(no ${o.synthetic}; run \`npm run snapshot:synthetic -- --stations 1000000\` for the 1 M figures)`);
   }
   writeJson('http-stations', out);
+  if (!o.quick) {
+    writeResultsSection(
+      'http-stations',
+      `## HTTP: station search, full stack vs bare uWebSockets.js\n\n${machineLine()}\n\n` +
+        `autocannon, ${o.connections} connections, ${o.runs} × ${o.durationS} s per target after ${o.warmupS} s warm-up, alternating; medians. ` +
+        `The bare app serves the bytes the service answered. The machine is shared: compare ratios, not absolute figures.\n\n${tables.join('\n\n')}\n`,
+    );
+  }
 }
 
 main().catch((e: unknown) => {
