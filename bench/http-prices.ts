@@ -4,6 +4,7 @@
  *
  * - charge prices at a busy station: every candidate tariff (the default catalog plus `--tariffs N`
  *   seeded generated tariffs of the station's operator, so ≥ N candidates), Set A;
+ * - charge prices at the busy station for a user's 5 listed tariffs (include=filter) among them;
  * - charge prices at a typical station (default catalog only);
  * - worst-case bulk: 100 stations × 200 tariffs, all usable everywhere, with direct payment;
  * - tariff details by CPO (50 listed tariffs).
@@ -203,7 +204,7 @@ export function scenarios(f: Fixture, tariffs: string[], n: number): Scenario[] 
       attributes: {
         data_adapter: 'native',
         station: { longitude: s.longitude, latitude: s.latitude, country: s.country, network, charge_points: s.charge_points },
-        options: { battery_range: [20, 80], show_price_unavailable: true },
+        options: { battery_range: [20, 80] },
       },
       relationships: { vehicle: { data: { type: 'car', id: f.vehicle } } },
     },
@@ -214,6 +215,16 @@ export function scenarios(f: Fixture, tariffs: string[], n: number): Scenario[] 
       method: 'POST',
       path: '/v1/charge_prices',
       body: chargeBody(f.busy, f.operator),
+    },
+    {
+      name: `charge prices, busy station, 5 listed tariffs (include=filter) among ≥ ${n} candidates`,
+      method: 'POST',
+      path: '/v1/charge_prices',
+      body: (() => {
+        const b = chargeBody(f.busy, f.operator) as { data: { relationships: Record<string, unknown> } };
+        b.data.relationships.tariffs = { data: tariffs.slice(500, 505).map((id) => ({ type: 'tariff', id })), meta: { include: 'filter' } };
+        return b;
+      })(),
     },
     { name: 'charge prices, typical station (default catalog)', method: 'POST', path: '/v1/charge_prices', body: chargeBody(f.typical, f.typical.operator) },
     {

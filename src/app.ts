@@ -87,7 +87,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
         stations: shareStationColumns(stationColumns),
         exitOnNetwork: process.env.PRICING_TEST_EXIT_ON_NETWORK || null,
       },
-      catalog: mainCatalog(companies, tariffs),
+      catalog: () => mainCatalog(companies, tariffs),
       rates: rateTable(snapshot.meta.ratesDate, snapshot.rates()),
       generation: () => tariffs.generation,
       logger,

@@ -27,7 +27,7 @@ export interface WorkerInit {
   dataDir: string;
   snapshotPath: string;
   stations: SharedStationData;
-  /** Test hook (never set in production): a worker exits when a charge price task names this network. */
+  /** Test hook (never set in production): a worker thread exits when a task mentions this id. */
   exitOnNetwork: string | null;
 }
 
@@ -37,8 +37,11 @@ export interface PoolOptions {
   /** Which tasks run inline even when workers exist (chosen by measurement, see bench/http-prices.ts). */
   inline: ReadonlySet<TaskName>;
   init: WorkerInit;
-  /** Main-thread catalog (kept current by change events) for inline tasks. */
-  catalog: PricingCatalog;
+  /**
+   * Builds the main-thread catalog (kept current by change events) for inline tasks; called once
+   * at construction, and only when some task runs inline.
+   */
+  catalog: () => PricingCatalog;
   rates: RateTable;
   /** The catalog generation to hand to workers with each task. */
   generation: () => number;
@@ -57,10 +60,12 @@ export const overloaded = (): ApiError =>
 export class PricePool {
   private readonly piscina: Piscina | null;
   private readonly stations: StationView;
+  private readonly catalog: PricingCatalog | null;
   private closed = false;
 
   constructor(private readonly o: PoolOptions) {
     this.stations = new StationView(o.init.stations);
+    this.catalog = o.workers === 0 || o.inline.size > 0 ? o.catalog() : null;
     this.piscina =
       o.workers > 0
         ? new Piscina({
@@ -95,7 +100,7 @@ export class PricePool {
     if (this.closed) throw overloaded();
     const p = this.piscina;
     if (p === null || this.o.inline.has(name)) {
-      return runTask({ catalog: this.o.catalog, rates: this.o.rates, stations: this.stations }, name, input);
+      return runTask({ catalog: this.catalog!, rates: this.o.rates, stations: this.stations }, name, input);
     }
     if (p.queueSize >= this.o.maxQueue) throw overloaded();
     const msg: TaskMessage = { name, generation: this.o.generation(), input };

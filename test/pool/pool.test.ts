@@ -4,7 +4,8 @@
  * pool; shutdown closes the pool.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { Snapshot } from '../../src/storage/snapshot.js';
 import { call, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
 import { chargeBody, comp, putCompany, putTariff, ref, seg } from './price-fixtures.js';
 
@@ -66,6 +67,25 @@ describe('price pool', () => {
         ),
       );
       expect(mixed.map((r) => r.status)).toEqual(Array.from({ length: 12 }, (_, i) => (i === 5 ? 500 : 200)));
+      // Bulk and tariff details go through the pool too.
+      const vehicle = (() => {
+        const snap = Snapshot.open(inject('testSnapshot'));
+        try {
+          return snap.vehicles()[0].id;
+        } finally {
+          snap.close();
+        }
+      })();
+      const deadBulk = await call(srv, 'POST', '/v1/charge_prices/bulk', {
+        key: C,
+        body: { data: { attributes: { battery_range: [10, 90] }, relationships: { charging_stations: { data: [] }, tariffs: { data: [ref('tariff', doomed)] }, vehicle: { data: ref('car', vehicle) } } } },
+      });
+      expect(deadBulk.status).toBe(500);
+      const deadDetails = await call(srv, 'POST', '/v1/tariff_details', {
+        key: V,
+        body: { data: { attributes: { station: { country: 'DE', operator: { id: doomed, type: 'company' } } } } },
+      });
+      expect(deadDetails.status).toBe(500);
       const details = await call(srv, 'POST', '/v1/tariff_details', {
         key: V,
         body: { data: { attributes: { station: { country: 'DE', operator: { id: healthy, type: 'company' } } } } },
