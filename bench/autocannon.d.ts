@@ -31,6 +31,7 @@ declare module 'autocannon' {
     headers?: Record<string, string>;
     body?: string;
     workers?: number;
+    requests?: unknown[];
   }
   function autocannon(opts: Options): Promise<Result>;
   export default autocannon;

@@ -1,48 +1,242 @@
 /**
- * HTTP scenarios through the full stack beside a bare uWebSockets.js app answering the same bytes.
+ * The HTTP benchmark suite: every scenario of bench/scenarios.ts through the full stack (the
+ * compiled service as a child process on 127.0.0.1), beside two baselines measured in the same
+ * run — the bare uWebSockets.js app serving the very same bytes (the ceiling) and the fastify
+ * peer of bench/peer/server.ts (naive linear scan and interpreted reference tariff loop) — on the
+ * default snapshot and on the synthetic 1 M-station snapshot (generated on demand into
+ * snapshots/synthetic-<n>.sqlite, git-ignored, and reused when present), each with ≥ 1,000
+ * generated tariffs. Per scenario: warm-up, then `runs` rounds alternating full / ceiling / peer
+ * of `duration` seconds each; medians.
  *
- *   npm run bench:http [-- --quick] [--duration <s>] [--runs <n>] [--connections <n>] [--snapshot <file>]
+ *   npm run bench:http [-- --quick] [--duration <s>] [--runs <n>] [--warmup <s>] [--connections <n>]
+ *        [--latency-connections <n>] [--tariffs <n>] [--workers <n>] [--snapshot <file>]
+ *        [--synthetic <file> | --stations <n> | --no-synthetic] [--out <dir>] [--no-report]
+ *
+ * Writes <out>/http.json (default bench/out/), and unless --quick / --no-report the `http` section
+ * of bench/RESULTS.md and the charts under bench/charts/. --quick: short runs on the default (or
+ * given) snapshot only, 250 generated tariffs, checks that everything answers (not speed).
  */
-import { formatTable, machineLine, runScenarios, startService, writeJson, writeResultsSection, type BenchOptions, type Scenario } from './lib/harness.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { defaultSnapshotPath } from '../src/config.js';
+import { Snapshot } from '../src/storage/snapshot.js';
+import { buildSynthetic } from '../snapshots/synthetic.js';
+import { writeCharts } from './charts.js';
+import {
+  formatPeerTable,
+  loadLine,
+  machineInfo,
+  machineLine,
+  ROOT,
+  rssOf,
+  runScenarios,
+  setOutDir,
+  spawnAndWait,
+  startService,
+  writeJson,
+  writeResultsSection,
+  type BenchOptions,
+  type ScenarioResult,
+} from './lib/harness.js';
+import { chooseTypical, createBenchEmp, generateTariffs, pickFixture, priceScenarios, putScenario, stationScenarios } from './scenarios.js';
 
-function parse(argv: string[]): BenchOptions & { quick: boolean } {
-  const o = { durationS: 5, runs: 3, connections: 50, warmupS: 2, quick: false } as BenchOptions & { quick: boolean };
+export interface SuiteOptions extends BenchOptions {
+  quick: boolean;
+  latencyConnections: number;
+  tariffs: number;
+  workers: number | undefined;
+  synthetic: string | null;
+  stations: number;
+  out: string | undefined;
+  report: boolean;
+}
+
+export function parse(argv: string[]): SuiteOptions {
+  const o: SuiteOptions = {
+    durationS: 3,
+    runs: 3,
+    connections: 50,
+    warmupS: 1,
+    quick: false,
+    latencyConnections: 1,
+    tariffs: 1000,
+    workers: undefined,
+    synthetic: '',
+    stations: 1_000_000,
+    out: undefined,
+    report: true,
+  };
+  let syntheticGiven = false;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
-    if (a === '--quick') Object.assign(o, { quick: true, durationS: 1, runs: 1, warmupS: 0.5 });
+    if (a === '--quick') Object.assign(o, { quick: true, durationS: 0.2, runs: 1, warmupS: 0, tariffs: 250, connections: 10, report: false });
     else if (a === '--duration') o.durationS = Number(argv[++i]);
     else if (a === '--runs') o.runs = Number(argv[++i]);
+    else if (a === '--warmup') o.warmupS = Number(argv[++i]);
     else if (a === '--connections') o.connections = Number(argv[++i]);
-    else if (a === '--snapshot') o.snapshot = argv[++i];
+    else if (a === '--latency-connections') o.latencyConnections = Number(argv[++i]);
+    else if (a === '--tariffs') o.tariffs = Number(argv[++i]);
+    else if (a === '--workers') o.workers = Number(argv[++i]);
+    else if (a === '--snapshot') o.snapshot = path.resolve(argv[++i]);
+    else if (a === '--synthetic') (o.synthetic = path.resolve(argv[++i])), (syntheticGiven = true);
+    else if (a === '--stations') (o.stations = Number(argv[++i])), (syntheticGiven = true);
+    else if (a === '--no-synthetic') (o.synthetic = null), (syntheticGiven = true);
+    else if (a === '--out') o.out = path.resolve(argv[++i]);
+    else if (a === '--no-report') o.report = false;
     else throw new Error(`unknown argument ${a}`);
   }
+  if (o.quick && !syntheticGiven) o.synthetic = null;
+  if (o.synthetic === '') o.synthetic = path.join(ROOT, 'snapshots', `synthetic-${o.stations}.sqlite`);
+  if (!Number.isInteger(o.tariffs) || o.tariffs < 250) throw new Error('--tariffs must be an integer >= 250 (bulk lists 200, details 50)');
   return o;
 }
 
-const SCENARIOS: Scenario[] = [{ name: 'GET /health', method: 'GET', path: '/health' }];
+/** The synthetic snapshot of `stations` stations, generated when absent (a few minutes for 1 M). */
+export function ensureSynthetic(file: string, stations: number): string {
+  if (!fs.existsSync(file)) {
+    console.error(`generating ${file} (${stations} stations)…`);
+    const r = buildSynthetic(stations, file);
+    console.error(`generated in ${Math.round(r.ms)} ms`);
+  }
+  return file;
+}
 
-async function main(): Promise<void> {
-  const o = parse(process.argv.slice(2));
-  const svc = await startService(o);
+export async function startPeer(snapshot: string, dataDir: string): Promise<{ port: number; stop(): Promise<void>; pid: number }> {
+  const c = await spawnAndWait([path.join(ROOT, 'dist/bench/peer/server.js'), '--snapshot', snapshot, '--data-dir', dataDir], {}, (line) => {
+    const m = /^listening (\d+)/.exec(line);
+    return m ? Number(m[1]) : null;
+  });
+  return { port: c.port, stop: c.stop, pid: c.proc.pid! };
+}
+
+export interface DatasetResult {
+  label: string;
+  snapshot: string;
+  stations: number;
+  tariffsGenerated: number;
+  /** Start-up of the service to "listening" (ms) and its RSS right after (MB). */
+  startMs: number;
+  rssStartMb: number;
+  /** Peak RSS of the service over the whole dataset run (MB). */
+  peakRssMb: number;
+  peerRssMb: number;
+  rows: ScenarioResult[];
+}
+
+export async function runDataset(label: string, snapshot: string, o: SuiteOptions): Promise<DatasetResult> {
+  const snap = Snapshot.open(snapshot);
+  const stations = snap.stationCount();
+  snap.close();
+  console.error(`\n[${label}] ${stations} stations; starting the service…`);
+  const svc = await startService({ snapshot, env: o.workers === undefined ? {} : { WORKERS: String(o.workers) } });
+  let peer: Awaited<ReturnType<typeof startPeer>> | undefined;
   try {
-    const rows = await runScenarios(svc.port, SCENARIOS, o);
-    const table = formatTable(rows);
-    console.log(table);
-    writeJson('http', { machine: machineLine(), options: o, rows });
-    if (!o.quick) {
-      writeResultsSection(
-        'http',
-        `## HTTP: full stack vs bare uWebSockets.js\n\n${machineLine()}\n\n` +
-          `autocannon, ${o.connections} connections, ${o.runs} × ${o.durationS} s per target after ${o.warmupS} s warm-up, alternating; medians. ` +
-          `Full stack = the service with request logging at info level (one pino line per request).\n\n${table}\n`,
-      );
-    }
+    await new Promise((r) => setTimeout(r, 200));
+    const rssStart = rssOf(svc.proc.pid!);
+    const fixture = pickFixture(snapshot);
+    const t0 = performance.now();
+    const tariffs = await generateTariffs(svc.port, fixture.operator, o.tariffs);
+    const emp = await createBenchEmp(svc.port);
+    await chooseTypical(svc.port, fixture);
+    console.error(`[${label}] started in ${Math.round(svc.startMs)} ms; ${o.tariffs} tariffs written in ${Math.round(performance.now() - t0)} ms; starting the peer…`);
+    peer = await startPeer(snapshot, svc.dataDir);
+    const scenarios = [...stationScenarios(), ...priceScenarios(fixture, tariffs, o.tariffs, o.latencyConnections), putScenario(emp, Math.min(o.connections, 10))];
+    const rows = await runScenarios(svc.port, scenarios, o, peer.port);
+    const result: DatasetResult = {
+      label,
+      snapshot: path.relative(ROOT, snapshot),
+      stations,
+      tariffsGenerated: o.tariffs,
+      startMs: svc.startMs,
+      rssStartMb: rssStart.rssMb,
+      peakRssMb: rssOf(svc.proc.pid!).hwmMb,
+      peerRssMb: rssOf(peer.pid).rssMb,
+      rows,
+    };
+    console.log(`\n${label}: ${stations} stations, ${o.tariffs} generated tariffs; start ${Math.round(svc.startMs)} ms, RSS ${Math.round(rssStart.rssMb)} MB\n`);
+    console.log(formatPeerTable(rows));
+    return result;
   } finally {
+    await peer?.stop();
     await svc.stop();
   }
 }
 
-main().catch((e: unknown) => {
-  console.error(e);
-  process.exit(1);
-});
+export interface Target {
+  target: string;
+  dataset: string;
+  value: string;
+  met: boolean;
+}
+
+const f1 = (x: number): string => (Number.isFinite(x) ? x.toFixed(x < 10 ? 2 : 0) : 'n/a');
+
+/** The issue's targets, judged on the measured figures. */
+export function judgeTargets(datasets: readonly DatasetResult[]): Target[] {
+  const out: Target[] = [];
+  for (const d of datasets) {
+    const row = (prefix: string) => d.rows.find((r) => r.name.startsWith(prefix));
+    const radius = row('radius');
+    if (radius) out.push({ target: 'radius search ≥ 50 % of the ceiling (req/s)', dataset: d.label, value: `${(radius.ratio * 100).toFixed(1)} %`, met: radius.ratio >= 0.5 });
+    for (const r of d.rows) {
+      if (r.vsPeer === undefined) continue;
+      out.push({ target: `≥ 3× the fastify peer: ${r.name}`, dataset: d.label, value: `${r.vsPeer.toFixed(1)}×`, met: r.vsPeer >= 3 });
+    }
+    const bulk = row('bulk');
+    if (bulk) out.push({ target: `worst-case bulk p99 ≤ 15 ms (${bulk.connections} conn.)`, dataset: d.label, value: `${f1(bulk.full.p99)} ms`, met: bulk.full.p99 <= 15 });
+    const busy = row('charge prices, busy');
+    if (busy) out.push({ target: `charge prices ≥ 1,000 candidates p50 ≤ 2 ms (${busy.connections} conn.)`, dataset: d.label, value: `${f1(busy.full.p50)} ms`, met: busy.full.p50 <= 2 });
+    if (d.stations >= 1_000_000) {
+      out.push({ target: '1 M stations: start-up ≤ 3 s', dataset: d.label, value: `${Math.round(d.startMs)} ms`, met: d.startMs <= 3000 });
+      out.push({ target: '1 M stations: RSS ≤ 1.5 GB', dataset: d.label, value: `${Math.round(d.rssStartMb)} MB after start, peak ${Math.round(d.peakRssMb)} MB`, met: d.peakRssMb <= 1536 });
+    }
+  }
+  return out;
+}
+
+export function targetsTable(ts: readonly Target[]): string {
+  return ['| target | dataset | measured | met |', '| --- | --- | --- | :---: |', ...ts.map((t) => `| ${t.target} | ${t.dataset} | ${t.value} | ${t.met ? 'yes' : '**no**'} |`)].join('\n');
+}
+
+async function main(): Promise<void> {
+  const o = parse(process.argv.slice(2));
+  if (o.out) setOutDir(o.out);
+  const machine = machineLine();
+  const loadBefore = loadLine();
+  console.error(`${machine}\n${loadBefore}`);
+  const datasets: DatasetResult[] = [];
+  const snapshot = o.snapshot ?? defaultSnapshotPath();
+  datasets.push(await runDataset(o.snapshot ? path.basename(snapshot) : 'default snapshot', snapshot, o));
+  if (o.synthetic !== null) {
+    ensureSynthetic(o.synthetic, o.stations);
+    datasets.push(await runDataset(`synthetic ${path.basename(o.synthetic, '.sqlite').replace(/^synthetic-/, '')} stations`, o.synthetic, o));
+  }
+  const loadAfter = loadLine();
+  const targets = judgeTargets(datasets);
+  console.log(`\ntargets:\n${targetsTable(targets)}`);
+  writeJson('http', { machine: machineInfo(), loadBefore, loadAfter, options: o, datasets, targets });
+  if (o.report) {
+    const charts = writeCharts();
+    const sections = datasets
+      .map((d) => `### ${d.label} (${d.stations.toLocaleString('en')} stations, + ${d.tariffsGenerated} generated tariffs)\n\nService start-up ${Math.round(d.startMs)} ms to listening, RSS ${Math.round(d.rssStartMb)} MB after start, peak ${Math.round(d.peakRssMb)} MB; peer RSS ${Math.round(d.peerRssMb)} MB.\n\n${formatPeerTable(d.rows)}\n`)
+      .join('\n');
+    writeResultsSection(
+      'http',
+      `## HTTP suite: full stack vs the uWebSockets.js ceiling and the fastify peer\n\n${machine}; ${loadBefore} before, ${loadAfter} after.\n\n` +
+        `\`npm run bench:http\`: autocannon on 127.0.0.1, ${o.runs} × ${o.durationS} s per target after ${o.warmupS} s warm-up, targets alternating ` +
+        `(full, ceiling, peer); medians. Throughput scenarios with ${o.connections} connections, price scenarios with ${o.latencyConnections} ` +
+        `(latency), the PUT with ${Math.min(o.connections, 10)}. Full stack = the compiled service with its default workers and request logging at info level. ` +
+        `Ceiling = bare uWebSockets.js app answering the same bytes. Peer = fastify, linear scan + reference evaluator (bench/peer/server.ts); ` +
+        `its answers were checked equal (station ids in order; priced tariffs and every price) before measuring; "–" = scenario not in the peer.\n\n` +
+        `${sections}\n#### Targets\n\n${targetsTable(targets)}\n\n${charts.http}\n`,
+    );
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
+  main().catch((e: unknown) => {
+    console.error(e);
+    process.exit(1);
+  });
+}

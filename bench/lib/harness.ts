@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,11 +27,36 @@ export interface Scenario {
   body?: unknown;
   /** Statuses the scenario must answer with (checked once before measuring). */
   expect?: number;
+  /** Connections for this scenario (default: the run's `connections`). */
+  connections?: number;
+  /** Route pattern for the bare app when requests vary their path (e.g. `/v2/tariffs/:id`). */
+  barePath?: string;
+  /**
+   * Requests that vary per request (e.g. a tariff PUT with a new version each time): called once
+   * per target, returns autocannon's `setupRequest` / `onResponse` with state private to that target.
+   */
+  dynamic?: (target: Target) => DynamicRequests;
+  /** Also measured against the peer (when a peer port is given); `equal` checks its answer once. */
+  peer?: { equal(full: string, peer: string): string | null };
+}
+
+export type Target = 'full' | 'bare' | 'peer';
+
+export interface DynamicRequests {
+  setupRequest(req: { method: string; path: string; body?: string; headers?: Record<string, string> }, context: Record<string, unknown>): {
+    method: string;
+    path: string;
+    body?: string;
+  };
+  onResponse?(status: number, body: string, context: Record<string, unknown>): void;
 }
 
 export interface Measure {
   rps: number;
+  mean: number;
   p50: number;
+  p90: number;
+  p97_5: number;
   p99: number;
   errors: number;
   non2xx: number;
@@ -39,10 +65,16 @@ export interface Measure {
 export interface ScenarioResult {
   name: string;
   bytes: number;
+  connections: number;
   full: Measure;
   bare: Measure;
   /** full rps / bare rps. */
   ratio: number;
+  /** The fastify peer, for the scenarios it implements. */
+  peer?: Measure;
+  peerBytes?: number;
+  /** full rps / peer rps. */
+  vsPeer?: number;
 }
 
 export interface BenchOptions {
@@ -62,7 +94,7 @@ interface Child {
   stop(): Promise<void>;
 }
 
-function spawnAndWait(args: string[], env: Record<string, string>, ready: (line: string) => number | null): Promise<Child> {
+export function spawnAndWait(args: string[], env: Record<string, string>, ready: (line: string) => number | null): Promise<Child> {
   const proc = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let buf = '';
@@ -143,63 +175,171 @@ async function startBare(responses: { method: string; path: string; status: numb
   });
 }
 
-const median = (xs: number[]): number => {
+/**
+ * One connection, one request at a time for `durationS`, every latency kept exactly (hrtime):
+ * autocannon's histogram has 1 ms resolution, too coarse for sub-millisecond percentiles.
+ */
+async function sequentialLoad(port: number, sc: Scenario, durationS: number, dyn?: DynamicRequests): Promise<Measure> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const fixedBody = sc.body === undefined ? undefined : Buffer.from(JSON.stringify(sc.body));
+  const lat: number[] = [];
+  let errors = 0;
+  let non2xx = 0;
+  const one = (method: string, p: string, body: Buffer | undefined): Promise<{ status: number; text: string }> =>
+    new Promise((resolve, reject) => {
+      const req = http.request(
+        {
+          host: '127.0.0.1',
+          port,
+          method,
+          path: p,
+          agent,
+          headers: { 'Api-Key': BENCH_KEY, 'Content-Type': 'application/json', ...(body ? { 'Content-Length': body.length } : {}) },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text: dyn?.onResponse ? Buffer.concat(chunks).toString() : '' }));
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  const t0 = performance.now();
+  const until = t0 + durationS * 1000;
+  let now = t0;
+  while (now < until) {
+    let method: string = sc.method;
+    let p = sc.path;
+    let body = fixedBody;
+    const context: Record<string, unknown> = {};
+    if (dyn) {
+      const r = dyn.setupRequest({ method, path: p }, context);
+      method = r.method;
+      p = r.path;
+      body = r.body === undefined ? undefined : Buffer.from(r.body);
+    }
+    const a = performance.now();
+    try {
+      const r = await one(method, p, body);
+      now = performance.now();
+      if (r.status < 200 || r.status >= 300) non2xx++;
+      else lat.push(now - a);
+      dyn?.onResponse?.(r.status, r.text, context);
+    } catch {
+      errors++;
+      now = performance.now();
+    }
+  }
+  agent.destroy();
+  lat.sort((x, y) => x - y);
+  const q = (f: number): number => (lat.length === 0 ? NaN : lat[Math.min(lat.length - 1, Math.ceil(f * lat.length) - 1)]);
+  const mean = lat.reduce((s, x) => s + x, 0) / Math.max(1, lat.length);
+  return { rps: (lat.length * 1000) / (now - t0), mean, p50: q(0.5), p90: q(0.9), p97_5: q(0.975), p99: q(0.99), errors, non2xx };
+}
+
+/** Latency of one scenario on one connection: warm-up, then one measured run (exact percentiles). */
+export async function runLatency(port: number, sc: Scenario, warmupS: number, durationS: number): Promise<Measure> {
+  if (warmupS > 0) await sequentialLoad(port, sc, warmupS);
+  return sequentialLoad(port, sc, durationS);
+}
+
+async function load(port: number, sc: Scenario, durationS: number, connections: number, dyn?: DynamicRequests): Promise<Measure> {
+  if (connections === 1) return sequentialLoad(port, sc, durationS, dyn);
+  const headers = { 'Api-Key': BENCH_KEY, 'Content-Type': 'application/json' };
+  const r = await autocannon(
+    dyn
+      ? {
+          url: `http://127.0.0.1:${port}`,
+          connections,
+          duration: durationS,
+          headers,
+          requests: [{ method: sc.method, setupRequest: dyn.setupRequest, onResponse: dyn.onResponse }],
+        }
+      : {
+          url: `http://127.0.0.1:${port}${sc.path}`,
+          method: sc.method,
+          connections,
+          duration: durationS,
+          headers,
+          body: sc.body === undefined ? undefined : JSON.stringify(sc.body),
+        },
+  );
+  const l = r.latency;
+  return { rps: r.requests.average, mean: l.mean, p50: l.p50, p90: l.p90, p97_5: l.p97_5, p99: l.p99, errors: r.errors, non2xx: r.non2xx };
+}
+
+export const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 
-async function load(port: number, sc: Scenario, durationS: number, connections: number): Promise<Measure> {
-  const r = await autocannon({
-    url: `http://127.0.0.1:${port}${sc.path}`,
+const medianMeasure = (ms: Measure[]): Measure => ({
+  rps: median(ms.map((m) => m.rps)),
+  mean: median(ms.map((m) => m.mean)),
+  p50: median(ms.map((m) => m.p50)),
+  p90: median(ms.map((m) => m.p90)),
+  p97_5: median(ms.map((m) => m.p97_5)),
+  p99: median(ms.map((m) => m.p99)),
+  errors: ms.reduce((s, m) => s + m.errors, 0),
+  non2xx: ms.reduce((s, m) => s + m.non2xx, 0),
+});
+
+/** One request; the answer's status and body. */
+export async function request(port: number, sc: Pick<Scenario, 'method' | 'path' | 'body'>): Promise<{ status: number; body: string }> {
+  const r = await fetch(`http://127.0.0.1:${port}${sc.path}`, {
     method: sc.method,
-    connections,
-    duration: durationS,
     headers: { 'Api-Key': BENCH_KEY, 'Content-Type': 'application/json' },
     body: sc.body === undefined ? undefined : JSON.stringify(sc.body),
   });
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx };
+  return { status: r.status, body: await r.text() };
 }
 
 /**
- * Runs every scenario against the full service (already started) and a bare app serving the same
- * bytes; runs alternate full/bare `runs` times after a warm-up; medians per target.
+ * Runs every scenario against the full service (already started), a bare app serving the same
+ * bytes and, when `peerPort` is given, the peer for the scenarios that have `peer`. The peer's
+ * answer is checked against the full stack's once before measuring. Per scenario: a warm-up of
+ * each target, then `runs` rounds alternating full / bare / peer; medians per target.
  */
-export async function runScenarios(port: number, scenarios: readonly Scenario[], o: BenchOptions): Promise<ScenarioResult[]> {
+export async function runScenarios(port: number, scenarios: readonly Scenario[], o: BenchOptions, peerPort?: number): Promise<ScenarioResult[]> {
   const captured: { method: string; path: string; status: number; body: string }[] = [];
+  const peerBytes: (number | undefined)[] = [];
   for (const sc of scenarios) {
-    const r = await fetch(`http://127.0.0.1:${port}${sc.path}`, {
-      method: sc.method,
-      headers: { 'Api-Key': BENCH_KEY, 'Content-Type': 'application/json' },
-      body: sc.body === undefined ? undefined : JSON.stringify(sc.body),
-    });
-    const body = await r.text();
-    if (r.status !== (sc.expect ?? 200)) throw new Error(`${sc.name}: expected ${sc.expect ?? 200}, got ${r.status}: ${body.slice(0, 300)}`);
-    captured.push({ method: sc.method, path: sc.path.split('?')[0], status: r.status, body });
+    const r = await request(port, sc);
+    if (r.status !== (sc.expect ?? 200)) throw new Error(`${sc.name}: expected ${sc.expect ?? 200}, got ${r.status}: ${r.body.slice(0, 300)}`);
+    captured.push({ method: sc.method, path: sc.barePath ?? sc.path.split('?')[0], status: r.status, body: r.body });
+    if (peerPort !== undefined && sc.peer) {
+      const p = await request(peerPort, sc);
+      if (p.status !== r.status) throw new Error(`${sc.name}: peer answered ${p.status}, full stack ${r.status}: ${p.body.slice(0, 300)}`);
+      const diff = sc.peer.equal(r.body, p.body);
+      if (diff !== null) throw new Error(`${sc.name}: peer answer differs from the full stack: ${diff}`);
+      peerBytes.push(Buffer.byteLength(p.body));
+    } else peerBytes.push(undefined);
   }
   const bare = await startBare(captured);
   const out: ScenarioResult[] = [];
   try {
     for (let i = 0; i < scenarios.length; i++) {
       const sc = scenarios[i];
-      await load(port, sc, o.warmupS, o.connections);
-      await load(bare.port, sc, o.warmupS, o.connections);
-      const full: Measure[] = [];
-      const b: Measure[] = [];
-      for (let k = 0; k < o.runs; k++) {
-        full.push(await load(port, sc, o.durationS, o.connections));
-        b.push(await load(bare.port, sc, o.durationS, o.connections));
+      const conns = sc.connections ?? o.connections;
+      const targets: { t: Target; port: number; dyn?: DynamicRequests; ms: Measure[] }[] = [
+        { t: 'full', port, dyn: sc.dynamic?.('full'), ms: [] },
+        { t: 'bare', port: bare.port, dyn: sc.dynamic?.('bare'), ms: [] },
+      ];
+      if (peerPort !== undefined && sc.peer) targets.push({ t: 'peer', port: peerPort, dyn: sc.dynamic?.('peer'), ms: [] });
+      if (o.warmupS > 0) for (const x of targets) await load(x.port, sc, o.warmupS, conns, x.dyn);
+      for (let k = 0; k < o.runs; k++) for (const x of targets) x.ms.push(await load(x.port, sc, o.durationS, conns, x.dyn));
+      const f = medianMeasure(targets[0].ms);
+      const b = medianMeasure(targets[1].ms);
+      const row: ScenarioResult = { name: sc.name, bytes: Buffer.byteLength(captured[i].body), connections: conns, full: f, bare: b, ratio: f.rps / b.rps };
+      if (targets[2]) {
+        row.peer = medianMeasure(targets[2].ms);
+        row.peerBytes = peerBytes[i];
+        row.vsPeer = f.rps / row.peer.rps;
       }
-      const med = (ms: Measure[]): Measure => ({
-        rps: median(ms.map((m) => m.rps)),
-        p50: median(ms.map((m) => m.p50)),
-        p99: median(ms.map((m) => m.p99)),
-        errors: ms.reduce((s, m) => s + m.errors, 0),
-        non2xx: ms.reduce((s, m) => s + m.non2xx, 0),
-      });
-      const f = med(full);
-      const bb = med(b);
-      out.push({ name: sc.name, bytes: Buffer.byteLength(captured[i].body), full: f, bare: bb, ratio: f.rps / bb.rps });
+      out.push(row);
     }
   } finally {
     await bare.stop();
@@ -208,6 +348,7 @@ export async function runScenarios(port: number, scenarios: readonly Scenario[],
 }
 
 export function formatTable(rows: readonly ScenarioResult[]): string {
+  if (rows.some((r) => r.peer)) return formatPeerTable(rows);
   const lines = [
     '| scenario | bytes | full req/s | full p50 ms | full p99 ms | bare uWS req/s | bare p50 ms | full / bare |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
@@ -218,6 +359,37 @@ export function formatTable(rows: readonly ScenarioResult[]): string {
     );
   }
   return lines.join('\n');
+}
+
+const ms = (x: number): string => (x < 10 ? x.toFixed(2).replace(/\.?0+$/, '') || '0' : x.toFixed(0));
+const pct = (x: number | undefined): string => (x === undefined ? '–' : `${(x * 100).toFixed(1)} %`);
+const times = (x: number | undefined): string => (x === undefined ? '–' : `${x.toFixed(1)}×`);
+
+/** The table with the peer columns: full stack / ceiling and full stack / peer per scenario. */
+export function formatPeerTable(rows: readonly ScenarioResult[]): string {
+  const lines = [
+    '| scenario | conns | bytes | full req/s | full p50 ms | full p99 ms | ceiling req/s | full / ceiling | peer req/s | peer p50 ms | peer p99 ms | full / peer |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  ];
+  for (const r of rows) {
+    const p = r.peer;
+    lines.push(
+      `| ${r.name} | ${r.connections} | ${r.bytes} | ${Math.round(r.full.rps)} | ${ms(r.full.p50)} | ${ms(r.full.p99)} | ${Math.round(r.bare.rps)} | ${pct(r.ratio)} | ` +
+        `${p ? Math.round(p.rps) : '–'} | ${p ? ms(p.p50) : '–'} | ${p ? ms(p.p99) : '–'} | ${times(r.vsPeer)} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+/** Start-up to "listening" and resident memory of a child process (Linux /proc). */
+export function rssOf(pid: number): { rssMb: number; hwmMb: number } {
+  try {
+    const s = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (k: string): number => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(s)?.[1] ?? NaN);
+    return { rssMb: kb('VmRSS') / 1024, hwmMb: kb('VmHWM') / 1024 };
+  } catch {
+    return { rssMb: NaN, hwmMb: NaN };
+  }
 }
 
 export function machineLine(): string {
@@ -232,6 +404,28 @@ export function machineLine(): string {
   return `${new Date().toISOString().slice(0, 10)} · ${os.availableParallelism()} × ${cpu} · ${Math.round(os.totalmem() / 2 ** 30)} GiB · Node ${process.version} · commit ${commit.slice(0, 10)}`;
 }
 
+/** Machine, Node, commit, date and load average as data (for the JSON outputs). */
+export function machineInfo(): Record<string, unknown> {
+  let commit = 'unknown';
+  try {
+    commit = fs.readFileSync(path.join(ROOT, '.git/HEAD'), 'utf8').trim();
+    if (commit.startsWith('ref: ')) commit = fs.readFileSync(path.join(ROOT, '.git', commit.slice(5)), 'utf8').trim();
+  } catch {
+    /* not a checkout */
+  }
+  return {
+    date: new Date().toISOString(),
+    cpus: os.availableParallelism(),
+    cpu: os.cpus()[0]?.model ?? 'cpu',
+    memGiB: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    commit,
+    loadavg: os.loadavg().map((x) => Math.round(x * 100) / 100),
+  };
+}
+
+export const loadLine = (): string => `load average ${os.loadavg().map((x) => x.toFixed(2)).join(', ')}`;
+
 /** Replaces (or appends) the section between `<!-- name:start -->` and `<!-- name:end -->` in bench/RESULTS.md. */
 export function writeResultsSection(name: string, markdown: string): void {
   const file = path.join(ROOT, 'bench/RESULTS.md');
@@ -245,8 +439,19 @@ export function writeResultsSection(name: string, markdown: string): void {
   fs.writeFileSync(file, text);
 }
 
+let outDir = path.join(ROOT, 'bench/out');
+
+/** Where writeJson writes (default bench/out/; tests point it at a temporary directory). */
+export function setOutDir(dir: string): void {
+  outDir = path.resolve(dir);
+}
+
+export function getOutDir(): string {
+  return outDir;
+}
+
 export function writeJson(name: string, data: unknown): void {
-  const dir = path.join(ROOT, 'bench/out');
+  const dir = outDir;
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, `${name}.json`), JSON.stringify(data, null, 2));
 }
