@@ -31,11 +31,19 @@ export interface WorkerInit {
   exitOnNetwork: string | null;
 }
 
+/** Default of `inlineMaxEvaluations` (see bench/RESULTS.md, price endpoints). */
+export const INLINE_MAX_EVALUATIONS = 64;
+
 export interface PoolOptions {
   workers: number;
   maxQueue: number;
-  /** Which tasks run inline even when workers exist (chosen by measurement, see bench/http-prices.ts). */
-  inline: ReadonlySet<TaskName>;
+  /**
+   * Tasks whose caller marks them small (an estimated number of tariff × charge point evaluations)
+   * run inline when the estimate is at most this; 0 = never. Chosen by measurement (bench/http-prices.ts):
+   * a pool hop costs about 0.3–0.4 ms of latency on this machine, more than a small task itself,
+   * while larger tasks gain throughput from the workers.
+   */
+  inlineMaxEvaluations: number;
   init: WorkerInit;
   /**
    * Builds the main-thread catalog (kept current by change events) for inline tasks; called once
@@ -65,7 +73,7 @@ export class PricePool {
 
   constructor(private readonly o: PoolOptions) {
     this.stations = new StationView(o.init.stations);
-    this.catalog = o.workers === 0 || o.inline.size > 0 ? o.catalog() : null;
+    this.catalog = o.workers === 0 || o.inlineMaxEvaluations > 0 ? o.catalog() : null;
     this.piscina =
       o.workers > 0
         ? new Piscina({
@@ -93,13 +101,13 @@ export class PricePool {
   }
 
   /**
-   * Runs a task inline or in a worker. Rejects with ApiError 503 when the queue is full and 500
+   * Runs a task inline (no workers, or `evaluations` small enough) or in a worker. Rejects with ApiError 503 when the queue is full and 500
    * when the worker running the task died.
    */
-  async run<K extends TaskName>(name: K, input: TaskInputs[K]): Promise<TaskResult> {
+  async run<K extends TaskName>(name: K, input: TaskInputs[K], evaluations = Infinity): Promise<TaskResult> {
     if (this.closed) throw overloaded();
     const p = this.piscina;
-    if (p === null || this.o.inline.has(name)) {
+    if (p === null || evaluations <= this.o.inlineMaxEvaluations) {
       return runTask({ catalog: this.catalog!, rates: this.o.rates, stations: this.stations }, name, input);
     }
     if (p.queueSize >= this.o.maxQueue) throw overloaded();

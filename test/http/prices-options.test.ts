@@ -313,6 +313,11 @@ describe('charge prices: options, include modes, texts, sorting, vehicles', () =
     for (let v = 2; v <= 8; v++) {
       await putTariff(srv, W, emp, { version: v, attributes: { prices: [comp([seg('session', v)])] } }, t2);
       expect(priceOf((await post(chargeBody({ network: cpoX }))).json, t2)).toBe(v);
+      // A request listing one tariff is small and runs on the main thread: same answer.
+      expect(priceOf((await post(chargeBody({ network: cpoX, relationships: listed([t2]) }))).json, t2)).toBe(v);
     }
+    const all = await post(chargeBody({ network: cpoX }));
+    const small = await post(chargeBody({ network: cpoX, relationships: listed([t2], 'exclusive') }));
+    expect(small.text).toBe(all.text);
   });
 });

@@ -160,6 +160,10 @@ export function pricesRoutes(ctx: AppContext): RouteDef[] {
       max_monthly_fees: o.max_monthly_fees ?? null,
       average_prices: networkWide && (o.average_prices ?? false),
     };
+    const listed = rel.tariffs === undefined ? null : rel.tariffs.data.map((t) => t.id);
+    const include = rel.tariffs?.meta?.include ?? 'filter';
+    // A request for a few listed tariffs is small enough to run inline (see PricePool).
+    const evaluations = listed !== null && include !== 'always' ? listed.length * cps.length : Infinity;
     const r = await ctx.prices.run('chargePrices', {
       station: {
         id: cpoId === '' ? null : stationInContext(cpoId, a.station.latitude, a.station.longitude),
@@ -169,12 +173,12 @@ export function pricesRoutes(ctx: AppContext): RouteDef[] {
       },
       input,
       options,
-      listed: rel.tariffs === undefined ? null : rel.tariffs.data.map((t) => t.id),
-      include: rel.tariffs?.meta?.include ?? 'filter',
+      listed,
+      include,
       showPriceUnavailable: o.show_price_unavailable ?? false,
       lang: pickLanguage(req.headers.acceptLanguage),
       nowMs: Date.now(),
-    });
+    }, evaluations);
     return { status: r.status, body: r.body };
   }
 
