@@ -11,10 +11,13 @@
  *   npm run bench:http [-- --quick] [--duration <s>] [--runs <n>] [--warmup <s>] [--connections <n>]
  *        [--latency-connections <n>] [--tariffs <n>] [--workers <n>] [--snapshot <file>]
  *        [--synthetic <file> | --stations <n> | --no-synthetic] [--out <dir>] [--no-report]
+ *        [--only <regex>] [--profile <dir>]
  *
  * Writes <out>/http.json (default bench/out/), and unless --quick / --no-report the `http` section
  * of bench/RESULTS.md and the charts under bench/charts/. --quick: short runs on the default (or
  * given) snapshot only, 250 generated tariffs, checks that everything answers (not speed).
+ * --only: the scenarios whose name matches; --profile: the service runs with node --cpu-prof and
+ * writes its profiles (main thread and pricing workers) into the directory on exit.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -50,6 +53,10 @@ export interface SuiteOptions extends BenchOptions {
   stations: number;
   out: string | undefined;
   report: boolean;
+  /** Only the scenarios whose name matches. */
+  only: RegExp | null;
+  /** Directory for CPU profiles of the service (node --cpu-prof, main thread and workers). */
+  profile: string | null;
 }
 
 export function parse(argv: string[]): SuiteOptions {
@@ -66,6 +73,8 @@ export function parse(argv: string[]): SuiteOptions {
     stations: 1_000_000,
     out: undefined,
     report: true,
+    only: null,
+    profile: null,
   };
   let syntheticGiven = false;
   for (let i = 0; i < argv.length; i++) {
@@ -84,6 +93,8 @@ export function parse(argv: string[]): SuiteOptions {
     else if (a === '--no-synthetic') (o.synthetic = null), (syntheticGiven = true);
     else if (a === '--out') o.out = path.resolve(argv[++i]);
     else if (a === '--no-report') o.report = false;
+    else if (a === '--only') o.only = new RegExp(argv[++i], 'i');
+    else if (a === '--profile') o.profile = path.resolve(argv[++i]);
     else throw new Error(`unknown argument ${a}`);
   }
   if (o.quick && !syntheticGiven) o.synthetic = null;
@@ -129,7 +140,8 @@ export async function runDataset(label: string, snapshot: string, o: SuiteOption
   const stations = snap.stationCount();
   snap.close();
   console.error(`\n[${label}] ${stations} stations; starting the service…`);
-  const svc = await startService({ snapshot, env: o.workers === undefined ? {} : { WORKERS: String(o.workers) } });
+  const env: Record<string, string> = o.workers === undefined ? {} : { WORKERS: String(o.workers) };
+  const svc = await startService({ snapshot, env, nodeArgs: o.profile ? ['--cpu-prof', `--cpu-prof-dir=${o.profile}`] : [] });
   let peer: Awaited<ReturnType<typeof startPeer>> | undefined;
   try {
     await new Promise((r) => setTimeout(r, 200));
@@ -141,7 +153,9 @@ export async function runDataset(label: string, snapshot: string, o: SuiteOption
     await chooseTypical(svc.port, fixture);
     console.error(`[${label}] started in ${Math.round(svc.startMs)} ms; ${o.tariffs} tariffs written in ${Math.round(performance.now() - t0)} ms; starting the peer…`);
     peer = await startPeer(snapshot, svc.dataDir);
-    const scenarios = [...stationScenarios(), ...priceScenarios(fixture, tariffs, o.tariffs, o.latencyConnections), putScenario(emp, Math.min(o.connections, 10))];
+    const scenarios = [...stationScenarios(), ...priceScenarios(fixture, tariffs, o.tariffs, o.latencyConnections), putScenario(emp, Math.min(o.connections, 10))].filter(
+      (sc) => o.only === null || o.only.test(sc.name),
+    );
     const rows = await runScenarios(svc.port, scenarios, o, peer.port);
     const result: DatasetResult = {
       label,
@@ -181,7 +195,15 @@ export function judgeTargets(datasets: readonly DatasetResult[]): Target[] {
     if (radius) out.push({ target: 'radius search ≥ 50 % of the ceiling (req/s)', dataset: d.label, value: `${(radius.ratio * 100).toFixed(1)} %`, met: radius.ratio >= 0.5 });
     for (const r of d.rows) {
       if (r.vsPeer === undefined) continue;
-      out.push({ target: `≥ 3× the fastify peer: ${r.name}`, dataset: d.label, value: `${r.vsPeer.toFixed(1)}×`, met: r.vsPeer >= 3 });
+      // What even the ceiling (same bytes, no work) reaches against the peer: when below 3×, the
+      // target cannot be met by any implementation on this transport (trivial answers).
+      const bound = r.bare.rps / r.peer!.rps;
+      out.push({
+        target: `≥ 3× the fastify peer: ${r.name}`,
+        dataset: d.label,
+        value: `${r.vsPeer.toFixed(1)}× (ceiling / peer ${bound.toFixed(1)}×)`,
+        met: r.vsPeer >= 3,
+      });
     }
     const bulk = row('bulk');
     if (bulk) out.push({ target: `worst-case bulk p99 ≤ 15 ms (${bulk.connections} conn.)`, dataset: d.label, value: `${f1(bulk.full.p99)} ms`, met: bulk.full.p99 <= 15 });

@@ -322,6 +322,7 @@ export function stationScenarios(): Scenario[] {
   return [
     { name: 'GET /health', method: 'GET', path: '/health', peer: status200 },
     radiusScenario(),
+    radiusScenario(5000, 50),
     {
       name: 'bbox Paris, page 400',
       method: 'GET',

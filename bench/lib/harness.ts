@@ -128,14 +128,14 @@ export function spawnAndWait(args: string[], env: Record<string, string>, ready:
 }
 
 /** Starts the compiled service on an ephemeral port with a fresh data dir and one all-groups key. */
-export async function startService(opts: Pick<BenchOptions, 'snapshot' | 'env'>): Promise<Child & { dataDir: string; startMs: number }> {
+export async function startService(opts: Pick<BenchOptions, 'snapshot' | 'env'> & { nodeArgs?: string[] }): Promise<Child & { dataDir: string; startMs: number }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cps-bench-'));
   const store = LiveStore.open(dataDir);
   createKey(store, { name: 'bench', key: BENCH_KEY, groups: [...GROUPS] });
   store.close();
   const t0 = performance.now();
   const child = await spawnAndWait(
-    [path.join(ROOT, 'dist/src/main.js')],
+    [...(opts.nodeArgs ?? []), path.join(ROOT, 'dist/src/main.js')],
     {
       HOST: '127.0.0.1',
       PORT: '0',
@@ -166,13 +166,19 @@ export async function startService(opts: Pick<BenchOptions, 'snapshot' | 'env'>)
   };
 }
 
+let bareFiles = 0;
+
 async function startBare(responses: { method: string; path: string; status: number; body: string }[]): Promise<Child> {
-  const file = path.join(os.tmpdir(), `cps-bare-${process.pid}.json`);
+  const file = path.join(os.tmpdir(), `cps-bare-${process.pid}-${bareFiles++}.json`);
   fs.writeFileSync(file, JSON.stringify(responses));
-  return spawnAndWait([path.join(ROOT, 'dist/src/http/bare-app.js'), file], {}, (line) => {
-    const m = /^listening (\d+)/.exec(line);
-    return m ? Number(m[1]) : null;
-  });
+  try {
+    return await spawnAndWait([path.join(ROOT, 'dist/src/http/bare-app.js'), file], {}, (line) => {
+      const m = /^listening (\d+)/.exec(line);
+      return m ? Number(m[1]) : null;
+    });
+  } finally {
+    fs.rmSync(file, { force: true });
+  }
 }
 
 /**
@@ -318,15 +324,25 @@ export async function runScenarios(port: number, scenarios: readonly Scenario[],
       peerBytes.push(Buffer.byteLength(p.body));
     } else peerBytes.push(undefined);
   }
-  const bare = await startBare(captured);
+  // The bare app answers by method and path (no query): scenarios sharing a path get separate apps.
+  const layerOf: number[] = [];
+  const layers: (typeof captured)[] = [];
+  for (const c of captured) {
+    let k = layers.findIndex((l) => !l.some((x) => x.method === c.method && x.path === c.path));
+    if (k === -1) k = layers.push([]) - 1;
+    layers[k].push(c);
+    layerOf.push(k);
+  }
+  const bares: Child[] = [];
   const out: ScenarioResult[] = [];
   try {
+    for (const l of layers) bares.push(await startBare(l));
     for (let i = 0; i < scenarios.length; i++) {
       const sc = scenarios[i];
       const conns = sc.connections ?? o.connections;
       const targets: { t: Target; port: number; dyn?: DynamicRequests; ms: Measure[] }[] = [
         { t: 'full', port, dyn: sc.dynamic?.('full'), ms: [] },
-        { t: 'bare', port: bare.port, dyn: sc.dynamic?.('bare'), ms: [] },
+        { t: 'bare', port: bares[layerOf[i]].port, dyn: sc.dynamic?.('bare'), ms: [] },
       ];
       if (peerPort !== undefined && sc.peer) targets.push({ t: 'peer', port: peerPort, dyn: sc.dynamic?.('peer'), ms: [] });
       if (o.warmupS > 0) for (const x of targets) await load(x.port, sc, o.warmupS, conns, x.dyn);
@@ -342,7 +358,7 @@ export async function runScenarios(port: number, scenarios: readonly Scenario[],
       out.push(row);
     }
   } finally {
-    await bare.stop();
+    for (const b of bares) await b.stop();
   }
   return out;
 }
