@@ -20,7 +20,7 @@ import { defaultSnapshotPath } from '../src/config.js';
 import { Snapshot } from '../src/storage/snapshot.js';
 import { writeCharts } from './charts.js';
 import { ensureSynthetic, startPeer } from './http.js';
-import { loadLine, machineInfo, machineLine, median, request, ROOT, rssOf, runLatency, setOutDir, startService, writeJson, writeResultsSection, type Measure } from './lib/harness.js';
+import { loadLine, machineInfo, machineLine, median, request, ROOT, rssOf, runLatency, setOutDir, waitIdle, startService, writeJson, writeResultsSection, type Measure } from './lib/harness.js';
 import { bulkBody, createBenchEmp, generateTariffs, pickFixture, radiusScenario } from './scenarios.js';
 
 interface Opts {
@@ -158,6 +158,7 @@ async function bulkGrid(o: Opts): Promise<BulkPoint[]> {
     const f = pickFixture(o.snapshot);
     const tariffs = await generateTariffs(svc.port, f.operator, o.tariffs);
     await createBenchEmp(svc.port);
+    await waitIdle(svc.proc.pid!, 0.1, 60_000);
     const out: BulkPoint[] = [];
     for (const ns of o.bulkStations) {
       for (const nt of o.bulkTariffs) {

@@ -104,9 +104,10 @@ export function pickFixture(snapshotPath: string): Fixture {
 
 /**
  * The typical station: the first candidate (an operator other than the busy one) where the
- * default catalog prices at least one tariff, so the peer comparison compares prices.
+ * default catalog prices at least one tariff, so the peer comparison compares prices. False when
+ * there is none (a snapshot without the default catalog, e.g. the synthetic ones).
  */
-export async function chooseTypical(port: number, f: Fixture): Promise<void> {
+export async function chooseTypical(port: number, f: Fixture): Promise<boolean> {
   for (const t of f.typicals) {
     const r = await fetch(`http://127.0.0.1:${port}/v1/charge_prices`, {
       method: 'POST',
@@ -117,9 +118,10 @@ export async function chooseTypical(port: number, f: Fixture): Promise<void> {
     const doc = (await r.json()) as PriceDoc;
     if (doc.data.some((d) => d.attributes.charge_point_prices.some((p) => p.price !== null))) {
       f.typical = t;
-      return;
+      return true;
     }
   }
+  return false;
 }
 
 async function put(port: number, path: string, body: unknown): Promise<number> {

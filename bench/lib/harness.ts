@@ -309,7 +309,13 @@ export async function request(port: number, sc: Pick<Scenario, 'method' | 'path'
  * answer is checked against the full stack's once before measuring. Per scenario: a warm-up of
  * each target, then `runs` rounds alternating full / bare / peer; medians per target.
  */
-export async function runScenarios(port: number, scenarios: readonly Scenario[], o: BenchOptions, peerPort?: number): Promise<ScenarioResult[]> {
+export async function runScenarios(
+  port: number,
+  scenarios: readonly Scenario[],
+  o: BenchOptions,
+  peerPort?: number,
+  pids: { full?: number; peer?: number } = {},
+): Promise<ScenarioResult[]> {
   const captured: { method: string; path: string; status: number; body: string }[] = [];
   const peerBytes: (number | undefined)[] = [];
   for (const sc of scenarios) {
@@ -340,13 +346,19 @@ export async function runScenarios(port: number, scenarios: readonly Scenario[],
     for (let i = 0; i < scenarios.length; i++) {
       const sc = scenarios[i];
       const conns = sc.connections ?? o.connections;
-      const targets: { t: Target; port: number; dyn?: DynamicRequests; ms: Measure[] }[] = [
-        { t: 'full', port, dyn: sc.dynamic?.('full'), ms: [] },
-        { t: 'bare', port: bares[layerOf[i]].port, dyn: sc.dynamic?.('bare'), ms: [] },
+      const targets: { t: Target; port: number; pid?: number; dyn?: DynamicRequests; ms: Measure[] }[] = [
+        { t: 'full', port, pid: pids.full, dyn: sc.dynamic?.('full'), ms: [] },
+        { t: 'bare', port: bares[layerOf[i]].port, pid: bares[layerOf[i]].proc.pid, dyn: sc.dynamic?.('bare'), ms: [] },
       ];
-      if (peerPort !== undefined && sc.peer) targets.push({ t: 'peer', port: peerPort, dyn: sc.dynamic?.('peer'), ms: [] });
-      if (o.warmupS > 0) for (const x of targets) await load(x.port, sc, o.warmupS, conns, x.dyn);
-      for (let k = 0; k < o.runs; k++) for (const x of targets) x.ms.push(await load(x.port, sc, o.durationS, conns, x.dyn));
+      if (peerPort !== undefined && sc.peer) targets.push({ t: 'peer', port: peerPort, pid: pids.peer, dyn: sc.dynamic?.('peer'), ms: [] });
+      // After each load the target works off what its clients gave up on before the next starts.
+      const run = async (x: (typeof targets)[number], d: number): Promise<Measure> => {
+        const m = await load(x.port, sc, d, conns, x.dyn);
+        if (x.pid !== undefined) await waitIdle(x.pid, 0.1, 60_000);
+        return m;
+      };
+      if (o.warmupS > 0) for (const x of targets) await run(x, o.warmupS);
+      for (let k = 0; k < o.runs; k++) for (const x of targets) x.ms.push(await run(x, o.durationS));
       const f = medianMeasure(targets[0].ms);
       const b = medianMeasure(targets[1].ms);
       const row: ScenarioResult = { name: sc.name, bytes: Buffer.byteLength(captured[i].body), connections: conns, full: f, bare: b, ratio: f.rps / b.rps };
@@ -395,6 +407,35 @@ export function formatPeerTable(rows: readonly ScenarioResult[]): string {
     );
   }
   return lines.join('\n');
+}
+
+/** CPU time (user + system, ms) of a process and all its threads (Linux /proc), NaN elsewhere. */
+export function cpuMsOf(pid: number): number {
+  try {
+    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const rest = f.slice(f.lastIndexOf(')') + 2).split(' ');
+    return ((Number(rest[11]) + Number(rest[12])) * 1000) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+/**
+ * Waits until a process is quiet (below `maxShare` of one core over 250 ms windows), at most
+ * `timeoutMs`: after setup (pricing workers catching up with written tariffs) and between loads
+ * (a peer still working off requests its clients have given up on).
+ */
+export async function waitIdle(pid: number, maxShare = 0.1, timeoutMs = 30_000): Promise<number> {
+  const t0 = performance.now();
+  let last = cpuMsOf(pid);
+  if (!Number.isFinite(last)) return 0;
+  while (performance.now() - t0 < timeoutMs) {
+    await new Promise((r) => setTimeout(r, 250));
+    const now = cpuMsOf(pid);
+    if (now - last <= 250 * maxShare) break;
+    last = now;
+  }
+  return performance.now() - t0;
 }
 
 /** Start-up to "listening" and resident memory of a child process (Linux /proc). */
