@@ -80,7 +80,7 @@ export function parse(argv: string[]): SuiteOptions {
   let syntheticGiven = false;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
-    if (a === '--quick') Object.assign(o, { quick: true, durationS: 0.2, runs: 1, warmupS: 0, tariffs: 250, connections: 10, report: false });
+    if (a === '--quick') Object.assign(o, { quick: true, durationS: 0.2, runs: 1, warmupS: 0, tariffs: 250, connections: 10, report: false, settle: false });
     else if (a === '--duration') o.durationS = Number(argv[++i]);
     else if (a === '--runs') o.runs = Number(argv[++i]);
     else if (a === '--warmup') o.warmupS = Number(argv[++i]);
@@ -158,7 +158,7 @@ export async function runDataset(label: string, snapshot: string, o: SuiteOption
     const scenarios = [...stationScenarios(), ...priceScenarios(fixture, tariffs, o.tariffs, o.latencyConnections), putScenario(emp, Math.min(o.connections, 10))].filter(
       (sc) => (o.only === null || o.only.test(sc.name)) && (typical || !sc.name.includes('typical station')),
     );
-    const settle = await waitIdle(svc.proc.pid!, 0.1, 60_000);
+    const settle = o.settle === false ? 0 : await waitIdle(svc.proc.pid!, 0.1, 60_000);
     console.error(`[${label}] service quiet after ${Math.round(settle)} ms; measuring…`);
     const rows = await runScenarios(svc.port, scenarios, o, peer.port, { full: svc.proc.pid, peer: peer.pid });
     const result: DatasetResult = {

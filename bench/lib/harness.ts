@@ -84,6 +84,8 @@ export interface BenchOptions {
   warmupS: number;
   snapshot?: string;
   env?: Record<string, string>;
+  /** Wait for each target to be quiet after each load (default true; quick runs skip it). */
+  settle?: boolean;
 }
 
 export const BENCH_KEY = 'bench-key-all-groups-0001';
@@ -354,7 +356,7 @@ export async function runScenarios(
       // After each load the target works off what its clients gave up on before the next starts.
       const run = async (x: (typeof targets)[number], d: number): Promise<Measure> => {
         const m = await load(x.port, sc, d, conns, x.dyn);
-        if (x.pid !== undefined) await waitIdle(x.pid, 0.1, 60_000);
+        if (x.pid !== undefined && o.settle !== false) await waitIdle(x.pid, 0.1, 60_000);
         return m;
       };
       if (o.warmupS > 0) for (const x of targets) await run(x, o.warmupS);
