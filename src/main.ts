@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { startService } from './app.js';
+import { startService, type Service } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { SnapshotFormatError } from './storage/snapshot.js';
 
@@ -15,22 +15,11 @@ async function main(): Promise<void> {
     throw e;
   }
   const logger = pino({ level: config.logLevel, base: { pid: process.pid } }, pino.destination({ dest: 1, sync: false }));
-  let service;
-  try {
-    service = await startService(config, logger);
-  } catch (e) {
-    if (e instanceof SnapshotFormatError) {
-      process.stderr.write(`cannot start: ${e.message}\n`);
-      logger.flush();
-      process.exit(3);
-    }
-    throw e;
-  }
-  const svc = service;
-  let signalled = false;
-  const onSignal = (signal: NodeJS.Signals): void => {
-    if (signalled) return;
-    signalled = true;
+  // Handlers first: a signal that arrives while the service is still starting stops it as soon as
+  // it is up, instead of killing the process with the default action.
+  let service: Service | null = null;
+  let signalled: NodeJS.Signals | null = null;
+  const shutdown = (svc: Service, signal: NodeJS.Signals): void => {
     logger.info({ signal, inFlight: svc.server.inFlight() }, 'shutting down');
     svc.stop().then(
       () => {
@@ -43,8 +32,24 @@ async function main(): Promise<void> {
       },
     );
   };
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (signalled) return;
+    signalled = signal;
+    if (service) shutdown(service, signal);
+  };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  try {
+    service = await startService(config, logger);
+  } catch (e) {
+    if (e instanceof SnapshotFormatError) {
+      process.stderr.write(`cannot start: ${e.message}\n`);
+      logger.flush();
+      process.exit(3);
+    }
+    throw e;
+  }
+  if (signalled) shutdown(service, signalled);
 }
 
 main().catch((e: unknown) => {
