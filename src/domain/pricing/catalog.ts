@@ -178,6 +178,33 @@ class Interner {
   }
 }
 
+/**
+ * Typed arrays of one block carved out of one ArrayBuffer (doubles first, then 32-bit, then
+ * bytes, so every view is aligned): the data an evaluation touches lies close together.
+ */
+class Arena {
+  private readonly buffer: ArrayBuffer;
+  private offset = 0;
+  constructor(f64: number, i32: number, u8: number) {
+    this.buffer = new ArrayBuffer(8 * f64 + 4 * i32 + u8);
+  }
+  f64(n: number): Float64Array {
+    const a = new Float64Array(this.buffer, this.offset, n);
+    this.offset += 8 * n;
+    return a;
+  }
+  i32(n: number): Int32Array {
+    const a = new Int32Array(this.buffer, this.offset, n);
+    this.offset += 4 * n;
+    return a;
+  }
+  u8(n: number): Uint8Array {
+    const a = new Uint8Array(this.buffer, this.offset, n);
+    this.offset += n;
+    return a;
+  }
+}
+
 function policyCode(p: string | null | undefined): number {
   const i = POLICIES.indexOf((p ?? 'inherit') as NoPricePolicy);
   return i < 0 ? 0 : i;
@@ -470,6 +497,38 @@ export class PricingCatalog {
         ni += (r.cpo_ids?.length ?? 0) + (r.countries?.length ?? 0);
       }
     }
+    // Doubles: segData, powPool, sPrice, sGte, sLt, sInc, sWinStart, sWinEnd. 32-bit: 4 per
+    // component, 6 per restriction, idPool, sCur. Bytes: 3 per component, 4 per restriction, sDim, sFlags.
+    const arena = new Arena(ns * SEG_STRIDE + np + 6 * ns, 4 * nc + 6 * nr + ni + ns, 3 * nc + 4 * nr + 2 * ns);
+    const segData = arena.f64(ns * SEG_STRIDE);
+    const powPool = arena.f64(np);
+    const sPrice = arena.f64(ns);
+    const sGte = arena.f64(ns);
+    const sLt = arena.f64(ns);
+    const sInc = arena.f64(ns);
+    const sWinStart = arena.f64(ns);
+    const sWinEnd = arena.f64(ns);
+    const compRStart = arena.i32(nc);
+    const compREnd = arena.i32(nc);
+    const compSStart = arena.i32(nc);
+    const compSEnd = arena.i32(nc);
+    const rPowStart = arena.i32(nr);
+    const rPowCount = arena.i32(nr);
+    const rCpoStart = arena.i32(nr);
+    const rCpoCount = arena.i32(nr);
+    const rCountryStart = arena.i32(nr);
+    const rCountryCount = arena.i32(nr);
+    const idPool = arena.i32(ni);
+    const sCur = arena.i32(ns);
+    const compChargePointCriteria = arena.u8(nc);
+    const compStationCriteria = arena.u8(nc);
+    const compListsCpo = arena.u8(nc);
+    const rAllow = arena.u8(nr);
+    const rEnergy = arena.u8(nr);
+    const rPowRange = arena.u8(nr);
+    const rConsumed = arena.u8(nr);
+    const sDim = arena.u8(ns);
+    const sFlags = arena.u8(ns);
     const b: CompiledTariff = {
       slot,
       id: t.id,
@@ -497,35 +556,35 @@ export class PricingCatalog {
       subByCpo,
       countrySubs: Int32Array.from(subs.flatMap((sub, i) => (sub.cpo_id ? [] : [i]))),
       evseRange,
-      compRStart: new Int32Array(nc),
-      compREnd: new Int32Array(nc),
-      compSStart: new Int32Array(nc),
-      compSEnd: new Int32Array(nc),
-      compListsCpo: new Uint8Array(nc),
-      compStationCriteria: new Uint8Array(nc),
-      compChargePointCriteria: new Uint8Array(nc),
-      rAllow: new Uint8Array(nr),
-      rEnergy: new Uint8Array(nr),
-      rPowStart: new Int32Array(nr),
-      rPowCount: new Int32Array(nr),
-      rPowRange: new Uint8Array(nr),
-      rConsumed: new Uint8Array(nr),
-      rCpoStart: new Int32Array(nr),
-      rCpoCount: new Int32Array(nr),
-      rCountryStart: new Int32Array(nr),
-      rCountryCount: new Int32Array(nr),
-      powPool: new Float64Array(np),
-      idPool: new Int32Array(ni),
-      sDim: new Uint8Array(ns),
-      sPrice: new Float64Array(ns),
-      sGte: new Float64Array(ns),
-      sLt: new Float64Array(ns),
-      sInc: new Float64Array(ns),
-      sCur: new Int32Array(ns),
-      sWinStart: new Float64Array(ns),
-      sWinEnd: new Float64Array(ns),
-      sFlags: new Uint8Array(ns),
-      segData: new Float64Array(ns * SEG_STRIDE),
+      compRStart,
+      compREnd,
+      compSStart,
+      compSEnd,
+      compListsCpo,
+      compStationCriteria,
+      compChargePointCriteria,
+      rAllow,
+      rEnergy,
+      rPowStart,
+      rPowCount,
+      rPowRange,
+      rConsumed,
+      rCpoStart,
+      rCpoCount,
+      rCountryStart,
+      rCountryCount,
+      powPool,
+      idPool,
+      sDim,
+      sPrice,
+      sGte,
+      sLt,
+      sInc,
+      sCur,
+      sWinStart,
+      sWinEnd,
+      sFlags,
+      segData,
       compSource: comps,
       compOwner: owners,
     };
