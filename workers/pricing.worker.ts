@@ -5,10 +5,11 @@
  * up with the catalog generation the task carries. Results are values, never thrown outcomes.
  */
 import { workerData } from 'node:worker_threads';
+import { move } from 'piscina';
 import { StoreCatalog, rateTable } from '../src/pool/catalog.js';
 import type { TaskMessage, WorkerInit } from '../src/pool/pool.js';
 import { StationView } from '../src/pool/stations.js';
-import { runTask, type TaskResult } from '../src/pool/tasks.js';
+import { runTask, type TaskDocument } from '../src/pool/tasks.js';
 import { LiveStore } from '../src/storage/live.js';
 import { Snapshot } from '../src/storage/snapshot.js';
 
@@ -25,11 +26,19 @@ export function ping(): number {
   return catalog.generation;
 }
 
-export function task(msg: TaskMessage): TaskResult {
+const encoder = new TextEncoder();
+
+/**
+ * Runs a task; the serialized document goes back as UTF-8 bytes in their own ArrayBuffer,
+ * transferred (not cloned), so the main thread neither copies nor encodes it. Tasks only produce
+ * 200 documents: every error outcome is decided on the main thread before dispatch.
+ */
+export function task(msg: TaskMessage): unknown {
   catalog.syncTo(msg.generation);
   if (init.exitOnNetwork !== null && JSON.stringify(msg.input).includes(init.exitOnNetwork)) {
     // Test hook only (PRICING_TEST_EXIT_ON_NETWORK): the thread dies mid-task.
     process.exit(1);
   }
-  return runTask({ catalog: catalog.catalog, rates, stations }, msg.name, msg.input);
+  const r: TaskDocument = runTask({ catalog: catalog.catalog, rates, stations }, msg.name, msg.input);
+  return move(encoder.encode(r.body));
 }

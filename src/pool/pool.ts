@@ -113,7 +113,8 @@ export class PricePool {
     if (p.queueSize >= this.o.maxQueue) throw overloaded();
     const msg: TaskMessage = { name, generation: this.o.generation(), input };
     try {
-      return (await p.run(msg, { name: 'task' })) as TaskResult;
+      const bytes = (await p.run(msg, { name: 'task' })) as Uint8Array;
+      return { status: 200, body: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
     } catch (e) {
       if (e instanceof Error && e.message === 'Task queue is at limit') throw overloaded();
       this.o.logger.error({ err: e, task: name }, 'pricing worker failed');

@@ -80,10 +80,16 @@ export interface TaskInputs {
   tariffDetails: TariffDetailsTask;
 }
 
-/** Outcome of a task: the status and serialized body to send (always a value, never a throw). */
-export interface TaskResult {
+/** What a task computes: the status and serialized document (always a value, never a throw). */
+export interface TaskDocument {
   status: number;
   body: string;
+}
+
+/** Outcome handed to a handler: the document as JSON text (inline) or UTF-8 bytes (from a worker). */
+export interface TaskResult {
+  status: number;
+  body: string | Buffer;
 }
 
 /** Everything a thread needs to run tasks. */
@@ -149,7 +155,7 @@ function distributionJson(d: Record<string, number>): string {
 
 const num = (x: number): string => (Number.isFinite(x) ? String(x) : 'null');
 
-export function runChargePrices(env: TaskEnv, t: ChargePricesTask): TaskResult {
+export function runChargePrices(env: TaskEnv, t: ChargePricesTask): TaskDocument {
   const { catalog, rates } = env;
   const comp = computeChargePrices(
     catalog,
@@ -195,7 +201,7 @@ export function runChargePrices(env: TaskEnv, t: ChargePricesTask): TaskResult {
   return { status: 200, body };
 }
 
-export function runBulk(env: TaskEnv, t: BulkTask): TaskResult {
+export function runBulk(env: TaskEnv, t: BulkTask): TaskDocument {
   const { catalog, rates, stations } = env;
   const contexts: StationContext[] = [];
   const ids: string[] = [];
@@ -243,7 +249,7 @@ interface DetailsTarget {
   groups: ChargePointInput[];
 }
 
-export function runTariffDetails(env: TaskEnv, t: TariffDetailsTask): TaskResult {
+export function runTariffDetails(env: TaskEnv, t: TariffDetailsTask): TaskDocument {
   const { catalog, stations } = env;
   const targets: DetailsTarget[] = [];
   if (t.query.kind === 'cpo') {
@@ -364,7 +370,7 @@ function includedTariff(t: StoredTariff): unknown {
   };
 }
 
-export function runTask(env: TaskEnv, name: TaskName, input: TaskInputs[TaskName]): TaskResult {
+export function runTask(env: TaskEnv, name: TaskName, input: TaskInputs[TaskName]): TaskDocument {
   switch (name) {
     case 'chargePrices':
       return runChargePrices(env, input as ChargePricesTask);
