@@ -87,6 +87,7 @@ export interface StoredStation {
 export class StationView {
   private readonly operatorIndex: Map<string, number>;
   private readonly key = new Uint8Array(ID_BYTES);
+  private readonly groupCache = new Map<string, ChargePointInput[]>();
 
   constructor(readonly d: SharedStationData) {
     this.operatorIndex = new Map(d.operators.map((id, i) => [id, i]));
@@ -156,22 +157,33 @@ export class StationView {
     return this.d.opPostings.subarray(this.d.opOffsets[k], this.d.opOffsets[k + 1]);
   }
 
-  /** Distinct charge point groups (energy type, power, plug) of an operator's stations in a country. */
+  /**
+   * Distinct charge point groups (energy type, power, plug) of an operator's stations in a country,
+   * in order of first appearance; computed once per (operator, country) since stations never change.
+   */
   groupsOf(operatorId: string, country: string): ChargePointInput[] {
+    const cacheKey = `${operatorId}|${country.toUpperCase()}`;
+    const cached = this.groupCache.get(cacheKey);
+    if (cached !== undefined) return cached;
     const d = this.d;
     const ci = d.countries.findIndex((c) => c.toUpperCase() === country.toUpperCase());
-    if (ci < 0) return [];
-    const seen = new Set<string>();
     const out: ChargePointInput[] = [];
-    for (const i of this.stationsOf(operatorId)) {
-      if (d.country[i] !== ci) continue;
-      for (let k = d.cpStart[i], end = d.cpStart[i + 1]; k < end; k++) {
-        const key = `${d.cpEnergy[k]}|${d.cpPower[k]}|${d.cpPlug[k]}`;
-        if (seen.has(key)) continue;
-        seen.add(key);
-        out.push({ plug: d.plugs[d.cpPlug[k]], energy_type: d.cpEnergy[k] === 1 ? 'dc' : 'ac', power: d.cpPower[k] });
+    if (ci >= 0) {
+      // (plug, energy) → powers seen.
+      const seen = new Map<number, Set<number>>();
+      for (const i of this.stationsOf(operatorId)) {
+        if (d.country[i] !== ci) continue;
+        for (let k = d.cpStart[i], end = d.cpStart[i + 1]; k < end; k++) {
+          const pe = d.cpPlug[k] * 2 + d.cpEnergy[k];
+          let powers = seen.get(pe);
+          if (powers === undefined) seen.set(pe, (powers = new Set()));
+          if (powers.has(d.cpPower[k])) continue;
+          powers.add(d.cpPower[k]);
+          out.push({ plug: d.plugs[d.cpPlug[k]], energy_type: d.cpEnergy[k] === 1 ? 'dc' : 'ac', power: d.cpPower[k] });
+        }
       }
     }
+    this.groupCache.set(cacheKey, out);
     return out;
   }
 
