@@ -2,7 +2,8 @@
 export const LANGUAGES = ['en', 'de', 'fr', 'nl', 'da'] as const;
 export type Language = (typeof LANGUAGES)[number];
 
-export function pickLanguage(header: string): Language {
+export function pickLanguage(header: string | null | undefined): Language {
+  if (!header) return 'en';
   let best: Language = 'en';
   let bestQ = -1;
   for (const part of header.split(',')) {

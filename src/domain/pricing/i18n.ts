@@ -1,10 +1,10 @@
 /**
  * Language selection (D22), translated no-price reasons (D23) and tag texts (D42) of charge prices.
  */
+import { LANGUAGES, localized as localizedOrNull, pickLanguage, type Language } from '../language.js';
 import type { NoPriceReason, Tag } from './model.js';
 
-export const LANGUAGES = ['en', 'de', 'fr', 'nl', 'da'] as const;
-export type Language = (typeof LANGUAGES)[number];
+export { LANGUAGES, pickLanguage, type Language };
 
 /** D23. */
 export const REASON_TEXTS: Readonly<Record<NoPriceReason, Readonly<Record<Language, string>>>> = {
@@ -38,34 +38,9 @@ export const REASON_TEXTS: Readonly<Record<NoPriceReason, Readonly<Record<Langua
   },
 };
 
-/** D22: the highest-q entry of `Accept-Language` whose primary subtag is supported, else `en`. */
-export function pickLanguage(acceptLanguage: string | null | undefined): Language {
-  if (!acceptLanguage) return 'en';
-  let best: Language = 'en';
-  let bestQ = -1;
-  for (const part of acceptLanguage.split(',')) {
-    const [tag, ...params] = part.trim().split(';');
-    const primary = tag.trim().split('-')[0].toLowerCase();
-    if (!(LANGUAGES as readonly string[]).includes(primary)) continue;
-    let q = 1;
-    for (const p of params) {
-      const m = /^\s*q\s*=\s*([0-9.]+)\s*$/i.exec(p);
-      if (m) q = Number(m[1]);
-    }
-    if (Number.isFinite(q) && q > 0 && q > bestQ) {
-      bestQ = q;
-      best = primary as Language;
-    }
-  }
-  return best;
-}
-
-/** D22 lookup: the chosen language, else `en`, else the alphabetically first available. */
+/** D22 lookup: the chosen language, else `en`, else the alphabetically first available ('' when none). */
 export function localized(texts: Readonly<Record<string, string>>, lang: string): string {
-  if (texts[lang] !== undefined) return texts[lang];
-  if (texts.en !== undefined) return texts.en;
-  const keys = Object.keys(texts).sort();
-  return keys.length > 0 ? texts[keys[0]] : '';
+  return localizedOrNull(texts, lang as Language) ?? '';
 }
 
 export function reasonText(code: NoPriceReason, lang: Language): string {
