@@ -1,6 +1,7 @@
 /**
  * Charts of the benchmark report, from the JSON outputs (bench/out/http.json, scale.json) to
- * bench/charts/*.svg; returns the Markdown that links them from bench/RESULTS.md.
+ * bench/charts/*.svg; returns the Markdown that links them from bench/RESULTS.md. Also writes
+ * bench/results.json, the committed copy of both outputs.
  *
  *   npm run bench:charts     (re-draws from the last outputs)
  */
@@ -34,7 +35,7 @@ export function writeCharts(): { http: string; scale: string } {
         path.join(CHART_DIR, file),
         rangeChart({
           title: `HTTP latency per scenario — ${d.label} (${d.stations.toLocaleString('en')} stations)`,
-          subtitle: `medians of runs; commit ${http.machine.commit.slice(0, 10)}, Node ${http.machine.node}, ${http.machine.date.slice(0, 10)}; connections per scenario as in RESULTS.md`,
+          subtitle: `medians of runs; commit ${http.machine.commit.slice(0, 10)}, Node ${http.machine.node}, ${http.machine.date.slice(0, 10)}; [Nc] = connections; 50c rows: autocannon, 1 ms resolution (0 → left edge)`,
           unit: 'ms',
           seriesNames: series,
           rows: d.rows.map((r) => ({
@@ -51,7 +52,7 @@ export function writeCharts(): { http: string; scale: string } {
     }
     links.http = md.join('\n\n');
   }
-  const scale = readOut<{ points: ScalePoint[]; bulk: BulkPoint[]; bulkSnapshotStations: number }>('scale');
+  const scale = readOut<{ machine: unknown; points: ScalePoint[]; bulk: BulkPoint[]; bulkSnapshotStations: number }>('scale');
   if (scale) {
     const md: string[] = [];
     const pts = scale.points;
@@ -119,6 +120,8 @@ export function writeCharts(): { http: string; scale: string } {
     md.push('![radius latency vs stations](charts/scale-radius.svg)', '![start-up vs stations](charts/scale-startup.svg)', '![RSS vs stations](charts/scale-rss.svg)', '![bulk latency vs stations × tariffs](charts/scale-bulk.svg)');
     links.scale = md.join('\n\n');
   }
+  // The committed copy of the last full outputs (bench/out/ is git-ignored).
+  if (http || scale) fs.writeFileSync(path.join(ROOT, 'bench/results.json'), JSON.stringify({ http, scale }, null, 1) + '\n');
   return links;
 }
 
