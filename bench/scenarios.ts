@@ -5,7 +5,8 @@
  * - radius search 5 km and bbox search around Paris centre, page 400 (the stations scenarios);
  * - station read (the busiest operator's largest station);
  * - charge prices at a busy station with ≥ `tariffs` candidates (the default catalog plus seeded
- *   generated tariffs of the station's operator), and at a typical station (default catalog);
+ *   generated tariffs of the station's operator), the same with 5 listed tariffs (include=filter),
+ *   and at a typical station (default catalog);
  * - worst-case bulk preview (100 stations × 200 tariffs, all usable everywhere);
  * - tariff details by CPO (50 tariffs);
  * - a tariff PUT (each request writes the next version of one of a pool of tariffs of a bench EMP,
@@ -341,7 +342,7 @@ export function chargeBody(f: Fixture, s: RequestStation, network: string): unkn
       attributes: {
         data_adapter: 'native',
         station: { longitude: s.longitude, latitude: s.latitude, country: s.country, network, charge_points: s.charge_points },
-        options: { battery_range: [20, 80], show_price_unavailable: true },
+        options: { battery_range: [20, 80] },
       },
       relationships: { vehicle: { data: { type: 'car', id: f.vehicle } } },
     },
@@ -371,6 +372,19 @@ export function priceScenarios(f: Fixture, tariffs: readonly string[], n: number
       method: 'POST',
       path: '/v1/charge_prices',
       body: chargeBody(f, f.busy, f.operator),
+      connections: latencyConnections,
+      peer: samePrices,
+    },
+    {
+      name: `charge prices, busy station, 5 listed tariffs (include=filter) among ≥ ${n} candidates`,
+      method: 'POST',
+      path: '/v1/charge_prices',
+      body: (() => {
+        const b = chargeBody(f, f.busy, f.operator) as { data: { relationships: Record<string, unknown> } };
+        const at = n >= 505 ? 500 : 10;
+        b.data.relationships.tariffs = { data: tariffs.slice(at, at + 5).map((id) => ({ type: 'tariff', id })), meta: { include: 'filter' } };
+        return b;
+      })(),
       connections: latencyConnections,
       peer: samePrices,
     },

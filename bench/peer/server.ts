@@ -6,7 +6,8 @@
  *   station for radius), matches sorted (distance then id; id for bbox), then one snapshot row read
  *   per listed station and the JSON document built per request with JSON.stringify;
  * - station read: one snapshot row read and JSON.stringify;
- * - charge prices: every tariff of the live store, usable at the station's operator (D66), priced
+ * - charge prices: every tariff of the live store, usable at the station's operator (D66) and
+ *   passing the request's filters and listed tariffs (D67), priced
  *   at every charge point by the reference evaluator (src/domain/pricing/reference.ts: plain
  *   objects, interpreted per request); the station context (D39) by a linear scan for the
  *   operator's nearest station within 50 m.
@@ -199,6 +200,10 @@ export async function startPeer(snapshotFile: string, dataDir: string, port = 0)
     const allBrands: boolean = o.show_all_brand_restricted_tariffs ?? false;
     const maxFees: number | null = o.max_monthly_fees ?? null;
     const rateOf = (c: string): number => (c === 'EUR' ? 1 : rates.rates[c]);
+    // Listed tariffs (relationships.tariffs) with meta.include: filter (default), exclusive or always.
+    const listedRel = body.data.relationships?.tariffs as { data: { id: string }[]; meta?: { include?: string } } | undefined;
+    const listed = listedRel ? new Set(listedRel.data.map((t) => t.id)) : null;
+    const include = listedRel?.meta?.include ?? 'filter';
     const startTime: number = o.start_time ?? 720;
     const currency: string = (o.currency ?? 'EUR').toUpperCase();
     // D39: the operator's nearest station within 50 m gives the station context.
@@ -226,14 +231,20 @@ export async function startPeer(snapshotFile: string, dataDir: string, port = 0)
     for (const t of catalog.tariffs) {
       if ((t as { type?: string }).type === 'sub_tariff' || t.cpo_id) continue;
       if (usable(catalog, t.emp_id, st.network) === 'none') continue;
-      if (!providerCustomer && t.provider_customer_only) continue;
-      if (!foreign && (t.supported_countries ?? []).length > 0 && !t.supported_countries!.some((c) => c.toUpperCase() === country)) continue;
-      const brands = t.vehicle_brand_ids ?? [];
-      if (!allBrands && brands.length > 0 && (vehicleRecord === null || !brands.includes(vehicleRecord.brand_id))) continue;
-      if (maxFees !== null) {
-        const fees = ((t.monthly_fee ?? 0) + (t.monthly_min_sales ?? 0)) / rateOf(t.currency ?? 'EUR') * rateOf(currency);
-        if (!(fees <= maxFees + 1e-9)) continue;
-      }
+      const passes = (): boolean => {
+        if (!providerCustomer && t.provider_customer_only) return false;
+        if (!foreign && (t.supported_countries ?? []).length > 0 && !t.supported_countries!.some((c) => c.toUpperCase() === country)) return false;
+        const brands = t.vehicle_brand_ids ?? [];
+        if (!allBrands && brands.length > 0 && (vehicleRecord === null || !brands.includes(vehicleRecord.brand_id))) return false;
+        if (maxFees !== null) {
+          const fees = (((t.monthly_fee ?? 0) + (t.monthly_min_sales ?? 0)) / rateOf(t.currency ?? 'EUR')) * rateOf(currency);
+          if (!(fees <= maxFees + 1e-9)) return false;
+        }
+        return true;
+      };
+      const isListed = listed !== null && listed.has(t.id);
+      const take = listed === null ? passes() : include === 'exclusive' ? isListed : include === 'always' ? isListed || passes() : isListed && passes();
+      if (!take) continue;
       const prices = points.map(({ cp, e, profile }) => {
         const r = referencePrice({
           tariff: t,
