@@ -47,21 +47,12 @@ import {
   type TariffInput,
   type VehiclePricing,
 } from '../src/domain/pricing/index.js';
+import { mulberry32 } from '../src/domain/random.js';
 
 const quick = process.argv.includes('--quick');
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const r = prng(20250101);
+const r = mulberry32(20250101);
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
 const int = (lo: number, hi: number) => lo + Math.floor(r() * (hi - lo + 1));
 

@@ -16,33 +16,12 @@ import { v5 as uuidv5 } from 'uuid';
 import { PROJECT_ROOT } from '../src/config.js';
 import { writeSnapshot, type BrandRow, type OperatorRow, type StationRow, type VehicleRow } from '../src/storage/snapshot.js';
 import { HISTORY_FILE, SOURCES_DIR, readAttribution, readHistory, statisticsMonthOf, toStationRow } from './build.js';
+import { mulberry32, fnv1a } from '../src/domain/random.js';
 
 /** The namespace of the station ids of the committed data (data README). */
 const STATION_NS = uuidv5('urn:charging-price-api:stations-snapshot:v1', uuidv5.URL);
 const REPLICA_RADIUS_M = 5000;
 const BUILT_AT = '2022-12-05T00:00:00.000Z';
-
-/** FNV-1a 32-bit hash of a string (the replica's RNG seed). */
-function fnv1a(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}
-
-/** mulberry32: small, fast, seeded PRNG in [0, 1). */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export function replica(s: StationRow, k: number): StationRow {
   const rnd = mulberry32(fnv1a(`${k}:${s.source_id}`));

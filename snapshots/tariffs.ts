@@ -28,6 +28,7 @@ import type {
   StoredTag,
   StoredTariff,
 } from '../src/domain/tariffs/model.js';
+import { mulberry32 } from '../src/domain/random.js';
 
 /** Namespace of the catalog's name-based ids. */
 const NS = '6d1f8a52-3c1e-4b7a-9d51-0f2b9a7c4e10';
@@ -68,17 +69,6 @@ export interface CatalogInput {
 }
 
 // ---------------------------------------------------------------- helpers
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function restriction(r: Partial<StoredRestriction>): StoredRestriction {
   return {

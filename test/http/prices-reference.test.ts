@@ -13,20 +13,10 @@ import { Snapshot } from '../../src/storage/snapshot.js';
 import { call, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
 import { chargeBody, comp, putTariff, ref, seg } from '../pool/price-fixtures.js';
 import { close, loadRefCatalog, refPrice, usable, type RefCatalog } from '../pool/reference-check.js';
+import { mulberry32 } from '../../src/domain/random.js';
 
 const W = keyFor('writer');
 const C = keyFor('costs');
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('charge prices at real stations = reference evaluator', () => {
   let srv: TestServer;
@@ -53,7 +43,7 @@ describe('charge prices at real stations = reference evaluator', () => {
     const others = all.filter((s, i) => i % 97 === 0 && s.operator_id).slice(0, 8);
     sample = [...withEvse, ...others];
     // Seeded random tariffs at the sampled operators (direct, D66): windows, ranges, increments, currencies.
-    const r = rng(42);
+    const r = mulberry32(42);
     const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
     for (const op of new Set(sample.map((s) => s.operator_id!))) {
       for (let k = 0; k < 3; k++) {

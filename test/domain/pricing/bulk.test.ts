@@ -34,6 +34,7 @@ import {
   type VehiclePricing,
 } from '../../../src/domain/pricing/index.js';
 import { CPO, RATES, catalogWith, comp, seg, tariff } from './helpers.js';
+import { mulberry32 } from '../../../src/domain/random.js';
 
 /** D91 read literally: one station, one tariff, one charge point at a time. */
 function directBulk(catalog: PricingCatalog, req: BulkRequest, rates: RateTable): BulkPreview[] {
@@ -92,18 +93,6 @@ function directBulk(catalog: PricingCatalog, req: BulkRequest, rates: RateTable)
   return out;
 }
 
-/** mulberry32 */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const CPOS = ['cpo-a', 'cpo-b', 'cpo-c', 'cpo-d'];
 const GROUP = 'cpo-g';
 const EMPS = ['emp-1', 'emp-2', 'emp-3'];
@@ -122,7 +111,7 @@ const car: VehiclePricing = {
 };
 
 function scenario(seed: number) {
-  const r = prng(seed);
+  const r = mulberry32(seed);
   const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
   const chance = (p: number) => r() < p;
   const int = (lo: number, hi: number) => lo + Math.floor(r() * (hi - lo + 1));

@@ -25,18 +25,7 @@ import {
   type TariffInput,
 } from '../../../src/domain/pricing/index.js';
 import { RATES, catalogWith } from './helpers.js';
-
-/** mulberry32 */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from '../../../src/domain/random.js';
 
 const C = 'cpo-c';
 const G = 'cpo-g';
@@ -45,7 +34,7 @@ const EMP = 'emp-e';
 const POWERS = [3.7, 11, 22, 50, 150];
 
 function run(seed: number) {
-  const r = prng(seed);
+  const r = mulberry32(seed);
   const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
   const chance = (p: number) => r() < p;
   const int = (lo: number, hi: number) => lo + Math.floor(r() * (hi - lo + 1));

@@ -5,22 +5,12 @@ import { aroundInto, haversineMeters } from '../../../src/domain/stations/geo.js
 import { StationIndex } from '../../../src/domain/stations/index.js';
 import type { StationRecord } from '../../../src/domain/stations/model.js';
 import { localized, pickLanguage } from '../../../src/domain/language.js';
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from '../../../src/domain/random.js';
 
 const hex = (n: number): string => n.toString(16).padStart(12, '0');
 
 function stations(n: number, seed: number): StationRecord[] {
-  const r = rng(seed);
+  const r = mulberry32(seed);
   const out: StationRecord[] = [];
   for (let i = 0; i < n; i++) {
     // Every 7th station duplicates the previous position (ties), others spread around Paris.
@@ -92,7 +82,7 @@ describe('station index (domain)', () => {
   });
 
   it('radius walk = brute force haversine (ties by id) and agrees with geokdbush on membership', () => {
-    const r = rng(7);
+    const r = mulberry32(7);
     for (let q = 0; q < 40; q++) {
       const lat = 48.7 + r() * 0.3;
       const lon = 2.2 + r() * 0.3;
