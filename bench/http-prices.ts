@@ -257,6 +257,15 @@ export function scenarios(f: Fixture, tariffs: string[], n: number): Scenario[] 
   ];
 }
 
+/** How the measurements chose where charge prices run (src/pool/pool.ts, INLINE_MAX_EVALUATIONS). */
+const POLICY =
+  'Inline or pool: at one connection a pool hop added about 0.3-0.4 ms to small charge price requests ' +
+  '(0.68 ms pool vs 0.30 ms inline p50 for 5 listed tariffs in an earlier run of this script), more than the work itself, so requests ' +
+  'for a few listed tariffs (listed x charge points <= 64) run on the main thread. Everything else goes to the pool: with 8 ' +
+  'connections the throughput difference between pool and inline was within the noise of this shared 2-core machine ' +
+  '(one run favoured the pool, the next inline), but a busy-station request takes 5-20 ms of CPU, which inline would block ' +
+  'the event loop (and every station read) for.\n';
+
 async function main(): Promise<void> {
   const o = parse(process.argv.slice(2));
   const snapshotPath = o.snapshot ?? defaultSnapshotPath();
@@ -285,7 +294,7 @@ async function main(): Promise<void> {
       'http-prices',
       `## HTTP: price endpoints vs bare uWebSockets.js\n\n${machineLine()}\n\n` +
         `autocannon, ${o.connections} connection(s), ${o.runs} × ${o.durationS} s per target after ${o.warmupS} s warm-up, alternating; medians. ` +
-        `Default snapshot plus ${o.tariffs} seeded generated tariffs of the busiest operator (bench/http-prices.ts).\n\n${sections}`,
+        `Default snapshot plus ${o.tariffs} seeded generated tariffs of the busiest operator (bench/http-prices.ts).\n\n${sections}\n${POLICY}`,
     );
   }
 }
