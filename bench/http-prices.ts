@@ -21,6 +21,7 @@ import { pathToFileURL } from 'node:url';
 import { Snapshot } from '../src/storage/snapshot.js';
 import { defaultSnapshotPath } from '../src/config.js';
 import { VehicleRegistry } from '../src/domain/vehicles/vehicle.js';
+import { mulberry32 } from '../src/domain/random.js';
 import {
   BENCH_KEY,
   formatTable,
@@ -66,17 +67,6 @@ function parse(argv: string[]): Options {
   }
   if (!Number.isInteger(o.tariffs) || o.tariffs < 200) throw new Error('--tariffs must be an integer >= 200 (bulk lists 200)');
   return o;
-}
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Deterministic UUID-shaped id from a counter (version 4 layout). */
