@@ -297,6 +297,25 @@ describe('charge prices: options, include modes, texts, sorting, vehicles', () =
     expect(none.json.data).toEqual([]);
   });
 
+  it('ext_c DC charge points need no vehicle port match; mapped plug names still do (D38, D78)', async () => {
+    const emp = await newEmp();
+    await putCompany(srv, W, { is_cpo: true, is_emp: false, supported_emps: [emp], external_source_mapping: { ext_c_operator_ids: ['4712'], ext_b_names: ['Nordstrom DC'] } });
+    const t = await putTariff(srv, W, emp, { attributes: { prices: [comp([seg('kwh', 0.5)])] } });
+    // Aiways U5: DC port ccs only, 95 kW.
+    const vehicle = { vehicle: { data: { type: 'car', id: '72475a6a-aae2-da13-1d17-94cc07e5104f' } } };
+    const options = { battery_range: [20, 80] };
+    const c = await post(chargeBody({ adapter: 'ext_c', network: '4712', country: 'DE', charge_points: [{ plug: '33,30', power: 50 }], options, relationships: vehicle }));
+    expect(c.status, c.text).toBe(200);
+    expect(ids(c.json)).toEqual([t]);
+    expect(c.json.meta.charge_points).toHaveLength(1);
+    expect(c.json.data[0].attributes.charge_point_prices[0].price).toBeGreaterThan(0);
+    const chademo = await post(chargeBody({ adapter: 'ext_b', network: 'Nordstrom DC', country: 'Deutschland', charge_points: [{ plug: 'CHAdeMO', power: 50 }], options, relationships: vehicle }));
+    expect(chademo.status, chademo.text).toBe(200);
+    expect(chademo.json.meta.charge_points).toEqual([]);
+    const ccs = await post(chargeBody({ adapter: 'ext_b', network: 'Nordstrom DC', country: 'Deutschland', charge_points: [{ plug: 'CCS', power: 50 }], options, relationships: vehicle }));
+    expect(ccs.json.meta.charge_points).toHaveLength(1);
+  });
+
   it('a tariff or company write acknowledged before a request is reflected in its answer (read-your-writes through the pool)', async () => {
     const emp = await newEmp();
     const cpoX = await putCompany(srv, W, { is_cpo: true, is_emp: false, supported_emps: [] });

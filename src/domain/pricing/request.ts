@@ -104,7 +104,8 @@ export function chargePointSessions(
     let session: ChargeSession | null;
     if (input.kind === 'energy') session = sessionForEnergy(input.energy, input.duration);
     else {
-      const checkPort = cp.energy_type != null || energyTypeOfPlug(cp.plug) !== null;
+      // D38: the vehicle's DC ports are checked only for plug names that map to a known plug.
+      const checkPort = energyTypeOfPlug(cp.plug) !== null;
       session = isChargePointUsable(input.vehicle, energyType, cp.plug, checkPort)
         ? sessionForVehicle(input.vehicle, energyType, cp.power, input.battery_range, opts)
         : null;
