@@ -11,7 +11,7 @@
  *   npm run bench:http [-- --quick] [--duration <s>] [--runs <n>] [--warmup <s>] [--connections <n>]
  *        [--latency-connections <n>] [--tariffs <n>] [--workers <n>] [--snapshot <file>]
  *        [--synthetic <file> | --stations <n> | --no-synthetic] [--out <dir>] [--no-report]
- *        [--only <regex>] [--profile <dir>]
+ *        [--only <regex>] [--profile <dir>] [--json-name <name>]
  *
  * Writes <out>/http.json (default bench/out/), and unless --quick / --no-report the `http` section
  * of bench/RESULTS.md and the charts under bench/charts/. --quick: short runs on the default (or
@@ -58,6 +58,8 @@ export interface SuiteOptions extends BenchOptions {
   only: RegExp | null;
   /** Directory for CPU profiles of the service (node --cpu-prof, main thread and workers). */
   profile: string | null;
+  /** Name of the JSON output (<out>/<name>.json). */
+  jsonName: string;
 }
 
 export function parse(argv: string[]): SuiteOptions {
@@ -76,6 +78,7 @@ export function parse(argv: string[]): SuiteOptions {
     report: true,
     only: null,
     profile: null,
+    jsonName: 'http',
   };
   let syntheticGiven = false;
   for (let i = 0; i < argv.length; i++) {
@@ -96,6 +99,7 @@ export function parse(argv: string[]): SuiteOptions {
     else if (a === '--no-report') o.report = false;
     else if (a === '--only') o.only = new RegExp(argv[++i], 'i');
     else if (a === '--profile') o.profile = path.resolve(argv[++i]);
+    else if (a === '--json-name') o.jsonName = argv[++i];
     else throw new Error(`unknown argument ${a}`);
   }
   if (o.quick && !syntheticGiven) o.synthetic = null;
@@ -225,8 +229,9 @@ export function targetsTable(ts: readonly Target[]): string {
   return ['| target | dataset | measured | met |', '| --- | --- | --- | :---: |', ...ts.map((t) => `| ${t.target} | ${t.dataset} | ${t.value} | ${t.met ? 'yes' : '**no**'} |`)].join('\n');
 }
 
-async function main(): Promise<void> {
-  const o = parse(process.argv.slice(2));
+/** Runs the suite with command-line arguments (also the entry of thin wrappers). */
+export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
+  const o = parse(argv);
   if (o.out) setOutDir(o.out);
   const machine = machineLine();
   const loadBefore = loadLine();
@@ -241,8 +246,9 @@ async function main(): Promise<void> {
   const loadAfter = loadLine();
   const targets = judgeTargets(datasets);
   console.log(`\ntargets:\n${targetsTable(targets)}`);
-  writeJson('http', { machine: machineInfo(), loadBefore, loadAfter, options: o, datasets, targets });
-  if (o.report) {
+  writeJson(o.jsonName, { machine: machineInfo(), loadBefore, loadAfter, options: o, datasets, targets });
+  // The report (RESULTS.md section, charts, bench/results.json) only from complete runs.
+  if (o.report && o.only === null && o.jsonName === 'http') {
     const charts = writeCharts();
     const sections = datasets
       .map((d) => `### ${d.label} (${d.stations.toLocaleString('en')} stations, + ${d.tariffsGenerated} generated tariffs)\n\nService start-up ${Math.round(d.startMs)} ms to listening, RSS ${Math.round(d.rssStartMb)} MB after start, peak ${Math.round(d.peakRssMb)} MB; peer RSS ${Math.round(d.peerRssMb)} MB.\n\n${formatPeerTable(d.rows)}\n`)

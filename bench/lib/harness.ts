@@ -75,6 +75,8 @@ export interface ScenarioResult {
   peerBytes?: number;
   /** full rps / peer rps. */
   vsPeer?: number;
+  /** Requests per second of every measured run per target (the spread behind the medians). */
+  runsRps?: { full: number[]; bare: number[]; peer?: number[] };
 }
 
 export interface BenchOptions {
@@ -363,7 +365,16 @@ export async function runScenarios(
       for (let k = 0; k < o.runs; k++) for (const x of targets) x.ms.push(await run(x, o.durationS));
       const f = medianMeasure(targets[0].ms);
       const b = medianMeasure(targets[1].ms);
-      const row: ScenarioResult = { name: sc.name, bytes: Buffer.byteLength(captured[i].body), connections: conns, full: f, bare: b, ratio: f.rps / b.rps };
+      const rpsOf = (ms: Measure[]): number[] => ms.map((m) => Math.round(m.rps * 10) / 10);
+      const row: ScenarioResult = {
+        name: sc.name,
+        bytes: Buffer.byteLength(captured[i].body),
+        connections: conns,
+        full: f,
+        bare: b,
+        ratio: f.rps / b.rps,
+        runsRps: { full: rpsOf(targets[0].ms), bare: rpsOf(targets[1].ms), ...(targets[2] ? { peer: rpsOf(targets[2].ms) } : {}) },
+      };
       if (targets[2]) {
         row.peer = medianMeasure(targets[2].ms);
         row.peerBytes = peerBytes[i];
