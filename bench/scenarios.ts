@@ -17,20 +17,10 @@
  * Scenarios the peer implements carry an equality check of the peer's answer.
  */
 import { randomUUID } from 'node:crypto';
+import { mulberry32 } from '../src/domain/random.js';
 import { VehicleRegistry } from '../src/domain/vehicles/vehicle.js';
 import { Snapshot } from '../src/storage/snapshot.js';
 import { BENCH_KEY, type DynamicRequests, type Scenario, type Target } from './lib/harness.js';
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Deterministic UUID-shaped id from a counter (version 4 layout). */
 const uuidOf = (prefix: number, i: number): string => {
