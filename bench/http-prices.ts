@@ -18,10 +18,8 @@
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Snapshot } from '../src/storage/snapshot.js';
 import { defaultSnapshotPath } from '../src/config.js';
-import { VehicleRegistry } from '../src/domain/vehicles/vehicle.js';
-import { mulberry32 } from '../src/domain/random.js';
+import { generateTariffs, pickFixture, type Fixture } from './scenarios.js';
 import {
   BENCH_KEY,
   formatTable,
@@ -70,123 +68,6 @@ function parse(argv: string[]): Options {
 }
 
 /** Deterministic UUID-shaped id from a counter (version 4 layout). */
-const uuidOf = (prefix: number, i: number): string => {
-  const h = (prefix * 1_000_003 + i).toString(16).padStart(12, '0').slice(-12);
-  return `b0000000-0000-4000-8000-${h}`;
-};
-
-const NATIVE_PLUGS = new Set(['ccs', 'type2', 'chademo', 'schuko', 'type1', 'type3', 'tesla_ccs', 'tesla_suc', 'ccs1', 'nacs']);
-
-interface Fixture {
-  operator: string;
-  busy: { id: string; latitude: number; longitude: number; country: string; charge_points: { plug: string; power: number }[] };
-  typical: { operator: string; latitude: number; longitude: number; country: string; charge_points: { plug: string; power: number }[] };
-  bulkStations: string[];
-  vehicle: string;
-}
-
-/** The busiest operator, its station with the most charge point groups, and 100 of its stations. */
-export function pickFixture(snapshotPath: string): Fixture {
-  const snap = Snapshot.open(snapshotPath);
-  try {
-    const c = snap.stationColumns();
-    const count = new Map<number, number>();
-    for (let i = 0; i < c.n; i++) if (c.operator[i] >= 0) count.set(c.operator[i], (count.get(c.operator[i]) ?? 0) + 1);
-    const [op] = [...count.entries()].sort((a, b) => b[1] - a[1])[0];
-    const idAt = (i: number) => c.ids.toString('latin1', i * 36, (i + 1) * 36);
-    const mine: number[] = [];
-    for (let i = 0; i < c.n; i++) if (c.operator[i] === op) mine.push(i);
-    let best = mine[0];
-    for (const i of mine) if (c.cpStart[i + 1] - c.cpStart[i] > c.cpStart[best + 1] - c.cpStart[best]) best = i;
-    const rec = (i: number) => snap.station(idAt(i))!;
-    const cps = (i: number) =>
-      rec(i)
-        .charge_points.filter((p) => NATIVE_PLUGS.has(p.plug.toLowerCase()))
-        .map((p) => ({ plug: p.plug, power: p.power }));
-    const b = rec(best);
-    let typicalIndex = -1;
-    for (let i = 0; i < c.n; i += 13) {
-      if (c.operator[i] >= 0 && c.operator[i] !== op && cps(i).length >= 2) {
-        typicalIndex = i;
-        break;
-      }
-    }
-    const t = rec(typicalIndex);
-    const reg = new VehicleRegistry(snap.vehicles(), snap.brands());
-    const vehicle = snap
-      .vehicles()
-      .map((v) => reg.get(v.id)!)
-      .find((v) => v.dc_ports.includes('ccs') && v.ac_max_power > 0 && v.dc_max_power !== null)!;
-    return {
-      operator: c.dict.operators[op],
-      busy: { id: b.id, latitude: b.latitude, longitude: b.longitude, country: b.country, charge_points: cps(best) },
-      typical: { operator: t.operator_id!, latitude: t.latitude, longitude: t.longitude, country: t.country, charge_points: cps(typicalIndex) },
-      bulkStations: mine.slice(0, 100).map(idAt),
-      vehicle: vehicle.id,
-    };
-  } finally {
-    snap.close();
-  }
-}
-
-async function put(port: number, path: string, body: unknown): Promise<void> {
-  const r = await fetch(`http://127.0.0.1:${port}${path}`, {
-    method: 'PUT',
-    headers: { 'Api-Key': BENCH_KEY, 'Content-Type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  if (r.status !== 201 && r.status !== 200) throw new Error(`PUT ${path}: ${r.status} ${await r.text()}`);
-}
-
-/** Seeded generator: `n` tariffs of the operator (direct, D66) with mixed dimensions, windows, ranges and restrictions. */
-export async function generateTariffs(port: number, operator: string, n: number): Promise<string[]> {
-  const rnd = mulberry32(20260101);
-  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)];
-  const ids: string[] = [];
-  const bodies: [string, unknown][] = [];
-  for (let i = 0; i < n; i++) {
-    const id = uuidOf(7, i);
-    ids.push(id);
-    const comps = [];
-    for (let k = 0; k < 1 + Math.floor(rnd() * 3); k++) {
-      const segs = [];
-      for (let j = 0; j < 1 + Math.floor(rnd() * 3); j++) {
-        const dimension = pick(['kwh', 'kwh', 'minute', 'session'] as const);
-        const s: Record<string, unknown> = { dimension, price: Math.round(rnd() * 80) / 100 };
-        if (rnd() < 0.25) Object.assign(s, { time_of_day_start: pick([0, 360, 1320]), time_of_day_end: pick([360, 1320, 1440]) });
-        if (dimension === 'minute' && rnd() < 0.5) s.range_gte = pick([30, 60, 120, 240]);
-        if (dimension === 'minute' && rnd() < 0.3) s.billing_increment = pick([1, 5, 15]);
-        segs.push(s);
-      }
-      const restrictions = rnd() < 0.6 ? [{ allowance: 'allow', charge_point_energy_type: pick(['ac', 'dc']), ...(rnd() < 0.4 ? { charge_point_powers: [11, 150], charge_point_power_is_range: true } : {}) }] : [];
-      comps.push({ restrictions, decomposition: segs });
-    }
-    bodies.push([
-      id,
-      {
-        data: {
-          id,
-          type: 'tariff',
-          attributes: {
-            name: `Generated ${i}`,
-            currency: pick(['EUR', 'EUR', 'EUR', 'CHF']),
-            version: 1,
-            monthly_fee: pick([0, 0, 4.99, 9.99]),
-            is_direct_payment: rnd() < 0.2,
-            prices: comps,
-            tags: rnd() < 0.2 ? [{ kind: 'info', localized_text: { en: 'Info', de: 'Hinweis' } }] : [],
-          },
-          relationships: { emp: { data: { type: 'company', id: operator } } },
-        },
-      },
-    ]);
-  }
-  for (let i = 0; i < bodies.length; i += 16) {
-    await Promise.all(bodies.slice(i, i + 16).map(([id, b]) => put(port, `/v2/tariffs/${id}`, b)));
-  }
-  return ids;
-}
-
 export function scenarios(f: Fixture, tariffs: string[], n: number): Scenario[] {
   const chargeBody = (s: { latitude: number; longitude: number; country: string; charge_points: unknown[] }, network: string) => ({
     data: {
