@@ -11,12 +11,8 @@ import {
   PlanScratch,
   PriceResults,
   bulkPreview,
-  chargePriceEntries,
   computeChargePrices,
-  metaChargePoints,
-  reasonText,
   tariffDetails,
-  visibleTags,
   type ChargeInput,
   type ChargePointInput,
   type ChargePriceOptions,
@@ -29,6 +25,7 @@ import {
   type VehiclePricing,
 } from '../domain/pricing/index.js';
 import type { StoredTariff } from '../domain/tariffs/model.js';
+import { writeChargePrices } from './charge-writer.js';
 import type { StationView } from './stations.js';
 
 export interface ChargePricesTask {
@@ -104,57 +101,6 @@ const scratch = { plan: new PlanScratch(), results: new PriceResults(), bulk: ne
 
 const js = JSON.stringify;
 
-/**
- * Per-thread cache of the parts of a charge_price resource that depend only on the tariff and its
- * EMP (id, provider, name, url, flags, system tags, branding, the relationship), serialized once
- * and dropped whenever the catalog changes (its generation moves).
- */
-interface TariffFragments {
-  head: string;
-  flags: string;
-  tail: string;
-  /** Tags JSON per language when no tag depends on time or listing; else null. */
-  tagsByLang: Map<string, string> | null;
-}
-
-const fragments = { generation: -1, catalog: null as PricingCatalog | null, byId: new Map<string, TariffFragments>() };
-
-function fragmentsOf(catalog: PricingCatalog, t: StoredTariff): TariffFragments {
-  if (fragments.catalog !== catalog || fragments.generation !== catalog.generation) {
-    fragments.catalog = catalog;
-    fragments.generation = catalog.generation;
-    fragments.byId.clear();
-  }
-  let f = fragments.byId.get(t.id);
-  if (f !== undefined) return f;
-  const emp = catalog.companies.get(t.emp_id);
-  const tags = t.tags ?? [];
-  f = {
-    head:
-      `{"id":${js(computedId('charge_price', t.id))},"type":"charge_price","attributes":{"provider":${js(emp?.name ?? '')},` +
-      `"tariff_name":${js(t.name ?? null)},"url":${js(t.url ?? emp?.url ?? null)},"monthly_min_sales":`,
-    flags:
-      `,"flat_rate":${t.is_flat_rate === true},"direct_payment":${t.is_direct_payment === true},` +
-      `"is_card_payment":${t.is_card_payment === true},"provider_customer_tariff":${t.provider_customer_only === true},"is_roaming":`,
-    tail: `,"system_tags":${js(t.system_tags ?? [])},"start_time":`,
-    tagsByLang: tags.some((x) => x.show_until != null || x.hide_for_owners === true) ? null : new Map(),
-  };
-  fragments.byId.set(t.id, f);
-  return f;
-}
-
-function distributionJson(d: Record<string, number>): string {
-  let out = '{';
-  let first = true;
-  for (const k in d) {
-    out += `${first ? '' : ','}"${k}":${d[k]}`;
-    first = false;
-  }
-  return out + '}';
-}
-
-const num = (x: number): string => (Number.isFinite(x) ? String(x) : 'null');
-
 export function runChargePrices(env: TaskEnv, t: ChargePricesTask): TaskDocument {
   const { catalog, rates } = env;
   const comp = computeChargePrices(
@@ -164,40 +110,14 @@ export function runChargePrices(env: TaskEnv, t: ChargePricesTask): TaskDocument
     scratch.plan,
     scratch.results,
   );
-  const entries = chargePriceEntries(catalog, comp, t.showPriceUnavailable, rates);
-  const listed = t.listed === null ? null : new Set(t.listed);
-  const currency = js(t.options.currency);
-  const startTime = String(t.options.start_time);
-  const plugJson = new Map<string, string>();
-  let body = '{"data":[';
-  for (let n = 0; n < entries.length; n++) {
-    const e = entries[n];
-    const tariff = e.tariff.tariff as unknown as StoredTariff;
-    const f = fragmentsOf(catalog, tariff);
-    let tags = f.tagsByLang?.get(t.lang);
-    if (tags === undefined) {
-      tags = js(visibleTags(tariff.tags ?? [], t.lang, t.nowMs, listed !== null && listed.has(tariff.id)));
-      f.tagsByLang?.set(t.lang, tags);
-    }
-    if (n > 0) body += ',';
-    body +=
-      f.head + num(e.monthlyMinSales) + ',"total_monthly_fee":' + num(e.totalMonthlyFee) + f.flags + e.isRoaming +
-      ',"is_promoted":false,"currency":' + currency + ',"tags":' + tags + f.tail + startTime +
-      ',"branding":' + js(tariff.branding ?? null) + ',"charge_point_prices":[';
-    const prices = e.chargePointPrices;
-    for (let k = 0; k < prices.length; k++) {
-      const p = prices[k];
-      let plug = plugJson.get(p.plug);
-      if (plug === undefined) plugJson.set(p.plug, (plug = js(p.plug)));
-      body +=
-        (k > 0 ? ',{"plug":' : '{"plug":') + plug + ',"power":' + num(p.power) + ',"price":' + (p.price === null ? 'null' : num(p.price)) +
-        ',"price_distribution":' + distributionJson(p.price_distribution) + ',"blocking_fee_start":' +
-        (p.blocking_fee_start === null ? 'null' : num(p.blocking_fee_start)) + ',"no_price_reason":' +
-        (p.no_price_reason === null ? 'null' : js(reasonText(p.no_price_reason, t.lang))) + ',"is_average_price":' + p.is_average_price + '}';
-    }
-    body += ']},"relationships":{"tariff":{"data":{"type":"tariff","id":' + js(tariff.id) + '}}}}';
-  }
-  body += '],"meta":{"charge_points":' + js(metaChargePoints(comp)) + '}}';
+  const body = writeChargePrices(catalog, comp, rates, {
+    showPriceUnavailable: t.showPriceUnavailable,
+    lang: t.lang,
+    nowMs: t.nowMs,
+    currency: t.options.currency,
+    startTime: t.options.start_time,
+    listed: t.listed === null ? null : new Set(t.listed),
+  });
   return { status: 200, body };
 }
 

@@ -1,0 +1,281 @@
+/**
+ * The `POST /v1/charge_prices` document written straight into one reusable UTF-8 byte buffer.
+ *
+ * The static part of every charge_price resource (computed id, provider, tariff name, url, flags,
+ * system tags, branding, the tariff relationship, tags per language when no tag depends on the
+ * request) is serialized once per tariff and kept as bytes until the catalog changes (its
+ * generation moves). The charge point heads (`plug`, `power`) are serialized once per request and
+ * shared by every entry. Entries are picked and sorted (D41, D92) from the price results without
+ * building intermediate objects; the output is byte-for-byte the document that
+ * `chargePriceEntries` + `JSON.stringify` would give (test/http/prices-serialize.test.ts).
+ */
+import { Buffer } from 'node:buffer';
+import { computedId } from '../domain/ids.js';
+import {
+  REASONS,
+  convertAmount,
+  metaChargePoints,
+  reasonText,
+  visibleTags,
+  type ChargePriceComputation,
+  type CompiledTariff,
+  type Language,
+  type NoPriceReason,
+  type PricingCatalog,
+  type RateTable,
+} from '../domain/pricing/index.js';
+import type { StoredTariff } from '../domain/tariffs/model.js';
+
+const js = JSON.stringify;
+
+/** A number as JSON.stringify writes it (non-finite → null). */
+const num = (x: number): string => (Number.isFinite(x) ? String(x) : 'null');
+
+/** Growable byte buffer, reused across requests of a thread. */
+export class ByteWriter {
+  buf: Buffer;
+  pos = 0;
+
+  constructor(capacity = 1 << 16) {
+    this.buf = Buffer.allocUnsafe(capacity);
+  }
+
+  reset(): void {
+    this.pos = 0;
+  }
+
+  private ensure(n: number): void {
+    const need = this.pos + n;
+    if (need <= this.buf.length) return;
+    let cap = this.buf.length * 2;
+    while (cap < need) cap *= 2;
+    const next = Buffer.allocUnsafe(cap);
+    this.buf.copy(next, 0, 0, this.pos);
+    this.buf = next;
+  }
+
+  str(s: string): void {
+    this.ensure(s.length * 3);
+    this.pos += this.buf.write(s, this.pos, 'utf8');
+  }
+
+  bytes(b: Uint8Array): void {
+    this.ensure(b.length);
+    this.buf.set(b, this.pos);
+    this.pos += b.length;
+  }
+
+  /** The written document as a (flat) string. */
+  text(): string {
+    return this.buf.toString('utf8', 0, this.pos);
+  }
+}
+
+const bytes = (s: string): Buffer => Buffer.from(s, 'utf8');
+
+/** The request-independent parts of one tariff's charge_price resource. */
+interface Fragments {
+  /** `{"id":…,"type":"charge_price","attributes":{"provider":…,"tariff_name":…,"url":…,"monthly_min_sales":` */
+  head: Buffer;
+  /** `,"flat_rate":…,"provider_customer_tariff":…,"is_roaming":` */
+  flags: Buffer;
+  /** `,"system_tags":…,"start_time":` */
+  systemTags: Buffer;
+  /** `,"branding":…,"charge_point_prices":[` */
+  branding: Buffer;
+  /** `]},"relationships":{"tariff":…}}` */
+  tail: Buffer;
+  /** `,"tags":[…]` per language when no tag depends on time or listing; else null. */
+  tagsByLang: Map<string, Buffer> | null;
+  /** D92 sort keys. */
+  provider: string;
+  name: string | null;
+}
+
+/** Per-thread cache; dropped when the catalog (or its generation) changes. */
+const cache = { generation: -1, catalog: null as PricingCatalog | null, byId: new Map<string, Fragments>() };
+
+function fragmentsOf(catalog: PricingCatalog, b: CompiledTariff): Fragments {
+  const t = b.tariff as unknown as StoredTariff;
+  let f = cache.byId.get(b.id);
+  if (f !== undefined) return f;
+  const emp = catalog.companies.get(t.emp_id);
+  const provider = emp?.name ?? '';
+  const tags = t.tags ?? [];
+  const name = (b.tariff.name ?? null) as string | null;
+  f = {
+    head: bytes(
+      `{"id":${js(computedId('charge_price', t.id))},"type":"charge_price","attributes":{"provider":${js(provider)},` +
+        `"tariff_name":${js(t.name ?? null)},"url":${js(t.url ?? emp?.url ?? null)},"monthly_min_sales":`,
+    ),
+    flags: bytes(
+      `,"flat_rate":${t.is_flat_rate === true},"direct_payment":${t.is_direct_payment === true},` +
+        `"is_card_payment":${t.is_card_payment === true},"provider_customer_tariff":${t.provider_customer_only === true},"is_roaming":`,
+    ),
+    systemTags: bytes(`,"system_tags":${js(t.system_tags ?? [])},"start_time":`),
+    branding: bytes(`,"branding":${js(t.branding ?? null)},"charge_point_prices":[`),
+    tail: bytes(`]},"relationships":{"tariff":{"data":{"type":"tariff","id":${js(t.id)}}}}}`),
+    tagsByLang: tags.some((x) => x.show_until != null || x.hide_for_owners === true) ? null : new Map(),
+    provider: provider.toLowerCase(),
+    name: name === null ? null : name.toLowerCase(),
+  };
+  cache.byId.set(b.id, f);
+  return f;
+}
+
+const IS_ROAMING = [bytes('false,"is_promoted":false,"currency":'), bytes('true,"is_promoted":false,"currency":')];
+
+function compareText(x: string | null, y: string | null): number {
+  if (x === null || y === null) return x === y ? 0 : x === null ? 1 : -1;
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+export interface ChargePriceWrite {
+  showPriceUnavailable: boolean;
+  lang: Language;
+  nowMs: number;
+  currency: string;
+  startTime: number;
+  /** `relationships.tariffs` IDs, or null. */
+  listed: ReadonlySet<string> | null;
+}
+
+/** Reusable per-thread state. */
+const state = { writer: new ByteWriter(), slots: [] as number[], low: [] as number[] };
+
+/**
+ * Writes the whole 200 document of `POST /v1/charge_prices` for a computation and returns it as
+ * a string (the same text as the object + JSON.stringify path, byte for byte).
+ */
+export function writeChargePrices(catalog: PricingCatalog, comp: ChargePriceComputation, rates: RateTable, o: ChargePriceWrite): string {
+  if (cache.catalog !== catalog || cache.generation !== catalog.generation) {
+    cache.catalog = catalog;
+    cache.generation = catalog.generation;
+    cache.byId.clear();
+  }
+  const { results, usable, candidates } = comp;
+  const nu = usable.length;
+  const price = results.price;
+  const reason = results.reason;
+
+  // D41: the shown entries, each with its lowest non-null price.
+  const slots = state.slots;
+  const low = state.low;
+  slots.length = 0;
+  low.length = 0;
+  const shownT: number[] = [];
+  for (let t = 0; t < candidates.slots.length; t++) {
+    const showReasons = o.showPriceUnavailable && comp.policy[t] === 2;
+    let best = Infinity;
+    let priced = 0;
+    for (let j = 0; j < nu; j++) {
+      const p = price[t * nu + j];
+      if (Number.isNaN(p)) continue;
+      priced++;
+      if (p < best) best = p;
+    }
+    if (priced === 0 && !showReasons) continue;
+    shownT.push(t);
+    low.push(best);
+  }
+
+  // D92: lowest price, then provider, then tariff name (case-insensitive, null last), then id.
+  const frag: Fragments[] = new Array(shownT.length);
+  const blocks: CompiledTariff[] = new Array(shownT.length);
+  for (let n = 0; n < shownT.length; n++) {
+    const b = catalog.block(candidates.slots[shownT[n]])!;
+    blocks[n] = b;
+    frag[n] = fragmentsOf(catalog, b);
+  }
+  const order: number[] = new Array(shownT.length);
+  for (let n = 0; n < order.length; n++) order[n] = n;
+  order.sort((a, c) => {
+    const la = low[a];
+    const lc = low[c];
+    if (la !== lc) return la < lc ? -1 : 1;
+    const fa = frag[a];
+    const fc = frag[c];
+    const r = compareText(fa.provider, fc.provider) || compareText(fa.name, fc.name);
+    if (r !== 0) return r;
+    const ia = blocks[a].id;
+    const ic = blocks[c].id;
+    return ia < ic ? -1 : ia > ic ? 1 : 0;
+  });
+
+  // Per-request shared pieces.
+  const w = state.writer;
+  w.reset();
+  const currency = js(o.currency);
+  const startTime = num(o.startTime);
+  const cpHead: Buffer[] = new Array(nu);
+  for (let j = 0; j < nu; j++) {
+    const cp = comp.chargePoints[usable[j]];
+    cpHead[j] = bytes(`{"plug":${js(cp.plug)},"power":${num(cp.power)},"price":`);
+  }
+  const reasonJson = new Map<number, string>();
+  const target = comp.conversion.target;
+  const dist = results.distribution;
+  const blocking = results.blockingFeeStart;
+  const isAverage = results.isAverage;
+
+  w.str('{"data":[');
+  for (let k = 0; k < order.length; k++) {
+    const n = order[k];
+    const t = shownT[n];
+    const b = blocks[n];
+    const f = frag[n];
+    const tariff = b.tariff as unknown as StoredTariff;
+    const cur = b.tariff.currency ?? 'EUR';
+    if (k > 0) w.str(',');
+    w.bytes(f.head);
+    w.str(num(convertAmount(b.monthlyMinSales, cur, target, rates)) + ',"total_monthly_fee":' + num(convertAmount(b.totalMonthlyFee, cur, target, rates)));
+    w.bytes(f.flags);
+    w.bytes(IS_ROAMING[candidates.roaming[t] ? 1 : 0]);
+    let tags = f.tagsByLang?.get(o.lang);
+    if (tags === undefined) {
+      tags = bytes(`,"tags":${js(visibleTags(tariff.tags ?? [], o.lang, o.nowMs, o.listed !== null && o.listed.has(tariff.id)))}`);
+      f.tagsByLang?.set(o.lang, tags);
+    }
+    w.str(currency);
+    w.bytes(tags);
+    w.bytes(f.systemTags);
+    w.str(startTime);
+    w.bytes(f.branding);
+    const showReasons = o.showPriceUnavailable && comp.policy[t] === 2;
+    let first = true;
+    for (let j = 0; j < nu; j++) {
+      const i = t * nu + j;
+      const p = price[i];
+      let s: string;
+      if (Number.isNaN(p)) {
+        if (!showReasons) continue;
+        const code = reason[i];
+        let r = reasonJson.get(code);
+        if (r === undefined) {
+          r = js(reasonText(REASONS[code] as NoPriceReason, o.lang));
+          reasonJson.set(code, r);
+        }
+        s = 'null,"price_distribution":{},"blocking_fee_start":null,"no_price_reason":' + r + ',"is_average_price":false}';
+      } else {
+        let d = '{';
+        const ds = dist[3 * i];
+        const dk = dist[3 * i + 1];
+        const dm = dist[3 * i + 2];
+        if (!Number.isNaN(ds)) d += '"session":' + num(ds);
+        if (!Number.isNaN(dk)) d += (d.length > 1 ? ',"kwh":' : '"kwh":') + num(dk);
+        if (!Number.isNaN(dm)) d += (d.length > 1 ? ',"minute":' : '"minute":') + num(dm);
+        const bf = blocking[i];
+        s =
+          num(p) + ',"price_distribution":' + d + '},"blocking_fee_start":' + (Number.isNaN(bf) ? 'null' : num(bf)) +
+          ',"no_price_reason":null,"is_average_price":' + (isAverage[i] === 1) + '}';
+      }
+      if (!first) w.str(',');
+      first = false;
+      w.bytes(cpHead[j]);
+      w.str(s);
+    }
+    w.bytes(f.tail);
+  }
+  w.str('],"meta":{"charge_points":' + js(metaChargePoints(comp)) + '}}');
+  return w.text();
+}

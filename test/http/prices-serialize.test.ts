@@ -1,0 +1,229 @@
+/**
+ * The charge price document writer (src/pool/charge-writer.ts, used by runChargePrices) against
+ * the reference path it replaced: `chargePriceEntries` objects + JSON.stringify. Seeded random
+ * catalogs and requests (languages, currencies, show_price_unavailable, include modes, listed
+ * tariffs, tags with show_until / hide_for_owners, null names and urls, non-ASCII and quoted text,
+ * provider names differing only in case, EVSE-less no-price tariffs); the documents must be
+ * byte-for-byte equal. Repeated requests on one catalog exercise the per-tariff fragment cache,
+ * and a catalog change (generation moves) must drop it.
+ */
+import { describe, expect, it } from 'vitest';
+import { computedId } from '../../src/domain/ids.js';
+import {
+  DEFAULT_CHARGE_PRICE_OPTIONS,
+  PricingCatalog,
+  chargePriceEntries,
+  computeChargePrices,
+  metaChargePoints,
+  reasonText,
+  visibleTags,
+  type ChargePointInput,
+  type CompanyInput,
+  type IncludeMode,
+  type Language,
+  type PriceComponent,
+  type RateTable,
+  type Segment,
+  type Tag,
+  type TariffInput,
+} from '../../src/domain/pricing/index.js';
+import { mulberry32 } from '../../src/domain/random.js';
+import type { StoredTariff } from '../../src/domain/tariffs/model.js';
+import type { StationView } from '../../src/pool/stations.js';
+import { runChargePrices, type ChargePricesTask } from '../../src/pool/tasks.js';
+
+const RATES: RateTable = { date: '2025-01-01', rates: { EUR: 1, CHF: 1.23, GBP: 0.85, DKK: 7.46, SEK: 11.2 } };
+const CPO = 'c0000000-0000-4000-8000-000000000001';
+const LANGS: Language[] = ['en', 'de', 'fr', 'nl', 'da'];
+const CURRENCIES = ['EUR', 'CHF', 'GBP', 'DKK', 'SEK'];
+const PLUGS = ['type2', 'ccs', 'chademo', 'schuko'];
+const NOW = Date.UTC(2026, 0, 15);
+
+/** The reference: the object + JSON.stringify document (the path before the direct writer). */
+function referenceDocument(catalog: PricingCatalog, t: ChargePricesTask): string {
+  const js = JSON.stringify;
+  const comp = computeChargePrices(catalog, { station: t.station, input: t.input, options: t.options, listed: t.listed, include: t.include }, RATES);
+  const entries = chargePriceEntries(catalog, comp, t.showPriceUnavailable, RATES);
+  const listed = t.listed === null ? null : new Set(t.listed);
+  const parts: string[] = [];
+  for (const e of entries) {
+    const tariff = e.tariff.tariff as unknown as StoredTariff;
+    const emp = catalog.companies.get(tariff.emp_id);
+    const prices = e.chargePointPrices.map((p) => ({
+      plug: p.plug,
+      power: p.power,
+      price: p.price,
+      price_distribution: p.price_distribution,
+      blocking_fee_start: p.blocking_fee_start,
+      no_price_reason: p.no_price_reason === null ? null : reasonText(p.no_price_reason, t.lang),
+      is_average_price: p.is_average_price,
+    }));
+    const attributes = {
+      provider: emp?.name ?? '',
+      tariff_name: tariff.name ?? null,
+      url: tariff.url ?? emp?.url ?? null,
+      monthly_min_sales: e.monthlyMinSales,
+      total_monthly_fee: e.totalMonthlyFee,
+      flat_rate: tariff.is_flat_rate === true,
+      direct_payment: tariff.is_direct_payment === true,
+      is_card_payment: tariff.is_card_payment === true,
+      provider_customer_tariff: tariff.provider_customer_only === true,
+      is_roaming: e.isRoaming,
+      is_promoted: false,
+      currency: t.options.currency,
+      tags: visibleTags(tariff.tags ?? [], t.lang, t.nowMs, listed !== null && listed.has(tariff.id)),
+      system_tags: tariff.system_tags ?? [],
+      start_time: t.options.start_time,
+      branding: tariff.branding ?? null,
+      charge_point_prices: prices,
+    };
+    parts.push(
+      `{"id":${js(computedId('charge_price', tariff.id))},"type":"charge_price","attributes":${js(attributes)},` +
+        `"relationships":{"tariff":{"data":{"type":"tariff","id":${js(tariff.id)}}}}}`,
+    );
+  }
+  return `{"data":[${parts.join(',')}],"meta":{"charge_points":${js(metaChargePoints(comp))}}}`;
+}
+
+const uuid = (r: () => number): string => {
+  const h = (n: number) => Array.from({ length: n }, () => Math.floor(r() * 16).toString(16)).join('');
+  return `${h(8)}-${h(4)}-4${h(3)}-8${h(3)}-${h(12)}`;
+};
+
+function randomCatalog(seed: number) {
+  const r = mulberry32(seed);
+  const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
+  const chance = (p: number) => r() < p;
+  const int = (lo: number, hi: number) => lo + Math.floor(r() * (hi - lo + 1));
+  const text = () =>
+    pick(['Ladestrom', 'Électricité "rapide"', 'ÆØÅ tarif', 'plain', 'back\\slash', 'emoji ⚡', 'tab\tnew\nline', 'Zürich <tag>']) + int(0, 9);
+
+  const catalog = new PricingCatalog();
+  const emps: string[] = [];
+  const nEmp = int(3, 8);
+  for (let k = 0; k < nEmp; k++) {
+    const id = uuid(r);
+    emps.push(id);
+    // Names that differ only in case, and shared names, exercise the D92 tie-breaks.
+    const name = pick(['Alpha', 'alpha', 'ALPHA', 'Beta', 'Ça charge', 'zeta', 'Émile', '']) + (chance(0.3) ? ` ${k}` : '');
+    const co: CompanyInput = { id, name, is_emp: true, is_cpo: false, supported_emp_ids: [], url: chance(0.5) ? `https://emp${k}.example/?q="x"` : null };
+    catalog.upsertCompany(co);
+  }
+  catalog.upsertCompany({ id: CPO, name: 'The CPO', is_emp: false, is_cpo: true, supported_emp_ids: emps.filter(() => chance(0.6)) });
+
+  const tag = (): Tag => {
+    const t: Tag = { kind: pick(['info', 'promo', 'warning']), localized_text: {} };
+    for (const l of LANGS) if (chance(0.5)) t.localized_text[l] = text();
+    if (chance(0.5)) t.url = chance(0.5) ? `https://tag.example/${int(0, 99)}` : null;
+    if (chance(0.3)) t.show_until = NOW + (chance(0.5) ? -1 : 1) * int(1, 10) * 86_400_000;
+    if (chance(0.3)) t.hide_for_owners = chance(0.7);
+    return t;
+  };
+  const segment = (): Segment => {
+    const s: Segment = { dimension: pick(['session', 'kwh', 'kwh', 'minute'] as const), price: Math.round(r() * 1000) / 1000 };
+    if (s.dimension === 'minute' && chance(0.3)) s.begin_minute = int(0, 120);
+    return s;
+  };
+  const component = (): PriceComponent => {
+    const restrictions = chance(0.4)
+      ? [{ allowance: chance(0.7) ? ('allow' as const) : ('deny' as const), charge_point_energy_type: pick(['ac', 'dc'] as const) }]
+      : [];
+    return { restrictions, decomposition: Array.from({ length: int(1, 3) }, segment) };
+  };
+  const ids: string[] = [];
+  const nTariffs = int(20, 90);
+  for (let k = 0; k < nTariffs; k++) {
+    const id = uuid(r);
+    ids.push(id);
+    const t: TariffInput = {
+      id,
+      type: 'tariff',
+      name: chance(0.15) ? null : pick(['Basic', 'basic', 'Flex "Plus"', 'Öko', 'Zoom', 'a']) + (chance(0.5) ? ` ${int(0, 3)}` : ''),
+      currency: pick(['EUR', 'EUR', 'CHF', 'GBP', 'DKK']),
+      prices: chance(0.15) ? [] : Array.from({ length: int(1, 3) }, component),
+      emp_id: pick(emps),
+      monthly_fee: chance(0.5) ? Math.round(r() * 2000) / 100 : null,
+      yearly_service_fee: chance(0.3) ? Math.round(r() * 5000) / 100 : null,
+      monthly_min_sales: chance(0.3) ? Math.round(r() * 1000) / 100 : null,
+      is_flat_rate: chance(0.2) ? true : chance(0.5) ? false : null,
+      is_direct_payment: chance(0.3),
+      is_card_payment: chance(0.3) ? true : null,
+      provider_customer_only: chance(0.2),
+      no_price_policy: chance(0.3) ? pick(['hide', 'show_reason', 'inherit'] as const) : null,
+      no_price_reason: chance(0.3) ? pick(['prices_per_station', 'not_public', 'not_yet_listed', 'no_reliable_data_available'] as const) : null,
+      tags: chance(0.6) ? Array.from({ length: int(1, 3) }, tag) : chance(0.5) ? [] : null,
+      system_tags: chance(0.5) ? ['sys-' + int(0, 5), 'ümlaut'] : null,
+      branding: chance(0.3) ? { background_color: '#ffffff', text_color: '#000"00', logo_url: 'https://logo.example/x.png' } : null,
+      url: chance(0.5) ? `https://tariff.example/${k}` : null,
+    };
+    catalog.upsertTariff(t);
+  }
+  return { catalog, ids, r, pick, chance, int };
+}
+
+function randomTask(g: ReturnType<typeof randomCatalog>): ChargePricesTask {
+  const { ids, r, pick, chance, int } = g;
+  const chargePoints: ChargePointInput[] = Array.from({ length: int(1, 4) }, () => ({
+    plug: pick(PLUGS),
+    power: pick([3.7, 11, 22, 50, 150, 7.4]),
+  }));
+  const include = pick<IncludeMode>(['filter', 'always', 'exclusive']);
+  const listed = chance(0.6) ? ids.filter(() => r() < 0.2) : null;
+  return {
+    station: { id: null, country: pick(['DE', 'FR']), cpo_id: CPO, charge_points: chargePoints },
+    input: { kind: 'energy', energy: int(1, 80), duration: int(5, 300) },
+    options: {
+      ...DEFAULT_CHARGE_PRICE_OPTIONS,
+      currency: pick(CURRENCIES),
+      start_time: int(0, 1439),
+      provider_customer_tariffs: chance(0.5),
+    },
+    listed,
+    include: listed === null ? 'filter' : include,
+    showPriceUnavailable: chance(0.5),
+    lang: pick(LANGS),
+    nowMs: NOW,
+  };
+}
+
+const env = (catalog: PricingCatalog) => ({ catalog, rates: RATES, stations: null as unknown as StationView });
+
+describe('charge price document writer', () => {
+  it('is byte-for-byte the object + JSON.stringify document on seeded random catalogs and requests', () => {
+    let entries = 0;
+    let withReasons = 0;
+    for (let seed = 1; seed <= 40; seed++) {
+      const g = randomCatalog(seed);
+      for (let q = 0; q < 25; q++) {
+        const task = randomTask(g);
+        const expected = referenceDocument(g.catalog, task);
+        const got = runChargePrices(env(g.catalog), task);
+        expect(got.status).toBe(200);
+        if (got.body !== expected) expect({ seed, q, got: got.body }).toEqual({ seed, q, got: expected });
+        expect(Buffer.from(got.body as string, 'utf8').equals(Buffer.from(expected, 'utf8'))).toBe(true);
+        const doc = JSON.parse(expected) as { data: { attributes: { charge_point_prices: { no_price_reason: string | null }[] } }[] };
+        entries += doc.data.length;
+        withReasons += doc.data.filter((d) => d.attributes.charge_point_prices.some((p) => p.no_price_reason !== null)).length;
+      }
+    }
+    // The generator reaches the interesting cases.
+    expect(entries).toBeGreaterThan(5000);
+    expect(withReasons).toBeGreaterThan(50);
+  });
+
+  it('drops its cached fragments when the catalog changes', () => {
+    const g = randomCatalog(7);
+    const task = { ...randomTask(g), listed: null, include: 'filter' as const, showPriceUnavailable: true };
+    const before = runChargePrices(env(g.catalog), task).body;
+    expect(before).toBe(referenceDocument(g.catalog, task));
+    // Rename every company and retitle every tariff: the cached heads must not survive.
+    for (const co of [...g.catalog.companies.values()]) g.catalog.upsertCompany({ ...co, name: co.name + ' (renamed)', url: 'https://new.example' });
+    for (const t of [...g.catalog.tariffs.values()]) {
+      g.catalog.upsertTariff({ ...t, name: 'Renamed ' + (t.name ?? ''), url: null, tags: [{ kind: 'info', localized_text: { en: 'new' } }] });
+    }
+    const after = runChargePrices(env(g.catalog), task).body;
+    expect(after).toBe(referenceDocument(g.catalog, task));
+    expect(after).not.toBe(before);
+    expect(after).toContain('(renamed)');
+  });
+});
