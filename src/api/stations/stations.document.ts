@@ -201,3 +201,137 @@ export function singleStationDocument(
     included: op === null ? [] : [{ id: op.id, type: 'company', attributes: { name: op.name } }],
   };
 }
+
+const S_HEAD = Buffer.from('{"data":');
+const K_EVSE_OPERATOR = Buffer.from(',"evse_operator":');
+const K_EVSE_IDS = Buffer.from(',"evse_ids":');
+const K_CHARGE_POINTS = Buffer.from('"charge_points":[');
+const K_CREATED_AT = Buffer.from(',"created_at":');
+const K_VERSION = Buffer.from(',"version":');
+const K_RELATIONSHIPS = Buffer.from('},"relationships":');
+const AVAILABLE_COUNT = Buffer.from(',"available_count":');
+const NO_EXTRAS = Buffer.from(',"parking_description":null,"facility_details":[]');
+const INCLUDED = Buffer.from(',"included":[');
+const S_TAIL = Buffer.from(']}');
+
+/**
+ * The single-read document (D30) of a station derived from its list fragment, with no snapshot
+ * read and no JSON.stringify: the list variant differs only by `evse_operator`, `created_at`,
+ * `updated_at` and the groups' `evse_ids` (dropped), `available_count` (only with availability),
+ * and `parking_description` / `facility_details` (added; null and [] for the stations the columns
+ * mark as having none). Keys are found by byte search: a key with its quotes and colon cannot
+ * occur inside a JSON string value (its quotes would be escaped), so the first match after a known
+ * position is the key. Output is byte-for-byte that of `singleStationDocument` + JSON.stringify
+ * (test/http/stations-single-writer.test.ts compares every station of the test snapshot).
+ */
+export class SingleStationWriter {
+  private nameCache = new Map<string, Buffer>();
+  private cacheGeneration = -1;
+  private scratch = Buffer.allocUnsafe(64 * 1024);
+  private len = 0;
+
+  constructor(
+    private readonly index: StationIndex,
+    private readonly companies: CompanyRegistry,
+  ) {}
+
+  /** True when station i can be written from memory (the columns say it has no parking description or facility details). */
+  canWrite(i: number): boolean {
+    const x = this.index.c.extras;
+    return x !== undefined && x[i] === 0;
+  }
+
+  private companyName(id: string): Buffer {
+    if (this.cacheGeneration !== this.companies.generation) {
+      this.nameCache = new Map();
+      this.cacheGeneration = this.companies.generation;
+    }
+    let b = this.nameCache.get(id);
+    if (b === undefined) {
+      const c = this.companies.get(id)!;
+      b = Buffer.from(JSON.stringify({ id: c.id, type: 'company', attributes: { name: c.name } }));
+      this.nameCache.set(id, b);
+    }
+    return b;
+  }
+
+  private ensure(extra: number): void {
+    if (this.len + extra <= this.scratch.length) return;
+    let size = this.scratch.length * 2;
+    while (size < this.len + extra) size *= 2;
+    const next = Buffer.allocUnsafe(size);
+    this.scratch.copy(next, 0, 0, this.len);
+    this.scratch = next;
+  }
+
+  private put(src: Buffer, start = 0, end = src.length): void {
+    this.ensure(end - start);
+    this.len += src.copy(this.scratch, this.len, start, end);
+  }
+
+  private putAscii(s: string): void {
+    this.ensure(s.length);
+    this.len += this.scratch.write(s, this.len, 'latin1');
+  }
+
+  /**
+   * The document of station i (canWrite(i) must hold). `availability`: undefined without the
+   * availability option, null when the station has no values, else per group (-1 = unknown). The
+   * result is a view of a reused buffer, valid until the next call (the handler is synchronous and
+   * the server writes the body before it returns).
+   */
+  write(i: number, availability: Int32Array | null | undefined): Buffer {
+    const c = this.index.c;
+    const chunk = c.fragChunk[i];
+    const f = c.fragments[chunk];
+    const base = c.chunkStart[chunk];
+    const start = c.fragStart[i] - base;
+    const end = c.fragStart[i + 1] - base;
+    this.len = 0;
+    this.put(S_HEAD);
+    const evseOp = f.indexOf(K_EVSE_OPERATOR, start);
+    this.put(f, start, evseOp);
+    const evseIds = f.indexOf(K_EVSE_IDS, evseOp + K_EVSE_OPERATOR.length);
+    const cps = f.indexOf(K_CHARGE_POINTS, evseIds + K_EVSE_IDS.length) + K_CHARGE_POINTS.length;
+    this.put(f, evseIds, cps);
+    const g0 = c.cpStart[i];
+    const groups = c.cpStart[i + 1] - g0;
+    let at = cps;
+    for (let k = 0; k < groups; k++) {
+      // Group k: `{"plug":…,"count":N,"evse_ids":[…],"available_count":null}`; `at` is its `{`.
+      const ids = f.indexOf(K_EVSE_IDS, at);
+      this.put(f, at, ids);
+      if (availability !== undefined) {
+        this.put(AVAILABLE_COUNT);
+        const v = availability === null ? -1 : availability[k];
+        this.putAscii(v >= 0 ? String(v) : 'null');
+      }
+      this.ensure(2);
+      this.scratch[this.len++] = 0x7d; // }
+      const next = start + c.cpAvailPos[g0 + k] + 5; // past `null}`: `,` before the next group, or `]`
+      if (k + 1 < groups) {
+        this.scratch[this.len++] = 0x2c; // ,
+        at = next + 1;
+      } else at = next;
+    }
+    const created = f.indexOf(K_CREATED_AT, at);
+    this.put(f, at, created);
+    const version = f.indexOf(K_VERSION, created + K_CREATED_AT.length);
+    const rel = f.indexOf(K_RELATIONSHIPS, version + K_VERSION.length);
+    this.put(f, version, rel);
+    this.put(NO_EXTRAS);
+    const o = c.operator[i];
+    const opId = o === -1 ? null : c.dict.operators[o];
+    const opLive = opId !== null && this.companies.has(opId);
+    if (opId !== null && !opLive) {
+      const pos = start + c.opPos[i];
+      this.put(f, rel, pos);
+      this.put(NULL);
+      this.put(f, pos + OP_REF_OVERHEAD + Buffer.byteLength(opId), end);
+    } else this.put(f, rel, end);
+    this.put(INCLUDED);
+    if (opLive) this.put(this.companyName(opId));
+    this.put(S_TAIL);
+    return this.scratch.subarray(0, this.len);
+  }
+}

@@ -11,7 +11,7 @@ import { forbidden, notFound } from '../jsonapi/errors.js';
 import { bool } from '../jsonapi/query.js';
 import { json, type ApiRequest, type ApiResponse, type RouteDef } from '../types.js';
 import { AvailabilityView } from './availability.js';
-import { StationPageWriter, singleStationDocument } from './stations.document.js';
+import { SingleStationWriter, StationPageWriter, singleStationDocument } from './stations.document.js';
 import { parseSearch } from './stations.query.js';
 
 const WITH_AVAILABILITY = GROUP_BIT.ReadStationsWithAvailability;
@@ -58,6 +58,7 @@ class EmpOperatorMasks {
 export function stationsRoutes(ctx: AppContext): RouteDef[] {
   const index = ctx.stations;
   const writer = new StationPageWriter(index, ctx.companies, ctx.config.disabledExtBCountries);
+  const singleWriter = new SingleStationWriter(index, ctx.companies);
   const availability = new AvailabilityView(ctx.availability, index);
   const empMasks = new EmpOperatorMasks(index, ctx.companies);
 
@@ -99,9 +100,12 @@ export function stationsRoutes(ctx: AppContext): RouteDef[] {
       if (sid !== null) i = index.find(sid);
     }
     if (i === -1) throw notFound(`charging station ${raw}`);
+    const avail = withAvail ? (availability.current().get(i) ?? null) : undefined;
+    // Common case: from the in-memory fragment. Stations with a parking description or facility
+    // details (rare; not held in memory) take the snapshot row.
+    if (singleWriter.canWrite(i)) return { status: 200, body: singleWriter.write(i, avail) };
     const station = ctx.snapshot.station(index.idAt(i));
     if (station === null) throw notFound(`charging station ${raw}`);
-    const avail = withAvail ? (availability.current().get(i) ?? null) : undefined;
     return json(200, singleStationDocument(station, pickLanguage(req.headers.acceptLanguage), avail, ctx.companies));
   };
 

@@ -67,6 +67,12 @@ export interface StationColumns {
   opPos: Int32Array;
   fragments: Buffer[];
   dict: StationDictionaries;
+  /**
+   * 1 when station i has single-read-only data not held in memory (a parking description or
+   * facility details, D30), else 0. Absent in snapshots built before this column existed: then
+   * every single read takes the snapshot row.
+   */
+  extras?: Uint8Array;
 }
 
 const te = new TextEncoder();
@@ -119,6 +125,7 @@ export class StationColumnsBuilder {
   private readonly cpAvailPos = new Grow((n) => new Uint32Array(n));
   private readonly fragStart = new Grow((n) => new Float64Array(n));
   private readonly opPos = new Grow((n) => new Int32Array(n));
+  private readonly extras = new Grow((n) => new Uint8Array(n));
   private readonly fragChunks: Buffer[] = [];
   private frag = Buffer.alloc(16 * 1024 * 1024);
   private fragLen = 0;
@@ -170,6 +177,7 @@ export class StationColumnsBuilder {
     let fac = 0;
     for (const f of s.facilities) fac |= 1 << StationColumnsBuilder.code(d.facilities, f, 32, 'facility');
     this.facilities.push(fac >>> 0);
+    this.extras.push(s.parking_description !== null || s.facility_details.length > 0 ? 1 : 0);
 
     // Fragment (list variant, D28) with the positions of the spliced values.
     const parts: string[] = [];
@@ -288,6 +296,7 @@ export class StationColumnsBuilder {
       cpCount: this.cpCount.done(),
       cpAvailPos: this.cpAvailPos.done(),
       opPos: this.opPos.done(),
+      extras: this.extras.done(),
       ...chunking(this.fragChunks, this.fragStart.done()),
       dict: {
         operators: ops.values,
@@ -318,6 +327,7 @@ export function encodeColumns(c: StationColumns): Array<[string, Buffer]> {
     const a = c[k];
     out.push([k, Buffer.from(a.buffer, a.byteOffset, a.byteLength)]);
   }
+  if (c.extras !== undefined) out.push(['extras', Buffer.from(c.extras.buffer, c.extras.byteOffset, c.extras.byteLength)]);
   c.fragments.forEach((f, k) => out.push([`fragments:${String(k).padStart(4, '0')}`, f]));
   return out;
 }
@@ -359,6 +369,7 @@ export function decodeColumns(get: (name: string) => Buffer | undefined, fragmen
     return b;
   };
   const meta = JSON.parse(need('meta').toString('utf8')) as { n: number; dict: StationDictionaries };
+  const extras = get('extras');
   const kdb = need('kdbush');
   let kd: ArrayBuffer;
   if (kdb.byteOffset === 0 && kdb.byteLength === kdb.buffer.byteLength && kdb.buffer instanceof ArrayBuffer) kd = kdb.buffer;
@@ -384,6 +395,7 @@ export function decodeColumns(get: (name: string) => Buffer | undefined, fragmen
     cpCount: typed(Uint32Array, need('cpCount')),
     cpAvailPos: typed(Uint32Array, need('cpAvailPos')),
     opPos: typed(Int32Array, need('opPos')),
+    ...(extras === undefined ? {} : { extras: typed(Uint8Array, extras) }),
     ...(fragmentParts === null
       ? { fragments: [], fragStart: typed(Float64Array, need('fragStart')), fragChunk: new Uint8Array(0), chunkStart: new Float64Array(1) }
       : chunking(fragmentParts, typed(Float64Array, need('fragStart')))),
