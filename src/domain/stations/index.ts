@@ -139,6 +139,32 @@ export class StationIndex {
     return -1;
   }
 
+  /**
+   * As find(), compared in place over the id bytes (no key buffer per call; hot path of the single
+   * read). Only ASCII letters are case-folded; any other non-ASCII character never matches.
+   */
+  findId(id: string): number {
+    if (id.length !== ID_BYTES) return -1;
+    const ids = this.c.ids;
+    let lo = 0;
+    let hi = this.c.n - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const o = mid * ID_BYTES;
+      let cmp = 0;
+      for (let j = 0; j < ID_BYTES; j++) {
+        let ch = id.charCodeAt(j);
+        if (ch >= 65 && ch <= 90) ch += 32;
+        cmp = ch - ids[o + j];
+        if (cmp !== 0) break;
+      }
+      if (cmp === 0) return mid;
+      if (cmp > 0) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  }
+
   operatorOf(i: number): string | null {
     const o = this.c.operator[i];
     return o === NO_OPERATOR ? null : this.c.dict.operators[o];
