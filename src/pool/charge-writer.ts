@@ -31,10 +31,16 @@ const js = JSON.stringify;
 /** A number as JSON.stringify writes it (non-finite → null). */
 const num = (x: number): string => (Number.isFinite(x) ? String(x) : 'null');
 
-/** Growable byte buffer, reused across requests of a thread. */
+/**
+ * Growable byte buffer, reused across requests of a thread. Short strings are copied byte by byte
+ * while they are ASCII (no call into the Buffer binding per piece); the rest go through
+ * `Buffer.write`. It tracks whether everything written so far is ASCII, so the final text can be
+ * taken as latin1 (a plain copy) instead of being UTF-8 decoded.
+ */
 export class ByteWriter {
   buf: Buffer;
   pos = 0;
+  ascii = true;
 
   constructor(capacity = 1 << 16) {
     this.buf = Buffer.allocUnsafe(capacity);
@@ -42,6 +48,7 @@ export class ByteWriter {
 
   reset(): void {
     this.pos = 0;
+    this.ascii = true;
   }
 
   private ensure(n: number): void {
@@ -55,38 +62,76 @@ export class ByteWriter {
   }
 
   str(s: string): void {
-    this.ensure(s.length * 3);
-    this.pos += this.buf.write(s, this.pos, 'utf8');
+    const n = s.length;
+    this.ensure(n * 3);
+    const buf = this.buf;
+    let pos = this.pos;
+    if (n <= 256) {
+      let i = 0;
+      for (; i < n; i++) {
+        const c = s.charCodeAt(i);
+        if (c >= 0x80) break;
+        buf[pos++] = c;
+      }
+      if (i === n) {
+        this.pos = pos;
+        return;
+      }
+      pos = this.pos;
+    }
+    const written = buf.write(s, pos, 'utf8');
+    if (written !== n) this.ascii = false;
+    this.pos = pos + written;
   }
 
-  bytes(b: Uint8Array): void {
-    this.ensure(b.length);
-    this.buf.set(b, this.pos);
-    this.pos += b.length;
+  /** Appends a fragment made by `fragment` (its ASCII-ness is known). */
+  bytes(f: Fragment): void {
+    const b = f.bytes;
+    const n = b.length;
+    this.ensure(n);
+    if (!f.ascii) this.ascii = false;
+    if (n <= 16) {
+      const buf = this.buf;
+      let pos = this.pos;
+      for (let i = 0; i < n; i++) buf[pos++] = b[i];
+      this.pos = pos;
+    } else {
+      this.buf.set(b, this.pos);
+      this.pos += n;
+    }
   }
 
   /** The written document as a (flat) string. */
   text(): string {
-    return this.buf.toString('utf8', 0, this.pos);
+    return this.buf.toString(this.ascii ? 'latin1' : 'utf8', 0, this.pos);
   }
 }
 
-const bytes = (s: string): Buffer => Buffer.from(s, 'utf8');
+/** UTF-8 bytes of a serialized piece, and whether they are all ASCII. */
+export interface Fragment {
+  bytes: Buffer;
+  ascii: boolean;
+}
+
+const bytes = (s: string): Fragment => {
+  const b = Buffer.from(s, 'utf8');
+  return { bytes: b, ascii: b.length === s.length };
+};
 
 /** The request-independent parts of one tariff's charge_price resource. */
 interface Fragments {
   /** `{"id":…,"type":"charge_price","attributes":{"provider":…,"tariff_name":…,"url":…,"monthly_min_sales":` */
-  head: Buffer;
+  head: Fragment;
   /** `,"flat_rate":…,"provider_customer_tariff":…,"is_roaming":` */
-  flags: Buffer;
+  flags: Fragment;
   /** `,"system_tags":…,"start_time":` */
-  systemTags: Buffer;
+  systemTags: Fragment;
   /** `,"branding":…,"charge_point_prices":[` */
-  branding: Buffer;
+  branding: Fragment;
   /** `]},"relationships":{"tariff":…}}` */
-  tail: Buffer;
+  tail: Fragment;
   /** `,"tags":[…]` per language when no tag depends on time or listing; else null. */
-  tagsByLang: Map<string, Buffer> | null;
+  tagsByLang: Map<string, Fragment> | null;
   /** D92 sort keys. */
   provider: string;
   name: string | null;
@@ -122,6 +167,22 @@ function fragmentsOf(catalog: PricingCatalog, b: CompiledTariff): Fragments {
   cache.byId.set(b.id, f);
   return f;
 }
+
+/** Literal pieces of the entry. */
+const L = {
+  comma: bytes(','),
+  null: bytes('null'),
+  totalMonthlyFee: bytes(',"total_monthly_fee":'),
+  distOpen: bytes(',"price_distribution":{'),
+  session: bytes('"session":'),
+  kwh: bytes('"kwh":'),
+  commaKwh: bytes(',"kwh":'),
+  minute: bytes('"minute":'),
+  commaMinute: bytes(',"minute":'),
+  blocking: bytes('},"blocking_fee_start":'),
+  averageTrue: bytes(',"no_price_reason":null,"is_average_price":true}'),
+  averageFalse: bytes(',"no_price_reason":null,"is_average_price":false}'),
+};
 
 const IS_ROAMING = [bytes('false,"is_promoted":false,"currency":'), bytes('true,"is_promoted":false,"currency":')];
 
@@ -207,17 +268,19 @@ export function writeChargePrices(catalog: PricingCatalog, comp: ChargePriceComp
   w.reset();
   const currency = js(o.currency);
   const startTime = num(o.startTime);
-  const cpHead: Buffer[] = new Array(nu);
+  const cpHead: Fragment[] = new Array(nu);
   for (let j = 0; j < nu; j++) {
     const cp = comp.chargePoints[usable[j]];
     cpHead[j] = bytes(`{"plug":${js(cp.plug)},"power":${num(cp.power)},"price":`);
   }
-  const reasonJson = new Map<number, string>();
+  const reasonJson = new Map<number, Fragment>();
   const target = comp.conversion.target;
   const dist = results.distribution;
   const blocking = results.blockingFeeStart;
   const isAverage = results.isAverage;
 
+  const currencyFrag = bytes(currency);
+  const startTimeFrag = bytes(startTime);
   w.str('{"data":[');
   for (let k = 0; k < order.length; k++) {
     const n = order[k];
@@ -226,9 +289,11 @@ export function writeChargePrices(catalog: PricingCatalog, comp: ChargePriceComp
     const f = frag[n];
     const tariff = b.tariff as unknown as StoredTariff;
     const cur = b.tariff.currency ?? 'EUR';
-    if (k > 0) w.str(',');
+    if (k > 0) w.bytes(L.comma);
     w.bytes(f.head);
-    w.str(num(convertAmount(b.monthlyMinSales, cur, target, rates)) + ',"total_monthly_fee":' + num(convertAmount(b.totalMonthlyFee, cur, target, rates)));
+    w.str(num(convertAmount(b.monthlyMinSales, cur, target, rates)));
+    w.bytes(L.totalMonthlyFee);
+    w.str(num(convertAmount(b.totalMonthlyFee, cur, target, rates)));
     w.bytes(f.flags);
     w.bytes(IS_ROAMING[candidates.roaming[t] ? 1 : 0]);
     let tags = f.tagsByLang?.get(o.lang);
@@ -236,43 +301,59 @@ export function writeChargePrices(catalog: PricingCatalog, comp: ChargePriceComp
       tags = bytes(`,"tags":${js(visibleTags(tariff.tags ?? [], o.lang, o.nowMs, o.listed !== null && o.listed.has(tariff.id)))}`);
       f.tagsByLang?.set(o.lang, tags);
     }
-    w.str(currency);
+    w.bytes(currencyFrag);
     w.bytes(tags);
     w.bytes(f.systemTags);
-    w.str(startTime);
+    w.bytes(startTimeFrag);
     w.bytes(f.branding);
     const showReasons = o.showPriceUnavailable && comp.policy[t] === 2;
     let first = true;
     for (let j = 0; j < nu; j++) {
       const i = t * nu + j;
       const p = price[i];
-      let s: string;
+      if (Number.isNaN(p) && !showReasons) continue;
+      if (!first) w.bytes(L.comma);
+      first = false;
+      w.bytes(cpHead[j]);
       if (Number.isNaN(p)) {
-        if (!showReasons) continue;
         const code = reason[i];
         let r = reasonJson.get(code);
         if (r === undefined) {
-          r = js(reasonText(REASONS[code] as NoPriceReason, o.lang));
+          r = bytes(
+            'null,"price_distribution":{},"blocking_fee_start":null,"no_price_reason":' +
+              js(reasonText(REASONS[code] as NoPriceReason, o.lang)) +
+              ',"is_average_price":false}',
+          );
           reasonJson.set(code, r);
         }
-        s = 'null,"price_distribution":{},"blocking_fee_start":null,"no_price_reason":' + r + ',"is_average_price":false}';
-      } else {
-        let d = '{';
-        const ds = dist[3 * i];
-        const dk = dist[3 * i + 1];
-        const dm = dist[3 * i + 2];
-        if (!Number.isNaN(ds)) d += '"session":' + num(ds);
-        if (!Number.isNaN(dk)) d += (d.length > 1 ? ',"kwh":' : '"kwh":') + num(dk);
-        if (!Number.isNaN(dm)) d += (d.length > 1 ? ',"minute":' : '"minute":') + num(dm);
-        const bf = blocking[i];
-        s =
-          num(p) + ',"price_distribution":' + d + '},"blocking_fee_start":' + (Number.isNaN(bf) ? 'null' : num(bf)) +
-          ',"no_price_reason":null,"is_average_price":' + (isAverage[i] === 1) + '}';
+        w.bytes(r);
+        continue;
       }
-      if (!first) w.str(',');
-      first = false;
-      w.bytes(cpHead[j]);
-      w.str(s);
+      w.str(num(p));
+      w.bytes(L.distOpen);
+      const ds = dist[3 * i];
+      const dk = dist[3 * i + 1];
+      const dm = dist[3 * i + 2];
+      let none = true;
+      if (!Number.isNaN(ds)) {
+        w.bytes(L.session);
+        w.str(num(ds));
+        none = false;
+      }
+      if (!Number.isNaN(dk)) {
+        w.bytes(none ? L.kwh : L.commaKwh);
+        w.str(num(dk));
+        none = false;
+      }
+      if (!Number.isNaN(dm)) {
+        w.bytes(none ? L.minute : L.commaMinute);
+        w.str(num(dm));
+      }
+      w.bytes(L.blocking);
+      const bf = blocking[i];
+      if (Number.isNaN(bf)) w.bytes(L.null);
+      else w.str(num(bf));
+      w.bytes(isAverage[i] === 1 ? L.averageTrue : L.averageFalse);
     }
     w.bytes(f.tail);
   }
