@@ -41,6 +41,8 @@ export function ensureDevelopmentKey(store: LiveStore): CreatedKey | null {
   });
 }
 
+const KEY_CACHE_LIMIT = 10_000;
+
 /**
  * The in-memory view of the active keys: hash → group mask. Refreshed from the live store when
  * another process (the keys CLI) commits, checked every `refreshMs`, so a revocation takes effect
@@ -48,6 +50,8 @@ export function ensureDevelopmentKey(store: LiveStore): CreatedKey | null {
  */
 export class KeyRegistry {
   private byHash = new Map<string, number>();
+  /** Presented key → mask (or -1), so a key is hashed once per reload, not per request; bounded. */
+  private byKey = new Map<string, number>();
   private lastVersion = -1;
   private timer: NodeJS.Timeout | null = null;
 
@@ -59,6 +63,7 @@ export class KeyRegistry {
     const next = new Map<string, number>();
     for (const row of this.store.activeKeys()) next.set(row.key_hash, maskOf(row.groups.split(',')));
     this.byHash = next;
+    this.byKey = new Map();
     this.lastVersion = this.store.dataVersion();
   }
 
@@ -80,6 +85,13 @@ export class KeyRegistry {
 
   /** Group mask of a presented key, or -1 when the key is unknown. */
   maskOfKey(key: string): number {
-    return this.byHash.get(hashKey(key)) ?? -1;
+    let m = this.byKey.get(key);
+    if (m === undefined) {
+      m = this.byHash.get(hashKey(key)) ?? -1;
+      // Unknown keys are cached too; the bound keeps a flood of random keys from growing memory.
+      if (this.byKey.size >= KEY_CACHE_LIMIT) this.byKey.clear();
+      this.byKey.set(key, m);
+    }
+    return m;
   }
 }
