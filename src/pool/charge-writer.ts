@@ -25,6 +25,7 @@ import {
   type RateTable,
 } from '../domain/pricing/index.js';
 import type { StoredTariff } from '../domain/tariffs/model.js';
+import { GrowableBytes } from '../domain/bytes.js';
 
 const js = JSON.stringify;
 
@@ -37,28 +38,16 @@ const num = (x: number): string => (Number.isFinite(x) ? String(x) : 'null');
  * `Buffer.write`. It tracks whether everything written so far is ASCII, so the final text can be
  * taken as latin1 (a plain copy) instead of being UTF-8 decoded.
  */
-export class ByteWriter {
-  buf: Buffer;
-  pos = 0;
+export class ByteWriter extends GrowableBytes {
   ascii = true;
 
   constructor(capacity = 1 << 16) {
-    this.buf = Buffer.allocUnsafe(capacity);
+    super(capacity);
   }
 
   reset(): void {
     this.pos = 0;
     this.ascii = true;
-  }
-
-  private ensure(n: number): void {
-    const need = this.pos + n;
-    if (need <= this.buf.length) return;
-    let cap = this.buf.length * 2;
-    while (cap < need) cap *= 2;
-    const next = Buffer.allocUnsafe(cap);
-    this.buf.copy(next, 0, 0, this.pos);
-    this.buf = next;
   }
 
   str(s: string): void {

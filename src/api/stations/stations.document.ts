@@ -8,6 +8,7 @@ import type { CompanyRegistry } from '../../domain/companies/registry.js';
 import type { StationIndex } from '../../domain/stations/index.js';
 import type { StationRecord } from '../../domain/stations/model.js';
 import { localized, type Language } from '../../domain/language.js';
+import { GrowableBytes } from '../../domain/bytes.js';
 
 const HEAD = Buffer.from('{"data":[');
 const COMMA = Buffer.from(',');
@@ -26,22 +27,20 @@ export interface PageInput {
   supportedEmpsFilter: readonly string[] | undefined;
 }
 
-export class StationPageWriter {
+/** Output buffer plus the included operator records with `name` only, cached until the next company write. */
+abstract class StationBytesWriter extends GrowableBytes {
   private nameCache = new Map<string, Buffer>();
   private cacheGeneration = -1;
-  private readonly tail: (more: boolean) => Buffer;
 
   constructor(
-    private readonly index: StationIndex,
-    private readonly companies: CompanyRegistry,
-    disabledExtBCountries: readonly string[],
+    protected readonly index: StationIndex,
+    protected readonly companies: CompanyRegistry,
+    capacity: number,
   ) {
-    const t = Buffer.from(`],"meta":{"more_available":true,"disabled_ext_b_countries":${JSON.stringify(disabledExtBCountries)}}}`);
-    const f = Buffer.from(`],"meta":{"more_available":false,"disabled_ext_b_countries":${JSON.stringify(disabledExtBCountries)}}}`);
-    this.tail = (more) => (more ? t : f);
+    super(capacity);
   }
 
-  private companyName(id: string): Buffer {
+  protected companyName(id: string): Buffer {
     if (this.cacheGeneration !== this.companies.generation) {
       this.nameCache = new Map();
       this.cacheGeneration = this.companies.generation;
@@ -54,6 +53,18 @@ export class StationPageWriter {
     }
     return b;
   }
+}
+
+export class StationPageWriter extends StationBytesWriter {
+  private readonly tail: (more: boolean) => Buffer;
+
+  constructor(index: StationIndex, companies: CompanyRegistry, disabledExtBCountries: readonly string[]) {
+    super(index, companies, 1 << 20);
+    const t = Buffer.from(`],"meta":{"more_available":true,"disabled_ext_b_countries":${JSON.stringify(disabledExtBCountries)}}}`);
+    const f = Buffer.from(`],"meta":{"more_available":false,"disabled_ext_b_countries":${JSON.stringify(disabledExtBCountries)}}}`);
+    this.tail = (more) => (more ? t : f);
+  }
+
 
   private companyRecord(id: string, p: PageInput): Buffer {
     const f = p.companyFields;
@@ -69,28 +80,6 @@ export class StationPageWriter {
     return Buffer.from(JSON.stringify(rec));
   }
 
-  private scratch = Buffer.allocUnsafe(1 << 20);
-  private len = 0;
-
-  private ensure(extra: number): void {
-    if (this.len + extra <= this.scratch.length) return;
-    let size = this.scratch.length * 2;
-    while (size < this.len + extra) size *= 2;
-    const next = Buffer.allocUnsafe(size);
-    this.scratch.copy(next, 0, 0, this.len);
-    this.scratch = next;
-  }
-
-  /** Appends bytes [start, end) of `src`. */
-  private put(src: Buffer, start = 0, end = src.length): void {
-    this.ensure(end - start);
-    this.len += src.copy(this.scratch, this.len, start, end);
-  }
-
-  private putAscii(s: string): void {
-    this.ensure(s.length);
-    this.len += this.scratch.write(s, this.len, 'latin1');
-  }
 
   /**
    * The whole list document as bytes: fragments are copied into a reused scratch buffer (no
@@ -101,7 +90,7 @@ export class StationPageWriter {
    */
   page(p: PageInput): Buffer {
     const c = this.index.c;
-    this.len = 0;
+    this.pos = 0;
     this.put(HEAD);
     const ops: string[] = [];
     const seen = new Set<number>();
@@ -109,7 +98,7 @@ export class StationPageWriter {
       const i = p.indices[j];
       if (j > 0) {
         this.ensure(1);
-        this.scratch[this.len++] = 0x2c;
+        this.buf[this.pos++] = 0x2c;
       }
       const chunk = c.fragChunk[i];
       const frags = c.fragments[chunk];
@@ -139,7 +128,7 @@ export class StationPageWriter {
           if (avail[k] < 0) continue;
           const pos = start + c.cpAvailPos[g0 + k];
           this.put(frags, at, pos);
-          this.putAscii(String(avail[k]));
+          this.putLatin1(String(avail[k]));
           at = pos + 4;
         }
       }
@@ -157,7 +146,7 @@ export class StationPageWriter {
       this.put(this.companyRecord(ops[k], p));
     }
     this.put(this.tail(p.moreAvailable));
-    return this.scratch.subarray(0, this.len);
+    return this.buf.subarray(0, this.pos);
   }
 }
 
@@ -224,16 +213,10 @@ const S_TAIL = Buffer.from(']}');
  * position is the key. Output is byte-for-byte that of `singleStationDocument` + JSON.stringify
  * (test/http/stations-single-writer.test.ts compares every station of the test snapshot).
  */
-export class SingleStationWriter {
-  private nameCache = new Map<string, Buffer>();
-  private cacheGeneration = -1;
-  private scratch = Buffer.allocUnsafe(64 * 1024);
-  private len = 0;
-
-  constructor(
-    private readonly index: StationIndex,
-    private readonly companies: CompanyRegistry,
-  ) {}
+export class SingleStationWriter extends StationBytesWriter {
+  constructor(index: StationIndex, companies: CompanyRegistry) {
+    super(index, companies, 64 * 1024);
+  }
 
   /** True when station i can be written from memory (the columns say it has no parking description or facility details). */
   canWrite(i: number): boolean {
@@ -241,38 +224,7 @@ export class SingleStationWriter {
     return x !== undefined && x[i] === 0;
   }
 
-  private companyName(id: string): Buffer {
-    if (this.cacheGeneration !== this.companies.generation) {
-      this.nameCache = new Map();
-      this.cacheGeneration = this.companies.generation;
-    }
-    let b = this.nameCache.get(id);
-    if (b === undefined) {
-      const c = this.companies.get(id)!;
-      b = Buffer.from(JSON.stringify({ id: c.id, type: 'company', attributes: { name: c.name } }));
-      this.nameCache.set(id, b);
-    }
-    return b;
-  }
 
-  private ensure(extra: number): void {
-    if (this.len + extra <= this.scratch.length) return;
-    let size = this.scratch.length * 2;
-    while (size < this.len + extra) size *= 2;
-    const next = Buffer.allocUnsafe(size);
-    this.scratch.copy(next, 0, 0, this.len);
-    this.scratch = next;
-  }
-
-  private put(src: Buffer, start = 0, end = src.length): void {
-    this.ensure(end - start);
-    this.len += src.copy(this.scratch, this.len, start, end);
-  }
-
-  private putAscii(s: string): void {
-    this.ensure(s.length);
-    this.len += this.scratch.write(s, this.len, 'latin1');
-  }
 
   /**
    * The document of station i (canWrite(i) must hold). `availability`: undefined without the
@@ -287,7 +239,7 @@ export class SingleStationWriter {
     const base = c.chunkStart[chunk];
     const start = c.fragStart[i] - base;
     const end = c.fragStart[i + 1] - base;
-    this.len = 0;
+    this.pos = 0;
     this.put(S_HEAD);
     const evseOp = f.indexOf(K_EVSE_OPERATOR, start);
     this.put(f, start, evseOp);
@@ -304,13 +256,13 @@ export class SingleStationWriter {
       if (availability !== undefined) {
         this.put(AVAILABLE_COUNT);
         const v = availability === null ? -1 : availability[k];
-        this.putAscii(v >= 0 ? String(v) : 'null');
+        this.putLatin1(v >= 0 ? String(v) : 'null');
       }
       this.ensure(2);
-      this.scratch[this.len++] = 0x7d; // }
+      this.buf[this.pos++] = 0x7d; // }
       const next = start + c.cpAvailPos[g0 + k] + 5; // past `null}`: `,` before the next group, or `]`
       if (k + 1 < groups) {
-        this.scratch[this.len++] = 0x2c; // ,
+        this.buf[this.pos++] = 0x2c; // ,
         at = next + 1;
       } else at = next;
     }
@@ -332,6 +284,6 @@ export class SingleStationWriter {
     this.put(INCLUDED);
     if (opLive) this.put(this.companyName(opId));
     this.put(S_TAIL);
-    return this.scratch.subarray(0, this.len);
+    return this.buf.subarray(0, this.pos);
   }
 }
