@@ -13,6 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
 import { BENCH_KEY, formatTable, machineLine, runScenarios, startService, writeJson, writeResultsSection, type BenchOptions, type Scenario } from './lib/harness.js';
+import { tariffBody } from './scenarios.js';
 
 function parse(argv: string[]): BenchOptions & { quick: boolean } {
   const o = { durationS: 5, runs: 3, connections: 20, warmupS: 2, quick: false } as BenchOptions & { quick: boolean };
@@ -30,27 +31,6 @@ function parse(argv: string[]): BenchOptions & { quick: boolean } {
 
 const headers = { 'Api-Key': BENCH_KEY, 'Content-Type': 'application/json' };
 
-function tariffBody(id: string, emp: string, version: number): string {
-  return JSON.stringify({
-    data: {
-      id,
-      type: 'tariff',
-      attributes: {
-        name: `Bench ${id.slice(0, 8)}`,
-        version,
-        currency: 'EUR',
-        monthly_fee: 4.99,
-        tags: [{ kind: 'info', localized_text: { en: 'Bench', de: 'Bench' } }],
-        prices: [
-          { restrictions: [{ allowance: 'allow', charge_point_energy_type: 'ac' }], decomposition: [{ dimension: 'kwh', price: 0.39 }, { dimension: 'minute', price: 0.1, range_gte: 240, billing_increment: 1 }] },
-          { restrictions: [{ allowance: 'allow', charge_point_energy_type: 'dc' }], decomposition: [{ dimension: 'kwh', price: 0.59 }, { dimension: 'session', price: 0.5 }] },
-          { restrictions: [], decomposition: [{ dimension: 'kwh', price: 0.29, time_of_day_start: 1320, time_of_day_end: 360 }] },
-        ],
-      },
-      relationships: { emp: { data: { type: 'company', id: emp } } },
-    },
-  });
-}
 
 async function send(port: number, method: string, p: string, body?: string): Promise<{ status: number; text: string }> {
   const r = await fetch(`http://127.0.0.1:${port}${p}`, { method, headers, body });
@@ -81,14 +61,14 @@ async function writeLoad(port: number, emp: string, mode: Mode, durationS: numbe
         setupRequest: (req: any, context: any) => {
           if (mode === 'create') {
             const id = randomUUID();
-            return { ...req, path: `/v2/tariffs/${id}`, body: tariffBody(id, emp, 1) };
+            return { ...req, path: `/v2/tariffs/${id}`, body: JSON.stringify(tariffBody(id, emp, 1)) };
           }
-          if (mode === 'conflict') return { ...req, path: `/v2/tariffs/${conflictId}`, body: tariffBody(conflictId, emp, 1) };
+          if (mode === 'conflict') return { ...req, path: `/v2/tariffs/${conflictId}`, body: JSON.stringify(tariffBody(conflictId, emp, 1)) };
           // Each in-flight request takes an idle tariff (or a new one) and sends its next version.
           const t = idle.pop() ?? { id: randomUUID(), version: 0 };
           t.version += 1;
           context.tariff = t;
-          return { ...req, path: `/v2/tariffs/${t.id}`, body: tariffBody(t.id, emp, t.version) };
+          return { ...req, path: `/v2/tariffs/${t.id}`, body: JSON.stringify(tariffBody(t.id, emp, t.version)) };
         },
         onResponse: (status: number, _body: string, context: any) => {
           statuses[status] = (statuses[status] ?? 0) + 1;
@@ -133,11 +113,11 @@ async function main(): Promise<void> {
     if (c.status !== 201) throw new Error(`company PUT: ${c.status} ${c.text}`);
     for (let i = 0; i < 100; i++) {
       const id = randomUUID();
-      const r = await send(svc.port, 'PUT', `/v2/tariffs/${id}`, tariffBody(id, emp, 1));
+      const r = await send(svc.port, 'PUT', `/v2/tariffs/${id}`, JSON.stringify(tariffBody(id, emp, 1)));
       if (r.status !== 201) throw new Error(`tariff PUT: ${r.status} ${r.text}`);
     }
     const conflictId = randomUUID();
-    await send(svc.port, 'PUT', `/v2/tariffs/${conflictId}`, tariffBody(conflictId, emp, 1));
+    await send(svc.port, 'PUT', `/v2/tariffs/${conflictId}`, JSON.stringify(tariffBody(conflictId, emp, 1)));
 
     const scenarios: Scenario[] = [
       { name: 'GET /health (baseline)', method: 'GET', path: '/health' },

@@ -19,7 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { defaultSnapshotPath } from '../src/config.js';
-import { generateTariffs, pickFixture, type Fixture } from './scenarios.js';
+import { chargeBody as sharedChargeBody, generateTariffs, pickFixture, type Fixture, type RequestStation } from './scenarios.js';
 import {
   BENCH_KEY,
   formatTable,
@@ -67,19 +67,8 @@ function parse(argv: string[]): Options {
   return o;
 }
 
-/** Deterministic UUID-shaped id from a counter (version 4 layout). */
 export function scenarios(f: Fixture, tariffs: string[], n: number): Scenario[] {
-  const chargeBody = (s: { latitude: number; longitude: number; country: string; charge_points: unknown[] }, network: string) => ({
-    data: {
-      type: 'charge_price_request',
-      attributes: {
-        data_adapter: 'native',
-        station: { longitude: s.longitude, latitude: s.latitude, country: s.country, network, charge_points: s.charge_points },
-        options: { battery_range: [20, 80] },
-      },
-      relationships: { vehicle: { data: { type: 'car', id: f.vehicle } } },
-    },
-  });
+  const chargeBody = (s: RequestStation, network: string): unknown => sharedChargeBody(f, s, network);
   return [
     {
       name: `charge prices, busy station (${f.busy.charge_points.length} charge points, ≥ ${n} candidates)`,

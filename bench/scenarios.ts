@@ -30,7 +30,7 @@ const uuidOf = (prefix: number, i: number): string => {
 
 const NATIVE_PLUGS = new Set(['ccs', 'type2', 'chademo', 'schuko', 'type1', 'type3', 'tesla_ccs', 'tesla_suc', 'ccs1', 'nacs']);
 
-interface RequestStation {
+export interface RequestStation {
   latitude: number;
   longitude: number;
   country: string;
