@@ -1,20 +1,13 @@
 /** JSON Schemas of charge prices (endpoint 3, D36–D38) and the bulk preview (endpoint 8, D50), compiled once. */
 import { compile } from '../jsonapi/validate.js';
+import { bool, chargePoint, currency, ref } from '../jsonapi/schemas.js';
 
-const bool = { type: 'boolean' } as const;
-const ref = (type: string) =>
-  ({
-    type: 'object',
-    required: ['id'],
-    properties: { type: { const: type }, id: { type: 'string', minLength: 1, maxLength: 200 } },
-  }) as const;
 const batteryRange = {
   type: 'array',
   minItems: 2,
   maxItems: 2,
   items: { type: 'number', minimum: 0, maximum: 100 },
 } as const;
-const currency = { type: 'string', pattern: '^[A-Za-z]{3}$' } as const;
 const startTime = { type: 'integer', minimum: 0, maximum: 1439 } as const;
 
 export interface ChargePricesBody {
@@ -78,14 +71,7 @@ export const validateChargePrices = compile<ChargePricesBody>({
                   type: 'array',
                   minItems: 1,
                   maxItems: 100,
-                  items: {
-                    type: 'object',
-                    required: ['power', 'plug'],
-                    properties: {
-                      power: { type: 'number', minimum: 0, maximum: 10000 },
-                      plug: { type: 'string', minLength: 1, maxLength: 100 },
-                    },
-                  },
+                  items: chargePoint,
                 },
               },
             },

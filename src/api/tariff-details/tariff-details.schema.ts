@@ -1,7 +1,7 @@
 /** JSON Schema of the tariff details request (endpoint 2, D31–D32), compiled once. */
 import { compile } from '../jsonapi/validate.js';
+import { bool, chargePoint, ref } from '../jsonapi/schemas.js';
 
-const bool = { type: 'boolean' } as const;
 
 export const MAX_DETAIL_STATIONS = 50;
 
@@ -55,14 +55,7 @@ export const validateTariffDetails = compile<TariffDetailsBody>({
                   required: ['id', 'type'],
                   properties: { id: { type: 'string', minLength: 1, maxLength: 200 }, type: { const: 'company' } },
                 },
-                charge_point: {
-                  type: 'object',
-                  required: ['power', 'plug'],
-                  properties: {
-                    power: { type: 'number', minimum: 0, maximum: 10000 },
-                    plug: { type: 'string', minLength: 1, maxLength: 100 },
-                  },
-                },
+                charge_point: chargePoint,
               },
             },
             filter: {
@@ -92,11 +85,7 @@ export const validateTariffDetails = compile<TariffDetailsBody>({
                 data: {
                   type: 'array',
                   maxItems: 10000,
-                  items: {
-                    type: 'object',
-                    required: ['id'],
-                    properties: { type: { const: 'tariff' }, id: { type: 'string', minLength: 1, maxLength: 200 } },
-                  },
+                  items: ref('tariff'),
                 },
               },
             },

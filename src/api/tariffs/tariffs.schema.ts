@@ -1,16 +1,10 @@
 /** JSON Schemas of the raw tariff PUT (endpoint 12, D56–D57), compiled once at module load. */
 import { compile, UUID } from '../jsonapi/validate.js';
+import { bool, currency, ref as sharedRef } from '../jsonapi/schemas.js';
 
 const num0 = { type: 'number', minimum: 0, maximum: 1e9 } as const;
-const bool = { type: 'boolean' } as const;
-const currency = { type: 'string', pattern: '^[A-Za-z]{3}$' } as const;
 const country = { type: 'string', pattern: '^[A-Za-z]{2}$' } as const;
-const ref = (type: string) =>
-  ({
-    type: 'object',
-    required: ['id'],
-    properties: { type: { const: type }, id: { type: 'string', minLength: 1, maxLength: 100 } },
-  }) as const;
+const ref = (type: string) => sharedRef(type, 100);
 
 const restriction = {
   type: 'object',

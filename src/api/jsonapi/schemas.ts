@@ -1,0 +1,24 @@
+/** JSON Schema fragments shared by the request schemas of several endpoints. */
+
+export const bool = { type: 'boolean' } as const;
+
+/** ISO 4217 form; whether the code is known is checked against the rate table (D84). */
+export const currency = { type: 'string', pattern: '^[A-Za-z]{3}$' } as const;
+
+/** A request reference `{type?, id}` whose `type`, if given, must be the documented one (D16). */
+export const ref = (type: string, idMaxLength = 200) =>
+  ({
+    type: 'object',
+    required: ['id'],
+    properties: { type: { const: type }, id: { type: 'string', minLength: 1, maxLength: idMaxLength } },
+  }) as const;
+
+/** A requested charge point `{power, plug}` (charge prices, tariff details). */
+export const chargePoint = {
+  type: 'object',
+  required: ['power', 'plug'],
+  properties: {
+    power: { type: 'number', minimum: 0, maximum: 10000 },
+    plug: { type: 'string', minLength: 1, maxLength: 100 },
+  },
+} as const;
