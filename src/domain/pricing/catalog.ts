@@ -31,7 +31,7 @@ export const ENERGY_AC = 1;
 export const ENERGY_DC = 2;
 
 /**
- * Packed per-segment record of `CompiledTariff.segData`: SEG_STRIDE doubles per segment, so that
+ * Packed per-segment record of `CompiledTariff.evalData`: SEG_STRIDE doubles per segment, so that
  * the evaluator reads one segment from one place instead of from nine arrays.
  */
 export const SEG_STRIDE = 8;
@@ -43,6 +43,19 @@ export const SEG_WIN_START = 4;
 export const SEG_WIN_END = 5;
 export const SEG_CUR = 6;
 export const SEG_DIM = 7;
+
+/**
+ * Packed per-restriction record of `CompiledTariff.evalData` (charge point criteria only; the
+ * station-wide ones are checked while planning): R_STRIDE doubles per restriction.
+ */
+export const R_STRIDE = 6;
+export const R_ALLOW = 0;
+export const R_ENERGY = 1;
+export const R_POW_COUNT = 2;
+/** Offset of the restriction's first power in `evalData`. */
+export const R_POW_START = 3;
+export const R_POW_RANGE = 4;
+export const R_CONSUMED = 5;
 
 /** Segment flags. */
 export const SEG_AVERAGE = 1;
@@ -144,11 +157,21 @@ export interface CompiledTariff {
   sWinStart: Float64Array;
   sWinEnd: Float64Array;
   sFlags: Uint8Array;
-  /** The same segments packed, SEG_STRIDE doubles each (SEG_PRICE … SEG_DIM). */
-  segData: Float64Array;
+  /**
+   * What an evaluation reads, packed into one array: the segments (SEG_STRIDE doubles each,
+   * SEG_PRICE … SEG_DIM) from 0, the restrictions (R_STRIDE doubles each) from `rBase`, then the
+   * powers they list (`powPool` is a view of them).
+   */
+  evalData: Float64Array;
+  rBase: number;
   /** Source records of each component and segment, for listings (tariff details). */
   compSource: PriceComponent[];
   compOwner: TariffInput[];
+  /**
+   * Plans made for this block, by plan key (see `planTariff` in evaluate.ts). A plan is a
+   * function of the block and its key alone, so the cache lives and dies with the block.
+   */
+  plans: Map<number, unknown>;
 }
 
 export interface CpoCandidates {
@@ -497,11 +520,12 @@ export class PricingCatalog {
         ni += (r.cpo_ids?.length ?? 0) + (r.countries?.length ?? 0);
       }
     }
-    // Doubles: segData, powPool, sPrice, sGte, sLt, sInc, sWinStart, sWinEnd. 32-bit: 4 per
+    // Doubles: evalData (segments, restrictions, powers), sPrice, sGte, sLt, sInc, sWinStart, sWinEnd. 32-bit: 4 per
     // component, 6 per restriction, idPool, sCur. Bytes: 3 per component, 4 per restriction, sDim, sFlags.
-    const arena = new Arena(ns * SEG_STRIDE + np + 6 * ns, 4 * nc + 6 * nr + ni + ns, 3 * nc + 4 * nr + 2 * ns);
-    const segData = arena.f64(ns * SEG_STRIDE);
-    const powPool = arena.f64(np);
+    const arena = new Arena(ns * SEG_STRIDE + nr * R_STRIDE + np + 6 * ns, 4 * nc + 6 * nr + ni + ns, 3 * nc + 4 * nr + 2 * ns);
+    const rBase = ns * SEG_STRIDE;
+    const evalData = arena.f64(rBase + nr * R_STRIDE + np);
+    const powPool = evalData.subarray(rBase + nr * R_STRIDE);
     const sPrice = arena.f64(ns);
     const sGte = arena.f64(ns);
     const sLt = arena.f64(ns);
@@ -584,9 +608,11 @@ export class PricingCatalog {
       sWinStart,
       sWinEnd,
       sFlags,
-      segData,
+      evalData,
+      rBase,
       compSource: comps,
       compOwner: owners,
+      plans: new Map(),
     };
     let r = 0;
     let s = 0;
@@ -614,6 +640,13 @@ export class PricingCatalog {
         if (b.rAllow[r] === 1 && b.rCpoCount[r] > 0) b.compListsCpo[c] = 1;
         if (b.rCpoCount[r] > 0 || b.rCountryCount[r] > 0) b.compStationCriteria[c] = 1;
         if (b.rEnergy[r] !== ENERGY_ANY || b.rPowCount[r] > 0) b.compChargePointCriteria[c] = 1;
+        const ro = rBase + r * R_STRIDE;
+        b.evalData[ro + R_ALLOW] = b.rAllow[r];
+        b.evalData[ro + R_ENERGY] = b.rEnergy[r];
+        b.evalData[ro + R_POW_COUNT] = b.rPowCount[r];
+        b.evalData[ro + R_POW_START] = rBase + nr * R_STRIDE + b.rPowStart[r];
+        b.evalData[ro + R_POW_RANGE] = b.rPowRange[r];
+        b.evalData[ro + R_CONSUMED] = b.rConsumed[r];
         r++;
       }
       b.compREnd[c] = r;
@@ -633,14 +666,14 @@ export class PricingCatalog {
           (seg.occupancy_gte != null || seg.occupancy_lt != null ? SEG_OCCUPANCY : 0) |
           (seg.range_gte == null || seg.range_gte === 0 ? SEG_STARTS_AT_ZERO : 0);
         const o = s * SEG_STRIDE;
-        b.segData[o + SEG_PRICE] = b.sPrice[s];
-        b.segData[o + SEG_GTE] = b.sGte[s];
-        b.segData[o + SEG_LT] = b.sLt[s];
-        b.segData[o + SEG_INC] = b.sInc[s];
-        b.segData[o + SEG_WIN_START] = ws;
-        b.segData[o + SEG_WIN_END] = we;
-        b.segData[o + SEG_CUR] = b.sCur[s];
-        b.segData[o + SEG_DIM] = b.sDim[s];
+        b.evalData[o + SEG_PRICE] = b.sPrice[s];
+        b.evalData[o + SEG_GTE] = b.sGte[s];
+        b.evalData[o + SEG_LT] = b.sLt[s];
+        b.evalData[o + SEG_INC] = b.sInc[s];
+        b.evalData[o + SEG_WIN_START] = ws;
+        b.evalData[o + SEG_WIN_END] = we;
+        b.evalData[o + SEG_CUR] = b.sCur[s];
+        b.evalData[o + SEG_DIM] = b.sDim[s];
         s++;
       }
       b.compSEnd[c] = s;

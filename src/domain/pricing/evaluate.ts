@@ -35,6 +35,13 @@ const SEG_WIN_START: typeof Catalog.SEG_WIN_START = 4;
 const SEG_WIN_END: typeof Catalog.SEG_WIN_END = 5;
 const SEG_CUR: typeof Catalog.SEG_CUR = 6;
 const SEG_DIM: typeof Catalog.SEG_DIM = 7;
+const R_STRIDE: typeof Catalog.R_STRIDE = 6;
+const R_ALLOW: typeof Catalog.R_ALLOW = 0;
+const R_ENERGY: typeof Catalog.R_ENERGY = 1;
+const R_POW_COUNT: typeof Catalog.R_POW_COUNT = 2;
+const R_POW_START: typeof Catalog.R_POW_START = 3;
+const R_POW_RANGE: typeof Catalog.R_POW_RANGE = 4;
+const R_CONSUMED: typeof Catalog.R_CONSUMED = 5;
 import type { ChargeSession } from './charging.js';
 import type { Conversion } from './currency.js';
 import type { EnergyType } from './model.js';
@@ -76,27 +83,26 @@ export function resolveStation(
   };
 }
 
-/** Reusable per-thread working memory of the evaluator. */
+/**
+ * A plan: the components of one tariff that can apply at a station, with their levels, and the
+ * segments that can take part, packed into one Int32Array (`data`, [0, length)) so that an
+ * evaluation reads the plan from one place. Per planned component with at least one segment:
+ *
+ *   [n, rStart, rEnd, then n × (segment offset, level | average << 3)]
+ *
+ * rStart/rEnd: the component's restrictions to check per charge point, as offsets of
+ * `CompiledTariff.evalData` (rStart = rEnd without charge point criteria); segment offset: of
+ * the segment's record in `evalData`; level after D73. Parking and occupancy segments, average
+ * segments without `average_prices` and country-level segments under the D71 exception are left
+ * out already. `planTariff` writes a plan into a reusable scratch plan or returns a cached copy.
+ */
 export class PlanScratch {
-  /** Planned components and their levels, [0, count). */
-  comp = new Int32Array(64);
-  level = new Int8Array(64);
-  matched = new Uint8Array(64);
+  data: Int32Array;
+  length = 0;
+  /** Planned components and their levels, [0, count): working memory while planning. */
+  comp: Int32Array;
+  level: Int8Array;
   count = 0;
-  /**
-   * The segments of planned component j that can take part, [segStart[j], segEnd[j]) into
-   * segIndex (block segment index), segLevel (level after D73) and segAverage. Parking and
-   * occupancy segments, average segments without `average_prices` and country-level segments
-   * under the D71 exception are already left out.
-   */
-  segStart = new Int32Array(64);
-  segEnd = new Int32Array(64);
-  segIndex = new Int32Array(128);
-  segLevel = new Int8Array(128);
-  segAverage = new Uint8Array(128);
-  /** Restrictions of planned component j to check per charge point; empty without such criteria. */
-  checkStart = new Int32Array(64);
-  checkEnd = new Int32Array(64);
   averagePrices = false;
   /** D71 exception: the sub tariff for the CPO is empty, so the country level is not used. */
   noPriceAtCpo = false;
@@ -105,29 +111,44 @@ export class PlanScratch {
   /** Resolved D69 policy (1 hide, 2 show_reason) and reason code (1..4). */
   policy = 1;
   reason = 1;
-  readonly dimCost = new Float64Array(3);
-  readonly best = new Int8Array(3);
   /** The charge point power handed from `evaluateInto` to `evaluateAt`. */
   readonly power = new Float64Array(1);
+  /**
+   * For a caller that reuses the prices of a cached plan within one computation (bulk previews):
+   * the stamp of the computation that last used the plan, and the plan's row there.
+   */
+  memoStamp = 0;
+  memoRow = 0;
 
-  /** Room for n planned components and m planned segments. */
-  ensure(n: number, m = 0): void {
+  /** Room for `components` planned components and `ints` packed entries. */
+  constructor(components = 64, ints = 512) {
+    this.comp = new Int32Array(components);
+    this.level = new Int8Array(components);
+    this.data = new Int32Array(ints);
+  }
+
+  /** Room for n planned components with m segments in all. */
+  ensure(n: number, m: number): void {
     if (n > this.comp.length) {
       const cap = Math.max(n, this.comp.length * 2);
       this.comp = new Int32Array(cap);
       this.level = new Int8Array(cap);
-      this.matched = new Uint8Array(cap);
-      this.segStart = new Int32Array(cap);
-      this.segEnd = new Int32Array(cap);
-      this.checkStart = new Int32Array(cap);
-      this.checkEnd = new Int32Array(cap);
     }
-    if (m > this.segIndex.length) {
-      const cap = Math.max(m, this.segIndex.length * 2);
-      this.segIndex = new Int32Array(cap);
-      this.segLevel = new Int8Array(cap);
-      this.segAverage = new Uint8Array(cap);
-    }
+    const ints = 3 * n + 2 * m;
+    if (ints > this.data.length) this.data = new Int32Array(Math.max(ints, this.data.length * 2));
+  }
+
+  /** An exact-size copy of the plan (same class, so the evaluator's loads stay monomorphic). */
+  copy(): PlanScratch {
+    const p = new PlanScratch(0, this.length);
+    p.data.set(this.data.subarray(0, this.length));
+    p.length = this.length;
+    p.averagePrices = this.averagePrices;
+    p.noPriceAtCpo = this.noPriceAtCpo;
+    p.subIndex = this.subIndex;
+    p.policy = this.policy;
+    p.reason = this.reason;
+    return p;
   }
 }
 
@@ -209,26 +230,91 @@ function push(s: PlanScratch, c: number, level: number): void {
   s.count++;
 }
 
+/** Most cached plans per tariff block (distinct sub tariffs × station criteria outcomes). */
+const PLAN_CACHE_LIMIT = 256;
+/** Most components with station-wide criteria a cacheable plan may depend on. */
+const PLAN_KEY_CRITERIA = 16;
+
 /**
- * Step 1: the components of `b` that can apply at the station, with their levels (D65, D70, D71),
- * and the resolved no-price policy and reason (D69). Returns the number of planned components.
+ * The cache key of the plan of `b` at a station without station-level components of `b`: a plan
+ * is a function of the sub tariff for the CPO, of `average_prices`, and of whether each component
+ * with station-wide criteria (countries, CPOs) passes them at the station. (Whether a passing own
+ * component lists the CPO, D65, follows: an `allow` restriction listing CPOs passes only when it
+ * lists the CPO or its group.) −1 when there are too many such components to key.
  */
-export function planTariff(catalog: PricingCatalog, b: CompiledTariff, st: ResolvedStation, s: PlanScratch): number {
+function planKey(b: CompiledTariff, st: ResolvedStation, sub: number): number {
+  let key = (sub + 1) * 2 + (st.averagePrices ? 1 : 0);
+  const criteria = b.compStationCriteria;
+  let n = 0;
+  let outcome = 0;
+  for (let c = 0; c < b.ownEnd; c++) {
+    if (criteria[c] === 0) continue;
+    if (++n > PLAN_KEY_CRITERIA) return -1;
+    outcome = outcome * 2 + (componentPassesStation(b, c, st) ? 1 : 0);
+  }
+  if (sub >= 0) {
+    for (let c = b.subStart[sub]; c < b.subEnd[sub]; c++) {
+      if (criteria[c] === 0) continue;
+      if (++n > PLAN_KEY_CRITERIA) return -1;
+      outcome = outcome * 2 + (componentPassesStation(b, c, st) ? 1 : 0);
+    }
+  }
+  const countrySubs = b.countrySubs;
+  for (let x = 0; x < countrySubs.length; x++) {
+    const k = countrySubs[x];
+    for (let c = b.subStart[k]; c < b.subEnd[k]; c++) {
+      if (criteria[c] === 0) continue;
+      if (++n > PLAN_KEY_CRITERIA) return -1;
+      outcome = outcome * 2 + (componentPassesStation(b, c, st) ? 1 : 0);
+    }
+  }
+  // 2^16 outcomes × 2 × (sub tariffs + 1) stays far below 2^53.
+  if (n > 0) key += outcome * 2 * (b.subIds.length + 1);
+  return key;
+}
+
+/**
+ * Step 1: the plan of `b` at the station: the components that can apply there, with their levels
+ * (D65, D70, D71), the segments that can take part, and the resolved no-price policy and reason
+ * (D69). Use the returned plan, which is either `s` or a cached plan of the block: a plan depends
+ * on the station only through a few discrete facts (`planKey`), so the block keeps the plans it
+ * has made and a route or bulk preview over many stations plans each tariff once per distinct
+ * key. Plans made for a station with station-level (EVSE) components of `b` are not cached.
+ * A cached plan is read-only for callers. `cache` = false always plans into `s`.
+ */
+export function planTariff(catalog: PricingCatalog, b: CompiledTariff, st: ResolvedStation, s: PlanScratch, cache = true): PlanScratch {
+  const sub = b.subByCpo.size === 0 ? -1 : catalog.subFor(b, st.cpoIndex, st.groupIndex);
+  const evse = st.stationId !== null && b.evseRange.size > 0 ? b.evseRange.get(st.stationId) : undefined;
+  let key = -1;
+  if (cache && evse === undefined) {
+    key = planKey(b, st, sub);
+    if (key >= 0) {
+      const hit = b.plans.get(key) as PlanScratch | undefined;
+      if (hit !== undefined) return hit;
+    }
+  }
+  buildPlan(b, st, s, sub, evse);
+  if (key >= 0 && b.plans.size < PLAN_CACHE_LIMIT) {
+    const plan = s.copy();
+    b.plans.set(key, plan);
+    return plan;
+  }
+  return s;
+}
+
+function buildPlan(b: CompiledTariff, st: ResolvedStation, s: PlanScratch, sub: number, evse: [number, number] | undefined): void {
   s.ensure(b.compRStart.length, b.sDim.length);
   s.count = 0;
+  s.length = 0;
   s.averagePrices = st.averagePrices;
-  const sub = b.subByCpo.size === 0 ? -1 : catalog.subFor(b, st.cpoIndex, st.groupIndex);
   s.subIndex = sub;
   const subEmpty = sub >= 0 && b.subEmpty[sub] === 1;
   const copyToSub = subEmpty && b.applyPricesToSubTariff;
   s.noPriceAtCpo = subEmpty && !copyToSub;
   const criteria = b.compStationCriteria;
 
-  if (st.stationId !== null && b.evseRange.size > 0) {
-    const range = b.evseRange.get(st.stationId);
-    if (range) {
-      for (let c = range[0]; c < range[1]; c++) if (criteria[c] === 0 || componentPassesStation(b, c, st)) push(s, c, LEVEL_EVSE);
-    }
+  if (evse !== undefined) {
+    for (let c = evse[0]; c < evse[1]; c++) if (criteria[c] === 0 || componentPassesStation(b, c, st)) push(s, c, LEVEL_EVSE);
   }
   if (sub >= 0) {
     for (let c = b.subStart[sub]; c < b.subEnd[sub]; c++) if (criteria[c] === 0 || componentPassesStation(b, c, st)) push(s, c, LEVEL_CPO);
@@ -246,13 +332,13 @@ export function planTariff(catalog: PricingCatalog, b: CompiledTariff, st: Resol
   // The segments that can take part, with their levels (D73: average segments count as cpo).
   const avgOk = s.averagePrices;
   const noCountry = s.noPriceAtCpo;
-  let q = 0;
+  const data = s.data;
+  let x = 0;
   for (let j = 0; j < s.count; j++) {
     const c = s.comp[j];
     const compLevel = s.level[j];
-    s.segStart[j] = q;
-    s.checkEnd[j] = b.compREnd[c];
-    s.checkStart[j] = b.compChargePointCriteria[c] === 0 ? b.compREnd[c] : b.compRStart[c];
+    const head = x;
+    x += 3;
     for (let g = b.compSStart[c]; g < b.compSEnd[c]; g++) {
       const flags = b.sFlags[g];
       if (b.sDim[g] === DIM_PARKING || (flags & SEG_OCCUPANCY) !== 0) continue;
@@ -263,13 +349,21 @@ export function planTariff(catalog: PricingCatalog, b: CompiledTariff, st: Resol
         level = LEVEL_CPO;
       }
       if (level === LEVEL_COUNTRY && noCountry) continue;
-      s.segIndex[q] = g;
-      s.segLevel[q] = level;
-      s.segAverage[q] = average ? 1 : 0;
-      q++;
+      data[x++] = g * SEG_STRIDE;
+      data[x++] = level | (average ? 8 : 0);
     }
-    s.segEnd[j] = q;
+    const n = (x - head - 3) >> 1;
+    if (n === 0) {
+      // Without segments a component adds nothing, whatever its restrictions.
+      x = head;
+      continue;
+    }
+    const rEnd = b.rBase + b.compREnd[c] * R_STRIDE;
+    data[head] = n;
+    data[head + 1] = b.compChargePointCriteria[c] === 0 ? rEnd : b.rBase + b.compRStart[c] * R_STRIDE;
+    data[head + 2] = rEnd;
   }
+  s.length = x;
 
   let policy = sub >= 0 ? b.subPolicy[sub] : 0;
   if (policy === 0) policy = b.policy;
@@ -277,7 +371,6 @@ export function planTariff(catalog: PricingCatalog, b: CompiledTariff, st: Resol
   let reason = sub >= 0 ? b.subReason[sub] : 0;
   if (reason === 0) reason = b.reason;
   s.reason = reason === 0 ? 1 : reason;
-  return s.count;
 }
 
 /**
@@ -339,23 +432,9 @@ export function evaluateAt(
   }
   const power = powers[p];
   const consumed = session.consumedPower;
-  const segStart = s.segStart;
-  const segEnd = s.segEnd;
-  const segIndex = s.segIndex;
-  const segLevel = s.segLevel;
-  const segAverage = s.segAverage;
-  const count = s.count;
-
-  const checkStart = s.checkStart;
-  const checkEnd = s.checkEnd;
-  const rAllow = b.rAllow;
-  const rEnergy = b.rEnergy;
-  const rPowCount = b.rPowCount;
-  const rPowStart = b.rPowStart;
-  const rPowRange = b.rPowRange;
-  const rConsumed = b.rConsumed;
-  const powPool = b.powPool;
-  const segData = b.segData;
+  const plan = s.data;
+  const planLength = s.length;
+  const data = b.evalData;
 
   const duration = session.duration;
   const totalEnergy = session.energy;
@@ -381,32 +460,33 @@ export function evaluateAt(
   let zeroStart = false;
   let smallestStart = Infinity;
 
-  for (let j = 0; j < count; j++) {
-    const qStart = segStart[j];
-    const qEnd = segEnd[j];
-    if (qStart === qEnd) continue;
-    const rStart = checkStart[j];
-    const rEnd = checkEnd[j];
+  let x = 0;
+  while (x < planLength) {
+    const n = plan[x];
+    const rStart = plan[x + 1];
+    const rEnd = plan[x + 2];
+    x += 3;
+    const qEnd = x + 2 * n;
     if (rStart !== rEnd) {
       // Charge-point criteria (energy type, power) of every restriction, D68.
       let ok = true;
-      for (let r = rStart; r < rEnd; r++) {
-        const allow = rAllow[r] === 1;
-        const re = rEnergy[r];
+      for (let r = rStart; r < rEnd; r += R_STRIDE) {
+        const allow = data[r + R_ALLOW] === 1;
+        const re = data[r + R_ENERGY];
         if (re !== ENERGY_ANY && (re === energy) !== allow) {
           ok = false;
           break;
         }
-        const n = rPowCount[r];
-        if (n > 0) {
-          const cpPower = rConsumed[r] === 1 ? consumed : power;
-          const start = rPowStart[r];
+        const count = data[r + R_POW_COUNT];
+        if (count > 0) {
+          const cpPower = data[r + R_CONSUMED] === 1 ? consumed : power;
+          const start = data[r + R_POW_START];
           let hit = false;
-          if (rPowRange[r] === 1) {
-            hit = cpPower >= powPool[start] - 1e-6 && cpPower <= powPool[start + n - 1] + 1e-6;
+          if (data[r + R_POW_RANGE] === 1) {
+            hit = cpPower >= data[start] - 1e-6 && cpPower <= data[start + count - 1] + 1e-6;
           } else {
-            for (let k = start; k < start + n; k++) {
-              if (Math.abs(cpPower - powPool[k]) <= 1e-6) {
+            for (let k = start; k < start + count; k++) {
+              if (Math.abs(cpPower - data[k]) <= 1e-6) {
                 hit = true;
                 break;
               }
@@ -418,15 +498,19 @@ export function evaluateAt(
           }
         }
       }
-      if (!ok) continue;
+      if (!ok) {
+        x = qEnd;
+        continue;
+      }
     }
-    for (let q = qStart; q < qEnd; q++) {
-      const g = segIndex[q];
-      const level = segLevel[q];
-      const o = g * SEG_STRIDE;
-      const dim = segData[o + SEG_DIM];
-      const ws = segData[o + SEG_WIN_START];
-      const we = segData[o + SEG_WIN_END];
+    for (; x < qEnd; x += 2) {
+      const o = plan[x];
+      const tag = plan[x + 1];
+      const level = tag & 7;
+      const average = tag >> 3;
+      const dim = data[o + SEG_DIM];
+      const ws = data[o + SEG_WIN_START];
+      const we = data[o + SEG_WIN_END];
       let cost: number;
       if (dim === DIM_SESSION) {
         if (level > best0) continue;
@@ -436,7 +520,7 @@ export function evaluateAt(
           avg0 = 0;
         }
         // D80 for session fees: is the start minute inside the window?
-        cost = ws < 0 || (t0 >= ws && t0 < we) || (t0 + 1440 >= ws && t0 + 1440 < we) ? segData[o + SEG_PRICE] : 0;
+        cost = ws < 0 || (t0 >= ws && t0 < we) || (t0 + 1440 >= ws && t0 + 1440 < we) ? data[o + SEG_PRICE] : 0;
       } else if (dim === DIM_MINUTE) {
         if (level > best2) continue;
         if (level < best2) {
@@ -447,8 +531,8 @@ export function evaluateAt(
           zeroStart = false;
           smallestStart = Infinity;
         }
-        const gte = segData[o + SEG_GTE];
-        const lt = segData[o + SEG_LT];
+        const gte = data[o + SEG_GTE];
+        const lt = data[o + SEG_LT];
         const lo = gte > 0 ? gte : 0;
         const hi = lt < duration ? lt : duration;
         // Minutes of [lo, hi) inside the window's occurrences on the unrolled line (D80).
@@ -467,8 +551,8 @@ export function evaluateAt(
           }
         }
         // D83: every started block billed in full.
-        const inc = segData[o + SEG_INC];
-        cost = segData[o + SEG_PRICE] * (m <= 0 ? 0 : inc <= 0 ? m : Math.ceil(m / inc - 1e-9) * inc);
+        const inc = data[o + SEG_INC];
+        cost = data[o + SEG_PRICE] * (m <= 0 ? 0 : inc <= 0 ? m : Math.ceil(m / inc - 1e-9) * inc);
         minuteSegments++;
         // The SEG_STARTS_AT_ZERO flag: range_gte null (−∞ here) or 0.
         if (gte === -Infinity || gte === 0) zeroStart = true;
@@ -480,8 +564,8 @@ export function evaluateAt(
           cost1 = 0;
           avg1 = 0;
         }
-        const gte = segData[o + SEG_GTE];
-        const lt = segData[o + SEG_LT];
+        const gte = data[o + SEG_GTE];
+        const lt = data[o + SEG_LT];
         // Energy delivered inside the window's occurrences while Ecum is within [gte, lt) (D82).
         let kwh = 0;
         if (ws < 0) {
@@ -526,20 +610,20 @@ export function evaluateAt(
             if (y > x) kwh += y - x;
           }
         }
-        const inc = segData[o + SEG_INC];
-        cost = segData[o + SEG_PRICE] * (kwh <= 0 ? 0 : inc <= 0 ? kwh : Math.ceil(kwh / inc - 1e-9) * inc);
+        const inc = data[o + SEG_INC];
+        cost = data[o + SEG_PRICE] * (kwh <= 0 ? 0 : inc <= 0 ? kwh : Math.ceil(kwh / inc - 1e-9) * inc);
       }
-      const cur = segData[o + SEG_CUR];
+      const cur = data[o + SEG_CUR];
       if (cur !== targetIndex && cost !== 0) cost = (cost / srcRate[cur]) * targetRate;
       if (dim === DIM_SESSION) {
         cost0 += cost;
-        avg0 |= segAverage[q];
+        avg0 |= average;
       } else if (dim === DIM_MINUTE) {
         cost2 += cost;
-        avg2 |= segAverage[q];
+        avg2 |= average;
       } else {
         cost1 += cost;
-        avg1 |= segAverage[q];
+        avg1 |= average;
       }
     }
   }

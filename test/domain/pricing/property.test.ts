@@ -128,51 +128,88 @@ function close(a: number, b: number): boolean {
   return Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
 }
 
+type Case = ReturnType<typeof run>;
+type Station = Case['station'];
+
+/**
+ * Further stations for one case, priced on the same catalog after the case's own: other CPOs
+ * (the sub tariff's, the group, an unrelated one), countries and station IDs, so that the plan
+ * cache of the block (keyed by sub tariff and station criteria outcomes) is filled with several
+ * keys and then hit; the case's own station comes again last, as a cache hit after other keys.
+ */
+function moreStations(seed: number, k: Case): { station: Station; averagePrices: boolean }[] {
+  const r = mulberry32(seed ^ 0x5bd1e995);
+  const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
+  const out: { station: Station; averagePrices: boolean }[] = [];
+  for (let i = 0; i < 2; i++) {
+    const id = r() < 0.3 ? 'ST' : null;
+    out.push({ station: { id, cpo_id: pick([C, G, OTHER]), country: pick(['DE', 'FR', 'NL']) }, averagePrices: id === null && r() < 0.3 });
+  }
+  out.push({ station: k.station, averagePrices: k.averagePrices });
+  return out;
+}
+
 describe('compiled evaluator = reference evaluator', () => {
-  it('agrees on 12,000 seeded random tariffs × sessions', () => {
+  it('agrees on 12,000 seeded random tariffs × sessions, with plans cached across stations', () => {
     const scratch = new PlanScratch();
+    const fresh = new PlanScratch();
     const out = new PriceResults(1);
+    const outFresh = new PriceResults(1);
     let priced = 0;
     let unpriced = 0;
+    let cached = 0;
     for (let seed = 1; seed <= 12_000; seed++) {
       const k = run(seed);
       const stationPrices = k.evse.length > 0 ? [{ tariff_id: 'T', station_id: 'ST', prices: k.evse }] : [];
       const catalog = catalogWith([k.tariff, ...k.subs], k.companies, stationPrices);
       const block = catalog.blockById('T')!;
-      const st = resolveStation(catalog, C, k.station.country, k.station.id, k.averagePrices);
-      planTariff(catalog, block, st, scratch);
       const conv = buildConversion(catalog.currencies, RATES, k.currency);
-      evaluateInto(block, scratch, k.session, k.chargePoint.energy_type, k.chargePoint.power, k.startTime, conv, out, 0);
-      const ref = referencePrice({
-        tariff: k.tariff,
-        subTariffs: k.subs,
-        evsePrices: k.evse,
-        companies: new Map(k.companies.map((c) => [c.id, c])),
-        station: k.station,
-        chargePoint: k.chargePoint,
-        profile: { steps: k.steps, consumed_power: k.session.consumedPower },
-        startTime: k.startTime,
-        currency: k.currency,
-        rates: RATES,
-        averagePrices: k.averagePrices,
-      });
-      const price = out.price[0];
-      const context = `seed ${seed}: compiled ${price}, reference ${ref.price}`;
-      if (ref.price === null) {
-        unpriced++;
-        expect(Number.isNaN(price), context).toBe(true);
-        continue;
+      const companies = new Map(k.companies.map((c) => [c.id, c]));
+      const stations = [{ station: k.station, averagePrices: k.averagePrices }, ...(seed % 4 === 0 ? moreStations(seed, k) : [])];
+      for (const [n, { station, averagePrices }] of stations.entries()) {
+        const st = resolveStation(catalog, station.cpo_id, station.country, station.id, averagePrices);
+        const plan = planTariff(catalog, block, st, scratch);
+        if (plan !== scratch) cached++;
+        evaluateInto(block, plan, k.session, k.chargePoint.energy_type, k.chargePoint.power, k.startTime, conv, out, 0);
+        const ref = referencePrice({
+          tariff: k.tariff,
+          subTariffs: k.subs,
+          evsePrices: k.evse,
+          companies,
+          station,
+          chargePoint: k.chargePoint,
+          profile: { steps: k.steps, consumed_power: k.session.consumedPower },
+          startTime: k.startTime,
+          currency: k.currency,
+          rates: RATES,
+          averagePrices,
+        });
+        const price = out.price[0];
+        const context = `seed ${seed} station ${n}: compiled ${price}, reference ${ref.price}`;
+        // A cached plan prices exactly like a plan made afresh for the station.
+        const uncached = planTariff(catalog, block, st, fresh, false);
+        expect(uncached).toBe(fresh);
+        evaluateInto(block, uncached, k.session, k.chargePoint.energy_type, k.chargePoint.power, k.startTime, conv, outFresh, 0);
+        expect(Object.is(outFresh.price[0], price), context).toBe(true);
+        expect(uncached.policy, context).toBe(plan.policy);
+        expect(uncached.reason, context).toBe(plan.reason);
+        if (ref.price === null) {
+          unpriced++;
+          expect(Number.isNaN(price), context).toBe(true);
+          continue;
+        }
+        priced++;
+        expect(close(price, ref.price), context).toBe(true);
+        const dist = out.distributionOf(0);
+        expect(Object.keys(dist), context).toEqual(Object.keys(ref.distribution));
+        for (const key of Object.keys(dist)) expect(close(dist[key], ref.distribution[key]), `${context} ${key}`).toBe(true);
+        const blocking = out.blockingFeeStart[0];
+        expect(Number.isNaN(blocking) ? null : blocking, context).toBe(ref.blockingFeeStart);
+        expect(out.isAverage[0] === 1, context).toBe(ref.isAverage);
       }
-      priced++;
-      expect(close(price, ref.price), context).toBe(true);
-      const dist = out.distributionOf(0);
-      expect(Object.keys(dist), context).toEqual(Object.keys(ref.distribution));
-      for (const key of Object.keys(dist)) expect(close(dist[key], ref.distribution[key]), `${context} ${key}`).toBe(true);
-      const blocking = out.blockingFeeStart[0];
-      expect(Number.isNaN(blocking) ? null : blocking, context).toBe(ref.blockingFeeStart);
-      expect(out.isAverage[0] === 1, context).toBe(ref.isAverage);
     }
     expect(priced).toBeGreaterThan(5_000);
     expect(unpriced).toBeGreaterThan(200);
+    expect(cached).toBeGreaterThan(10_000);
   });
 });
