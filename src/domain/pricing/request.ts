@@ -181,9 +181,9 @@ export function computeChargePrices(
   }
   for (let t = 0; t < nt; t++) {
     const b = catalog.block(candidates.slots[t])!;
-    planTariff(catalog, b, st, scratch);
-    policy[t] = scratch.policy;
-    for (let j = 0; j < nu; j++) evaluateAt(b, scratch, sessions[j], energies[j], powers, j, o.start_time, conversion, results, t * nu + j);
+    const plan = planTariff(catalog, b, st, scratch);
+    policy[t] = plan.policy;
+    for (let j = 0; j < nu; j++) evaluateAt(b, plan, sessions[j], energies[j], powers, j, o.start_time, conversion, results, t * nu + j);
   }
   return { chargePoints, usable, candidates, policy, results, conversion };
 }
@@ -355,6 +355,25 @@ export class BulkScratch {
   /** Candidate slots of the current context, and their prices: entry t × kinds + kind. */
   ctxSlots = new Int32Array(0);
   table = new Float64Array(0);
+  /**
+   * Prices per cached plan and kind, entry row × kinds + kind (row: `PlanScratch.memoRow`), and
+   * whether each is computed: contexts that share a plan of a tariff share its prices.
+   */
+  memoPrice = new Float64Array(0);
+  memoDone = new Uint8Array(0);
+
+  /** Room for `rows` memo rows of `kinds` kinds, keeping the rows so far. */
+  ensureMemo(rows: number, kinds: number): void {
+    const n = rows * kinds;
+    if (this.memoPrice.length >= n) return;
+    const cap = Math.max(n, 2 * this.memoPrice.length, 1024);
+    const price = new Float64Array(cap);
+    price.set(this.memoPrice);
+    const done = new Uint8Array(cap);
+    done.set(this.memoDone);
+    this.memoPrice = price;
+    this.memoDone = done;
+  }
 
   /** Sizes the buffers for `stations` stations with `cps` charge points in total. */
   ensureStations(stations: number, cps: number): void {
@@ -388,6 +407,9 @@ export class BulkScratch {
   }
 }
 
+/** Stamps bulk computations for the per-plan price memo (`PlanScratch.memoStamp`). */
+let bulkStamp = 0;
+
 /**
  * D91: the cheapest (charge point, tariff) pair per station; unpriced stations are left out.
  *
@@ -397,7 +419,9 @@ export class BulkScratch {
  * contexts (same CPO and country) and charge points into kinds (same energy type, plug and
  * power): every candidate tariff is planned once per context and evaluated once per (context,
  * kind); only the tariffs with station-level components at a station are planned and evaluated
- * again for that station. The cheapest pair of a station is the lexicographic minimum, over its
+ * again for that station. Contexts that get the same cached plan of a tariff (plans depend on
+ * the CPO only through its sub tariff and the station-wide restriction criteria, see
+ * `planTariff`) share its prices per kind, so a tariff is evaluated once per distinct plan. The cheapest pair of a station is the lexicographic minimum, over its
  * charge points, of (price, duration, charge point index, tariff ID), which equals taking, per
  * kind, the cheapest tariff (ties: smaller ID) first.
  */
@@ -502,6 +526,8 @@ export function bulkPreview(
   res.ensure(nk);
   const plan = scratch.plan;
   const startTime = req.startTime;
+  const stamp = ++bulkStamp;
+  let rows = 0;
   for (let ctx = 0; ctx < ctxCpo.length; ctx++) {
     const cpoId = ctxCpo[ctx];
     const usable = catalog.candidatesAt(cpoId);
@@ -536,12 +562,30 @@ export function bulkPreview(
       if (mark[slot] !== 1 && !(req.includeDirectPayment && b.isDirectPayment && passesFilters(b, query, st.countryIndex, rates))) continue;
       const t = nt++;
       ctxSlots[t] = slot;
-      planTariff(catalog, b, st, plan);
+      const p = planTariff(catalog, b, st, plan);
+      // A cached plan (shared by the contexts with the same plan key) is priced once per kind.
+      let row = -1;
+      if (p !== plan) {
+        if (p.memoStamp !== stamp) {
+          p.memoStamp = stamp;
+          p.memoRow = rows++;
+          scratch.ensureMemo(rows, nk);
+          scratch.memoDone.fill(0, p.memoRow * nk, rows * nk);
+        }
+        row = p.memoRow * nk;
+      }
+      const { memoPrice, memoDone } = scratch;
       for (let x = 0; x < nck; x++) {
         const kind = ctxKinds[x];
-        const price = evaluateAt(b, plan, kindSession[kind]!, kindEnergy[kind], kindPower, kind, startTime, conversion, res, x)
-          ? res.price[x]
-          : NaN;
+        let price: number;
+        if (row >= 0 && memoDone[row + kind] === 1) price = memoPrice[row + kind];
+        else {
+          price = evaluateAt(b, p, kindSession[kind]!, kindEnergy[kind], kindPower, kind, startTime, conversion, res, x) ? res.price[x] : NaN;
+          if (row >= 0) {
+            memoPrice[row + kind] = price;
+            memoDone[row + kind] = 1;
+          }
+        }
         if (hasEvse) table[t * nk + kind] = price;
         if (Number.isNaN(price)) continue;
         const prev = kindBestSlot[kind];
@@ -567,11 +611,11 @@ export function bulkPreview(
           const slot = ctxSlots[t];
           const b = catalog.block(slot)!;
           const planned = b.evseRange.size > 0 && b.evseRange.has(stationId);
-          if (planned) planTariff(catalog, b, own, plan);
+          const p = planned ? planTariff(catalog, b, own, plan) : plan;
           for (let q = stationCpStart[si]; q < stationCpEnd[si]; q++) {
             const kind = cpKind[q];
             let price = table[t * nk + kind];
-            if (planned) price = evaluateAt(b, plan, kindSession[kind]!, kindEnergy[kind], kindPower, kind, startTime, conversion, res, 0) ? res.price[0] : NaN;
+            if (planned) price = evaluateAt(b, p, kindSession[kind]!, kindEnergy[kind], kindPower, kind, startTime, conversion, res, 0) ? res.price[0] : NaN;
             if (Number.isNaN(price)) continue;
             const prev = bestSlot[kind];
             if (prev < 0 || price < bestPrice[kind] || (price === bestPrice[kind] && b.id < catalog.block(prev)!.id)) {

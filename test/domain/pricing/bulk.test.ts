@@ -36,7 +36,7 @@ import {
 import { CPO, RATES, catalogWith, comp, seg, tariff } from './helpers.js';
 import { mulberry32 } from '../../../src/domain/random.js';
 
-/** D91 read literally: one station, one tariff, one charge point at a time. */
+/** D91 read literally: one station, one tariff, one charge point at a time, every plan made afresh. */
 function directBulk(catalog: PricingCatalog, req: BulkRequest, rates: RateTable): BulkPreview[] {
   const conversion = buildConversion(catalog.currencies, rates, req.currency);
   const listed = new Set(req.tariffIds);
@@ -74,9 +74,10 @@ function directBulk(catalog: PricingCatalog, req: BulkRequest, rates: RateTable)
     for (const slot of catalog.candidatesAt(station.cpo_id).slots) {
       const b = catalog.block(slot)!;
       if (!listed.has(b.id) && !(req.includeDirectPayment && b.isDirectPayment && filtered.has(slot))) continue;
-      planTariff(catalog, b, st, scratch);
+      // Planned afresh (no plan cache), so the bulk path's cached plans and shared prices are checked.
+      const plan = planTariff(catalog, b, st, scratch, false);
       for (const cp of cps) {
-        if (!evaluateInto(b, scratch, cp.session, cp.energyType, cp.power, req.startTime, conversion, res, 0)) continue;
+        if (!evaluateInto(b, plan, cp.session, cp.energyType, cp.power, req.startTime, conversion, res, 0)) continue;
         const c = { price: res.price[0], duration: cp.session.duration, cp: cp.index, tariff: b.id, energy: cp.session.energy };
         if (
           best === null ||
