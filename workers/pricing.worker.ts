@@ -30,8 +30,9 @@ const encoder = new TextEncoder();
 
 /**
  * Runs a task; the serialized document goes back as UTF-8 bytes in their own ArrayBuffer,
- * transferred (not cloned), so the main thread neither copies nor encodes it. Tasks only produce
- * 200 documents: every error outcome is decided on the main thread before dispatch.
+ * transferred (not cloned), so the main thread neither copies nor encodes it. A task that wrote
+ * bytes (charge prices) hands over its own; text is encoded here. Tasks only produce 200
+ * documents: every error outcome is decided on the main thread before dispatch.
  */
 export function task(msg: TaskMessage): unknown {
   catalog.syncTo(msg.generation);
@@ -40,5 +41,5 @@ export function task(msg: TaskMessage): unknown {
     process.exit(1);
   }
   const r: TaskDocument = runTask({ catalog: catalog.catalog, rates, stations }, msg.name, msg.input);
-  return move(encoder.encode(r.body));
+  return move(typeof r.body === 'string' ? encoder.encode(r.body) : r.body);
 }

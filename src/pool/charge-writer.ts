@@ -35,19 +35,16 @@ const num = (x: number): string => (Number.isFinite(x) ? String(x) : 'null');
 /**
  * Growable byte buffer, reused across requests of a thread. Short strings are copied byte by byte
  * while they are ASCII (no call into the Buffer binding per piece); the rest go through
- * `Buffer.write`. It tracks whether everything written so far is ASCII, so the final text can be
- * taken as latin1 (a plain copy) instead of being UTF-8 decoded.
+ * `Buffer.write`.
  */
 export class ByteWriter extends GrowableBytes {
-  ascii = true;
-
   constructor(capacity = 1 << 16) {
     super(capacity);
+    this.buf = Buffer.allocUnsafeSlow(capacity);
   }
 
   reset(): void {
     this.pos = 0;
-    this.ascii = true;
   }
 
   str(s: string): void {
@@ -68,17 +65,13 @@ export class ByteWriter extends GrowableBytes {
       }
       pos = this.pos;
     }
-    const written = buf.write(s, pos, 'utf8');
-    if (written !== n) this.ascii = false;
-    this.pos = pos + written;
+    this.pos = pos + buf.write(s, pos, 'utf8');
   }
 
-  /** Appends a fragment made by `fragment` (its ASCII-ness is known). */
-  bytes(f: Fragment): void {
-    const b = f.bytes;
+  /** Appends a serialized piece. */
+  bytes(b: Fragment): void {
     const n = b.length;
     this.ensure(n);
-    if (!f.ascii) this.ascii = false;
     if (n <= 16) {
       const buf = this.buf;
       let pos = this.pos;
@@ -90,22 +83,24 @@ export class ByteWriter extends GrowableBytes {
     }
   }
 
-  /** The written document as a (flat) string. */
-  text(): string {
-    return this.buf.toString(this.ascii ? 'latin1' : 'utf8', 0, this.pos);
+  /**
+   * Hands over the written bytes, with the ArrayBuffer under them (which a worker transfers to
+   * the main thread without a copy), and continues in a fresh buffer: `allocUnsafeSlow` is never
+   * a slice of Node's shared pool, and is not zero-filled, so its pages are only touched when
+   * the next document is written. Cheaper than copying a megabyte into a buffer of its own.
+   */
+  take(): Uint8Array {
+    const out = this.buf.subarray(0, this.pos);
+    this.buf = Buffer.allocUnsafeSlow(Math.max(1 << 16, this.buf.length));
+    this.pos = 0;
+    return out;
   }
 }
 
-/** UTF-8 bytes of a serialized piece, and whether they are all ASCII. */
-export interface Fragment {
-  bytes: Buffer;
-  ascii: boolean;
-}
+/** UTF-8 bytes of a serialized piece. */
+export type Fragment = Buffer;
 
-const bytes = (s: string): Fragment => {
-  const b = Buffer.from(s, 'utf8');
-  return { bytes: b, ascii: b.length === s.length };
-};
+const bytes = (s: string): Fragment => Buffer.from(s, 'utf8');
 
 /** The request-independent parts of one tariff's charge_price resource. */
 interface Fragments {
@@ -113,6 +108,11 @@ interface Fragments {
   head: Fragment;
   /** `,"flat_rate":…,"provider_customer_tariff":…,"is_roaming":` */
   flags: Fragment;
+  /**
+   * Everything from `head` to the currency (`…"is_promoted":false,"currency":"EUR"`), with the
+   * fees converted, per requested currency and roaming flag (key: currency + '0' | '1').
+   */
+  prefix: Map<string, Fragment>;
   /** `,"system_tags":…,"start_time":` */
   systemTags: Fragment;
   /** `,"branding":…,"charge_point_prices":[` */
@@ -126,8 +126,23 @@ interface Fragments {
   name: string | null;
 }
 
-/** Per-thread cache; dropped when the catalog (or its generation) changes. */
-const cache = { generation: -1, catalog: null as PricingCatalog | null, byId: new Map<string, Fragments>() };
+/** Per-thread cache; dropped when the catalog (or its generation) or the rate table changes. */
+const cache = { generation: -1, catalog: null as PricingCatalog | null, rates: null as RateTable | null, byId: new Map<string, Fragments>() };
+
+/** The cached prefix of a tariff's resource for a requested currency and roaming flag. */
+function prefixOf(f: Fragments, b: CompiledTariff, target: string, currencyJson: string, roaming: boolean, rates: RateTable): Fragment {
+  const key = roaming ? target + '1' : target + '0';
+  let p = f.prefix.get(key);
+  if (p === undefined) {
+    const cur = b.tariff.currency ?? 'EUR';
+    const fees = bytes(
+      num(convertAmount(b.monthlyMinSales, cur, target, rates)) + ',"total_monthly_fee":' + num(convertAmount(b.totalMonthlyFee, cur, target, rates)),
+    );
+    p = Buffer.concat([f.head, fees, f.flags, IS_ROAMING[roaming ? 1 : 0], bytes(currencyJson)]);
+    f.prefix.set(key, p);
+  }
+  return p;
+}
 
 function fragmentsOf(catalog: PricingCatalog, b: CompiledTariff): Fragments {
   const t = b.tariff as unknown as StoredTariff;
@@ -149,6 +164,7 @@ function fragmentsOf(catalog: PricingCatalog, b: CompiledTariff): Fragments {
     systemTags: bytes(`,"system_tags":${js(t.system_tags ?? [])},"start_time":`),
     branding: bytes(`,"branding":${js(t.branding ?? null)},"charge_point_prices":[`),
     tail: bytes(`]},"relationships":{"tariff":{"data":{"type":"tariff","id":${js(t.id)}}}}}`),
+    prefix: new Map(),
     tagsByLang: tags.some((x) => x.show_until != null || x.hide_for_owners === true) ? null : new Map(),
     provider: provider.toLowerCase(),
     name: name === null ? null : name.toLowerCase(),
@@ -160,8 +176,6 @@ function fragmentsOf(catalog: PricingCatalog, b: CompiledTariff): Fragments {
 /** Literal pieces of the entry. */
 const L = {
   comma: bytes(','),
-  null: bytes('null'),
-  totalMonthlyFee: bytes(',"total_monthly_fee":'),
   distOpen: bytes(',"price_distribution":{'),
   session: bytes('"session":'),
   kwh: bytes('"kwh":'),
@@ -172,6 +186,18 @@ const L = {
   averageTrue: bytes(',"no_price_reason":null,"is_average_price":true}'),
   averageFalse: bytes(',"no_price_reason":null,"is_average_price":false}'),
 };
+
+/** `},"blocking_fee_start":null,…}` to the end of a priced entry; index: average flag. */
+const BLOCKING_NULL_TAIL = [false, true].map((avg) => bytes(`},"blocking_fee_start":null,"no_price_reason":null,"is_average_price":${avg}}`));
+
+/**
+ * The whole rest of a priced entry after its price when one dimension carries all of it (a
+ * distribution fraction of exactly 1) and there is no blocking fee start: the common shape of
+ * real tariffs. Index: dimension (0 session, 1 kwh, 2 minute) × 2 + average flag.
+ */
+const SINGLE_DIMENSION_TAIL = (['session', 'kwh', 'minute'] as const).flatMap((d) =>
+  [false, true].map((avg) => bytes(`,"price_distribution":{"${d}":1},"blocking_fee_start":null,"no_price_reason":null,"is_average_price":${avg}}`)),
+);
 
 const IS_ROAMING = [bytes('false,"is_promoted":false,"currency":'), bytes('true,"is_promoted":false,"currency":')];
 
@@ -194,13 +220,15 @@ export interface ChargePriceWrite {
 const state = { writer: new ByteWriter(), slots: [] as number[], low: [] as number[] };
 
 /**
- * Writes the whole 200 document of `POST /v1/charge_prices` for a computation and returns it as
- * a string (the same text as the object + JSON.stringify path, byte for byte).
+ * Writes the whole 200 document of `POST /v1/charge_prices` for a computation and returns its
+ * UTF-8 bytes in an ArrayBuffer of their own (the UTF-8 encoding of the object + JSON.stringify
+ * text, byte for byte), so a worker hands them to the main thread without a string in between.
  */
-export function writeChargePrices(catalog: PricingCatalog, comp: ChargePriceComputation, rates: RateTable, o: ChargePriceWrite): string {
-  if (cache.catalog !== catalog || cache.generation !== catalog.generation) {
+export function writeChargePrices(catalog: PricingCatalog, comp: ChargePriceComputation, rates: RateTable, o: ChargePriceWrite): Uint8Array {
+  if (cache.catalog !== catalog || cache.generation !== catalog.generation || cache.rates !== rates) {
     cache.catalog = catalog;
     cache.generation = catalog.generation;
+    cache.rates = rates;
     cache.byId.clear();
   }
   const { results, usable, candidates } = comp;
@@ -257,10 +285,13 @@ export function writeChargePrices(catalog: PricingCatalog, comp: ChargePriceComp
   w.reset();
   const currency = js(o.currency);
   const startTime = num(o.startTime);
+  // Per charge point: its head, and the same after a comma (entries after the first).
   const cpHead: Fragment[] = new Array(nu);
+  const cpNext: Fragment[] = new Array(nu);
   for (let j = 0; j < nu; j++) {
     const cp = comp.chargePoints[usable[j]];
     cpHead[j] = bytes(`{"plug":${js(cp.plug)},"power":${num(cp.power)},"price":`);
+    cpNext[j] = bytes(`,{"plug":${js(cp.plug)},"power":${num(cp.power)},"price":`);
   }
   const reasonJson = new Map<number, Fragment>();
   const target = comp.conversion.target;
@@ -268,7 +299,6 @@ export function writeChargePrices(catalog: PricingCatalog, comp: ChargePriceComp
   const blocking = results.blockingFeeStart;
   const isAverage = results.isAverage;
 
-  const currencyFrag = bytes(currency);
   const startTimeFrag = bytes(startTime);
   w.str('{"data":[');
   for (let k = 0; k < order.length; k++) {
@@ -277,20 +307,13 @@ export function writeChargePrices(catalog: PricingCatalog, comp: ChargePriceComp
     const b = blocks[n];
     const f = frag[n];
     const tariff = b.tariff as unknown as StoredTariff;
-    const cur = b.tariff.currency ?? 'EUR';
     if (k > 0) w.bytes(L.comma);
-    w.bytes(f.head);
-    w.str(num(convertAmount(b.monthlyMinSales, cur, target, rates)));
-    w.bytes(L.totalMonthlyFee);
-    w.str(num(convertAmount(b.totalMonthlyFee, cur, target, rates)));
-    w.bytes(f.flags);
-    w.bytes(IS_ROAMING[candidates.roaming[t] ? 1 : 0]);
+    w.bytes(prefixOf(f, b, target, currency, candidates.roaming[t], rates));
     let tags = f.tagsByLang?.get(o.lang);
     if (tags === undefined) {
       tags = bytes(`,"tags":${js(visibleTags(tariff.tags ?? [], o.lang, o.nowMs, o.listed !== null && o.listed.has(tariff.id)))}`);
       f.tagsByLang?.set(o.lang, tags);
     }
-    w.bytes(currencyFrag);
     w.bytes(tags);
     w.bytes(f.systemTags);
     w.bytes(startTimeFrag);
@@ -301,9 +324,8 @@ export function writeChargePrices(catalog: PricingCatalog, comp: ChargePriceComp
       const i = t * nu + j;
       const p = price[i];
       if (Number.isNaN(p) && !showReasons) continue;
-      if (!first) w.bytes(L.comma);
+      w.bytes(first ? cpHead[j] : cpNext[j]);
       first = false;
-      w.bytes(cpHead[j]);
       if (Number.isNaN(p)) {
         const code = reason[i];
         let r = reasonJson.get(code);
@@ -319,10 +341,19 @@ export function writeChargePrices(catalog: PricingCatalog, comp: ChargePriceComp
         continue;
       }
       w.str(num(p));
-      w.bytes(L.distOpen);
       const ds = dist[3 * i];
       const dk = dist[3 * i + 1];
       const dm = dist[3 * i + 2];
+      const bf = blocking[i];
+      if (Number.isNaN(bf)) {
+        // NaN fractions are absent keys: exactly one key with fraction 1.
+        const single = ds === 1 && Number.isNaN(dk) && Number.isNaN(dm) ? 0 : dk === 1 && Number.isNaN(ds) && Number.isNaN(dm) ? 1 : dm === 1 && Number.isNaN(ds) && Number.isNaN(dk) ? 2 : -1;
+        if (single >= 0) {
+          w.bytes(SINGLE_DIMENSION_TAIL[2 * single + isAverage[i]]);
+          continue;
+        }
+      }
+      w.bytes(L.distOpen);
       let none = true;
       if (!Number.isNaN(ds)) {
         w.bytes(L.session);
@@ -338,14 +369,15 @@ export function writeChargePrices(catalog: PricingCatalog, comp: ChargePriceComp
         w.bytes(none ? L.minute : L.commaMinute);
         w.str(num(dm));
       }
-      w.bytes(L.blocking);
-      const bf = blocking[i];
-      if (Number.isNaN(bf)) w.bytes(L.null);
-      else w.str(num(bf));
-      w.bytes(isAverage[i] === 1 ? L.averageTrue : L.averageFalse);
+      if (Number.isNaN(bf)) w.bytes(BLOCKING_NULL_TAIL[isAverage[i]]);
+      else {
+        w.bytes(L.blocking);
+        w.str(num(bf));
+        w.bytes(isAverage[i] === 1 ? L.averageTrue : L.averageFalse);
+      }
     }
     w.bytes(f.tail);
   }
   w.str('],"meta":{"charge_points":' + js(metaChargePoints(comp)) + '}}');
-  return w.text();
+  return w.take();
 }

@@ -62,6 +62,9 @@ export interface TaskMessage {
   input: TaskInputs[TaskName];
 }
 
+/** A Buffer over the same bytes (no copy). */
+const bufferOf = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+
 export const overloaded = (): ApiError =>
   new ApiError('SERVICE_UNAVAILABLE', 'overloaded, retry later', { headers: { 'Retry-After': '1' } });
 
@@ -108,13 +111,14 @@ export class PricePool {
     if (this.closed) throw overloaded();
     const p = this.piscina;
     if (p === null || evaluations <= this.o.inlineMaxEvaluations) {
-      return runTask({ catalog: this.catalog!, rates: this.o.rates, stations: this.stations }, name, input);
+      const r = runTask({ catalog: this.catalog!, rates: this.o.rates, stations: this.stations }, name, input);
+      return typeof r.body === 'string' ? { status: r.status, body: r.body } : { status: r.status, body: bufferOf(r.body) };
     }
     if (p.queueSize >= this.o.maxQueue) throw overloaded();
     const msg: TaskMessage = { name, generation: this.o.generation(), input };
     try {
       const bytes = (await p.run(msg, { name: 'task' })) as Uint8Array;
-      return { status: 200, body: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
+      return { status: 200, body: bufferOf(bytes) };
     } catch (e) {
       if (e instanceof Error && e.message === 'Task queue is at limit') throw overloaded();
       this.o.logger.error({ err: e, task: name }, 'pricing worker failed');

@@ -77,10 +77,13 @@ export interface TaskInputs {
   tariffDetails: TariffDetailsTask;
 }
 
-/** What a task computes: the status and serialized document (always a value, never a throw). */
+/**
+ * What a task computes: the status and serialized document (always a value, never a throw), as
+ * JSON text or as UTF-8 bytes in an ArrayBuffer of their own (transferable).
+ */
 export interface TaskDocument {
   status: number;
-  body: string;
+  body: string | Uint8Array;
 }
 
 /** Outcome handed to a handler: the document as JSON text (inline) or UTF-8 bytes (from a worker). */

@@ -158,11 +158,11 @@ function randomCatalog(seed: number) {
     };
     catalog.upsertTariff(t);
   }
-  return { catalog, ids, r, pick, chance, int };
+  return { catalog, ids, emps, r, pick, chance, int };
 }
 
 function randomTask(g: ReturnType<typeof randomCatalog>): ChargePricesTask {
-  const { ids, r, pick, chance, int } = g;
+  const { ids, emps, r, pick, chance, int } = g;
   const chargePoints: ChargePointInput[] = Array.from({ length: int(1, 4) }, () => ({
     plug: pick(PLUGS),
     power: pick([3.7, 11, 22, 50, 150, 7.4]),
@@ -170,7 +170,8 @@ function randomTask(g: ReturnType<typeof randomCatalog>): ChargePricesTask {
   const include = pick<IncludeMode>(['filter', 'always', 'exclusive']);
   const listed = chance(0.6) ? ids.filter(() => r() < 0.2) : null;
   return {
-    station: { id: null, country: pick(['DE', 'FR']), cpo_id: CPO, charge_points: chargePoints },
+    // At an EMP's own station its tariffs are direct, elsewhere roaming (cached prefixes differ).
+    station: { id: null, country: pick(['DE', 'FR']), cpo_id: chance(0.3) ? pick(emps) : CPO, charge_points: chargePoints },
     input: { kind: 'energy', energy: int(1, 80), duration: int(5, 300) },
     options: {
       ...DEFAULT_CHARGE_PRICE_OPTIONS,
@@ -192,6 +193,7 @@ describe('charge price document writer', () => {
   it('is byte-for-byte the object + JSON.stringify document on seeded random catalogs and requests', () => {
     let entries = 0;
     let withReasons = 0;
+    let previous: ArrayBufferLike | null = null;
     for (let seed = 1; seed <= 40; seed++) {
       const g = randomCatalog(seed);
       for (let q = 0; q < 25; q++) {
@@ -199,8 +201,15 @@ describe('charge price document writer', () => {
         const expected = referenceDocument(g.catalog, task);
         const got = runChargePrices(env(g.catalog), task);
         expect(got.status).toBe(200);
-        if (got.body !== expected) expect({ seed, q, got: got.body }).toEqual({ seed, q, got: expected });
-        expect(Buffer.from(got.body as string, 'utf8').equals(Buffer.from(expected, 'utf8'))).toBe(true);
+        expect(got.body).toBeInstanceOf(Uint8Array);
+        const bytes = got.body as Uint8Array;
+        // An ArrayBuffer of its own (transferable): the next document is written elsewhere.
+        expect(bytes.byteOffset).toBe(0);
+        expect(bytes.buffer).not.toBe(previous);
+        previous = bytes.buffer;
+        const text = Buffer.from(bytes).toString('utf8');
+        if (text !== expected) expect({ seed, q, got: text }).toEqual({ seed, q, got: expected });
+        expect(Buffer.from(bytes).equals(Buffer.from(expected, 'utf8'))).toBe(true);
         const doc = JSON.parse(expected) as { data: { attributes: { charge_point_prices: { no_price_reason: string | null }[] } }[] };
         entries += doc.data.length;
         withReasons += doc.data.filter((d) => d.attributes.charge_point_prices.some((p) => p.no_price_reason !== null)).length;
@@ -214,14 +223,15 @@ describe('charge price document writer', () => {
   it('drops its cached fragments when the catalog changes', () => {
     const g = randomCatalog(7);
     const task = { ...randomTask(g), listed: null, include: 'filter' as const, showPriceUnavailable: true };
-    const before = runChargePrices(env(g.catalog), task).body;
+    const text = (body: string | Uint8Array) => Buffer.from(body as Uint8Array).toString('utf8');
+    const before = text(runChargePrices(env(g.catalog), task).body);
     expect(before).toBe(referenceDocument(g.catalog, task));
     // Rename every company and retitle every tariff: the cached heads must not survive.
     for (const co of [...g.catalog.companies.values()]) g.catalog.upsertCompany({ ...co, name: co.name + ' (renamed)', url: 'https://new.example' });
     for (const t of [...g.catalog.tariffs.values()]) {
       g.catalog.upsertTariff({ ...t, name: 'Renamed ' + (t.name ?? ''), url: null, tags: [{ kind: 'info', localized_text: { en: 'new' } }] });
     }
-    const after = runChargePrices(env(g.catalog), task).body;
+    const after = text(runChargePrices(env(g.catalog), task).body);
     expect(after).toBe(referenceDocument(g.catalog, task));
     expect(after).not.toBe(before);
     expect(after).toContain('(renamed)');
