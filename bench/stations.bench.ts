@@ -4,7 +4,9 @@
  * beside a naive full scan answering the same query in the same run, and the page body built from
  * cached fragments beside JSON.stringify of the same page.
  *
- *   npm run bench:stations [-- --quick] [--synthetic <file>]
+ *   npm run bench:stations [-- --quick] [--snapshot <file>] [--synthetic <file>]
+ *
+ * --snapshot: instead of snapshots/default.sqlite (the test suite passes its sample snapshot).
  *
  * Prints a table and writes bench/out/stations.json.
  */
@@ -41,16 +43,18 @@ interface Row {
   matches: number;
 }
 
-function args(): { quick: boolean; synthetic: string } {
+function args(): { quick: boolean; snapshot: string; synthetic: string } {
   const a = process.argv.slice(2);
   let quick = false;
+  let snapshot = path.join(ROOT, 'snapshots/default.sqlite');
   let synthetic = path.join(ROOT, 'snapshots/synthetic-1000000.sqlite');
   for (let i = 0; i < a.length; i++) {
     if (a[i] === '--quick') quick = true;
-    else if (a[i] === '--synthetic') synthetic = a[++i];
+    else if (a[i] === '--snapshot') snapshot = path.resolve(a[++i]);
+    else if (a[i] === '--synthetic') synthetic = path.resolve(a[++i]);
     else throw new Error(`unknown argument ${a[i]}`);
   }
-  return { quick, synthetic };
+  return { quick, snapshot, synthetic };
 }
 
 async function median(name: string, fn: () => unknown, quick: boolean): Promise<number> {
@@ -133,8 +137,7 @@ async function benchSnapshot(file: string, label: string, quick: boolean): Promi
 async function main(): Promise<void> {
   const o = args();
   const rows: Row[] = [];
-  const def = path.join(ROOT, 'snapshots/default.sqlite');
-  rows.push(...(await benchSnapshot(def, 'default', o.quick)));
+  rows.push(...(await benchSnapshot(o.snapshot, 'default', o.quick)));
   if (fs.existsSync(o.synthetic)) rows.push(...(await benchSnapshot(o.synthetic, 'synthetic', o.quick)));
   else console.log(`(no ${o.synthetic}; run \`npm run snapshot:synthetic -- --stations 1000000\` for the 1 M rows)`);
   const lines = [
