@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import type { Logger } from 'pino';
+import { accessLog } from './log.js';
 import { buildSnapshot } from '../snapshots/build.js';
 import type { AppContext } from './api/context.js';
 import { buildRoutes } from './api/routes.js';
@@ -102,6 +103,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
       keys,
       bodyLimitBytes: config.bodyLimitBytes,
       logger,
+      accessLog: accessLog(logger),
     });
     logger.info(
       { port: server.port, host: config.host, snapshot: snapshot.meta.snapshotVersion, ms: Math.round(performance.now() - startedAt) },

@@ -1,6 +1,6 @@
-import pino from 'pino';
 import { startService, type Service } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
+import { createLogger } from './log.js';
 import { SnapshotFormatError } from './storage/snapshot.js';
 
 async function main(): Promise<void> {
@@ -14,7 +14,7 @@ async function main(): Promise<void> {
     }
     throw e;
   }
-  const logger = pino({ level: config.logLevel, base: { pid: process.pid } }, pino.destination({ dest: 1, sync: false }));
+  const logger = createLogger(config.logLevel);
   // Handlers first: a signal that arrives while the service is still starting stops it as soon as
   // it is up, instead of killing the process with the default action.
   let service: Service | null = null;

@@ -7,6 +7,7 @@
  */
 import uWS from 'uWebSockets.js';
 import type { Logger } from 'pino';
+import type { AccessLog } from '../log.js';
 import { ApiError, errorDocument, type ErrorObject } from '../api/jsonapi/errors.js';
 import { parseQueryString } from '../api/jsonapi/query.js';
 import type { ApiRequest, ApiResponse, RequestHeaders, RouteDef } from '../api/types.js';
@@ -23,6 +24,8 @@ export interface ServerOptions {
   keys: KeyLookup;
   bodyLimitBytes: number;
   logger: Logger;
+  /** One line per request (src/log.ts). */
+  accessLog: AccessLog;
 }
 
 export interface HttpServer {
@@ -58,6 +61,7 @@ interface State {
 export function startServer(host: string, port: number, opts: ServerOptions): Promise<HttpServer> {
   const router = new Router(opts.routes);
   const log = opts.logger;
+  const accessLog = opts.accessLog;
   const app = uWS.App();
   let inFlight = 0;
   let draining = false;
@@ -98,9 +102,7 @@ export function startServer(host: string, port: number, opts: ServerOptions): Pr
       }
     });
     finish(state);
-    if (log.isLevelEnabled('info')) {
-      log.info({ reqId, method, route: routePath, status: r.status, ms: Math.round((performance.now() - t0) * 1000) / 1000 }, 'request');
-    }
+    accessLog(reqId, method, routePath, r.status, Math.round((performance.now() - t0) * 1000) / 1000);
   };
 
   const errorResponse = (e: ApiError, withCode: boolean): ApiResponse => ({
@@ -162,7 +164,8 @@ export function startServer(host: string, port: number, opts: ServerOptions): Pr
         if (!allowed) throw new ApiError('FORBIDDEN', `action ${snakeCase(route.groups[0])} not allowed`);
         groups = mask;
       }
-      const base = {
+      // Mutable here only: the body is set once it has been read (one object per request).
+      const base: { -readonly [K in keyof ApiRequest]: ApiRequest[K] } = {
         method,
         path,
         params: m.params,
@@ -170,10 +173,11 @@ export function startServer(host: string, port: number, opts: ServerOptions): Pr
         headers,
         groups,
         requestId: reqId,
+        body: undefined,
       };
       const r = route;
       if (!r.body) {
-        dispatch(res, state, r, { ...base, body: undefined }, t0);
+        dispatch(res, state, r, base, t0);
         return;
       }
       if (!acceptableMediaType(headers.contentType)) {
@@ -196,7 +200,8 @@ export function startServer(host: string, port: number, opts: ServerOptions): Pr
           send(res, state, errorResponse(e as ApiError, !r.codeless), reqId, method, r.path, t0);
           return;
         }
-        dispatch(res, state, r, { ...base, body }, t0);
+        base.body = body;
+        dispatch(res, state, r, base, t0);
       });
     } catch (e) {
       respondError(res, state, e, route, reqId, method, t0);

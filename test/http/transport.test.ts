@@ -9,6 +9,7 @@ import { ApiError } from '../../src/api/jsonapi/errors.js';
 import { json, type ApiRequest, type RouteDef } from '../../src/api/types.js';
 import { GROUP_BIT } from '../../src/auth/groups.js';
 import { startServer, type HttpServer } from '../../src/http/server.js';
+import { accessLog } from '../../src/log.js';
 import { call } from '../helpers/server.js';
 
 const seen: ApiRequest[] = [];
@@ -43,6 +44,8 @@ const KEYS: Record<string, number> = {
   none: 0,
 };
 
+const silent = pino({ level: 'silent' });
+
 describe('HTTP transport', () => {
   let server: HttpServer;
   let srv: { url: string };
@@ -51,7 +54,8 @@ describe('HTTP transport', () => {
       routes,
       keys: { maskOfKey: (k) => KEYS[k] ?? -1 },
       bodyLimitBytes: 1024,
-      logger: pino({ level: 'silent' }),
+      logger: silent,
+      accessLog: accessLog(silent),
     });
     srv = { url: `http://127.0.0.1:${server.port}` };
   });

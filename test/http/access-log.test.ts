@@ -1,0 +1,76 @@
+/**
+ * The access log: one JSON line per request, written by src/log.ts straight to the logger's
+ * destination. It must be the line pino itself writes for the same fields, and the running
+ * service must write one per request (with the request id it answered with).
+ */
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { accessLog } from '../../src/log.js';
+import { call, startTestServer, type TestServer } from '../helpers/server.js';
+
+function memoryLogger(level: string) {
+  const lines: string[] = [];
+  const logger = pino({ level, base: { pid: 4242 }, timestamp: () => ',"time":1700000000000' }, { write: (s: string) => void lines.push(s) });
+  return { logger, lines };
+}
+
+describe('access log line', () => {
+  const cases: [string, string, string | null, number, number][] = [
+    ['abc-123', 'GET', '/v1/charging_stations/:id', 200, 0.123],
+    ['he said "hi" \\ ⚡ \u0001', 'POST', '/v1/charge_prices', 503, 12],
+    ['x', 'DELETE', null, 404, 0],
+  ];
+
+  it('is byte for byte the line pino writes for logger.info({reqId, method, route, status, ms}, "request")', () => {
+    for (const [reqId, method, route, status, ms] of cases) {
+      const fast = memoryLogger('info');
+      accessLog(fast.logger)(reqId, method, route, status, ms);
+      const slow = memoryLogger('info');
+      slow.logger.info({ reqId, method, route, status, ms }, 'request');
+      expect(fast.lines).toEqual(slow.lines);
+      expect(JSON.parse(fast.lines[0])).toMatchObject({ level: 30, pid: 4242, reqId, method, route, status, ms, msg: 'request' });
+    }
+  });
+
+  it('writes nothing below level info, and follows a level changed at run time', () => {
+    const m = memoryLogger('warn');
+    const log = accessLog(m.logger);
+    log('a', 'GET', '/health', 200, 1);
+    expect(m.lines).toEqual([]);
+    m.logger.level = 'info';
+    log('b', 'GET', '/health', 200, 1);
+    expect(m.lines).toHaveLength(1);
+  });
+});
+
+describe('access log of the running service', () => {
+  let srv: TestServer;
+  beforeAll(async () => {
+    srv = await startTestServer();
+  });
+  afterAll(async () => {
+    await srv.stop();
+  });
+
+  it('writes one line per request, with the request id, route, status and time', async () => {
+    const ids = ['log-check-1', 'log-check-2'];
+    await call(srv, 'GET', '/health', { headers: { 'X-Request-Id': ids[0] } });
+    const miss = await call(srv, 'GET', '/v9/nothing', { headers: { 'X-Request-Id': ids[1] } });
+    expect(miss.status).toBe(404);
+    const linesOf = (id: string) =>
+      srv
+        .stdout()
+        .split('\n')
+        .filter((l) => l.startsWith('{') && l.includes(`"reqId":"${id}"`))
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const deadline = Date.now() + 5000;
+    while (Date.now() < deadline && ids.some((id) => linesOf(id).length === 0)) await new Promise((r) => setTimeout(r, 20));
+    const [health] = linesOf(ids[0]);
+    expect(linesOf(ids[0])).toHaveLength(1);
+    expect(health).toMatchObject({ level: 30, method: 'GET', route: '/health', status: 200, msg: 'request' });
+    expect(typeof health.ms).toBe('number');
+    expect(typeof health.time).toBe('number');
+    expect(typeof health.pid).toBe('number');
+    expect(linesOf(ids[1])).toEqual([expect.objectContaining({ route: null, status: 404, msg: 'request' })]);
+  });
+});
