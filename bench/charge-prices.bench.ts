@@ -7,7 +7,8 @@
  * - task: compute plus the document written into bytes (runChargePrices, as a worker runs it);
  * - straightforward: compute, chargePriceEntries objects, JSON.stringify, TextEncoder.
  *
- * The catalog is seeded like the HTTP suite's generated tariffs (bench/scenarios.ts).
+ * The catalog holds the HTTP suite's generated tariffs (bench/scenarios.ts), all of the station's
+ * operator.
  *
  *   npm run bench:charge-prices [-- --quick] [-- --tariffs N]
  *
@@ -17,23 +18,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Bench } from 'tinybench';
-import {
-  DEFAULT_CHARGE_PRICE_OPTIONS,
-  PricingCatalog,
-  chargePriceEntries,
-  computeChargePrices,
-  metaChargePoints,
-  reasonText,
-  visibleTags,
-  type PriceComponent,
-  type RateTable,
-  type Segment,
-} from '../src/domain/pricing/index.js';
-import { mulberry32 } from '../src/domain/random.js';
-import { runChargePrices, type ChargePricesTask } from '../src/pool/tasks.js';
+import { DEFAULT_CHARGE_PRICE_OPTIONS, PricingCatalog, computeChargePrices, type RateTable, type TariffInput } from '../src/domain/pricing/index.js';
 import type { StationView } from '../src/pool/stations.js';
-import { computedId } from '../src/domain/ids.js';
-import type { StoredTariff } from '../src/domain/tariffs/model.js';
+import { runChargePrices, type ChargePricesTask } from '../src/pool/tasks.js';
+import { straightforwardChargePrices } from './lib/charge-document.js';
+import { generatedTariffs } from './scenarios.js';
 
 const quick = process.argv.includes('--quick');
 const tariffsArg = process.argv.indexOf('--tariffs');
@@ -43,39 +32,10 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RATES: RateTable = { date: '2025-01-01', rates: { EUR: 1, CHF: 0.94, GBP: 0.85 } };
 const CPO = 'c0000000-0000-4000-8000-0000000000aa';
 
-const rnd = mulberry32(20260101);
-const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)];
 const catalog = new PricingCatalog();
 catalog.upsertCompany({ id: CPO, name: 'Busy Operator', is_emp: true, is_cpo: true, supported_emp_ids: [] });
-for (let i = 0; i < N; i++) {
-  const prices: PriceComponent[] = [];
-  for (let k = 0; k < 1 + Math.floor(rnd() * 3); k++) {
-    const decomposition: Segment[] = [];
-    for (let j = 0; j < 1 + Math.floor(rnd() * 3); j++) {
-      const dimension = pick(['kwh', 'kwh', 'minute', 'session'] as const);
-      const s: Segment = { dimension, price: Math.round(rnd() * 80) / 100 };
-      if (rnd() < 0.25) Object.assign(s, { time_of_day_start: pick([0, 360, 1320]), time_of_day_end: pick([360, 1320, 1440]) });
-      if (dimension === 'minute' && rnd() < 0.5) s.range_gte = pick([30, 60, 120, 240]);
-      if (dimension === 'minute' && rnd() < 0.3) s.billing_increment = pick([1, 5, 15]);
-      decomposition.push(s);
-    }
-    const restrictions =
-      rnd() < 0.6
-        ? [{ allowance: 'allow' as const, charge_point_energy_type: pick(['ac', 'dc'] as const), ...(rnd() < 0.4 ? { charge_point_powers: [11, 150], charge_point_power_is_range: true } : {}) }]
-        : [];
-    prices.push({ restrictions, decomposition });
-  }
-  catalog.upsertTariff({
-    id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
-    type: 'tariff',
-    name: `Generated ${i}`,
-    currency: pick(['EUR', 'EUR', 'EUR', 'CHF']),
-    prices,
-    emp_id: CPO,
-    monthly_fee: pick([0, 0, 4.99, 9.99]),
-    is_direct_payment: rnd() < 0.2,
-    tags: rnd() < 0.2 ? [{ kind: 'info', localized_text: { en: 'Info', de: 'Hinweis' } }] : [],
-  } as never);
+for (const t of generatedTariffs(N)) {
+  catalog.upsertTariff({ id: t.id, type: 'tariff', emp_id: CPO, ...t.attributes } as unknown as TariffInput);
 }
 
 const task: ChargePricesTask = {
@@ -105,48 +65,7 @@ let sink = 0;
 const encoder = new TextEncoder();
 
 /** The straightforward path: entry objects, JSON.stringify of the document, UTF-8 encoding. */
-function straightforward(): Uint8Array {
-  const js = JSON.stringify;
-  const comp = computeChargePrices(catalog, request, RATES);
-  const entries = chargePriceEntries(catalog, comp, task.showPriceUnavailable, RATES);
-  const data = entries.map((e) => {
-    const tariff = e.tariff.tariff as unknown as StoredTariff;
-    const emp = catalog.companies.get(tariff.emp_id);
-    return {
-      id: computedId('charge_price', tariff.id),
-      type: 'charge_price',
-      attributes: {
-        provider: emp?.name ?? '',
-        tariff_name: tariff.name ?? null,
-        url: tariff.url ?? emp?.url ?? null,
-        monthly_min_sales: e.monthlyMinSales,
-        total_monthly_fee: e.totalMonthlyFee,
-        flat_rate: tariff.is_flat_rate === true,
-        direct_payment: tariff.is_direct_payment === true,
-        is_card_payment: tariff.is_card_payment === true,
-        provider_customer_tariff: tariff.provider_customer_only === true,
-        is_roaming: e.isRoaming,
-        is_promoted: false,
-        currency: task.options.currency,
-        tags: visibleTags(tariff.tags ?? [], task.lang, task.nowMs, false),
-        system_tags: tariff.system_tags ?? [],
-        start_time: task.options.start_time,
-        branding: tariff.branding ?? null,
-        charge_point_prices: e.chargePointPrices.map((p) => ({
-          plug: p.plug,
-          power: p.power,
-          price: p.price,
-          price_distribution: p.price_distribution,
-          blocking_fee_start: p.blocking_fee_start,
-          no_price_reason: p.no_price_reason === null ? null : reasonText(p.no_price_reason, task.lang),
-          is_average_price: p.is_average_price,
-        })),
-      },
-      relationships: { tariff: { data: { type: 'tariff', id: tariff.id } } },
-    };
-  });
-  return encoder.encode(js({ data, meta: { charge_points: metaChargePoints(comp) } }));
-}
+const straightforward = (): Uint8Array => encoder.encode(straightforwardChargePrices(catalog, task, RATES));
 
 const taskBytes = (): Uint8Array => runChargePrices(env, task).body as Uint8Array;
 

@@ -126,15 +126,30 @@ async function put(port: number, path: string, body: unknown): Promise<number> {
   return r.status;
 }
 
-/** Seeded generator: `n` tariffs of the operator (direct, D66) with mixed dimensions, windows, ranges and restrictions. */
-export async function generateTariffs(port: number, operator: string, n: number): Promise<string[]> {
+/** What the generator makes for one tariff: its id and the attributes of its PUT body (no version). */
+export interface GeneratedTariff {
+  id: string;
+  attributes: {
+    name: string;
+    currency: string;
+    monthly_fee: number;
+    is_direct_payment: boolean;
+    prices: { restrictions: Record<string, unknown>[]; decomposition: Record<string, unknown>[] }[];
+    tags: { kind: string; localized_text: Record<string, string> }[];
+  };
+}
+
+/**
+ * Seeded generator: `n` tariffs with mixed dimensions, windows, ranges and restrictions. The HTTP
+ * suite writes them through the API for one operator; the charge price micro-benchmark compiles
+ * the same tariffs directly.
+ */
+export function generatedTariffs(n: number): GeneratedTariff[] {
   const rnd = mulberry32(20260101);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)];
-  const ids: string[] = [];
-  const bodies: [string, unknown][] = [];
+  const out: GeneratedTariff[] = [];
   for (let i = 0; i < n; i++) {
     const id = uuidOf(7, i);
-    ids.push(id);
     const comps = [];
     for (let k = 0; k < 1 + Math.floor(rnd() * 3); k++) {
       const segs = [];
@@ -152,30 +167,38 @@ export async function generateTariffs(port: number, operator: string, n: number)
           : [];
       comps.push({ restrictions, decomposition: segs });
     }
-    bodies.push([
+    out.push({
       id,
-      {
-        data: {
-          id,
-          type: 'tariff',
-          attributes: {
-            name: `Generated ${i}`,
-            currency: pick(['EUR', 'EUR', 'EUR', 'CHF']),
-            version: 1,
-            monthly_fee: pick([0, 0, 4.99, 9.99]),
-            is_direct_payment: rnd() < 0.2,
-            prices: comps,
-            tags: rnd() < 0.2 ? [{ kind: 'info', localized_text: { en: 'Info', de: 'Hinweis' } }] : [],
-          },
-          relationships: { emp: { data: { type: 'company', id: operator } } },
-        },
+      attributes: {
+        name: `Generated ${i}`,
+        currency: pick(['EUR', 'EUR', 'EUR', 'CHF']),
+        monthly_fee: pick([0, 0, 4.99, 9.99]),
+        is_direct_payment: rnd() < 0.2,
+        prices: comps,
+        tags: rnd() < 0.2 ? [{ kind: 'info', localized_text: { en: 'Info', de: 'Hinweis' } }] : [],
       },
-    ]);
+    });
   }
+  return out;
+}
+
+/** Writes `n` generated tariffs (`generatedTariffs`) of the operator (direct, D66) through the API. */
+export async function generateTariffs(port: number, operator: string, n: number): Promise<string[]> {
+  const bodies: [string, unknown][] = generatedTariffs(n).map((t) => [
+    t.id,
+    {
+      data: {
+        id: t.id,
+        type: 'tariff',
+        attributes: { ...t.attributes, version: 1 },
+        relationships: { emp: { data: { type: 'company', id: operator } } },
+      },
+    },
+  ]);
   for (let i = 0; i < bodies.length; i += 16) {
     await Promise.all(bodies.slice(i, i + 16).map(([id, b]) => put(port, `/v2/tariffs/${id}`, b)));
   }
-  return ids;
+  return bodies.map(([id]) => id);
 }
 
 /** A bench EMP (a company of its own, so its tariffs are candidates nowhere). */

@@ -32,6 +32,9 @@ const js = JSON.stringify;
 /** A number as JSON.stringify writes it (non-finite → null). */
 const num = (x: number): string => (Number.isFinite(x) ? String(x) : 'null');
 
+/** Documents up to this size are copied out of the writer; larger ones take its buffer along. */
+const TAKE_COPY_LIMIT = 256 * 1024;
+
 /**
  * Growable byte buffer, reused across requests of a thread. Short strings are copied byte by byte
  * while they are ASCII (no call into the Buffer binding per piece); the rest go through
@@ -84,15 +87,25 @@ export class ByteWriter extends GrowableBytes {
   }
 
   /**
-   * Hands over the written bytes, with the ArrayBuffer under them (which a worker transfers to
-   * the main thread without a copy), and continues in a fresh buffer: `allocUnsafeSlow` is never
-   * a slice of Node's shared pool, and is not zero-filled, so its pages are only touched when
-   * the next document is written. Cheaper than copying a megabyte into a buffer of its own.
+   * The written bytes in an ArrayBuffer of their own, which a worker transfers to the main thread
+   * without a copy; the writer's buffer serves the next document. A small document is copied out
+   * into a buffer of its exact size. A large one (over TAKE_COPY_LIMIT) is handed over with the
+   * buffer under it, and the writer continues in a fresh buffer of the same capacity: copying a
+   * megabyte costs more than a fresh `allocUnsafeSlow` buffer, which is neither zero-filled nor a
+   * slice of Node's shared pool, and whose pages are only touched when the next document is
+   * written. Handing over a large buffer with every small document instead would make each answer
+   * carry megabytes of external memory and bring on frequent full collections.
    */
   take(): Uint8Array {
-    const out = this.buf.subarray(0, this.pos);
-    this.buf = Buffer.allocUnsafeSlow(Math.max(1 << 16, this.buf.length));
+    const n = this.pos;
     this.pos = 0;
+    if (n <= TAKE_COPY_LIMIT) {
+      const out = Buffer.allocUnsafeSlow(n);
+      this.buf.copy(out, 0, 0, n);
+      return out;
+    }
+    const out = this.buf.subarray(0, n);
+    this.buf = Buffer.allocUnsafeSlow(this.buf.length);
     return out;
   }
 }

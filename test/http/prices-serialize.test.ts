@@ -8,15 +8,11 @@
  * and a catalog change (generation moves) must drop it.
  */
 import { describe, expect, it } from 'vitest';
-import { computedId } from '../../src/domain/ids.js';
+import { straightforwardChargePrices } from '../../bench/lib/charge-document.js';
+import { generatedTariffs } from '../../bench/scenarios.js';
 import {
   DEFAULT_CHARGE_PRICE_OPTIONS,
   PricingCatalog,
-  chargePriceEntries,
-  computeChargePrices,
-  metaChargePoints,
-  reasonText,
-  visibleTags,
   type ChargePointInput,
   type CompanyInput,
   type IncludeMode,
@@ -28,7 +24,6 @@ import {
   type TariffInput,
 } from '../../src/domain/pricing/index.js';
 import { mulberry32 } from '../../src/domain/random.js';
-import type { StoredTariff } from '../../src/domain/tariffs/model.js';
 import type { StationView } from '../../src/pool/stations.js';
 import { runChargePrices, type ChargePricesTask } from '../../src/pool/tasks.js';
 
@@ -40,50 +35,7 @@ const PLUGS = ['type2', 'ccs', 'chademo', 'schuko'];
 const NOW = Date.UTC(2026, 0, 15);
 
 /** The reference: the object + JSON.stringify document (the path before the direct writer). */
-function referenceDocument(catalog: PricingCatalog, t: ChargePricesTask): string {
-  const js = JSON.stringify;
-  const comp = computeChargePrices(catalog, { station: t.station, input: t.input, options: t.options, listed: t.listed, include: t.include }, RATES);
-  const entries = chargePriceEntries(catalog, comp, t.showPriceUnavailable, RATES);
-  const listed = t.listed === null ? null : new Set(t.listed);
-  const parts: string[] = [];
-  for (const e of entries) {
-    const tariff = e.tariff.tariff as unknown as StoredTariff;
-    const emp = catalog.companies.get(tariff.emp_id);
-    const prices = e.chargePointPrices.map((p) => ({
-      plug: p.plug,
-      power: p.power,
-      price: p.price,
-      price_distribution: p.price_distribution,
-      blocking_fee_start: p.blocking_fee_start,
-      no_price_reason: p.no_price_reason === null ? null : reasonText(p.no_price_reason, t.lang),
-      is_average_price: p.is_average_price,
-    }));
-    const attributes = {
-      provider: emp?.name ?? '',
-      tariff_name: tariff.name ?? null,
-      url: tariff.url ?? emp?.url ?? null,
-      monthly_min_sales: e.monthlyMinSales,
-      total_monthly_fee: e.totalMonthlyFee,
-      flat_rate: tariff.is_flat_rate === true,
-      direct_payment: tariff.is_direct_payment === true,
-      is_card_payment: tariff.is_card_payment === true,
-      provider_customer_tariff: tariff.provider_customer_only === true,
-      is_roaming: e.isRoaming,
-      is_promoted: false,
-      currency: t.options.currency,
-      tags: visibleTags(tariff.tags ?? [], t.lang, t.nowMs, listed !== null && listed.has(tariff.id)),
-      system_tags: tariff.system_tags ?? [],
-      start_time: t.options.start_time,
-      branding: tariff.branding ?? null,
-      charge_point_prices: prices,
-    };
-    parts.push(
-      `{"id":${js(computedId('charge_price', tariff.id))},"type":"charge_price","attributes":${js(attributes)},` +
-        `"relationships":{"tariff":{"data":{"type":"tariff","id":${js(tariff.id)}}}}}`,
-    );
-  }
-  return `{"data":[${parts.join(',')}],"meta":{"charge_points":${js(metaChargePoints(comp))}}}`;
-}
+const referenceDocument = (catalog: PricingCatalog, t: ChargePricesTask): string => straightforwardChargePrices(catalog, t, RATES);
 
 const uuid = (r: () => number): string => {
   const h = (n: number) => Array.from({ length: n }, () => Math.floor(r() * 16).toString(16)).join('');
@@ -235,5 +187,29 @@ describe('charge price document writer', () => {
     expect(after).toBe(referenceDocument(g.catalog, task));
     expect(after).not.toBe(before);
     expect(after).toContain('(renamed)');
+  });
+
+  it('hands over large documents with their buffer and copies small ones out, each in an ArrayBuffer of its own', () => {
+    const big = new PricingCatalog();
+    big.upsertCompany({ id: CPO, name: 'Busy', is_emp: true, is_cpo: true, supported_emp_ids: [] });
+    for (const t of generatedTariffs(1200)) big.upsertTariff({ id: t.id, type: 'tariff', emp_id: CPO, ...t.attributes } as unknown as TariffInput);
+    const small = randomCatalog(7);
+    const task = (catalog: PricingCatalog, cpo: string): ChargePricesTask => ({
+      ...randomTask(small),
+      station: { id: null, country: 'DE', cpo_id: cpo, charge_points: [{ plug: 'type2', power: 22 }, { plug: 'ccs', power: 150 }] },
+      listed: null,
+      include: 'filter',
+      options: { ...DEFAULT_CHARGE_PRICE_OPTIONS, currency: catalog === big ? 'EUR' : 'CHF' },
+    });
+    const seen = new Set<ArrayBufferLike>();
+    for (const [catalog, cpo] of [[big, CPO], [small.catalog, CPO], [big, CPO], [big, CPO], [small.catalog, CPO]] as const) {
+      const t = task(catalog, cpo);
+      const body = runChargePrices(env(catalog), t).body as Uint8Array;
+      expect(seen.has(body.buffer)).toBe(false);
+      seen.add(body.buffer);
+      expect(Buffer.from(body).toString('utf8')).toBe(referenceDocument(catalog, t));
+      if (catalog === big) expect(body.byteLength).toBeGreaterThan(256 * 1024);
+      else expect(body.buffer.byteLength).toBe(body.byteLength);
+    }
   });
 });
