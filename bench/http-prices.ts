@@ -117,14 +117,14 @@ export function scenarios(f: Fixture, tariffs: string[], n: number): Scenario[] 
   ];
 }
 
-/** How the measurements chose where charge prices run (src/pool/pool.ts, INLINE_MAX_EVALUATIONS). */
+/** How the measurements chose where charge prices run (src/config.ts, DEFAULT_INLINE_MAX_EVALUATIONS). */
 const POLICY =
-  'Inline or pool: at one connection a pool hop added about 0.3-0.4 ms to small charge price requests ' +
-  '(0.68 ms pool vs 0.30 ms inline p50 for 5 listed tariffs in an earlier run of this script), more than the work itself, so requests ' +
-  'for a few listed tariffs (listed x charge points <= 64) run on the main thread. Everything else goes to the pool: with 8 ' +
-  'connections the throughput difference between pool and inline was within the noise of this shared 2-core machine ' +
-  '(one run favoured the pool, the next inline), but a busy-station request takes 5-20 ms of CPU, which inline would block ' +
-  'the event loop (and every station read) for.\n';
+  'Inline or pool: at one connection a pool hop added 0.1-0.4 ms to small charge price requests, more than the work ' +
+  'itself (typical station of the default catalog, about 160 tariff x charge point evaluations and a 49 KB answer: 0.33 ms ' +
+  'inline vs 0.46 ms pool p50 in the suite on 2026-11-22), so requests estimated at <= 256 evaluations (candidate tariffs ' +
+  'usable at the CPO, or the listed ones, x charge points) run on the main thread (PRICING_INLINE_MAX_EVALUATIONS). ' +
+  'Everything else goes to the pool: a busy-station request takes 3-8 ms of CPU, which inline would block the event loop ' +
+  '(and every station read) for.\n';
 
 async function main(): Promise<void> {
   const o = parse(process.argv.slice(2));

@@ -17,7 +17,7 @@ import { LiveStore } from './storage/live.js';
 import { Snapshot, SnapshotFormatError } from './storage/snapshot.js';
 import { StationIndex } from './domain/stations/index.js';
 import { AvailabilityStore } from './storage/availability.js';
-import { INLINE_MAX_EVALUATIONS, PricePool } from './pool/pool.js';
+import { PricePool } from './pool/pool.js';
 import { mainCatalog, rateTable } from './pool/catalog.js';
 import { shareStationColumns } from './pool/stations.js';
 
@@ -81,7 +81,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     const prices = new PricePool({
       workers: config.workers,
       maxQueue: config.maxQueue,
-      inlineMaxEvaluations: INLINE_MAX_EVALUATIONS,
+      inlineMaxEvaluations: config.inlineMaxEvaluations,
       init: {
         dataDir: config.dataDir,
         snapshotPath: config.snapshotPath,

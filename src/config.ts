@@ -18,6 +18,14 @@ export const PROJECT_ROOT = (() => {
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
+/**
+ * Default of `inlineMaxEvaluations`, chosen by measurement (bench/RESULTS.md, price endpoints):
+ * a pool hop costs 0.1–0.3 ms of latency on this machine, more than pricing and writing a
+ * typical station's answer (tens of candidates at a few charge points) on the main thread, while
+ * a busy station's thousands of evaluations would hold up every other request there.
+ */
+export const DEFAULT_INLINE_MAX_EVALUATIONS = 256;
+
 export interface Config {
   readonly host: string;
   readonly port: number;
@@ -27,6 +35,11 @@ export interface Config {
   readonly workers: number;
   /** Queued price tasks beyond which requests get 503. */
   readonly maxQueue: number;
+  /**
+   * Price requests whose estimated evaluations (candidate tariffs × charge points) are at most
+   * this run on the main thread instead of a worker (0 = always a worker).
+   */
+  readonly inlineMaxEvaluations: number;
   readonly bodyLimitBytes: number;
   readonly logLevel: LogLevel;
   readonly shutdownTimeoutMs: number;
@@ -83,6 +96,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     snapshotPath: path.resolve(env.SNAPSHOT || defaultSnapshotPath()),
     workers: int(env, 'WORKERS', cores, 0, 256),
     maxQueue: int(env, 'MAX_QUEUE', 256, 1, 1_000_000),
+    inlineMaxEvaluations: int(env, 'PRICING_INLINE_MAX_EVALUATIONS', DEFAULT_INLINE_MAX_EVALUATIONS, 0, 1_000_000),
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 1024 * 1024 * 1024),
     logLevel,
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),

@@ -31,17 +31,12 @@ export interface WorkerInit {
   exitOnNetwork: string | null;
 }
 
-/** Default of `inlineMaxEvaluations` (see bench/RESULTS.md, price endpoints). */
-export const INLINE_MAX_EVALUATIONS = 64;
-
 export interface PoolOptions {
   workers: number;
   maxQueue: number;
   /**
-   * Tasks whose caller marks them small (an estimated number of tariff × charge point evaluations)
-   * run inline when the estimate is at most this; 0 = never. Chosen by measurement (bench/http-prices.ts):
-   * a pool hop costs about 0.3–0.4 ms of latency on this machine, more than a small task itself,
-   * while larger tasks gain throughput from the workers.
+   * Tasks whose caller estimates at most this many tariff × charge point evaluations run inline;
+   * 0 = never (see `DEFAULT_INLINE_MAX_EVALUATIONS` in src/config.ts).
    */
   inlineMaxEvaluations: number;
   init: WorkerInit;
@@ -89,6 +84,14 @@ export class PricePool {
           })
         : null;
     this.piscina?.on('error', (e: unknown) => o.logger.error({ err: e }, 'pricing worker error'));
+  }
+
+  /**
+   * Candidate tariffs at a CPO (D66, before option filters) for estimating a charge price task
+   * on the main thread; Infinity when no main-thread catalog is kept.
+   */
+  candidatesAt(cpoId: string): number {
+    return this.catalog === null ? Infinity : this.catalog.candidatesAt(cpoId).slots.length;
   }
 
   get threads(): number {

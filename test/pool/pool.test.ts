@@ -41,7 +41,7 @@ describe('price pool', () => {
     const doomed = randomUUID();
     let srv: TestServer;
     beforeAll(async () => {
-      srv = await startTestServer({ keys: KEYS, env: { WORKERS: '1', PRICING_TEST_EXIT_ON_NETWORK: doomed } });
+      srv = await startTestServer({ keys: KEYS, env: { WORKERS: '1', PRICING_INLINE_MAX_EVALUATIONS: '0', PRICING_TEST_EXIT_ON_NETWORK: doomed } });
     });
     afterAll(async () => {
       await srv.stop();
@@ -98,7 +98,7 @@ describe('price pool', () => {
   describe('a full queue', () => {
     let srv: TestServer;
     beforeAll(async () => {
-      srv = await startTestServer({ keys: KEYS, env: { WORKERS: '1', MAX_QUEUE: '1' } });
+      srv = await startTestServer({ keys: KEYS, env: { WORKERS: '1', MAX_QUEUE: '1', PRICING_INLINE_MAX_EVALUATIONS: '0' } });
     });
     afterAll(async () => {
       await srv.stop();
@@ -128,7 +128,8 @@ describe('price pool', () => {
     let inline: TestServer;
     beforeAll(async () => {
       [pooled, inline] = await Promise.all([
-        startTestServer({ keys: KEYS, env: { WORKERS: '2' } }),
+        // Every price request in a worker on one, on the main thread on the other.
+        startTestServer({ keys: KEYS, env: { WORKERS: '2', PRICING_INLINE_MAX_EVALUATIONS: '0' } }),
         startTestServer({ keys: KEYS, env: { WORKERS: '0' } }),
       ]);
     });

@@ -162,8 +162,11 @@ export function pricesRoutes(ctx: AppContext): RouteDef[] {
     };
     const listed = rel.tariffs === undefined ? null : rel.tariffs.data.map((t) => t.id);
     const include = rel.tariffs?.meta?.include ?? 'filter';
-    // A request for a few listed tariffs is small enough to run inline (see PricePool).
-    const evaluations = listed !== null && include !== 'always' ? listed.length * cps.length : Infinity;
+    // Small requests run inline (see PricePool): at most the listed tariffs (filter, exclusive),
+    // else the tariffs usable at the CPO (plus the listed ones with `always`), at every charge point.
+    const candidates =
+      listed !== null && include !== 'always' ? listed.length : ctx.prices.candidatesAt(cpoId) + (listed === null ? 0 : listed.length);
+    const evaluations = candidates * cps.length;
     const r = await ctx.prices.run('chargePrices', {
       station: {
         id: cpoId === '' ? null : stationInContext(cpoId, a.station.latitude, a.station.longitude),
