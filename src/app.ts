@@ -17,7 +17,8 @@ import { LiveStore } from './storage/live.js';
 import { Snapshot, SnapshotFormatError } from './storage/snapshot.js';
 import { StationIndex } from './domain/stations/index.js';
 import { AvailabilityStore } from './storage/availability.js';
-import { PricePool } from './pool/pool.js';
+import { OUTPUT_SLOT_BYTES, OUTPUT_SLOTS_PER_WORKER, PricePool } from './pool/pool.js';
+import { createOutputSlots } from './pool/output.js';
 import { mainCatalog, rateTable } from './pool/catalog.js';
 import { shareStationColumns } from './pool/stations.js';
 
@@ -87,6 +88,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
         snapshotPath: config.snapshotPath,
         stations: shareStationColumns(stationColumns),
         exitOnNetwork: process.env.PRICING_TEST_EXIT_ON_NETWORK || null,
+        output: createOutputSlots(Math.max(1, config.workers) * OUTPUT_SLOTS_PER_WORKER, OUTPUT_SLOT_BYTES),
       },
       catalog: () => mainCatalog(companies, tariffs),
       rates: rateTable(snapshot.meta.ratesDate, snapshot.rates()),

@@ -7,7 +7,9 @@
 import { workerData } from 'node:worker_threads';
 import { move } from 'piscina';
 import { StoreCatalog, rateTable } from '../src/pool/catalog.js';
-import type { TaskMessage, WorkerInit } from '../src/pool/pool.js';
+import { recycleDocument } from '../src/pool/charge-writer.js';
+import { OutputSlots } from '../src/pool/output.js';
+import type { TaskMessage, TaskReply, WorkerInit } from '../src/pool/pool.js';
 import { StationView } from '../src/pool/stations.js';
 import { runTask, type TaskDocument } from '../src/pool/tasks.js';
 import { LiveStore } from '../src/storage/live.js';
@@ -21,6 +23,7 @@ snapshot.close();
 const store = LiveStore.openReadonly(init.dataDir);
 const catalog = new StoreCatalog(store);
 const stations = new StationView(init.stations);
+const output = new OutputSlots(init.output);
 
 export function ping(): number {
   return catalog.generation;
@@ -29,10 +32,11 @@ export function ping(): number {
 const encoder = new TextEncoder();
 
 /**
- * Runs a task; the serialized document goes back as UTF-8 bytes in their own ArrayBuffer,
- * transferred (not cloned), so the main thread neither copies nor encodes it. A task that wrote
- * bytes (charge prices) hands over its own; text is encoded here. Tasks only produce 200
- * documents: every error outcome is decided on the main thread before dispatch.
+ * Runs a task; the serialized document goes back as UTF-8 bytes, copied into a free shared
+ * output slot (src/pool/output.ts) or, when none is free or it is too large, in an ArrayBuffer of
+ * its own, transferred (not cloned). Either way the main thread neither copies nor encodes it.
+ * A task that wrote bytes (charge prices) hands over its own; text is encoded here. Tasks only
+ * produce 200 documents: every error outcome is decided on the main thread before dispatch.
  */
 export function task(msg: TaskMessage): unknown {
   catalog.syncTo(msg.generation);
@@ -41,5 +45,12 @@ export function task(msg: TaskMessage): unknown {
     process.exit(1);
   }
   const r: TaskDocument = runTask({ catalog: catalog.catalog, rates, stations }, msg.name, msg.input);
-  return move(typeof r.body === 'string' ? encoder.encode(r.body) : r.body);
+  const bytes = typeof r.body === 'string' ? encoder.encode(r.body) : r.body;
+  const slot = output.put(bytes);
+  if (slot >= 0) {
+    // The charge price writer may take its buffer back (it handed it over with a large answer).
+    recycleDocument(bytes);
+    return { slot, length: bytes.length } satisfies TaskReply;
+  }
+  return move(bytes);
 }

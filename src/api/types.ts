@@ -29,6 +29,11 @@ export interface ApiResponse {
   /** Serialized body (JSON text); absent for 204. */
   body?: string | Buffer;
   headers?: Record<string, string>;
+  /**
+   * Called once the body has been handed to the socket (or the response was dropped): the body's
+   * memory may then be reused (price answers in a shared output slot of the pool).
+   */
+  release?: () => void;
 }
 
 export type Handler = (req: ApiRequest) => ApiResponse | Promise<ApiResponse>;

@@ -87,20 +87,28 @@ export function startServer(host: string, port: number, opts: ServerOptions): Pr
     t0: number,
     closeConnection = false,
   ): void => {
-    if (state.aborted || state.done) return;
-    res.cork(() => {
-      res.writeStatus(statusLine(r.status));
-      res.writeHeader('X-Request-Id', reqId);
-      if (r.headers) for (const k in r.headers) res.writeHeader(k, r.headers[k]);
-      if (r.body === undefined) {
-        // 204: no Content-Length at all (endWithoutBody with no arguments reports none).
-        if (closeConnection) res.writeHeader('Connection', 'close');
-        res.endWithoutBody();
-      } else {
-        res.writeHeader('Content-Type', JSON_TYPE);
-        res.end(r.body, closeConnection || draining);
-      }
-    });
+    if (state.aborted || state.done) {
+      r.release?.();
+      return;
+    }
+    try {
+      res.cork(() => {
+        res.writeStatus(statusLine(r.status));
+        res.writeHeader('X-Request-Id', reqId);
+        if (r.headers) for (const k in r.headers) res.writeHeader(k, r.headers[k]);
+        if (r.body === undefined) {
+          // 204: no Content-Length at all (endWithoutBody with no arguments reports none).
+          if (closeConnection) res.writeHeader('Connection', 'close');
+          res.endWithoutBody();
+        } else {
+          res.writeHeader('Content-Type', JSON_TYPE);
+          res.end(r.body, closeConnection || draining);
+        }
+      });
+    } finally {
+      // uWS has written the body, or copied what the socket did not take yet.
+      r.release?.();
+    }
     finish(state);
     accessLog(reqId, method, routePath, r.status, Math.round((performance.now() - t0) * 1000) / 1000);
   };

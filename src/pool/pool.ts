@@ -17,6 +17,7 @@ import { Piscina } from 'piscina';
 import type { Logger } from 'pino';
 import { ApiError } from '../api/jsonapi/errors.js';
 import type { PricingCatalog, RateTable } from '../domain/pricing/index.js';
+import { OutputSlots, type OutputSlotsInit } from './output.js';
 import { StationView, type SharedStationData } from './stations.js';
 import { runTask, type TaskInputs, type TaskName, type TaskResult } from './tasks.js';
 
@@ -29,7 +30,18 @@ export interface WorkerInit {
   stations: SharedStationData;
   /** Test hook (never set in production): a worker thread exits when a task mentions this id. */
   exitOnNetwork: string | null;
+  /** Shared output slots the workers copy their answers into (src/pool/output.ts). */
+  output: OutputSlotsInit;
 }
+
+/** Size of one output slot: a busy station's charge prices (1,000 tariffs × 4 charge points) are about 1.2 MB. */
+export const OUTPUT_SLOT_BYTES = 4 << 20;
+
+/** Output slots per worker: one answer being sent while the next is written. */
+export const OUTPUT_SLOTS_PER_WORKER = 2;
+
+/** What a worker answers: an output slot and the answer's length, or the answer's bytes (transferred). */
+export type TaskReply = { slot: number; length: number } | Uint8Array;
 
 export interface PoolOptions {
   workers: number;
@@ -67,10 +79,12 @@ export class PricePool {
   private readonly piscina: Piscina | null;
   private readonly stations: StationView;
   private readonly catalog: PricingCatalog | null;
+  private readonly output: OutputSlots;
   private closed = false;
 
   constructor(private readonly o: PoolOptions) {
     this.stations = new StationView(o.init.stations);
+    this.output = new OutputSlots(o.init.output);
     this.catalog = o.workers === 0 || o.inlineMaxEvaluations > 0 ? o.catalog() : null;
     this.piscina =
       o.workers > 0
@@ -92,6 +106,11 @@ export class PricePool {
    */
   candidatesAt(cpoId: string): number {
     return this.catalog === null ? Infinity : this.catalog.candidatesAt(cpoId).slots.length;
+  }
+
+  /** Output slots taken right now (tests: every answer sent frees its slot). */
+  outputSlotsTaken(): number {
+    return this.output.taken();
   }
 
   get threads(): number {
@@ -120,8 +139,11 @@ export class PricePool {
     if (p.queueSize >= this.o.maxQueue) throw overloaded();
     const msg: TaskMessage = { name, generation: this.o.generation(), input };
     try {
-      const bytes = (await p.run(msg, { name: 'task' })) as Uint8Array;
-      return { status: 200, body: bufferOf(bytes) };
+      const reply = (await p.run(msg, { name: 'task' })) as TaskReply;
+      if (reply instanceof Uint8Array) return { status: 200, body: bufferOf(reply) };
+      const slots = this.output;
+      const k = reply.slot;
+      return { status: 200, body: slots.view(k, reply.length), release: () => slots.release(k) };
     } catch (e) {
       if (e instanceof Error && e.message === 'Task queue is at limit') throw overloaded();
       this.o.logger.error({ err: e, task: name }, 'pricing worker failed');

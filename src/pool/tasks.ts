@@ -90,6 +90,8 @@ export interface TaskDocument {
 export interface TaskResult {
   status: number;
   body: string | Buffer;
+  /** Frees the body's shared output slot once it has been sent (see src/pool/output.ts). */
+  release?: () => void;
 }
 
 /** Everything a thread needs to run tasks. */

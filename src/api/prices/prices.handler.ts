@@ -182,7 +182,7 @@ export function pricesRoutes(ctx: AppContext): RouteDef[] {
       lang: pickLanguage(req.headers.acceptLanguage),
       nowMs: Date.now(),
     }, evaluations);
-    return { status: r.status, body: r.body };
+    return r;
   }
 
   async function bulkHandler(req: ApiRequest): Promise<ApiResponse> {
@@ -218,7 +218,7 @@ export function pricesRoutes(ctx: AppContext): RouteDef[] {
       includeDirectPayment: a.include_direct_payment ?? false,
       chargePointsPowerLte: a.charge_points_power_lte ?? null,
     });
-    return { status: r.status, body: r.body };
+    return r;
   }
 
   return [

@@ -48,7 +48,7 @@ export function tariffDetailsRoutes(ctx: AppContext): RouteDef[] {
       filter,
       tariffs,
     });
-    return { status: r.status, body: r.body };
+    return r;
   }
   return [{ method: 'POST', path: '/v1/tariff_details', groups: ['ViewPriceBenchmark'], body: true, handler }];
 }

@@ -1,0 +1,140 @@
+/**
+ * Shared output slots (src/pool/output.ts): the slot protocol itself, and a real pricing worker
+ * answering through them: a taken slot is freed by its answer's `release`, answers beyond the
+ * free slots come back transferred, and every answer equals the inline one.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { OutputSlots, createOutputSlots } from '../../src/pool/output.js';
+import type { ChargePricesTask, TaskResult } from '../../src/pool/tasks.js';
+import { DEFAULT_CHARGE_PRICE_OPTIONS } from '../../src/domain/pricing/index.js';
+
+// The pool module resolves its worker file next to itself, so it is loaded from the build.
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const dist = (p: string) => path.join(ROOT, 'dist', p);
+
+describe('output slots', () => {
+  it('hands out free slots, refuses when full or too large, and frees on release', () => {
+    const init = createOutputSlots(2, 8);
+    const worker = new OutputSlots(init);
+    const main = new OutputSlots(init);
+    const a = worker.put(Uint8Array.of(1, 2, 3));
+    const b = worker.put(Uint8Array.of(4, 5));
+    expect([a, b].sort()).toEqual([0, 1]);
+    expect(worker.put(Uint8Array.of(6))).toBe(-1);
+    expect(main.taken()).toBe(2);
+    expect([...main.view(a, 3)]).toEqual([1, 2, 3]);
+    expect([...main.view(b, 2)]).toEqual([4, 5]);
+    main.release(a);
+    expect(worker.put(new Uint8Array(9))).toBe(-1);
+    expect(worker.put(Uint8Array.of(7, 8, 9, 10, 11, 12, 13, 14))).toBe(a);
+    expect([...main.view(a, 8)]).toEqual([7, 8, 9, 10, 11, 12, 13, 14]);
+    main.release(a);
+    main.release(b);
+    expect(main.taken()).toBe(0);
+  });
+});
+
+describe('a pricing worker answering through the slots', () => {
+  let pool: {
+    run(name: 'chargePrices', input: ChargePricesTask, evaluations?: number): Promise<TaskResult>;
+    outputSlotsTaken(): number;
+    ready(): Promise<void>;
+    close(): Promise<void>;
+  };
+  let inline: typeof pool;
+  let dataDir: string;
+  let ops: string[] = [];
+
+  beforeAll(async () => {
+    const { PricePool } = await import(dist('src/pool/pool.js'));
+    const { createOutputSlots: create } = await import(dist('src/pool/output.js'));
+    const { LiveStore } = await import(dist('src/storage/live.js'));
+    const { Snapshot } = await import(dist('src/storage/snapshot.js'));
+    const { seedDefaultCatalog, catalogSeedOf, loadTariffs, loadStationPrices, catalogGeneration } = await import(dist('src/storage/tariffs.js'));
+    const { loadCompanies } = await import(dist('src/storage/companies.js'));
+    const { CompanyRegistry } = await import(dist('src/domain/companies/registry.js'));
+    const { TariffCatalog } = await import(dist('src/domain/tariffs/catalog.js'));
+    const { mainCatalog, rateTable } = await import(dist('src/pool/catalog.js'));
+    const { shareStationColumns } = await import(dist('src/pool/stations.js'));
+    dataDir = fs.mkdtempSync(path.join(inject('testTmpRoot'), 'slots-'));
+    const snapshot = Snapshot.open(inject('testSnapshot'));
+    const live = LiveStore.open(dataDir);
+    live.seedCompanies(
+      snapshot.meta.snapshotVersion,
+      snapshot.operators().map((o: { id: string; name: string; evse_operator_ids: string[] }) => ({ id: o.id, name: o.name, evse_operator_ids: o.evse_operator_ids })),
+      Date.now(),
+    );
+    seedDefaultCatalog(live, snapshot.meta.snapshotVersion, () => catalogSeedOf(snapshot), Date.now());
+    const companies = new CompanyRegistry(loadCompanies(live));
+    const tariffs = new TariffCatalog(loadTariffs(live), loadStationPrices(live), catalogGeneration(live));
+    const make = (workers: number) =>
+      new PricePool({
+        workers,
+        maxQueue: 16,
+        inlineMaxEvaluations: 0,
+        init: {
+          dataDir,
+          snapshotPath: inject('testSnapshot'),
+          stations: shareStationColumns(snapshot.stationColumns({ fragments: false })),
+          exitOnNetwork: null,
+          output: create(2, 1 << 20),
+        },
+        catalog: () => mainCatalog(companies, tariffs),
+        rates: rateTable(snapshot.meta.ratesDate, snapshot.rates()),
+        generation: () => tariffs.generation,
+        logger: pino({ level: 'silent' }),
+      });
+    // Two operators with candidate tariffs in the default catalog, so the answers are not empty.
+    const catalog = mainCatalog(companies, tariffs);
+    ops = [...new Set([...catalog.tariffs.values()].filter((t: { type: string }) => t.type === 'tariff').map((t: { emp_id: string }) => t.emp_id))]
+      .filter((id) => catalog.candidatesAt(id).slots.length > 0)
+      .slice(0, 2) as string[];
+    pool = make(1);
+    inline = make(0);
+    await pool.ready();
+  }, 60_000);
+
+  afterAll(async () => {
+    await pool?.close();
+    await inline?.close();
+  });
+
+  const task = (cpo: string): ChargePricesTask => ({
+    station: { id: null, country: 'FR', cpo_id: cpo, charge_points: [{ plug: 'type2', power: 22 }, { plug: 'ccs', power: 150 }] },
+    input: { kind: 'energy', energy: 30, duration: 45 },
+    options: { ...DEFAULT_CHARGE_PRICE_OPTIONS },
+    listed: null,
+    include: 'filter',
+    showPriceUnavailable: true,
+    lang: 'en',
+    nowMs: Date.UTC(2026, 0, 15),
+  });
+
+  it('frees a slot when the answer is released; answers beyond the free slots come transferred; all equal inline answers', async () => {
+    expect(ops).toHaveLength(2);
+    const expected = (await inline.run('chargePrices', task(ops[0]))).body.toString();
+    expect(JSON.parse(expected).data.length).toBeGreaterThan(0);
+    const held: TaskResult[] = [];
+    for (let i = 0; i < 3; i++) held.push(await pool.run('chargePrices', task(ops[0])));
+    for (const r of held) expect(r.body.toString()).toBe(expected);
+    expect(held.map((r) => r.release !== undefined)).toEqual([true, true, false]);
+    expect(pool.outputSlotsTaken()).toBe(2);
+    held[0].release!();
+    expect(pool.outputSlotsTaken()).toBe(1);
+    const next = await pool.run('chargePrices', task(ops[1]));
+    expect(next.release).toBeDefined();
+    expect(next.body.toString()).toBe((await inline.run('chargePrices', task(ops[1]))).body.toString());
+    next.release!();
+    held[1].release!();
+    expect(pool.outputSlotsTaken()).toBe(0);
+    for (let i = 0; i < 10; i++) {
+      const r = await pool.run('chargePrices', task(ops[i % 2]));
+      expect(r.release).toBeDefined();
+      r.release!();
+    }
+    expect(pool.outputSlotsTaken()).toBe(0);
+  });
+});
