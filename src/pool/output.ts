@@ -13,7 +13,8 @@
  * and returns the slot index with its message (the message orders the write before the main
  * thread's read); the main thread frees it once uWS has sent the bytes or copied what the socket
  * did not take yet. An answer larger than a slot, or one finished while every slot is taken, is
- * transferred as before.
+ * transferred as before. A worker that dies between taking a slot and answering leaves that slot
+ * taken for good; answers then fall back to transfers more often, nothing else changes.
  */
 export interface OutputSlotsInit {
   data: SharedArrayBuffer;
