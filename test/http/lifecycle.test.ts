@@ -195,6 +195,9 @@ describe('start-up and restart', () => {
     const r = await runMain({ PORT: 'eighty', DATA_DIR: freshDataDir() });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('PORT must be an integer');
+    const negative = await runMain({ PRICING_INLINE_MAX_EVALUATIONS: '-1', DATA_DIR: freshDataDir() });
+    expect(negative.code).toBe(2);
+    expect(negative.stderr).toContain('PRICING_INLINE_MAX_EVALUATIONS');
   });
 });
 
