@@ -34,6 +34,7 @@ const num = (x: number): string => (Number.isFinite(x) ? String(x) : 'null');
 
 /** Documents up to this size are copied out of the writer; larger ones take its buffer along. */
 const TAKE_COPY_LIMIT = 256 * 1024;
+const EMPTY = Buffer.alloc(0);
 
 /**
  * Growable byte buffer, reused across requests of a thread. Short strings are copied byte by byte
@@ -41,13 +42,27 @@ const TAKE_COPY_LIMIT = 256 * 1024;
  * `Buffer.write`.
  */
 export class ByteWriter extends GrowableBytes {
+  /** Capacity of the buffer last handed over with a large document (see `take`). */
+  private handedOver = 0;
+
   constructor(capacity = 1 << 16) {
     super(capacity);
-    this.buf = Buffer.allocUnsafeSlow(capacity);
   }
 
+  /** Starts a document; after a hand-over, in a fresh buffer of the capacity handed over. */
   reset(): void {
     this.pos = 0;
+    if (this.buf.length === 0) this.buf = Buffer.allocUnsafeSlow(this.handedOver);
+  }
+
+  /**
+   * Takes back the buffer handed over with the last large document, once its holder is done
+   * with it; false (and nothing done) for any other buffer.
+   */
+  takeBack(doc: Uint8Array): boolean {
+    if (this.buf.length !== 0 || doc.byteOffset !== 0 || !(doc.buffer instanceof ArrayBuffer) || doc.buffer.byteLength !== this.handedOver) return false;
+    this.buf = Buffer.from(doc.buffer);
+    return true;
   }
 
   str(s: string): void {
@@ -90,11 +105,12 @@ export class ByteWriter extends GrowableBytes {
    * The written bytes in an ArrayBuffer of their own, which a worker transfers to the main thread
    * without a copy; the writer's buffer serves the next document. A small document is copied out
    * into a buffer of its exact size. A large one (over TAKE_COPY_LIMIT) is handed over with the
-   * buffer under it, and the writer continues in a fresh buffer of the same capacity: copying a
-   * megabyte costs more than a fresh `allocUnsafeSlow` buffer, which is neither zero-filled nor a
-   * slice of Node's shared pool, and whose pages are only touched when the next document is
-   * written. Handing over a large buffer with every small document instead would make each answer
-   * carry megabytes of external memory and bring on frequent full collections.
+   * buffer under it: copying a megabyte costs more than starting the next document in a fresh
+   * `allocUnsafeSlow` buffer (neither zero-filled nor a slice of Node's shared pool; its pages are
+   * only touched as the document is written), and a holder that is done with the document early
+   * gives the buffer back (`takeBack`), so that no fresh buffer is needed. Handing over a large
+   * buffer with every small document instead would make each answer carry megabytes of external
+   * memory and bring on frequent full collections.
    */
   take(): Uint8Array {
     const n = this.pos;
@@ -105,7 +121,8 @@ export class ByteWriter extends GrowableBytes {
       return out;
     }
     const out = this.buf.subarray(0, n);
-    this.buf = Buffer.allocUnsafeSlow(this.buf.length);
+    this.handedOver = this.buf.length;
+    this.buf = EMPTY;
     return out;
   }
 }
@@ -235,14 +252,11 @@ const state = { writer: new ByteWriter(), slots: [] as number[], low: [] as numb
 /**
  * Gives the writer back the buffer under a document it returned, once the caller is done with
  * the document (a worker that copied it into a shared output slot): the buffer of a large
- * document then serves the next one, with its pages already in place, instead of the fresh one
- * `take` started. Other documents are left alone.
+ * document then serves the next one, with its pages already in place, instead of a fresh one.
+ * Other documents are left alone.
  */
 export function recycleDocument(doc: Uint8Array): void {
-  const w = state.writer;
-  if (doc.byteOffset === 0 && doc.buffer instanceof ArrayBuffer && doc.buffer.byteLength === w.buf.length && w.pos === 0) {
-    w.buf = Buffer.from(doc.buffer);
-  }
+  state.writer.takeBack(doc);
 }
 
 /**

@@ -25,6 +25,7 @@ import {
 } from '../../src/domain/pricing/index.js';
 import { mulberry32 } from '../../src/domain/random.js';
 import type { StationView } from '../../src/pool/stations.js';
+import { recycleDocument } from '../../src/pool/charge-writer.js';
 import { runChargePrices, type ChargePricesTask } from '../../src/pool/tasks.js';
 
 const RATES: RateTable = { date: '2025-01-01', rates: { EUR: 1, CHF: 1.23, GBP: 0.85, DKK: 7.46, SEK: 11.2 } };
@@ -211,5 +212,31 @@ describe('charge price document writer', () => {
       if (catalog === big) expect(body.byteLength).toBeGreaterThan(256 * 1024);
       else expect(body.buffer.byteLength).toBe(body.byteLength);
     }
+  });
+
+  it('takes back the buffer of a large document its holder is done with, and writes the next one into it', () => {
+    const big = new PricingCatalog();
+    big.upsertCompany({ id: CPO, name: 'Busy', is_emp: true, is_cpo: true, supported_emp_ids: [] });
+    for (const t of generatedTariffs(1200)) big.upsertTariff({ id: t.id, type: 'tariff', emp_id: CPO, ...t.attributes } as unknown as TariffInput);
+    const t: ChargePricesTask = {
+      ...randomTask(randomCatalog(3)),
+      station: { id: null, country: 'DE', cpo_id: CPO, charge_points: [{ plug: 'type2', power: 11 }, { plug: 'ccs', power: 50 }] },
+      listed: null,
+      include: 'filter',
+      options: { ...DEFAULT_CHARGE_PRICE_OPTIONS },
+    };
+    const expected = referenceDocument(big, t);
+    const first = runChargePrices(env(big), t).body as Uint8Array;
+    expect(Buffer.from(first).toString('utf8')).toBe(expected);
+    const small = new Uint8Array(16);
+    recycleDocument(small); // not one of the writer's: left alone
+    recycleDocument(first);
+    const second = runChargePrices(env(big), t).body as Uint8Array;
+    expect(second.buffer).toBe(first.buffer);
+    expect(Buffer.from(second).toString('utf8')).toBe(expected);
+    // Not given back: the next document goes into a fresh buffer.
+    const third = runChargePrices(env(big), t).body as Uint8Array;
+    expect(third.buffer).not.toBe(second.buffer);
+    expect(Buffer.from(third).toString('utf8')).toBe(expected);
   });
 });
