@@ -421,9 +421,10 @@ let bulkStamp = 0;
  * kind); only the tariffs with station-level components at a station are planned and evaluated
  * again for that station. Contexts that get the same cached plan of a tariff (plans depend on
  * the CPO only through its sub tariff and the station-wide restriction criteria, see
- * `planTariff`) share its prices per kind, so a tariff is evaluated once per distinct plan. The cheapest pair of a station is the lexicographic minimum, over its
- * charge points, of (price, duration, charge point index, tariff ID), which equals taking, per
- * kind, the cheapest tariff (ties: smaller ID) first.
+ * `planTariff`) share its prices per kind, so a tariff is evaluated once per distinct plan.
+ * The cheapest pair of a station is the lexicographic minimum, over its charge points, of
+ * (price, duration, charge point index, tariff ID), which equals taking, per kind, the cheapest
+ * tariff (ties: smaller ID) first.
  */
 export function bulkPreview(
   catalog: PricingCatalog,
