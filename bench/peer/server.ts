@@ -29,18 +29,13 @@ import {
   sessionForEnergy,
   sessionForVehicle,
   type ChargeSession,
-  type CompanyInput,
-  type PriceComponent,
   type RateTable,
-  type TariffInput,
   type VehiclePricing,
 } from '../../src/domain/pricing/index.js';
 import { VehicleRegistry } from '../../src/domain/vehicles/vehicle.js';
 import { vehiclePricing } from '../../src/api/prices/prices.handler.js';
-import { loadCompanies } from '../../src/storage/companies.js';
-import { LiveStore } from '../../src/storage/live.js';
 import { Snapshot } from '../../src/storage/snapshot.js';
-import { loadStationPrices, loadTariffs } from '../../src/storage/tariffs.js';
+import { loadRefCatalog, profileOf, usable } from '../lib/reference-catalog.js';
 
 const R = 6_371_000;
 const toRad = (d: number): number => (d * Math.PI) / 180;
@@ -51,71 +46,6 @@ export function haversine(lat1: number, lon1: number, lat2: number, lon2: number
   const dLon = toRad(lon2 - lon1);
   const a = Math.sin(dLat / 2) ** 2 + Math.cos(toRad(lat1)) * Math.cos(toRad(lat2)) * Math.sin(dLon / 2) ** 2;
   return 2 * R * Math.asin(Math.sqrt(Math.min(1, a)));
-}
-
-interface Catalog {
-  companies: Map<string, CompanyInput>;
-  tariffs: TariffInput[];
-  subsOf: Map<string, TariffInput[]>;
-  evse: Map<string, Map<string, PriceComponent[]>>;
-}
-
-function loadCatalog(dataDir: string): Catalog {
-  const store = LiveStore.openReadonly(dataDir);
-  try {
-    const companies = new Map<string, CompanyInput>();
-    for (const c of loadCompanies(store)) {
-      companies.set(c.id, {
-        id: c.id,
-        name: c.name,
-        url: c.url,
-        is_emp: c.is_emp,
-        is_cpo: c.is_cpo,
-        supported_emp_ids: c.supported_emps,
-        cpo_group_id: c.cpo_group,
-        emp_group_id: c.emp_group,
-      });
-    }
-    const tariffs: TariffInput[] = [];
-    const subsOf = new Map<string, TariffInput[]>();
-    for (const t of loadTariffs(store) as unknown as TariffInput[]) {
-      tariffs.push(t);
-      for (const s of t.super_tariff_ids ?? []) {
-        if (!subsOf.has(s)) subsOf.set(s, []);
-        subsOf.get(s)!.push(t);
-      }
-    }
-    for (const l of subsOf.values()) l.sort((a, b) => (a.id < b.id ? -1 : 1));
-    const evse = new Map<string, Map<string, PriceComponent[]>>();
-    for (const sp of loadStationPrices(store)) {
-      if (!evse.has(sp.tariff_id)) evse.set(sp.tariff_id, new Map());
-      evse.get(sp.tariff_id)!.set(sp.station_id, sp.prices as unknown as PriceComponent[]);
-    }
-    return { companies, tariffs, subsOf, evse };
-  } finally {
-    store.close();
-  }
-}
-
-/** D66 on plain data: direct (own or group tariff), roaming (supported EMP), or none. */
-function usable(cat: Catalog, empId: string, cpoId: string): 'direct' | 'roaming' | 'none' {
-  const cpo = cat.companies.get(cpoId);
-  if (!cpo || !cat.companies.has(empId)) return 'none';
-  const g = cpo.cpo_group_id && cat.companies.has(cpo.cpo_group_id) ? cpo.cpo_group_id : null;
-  if (empId === cpoId || empId === g) return 'direct';
-  const h = cat.companies.get(empId)!.emp_group_id ?? null;
-  const s = [...(cpo.supported_emp_ids ?? []), ...(g ? (cat.companies.get(g)!.supported_emp_ids ?? []) : [])];
-  return s.some((e) => e === empId || (h !== null && e === h)) ? 'roaming' : 'none';
-}
-
-function profileOf(s: ChargeSession): { steps: { minutes: number; kw: number }[]; consumed_power: number } {
-  const steps: { minutes: number; kw: number }[] = [];
-  let t = 0;
-  for (let i = 0; i < s.steps; i++) {
-    steps.push({ minutes: s.tEnd[i] - t, kw: s.power[i] });
-    t = s.tEnd[i];
-  }
-  return { steps, consumed_power: s.consumedPower };
 }
 
 type Query = Record<string, string | undefined>;
@@ -134,7 +64,7 @@ export async function startPeer(snapshotFile: string, dataDir: string, port = 0)
     lat[kd.ids[k]] = kd.coords[2 * k + 1];
   }
   const operatorOf = (i: number): string | null => (cols.operator[i] >= 0 ? cols.dict.operators[cols.operator[i]] : null);
-  const catalog = loadCatalog(dataDir);
+  const catalog = loadRefCatalog(dataDir);
   const rates: RateTable = { date: snap.meta.ratesDate, rates: { EUR: 1, ...snap.rates() } };
   const registry = new VehicleRegistry(snap.vehicles(), snap.brands());
 
@@ -228,7 +158,7 @@ export async function startPeer(snapshotFile: string, dataDir: string, port = 0)
       })
       .filter((p) => p.profile !== null);
     const data: unknown[] = [];
-    for (const t of catalog.tariffs) {
+    for (const t of catalog.tariffs.values()) {
       if ((t as { type?: string }).type === 'sub_tariff' || t.cpo_id) continue;
       if (usable(catalog, t.emp_id, st.network) === 'none') continue;
       const passes = (): boolean => {

@@ -2,83 +2,10 @@
  * Test-side access to the reference evaluator (src/domain/pricing/reference.ts) over the live
  * store of a running test server, to cross-check HTTP answers on real stations and tariffs.
  */
-import {
-  referencePrice,
-  type ChargeSession,
-  type CompanyInput,
-  type PriceComponent,
-  type RateTable,
-  type ReferenceResult,
-  type TariffInput,
-} from '../../src/domain/pricing/index.js';
-import { loadCompanies } from '../../src/storage/companies.js';
-import { LiveStore } from '../../src/storage/live.js';
-import { loadStationPrices, loadTariffs } from '../../src/storage/tariffs.js';
+import { referencePrice, type ChargeSession, type RateTable, type ReferenceResult } from '../../src/domain/pricing/index.js';
+import { profileOf, type RefCatalog } from '../../bench/lib/reference-catalog.js';
 
-export interface RefCatalog {
-  companies: Map<string, CompanyInput>;
-  tariffs: Map<string, TariffInput>;
-  subsOf: Map<string, TariffInput[]>;
-  evse: Map<string, Map<string, PriceComponent[]>>;
-}
-
-export function loadRefCatalog(dataDir: string): RefCatalog {
-  const store = LiveStore.openReadonly(dataDir);
-  try {
-    const companies = new Map<string, CompanyInput>();
-    for (const c of loadCompanies(store)) {
-      companies.set(c.id, {
-        id: c.id,
-        name: c.name,
-        url: c.url,
-        is_emp: c.is_emp,
-        is_cpo: c.is_cpo,
-        supported_emp_ids: c.supported_emps,
-        cpo_group_id: c.cpo_group,
-        emp_group_id: c.emp_group,
-      });
-    }
-    const tariffs = new Map<string, TariffInput>();
-    const subsOf = new Map<string, TariffInput[]>();
-    for (const t of loadTariffs(store) as unknown as TariffInput[]) {
-      tariffs.set(t.id, t);
-      for (const s of t.super_tariff_ids ?? []) {
-        if (!subsOf.has(s)) subsOf.set(s, []);
-        subsOf.get(s)!.push(t);
-      }
-    }
-    for (const l of subsOf.values()) l.sort((a, b) => (a.id < b.id ? -1 : 1));
-    const evse = new Map<string, Map<string, PriceComponent[]>>();
-    for (const sp of loadStationPrices(store)) {
-      if (!evse.has(sp.tariff_id)) evse.set(sp.tariff_id, new Map());
-      evse.get(sp.tariff_id)!.set(sp.station_id, sp.prices as unknown as PriceComponent[]);
-    }
-    return { companies, tariffs, subsOf, evse };
-  } finally {
-    store.close();
-  }
-}
-
-/** D66 on plain data (written again here so that the test does not reuse the engine's code). */
-export function usable(cat: RefCatalog, empId: string, cpoId: string): 'direct' | 'roaming' | 'none' {
-  const cpo = cat.companies.get(cpoId);
-  if (!cpo || !cat.companies.has(empId)) return 'none';
-  const g = cpo.cpo_group_id && cat.companies.has(cpo.cpo_group_id) ? cpo.cpo_group_id : null;
-  if (empId === cpoId || empId === g) return 'direct';
-  const h = cat.companies.get(empId)!.emp_group_id ?? null;
-  const s = [...(cpo.supported_emp_ids ?? []), ...(g ? (cat.companies.get(g)!.supported_emp_ids ?? []) : [])];
-  return s.some((e) => e === empId || (h !== null && e === h)) ? 'roaming' : 'none';
-}
-
-export function profileOf(s: ChargeSession): { steps: { minutes: number; kw: number }[]; consumed_power: number } {
-  const steps: { minutes: number; kw: number }[] = [];
-  let t = 0;
-  for (let i = 0; i < s.steps; i++) {
-    steps.push({ minutes: s.tEnd[i] - t, kw: s.power[i] });
-    t = s.tEnd[i];
-  }
-  return { steps, consumed_power: s.consumedPower };
-}
+export { loadRefCatalog, profileOf, usable, type RefCatalog } from '../../bench/lib/reference-catalog.js';
 
 export function refPrice(
   cat: RefCatalog,
