@@ -21,8 +21,8 @@ import {
   type Language,
   type PricingCatalog,
   type RateTable,
+  type BulkRequest,
   type StationContext,
-  type VehiclePricing,
 } from '../domain/pricing/index.js';
 import type { StoredTariff } from '../domain/tariffs/model.js';
 import { writeChargePrices } from './charge-writer.js';
@@ -39,16 +39,9 @@ export interface ChargePricesTask {
   nowMs: number;
 }
 
-export interface BulkTask {
+/** A bulk preview request with its stations as raw ids, resolved in the worker's station view. */
+export interface BulkTask extends Omit<BulkRequest, 'stations'> {
   stationIds: string[];
-  tariffIds: string[];
-  vehicle: VehiclePricing;
-  batteryRange: [number, number];
-  currency: string;
-  startTime: number;
-  allowUnbalancedLoad: boolean;
-  includeDirectPayment: boolean;
-  chargePointsPowerLte: number | null;
 }
 
 export interface TariffDetailsFilter {
@@ -141,17 +134,7 @@ export function runBulk(env: TaskEnv, t: BulkTask): TaskDocument {
   }
   const previews = bulkPreview(
     catalog,
-    {
-      stations: contexts,
-      tariffIds: t.tariffIds,
-      vehicle: t.vehicle,
-      batteryRange: t.batteryRange,
-      currency: t.currency,
-      startTime: t.startTime,
-      allowUnbalancedLoad: t.allowUnbalancedLoad,
-      includeDirectPayment: t.includeDirectPayment,
-      chargePointsPowerLte: t.chargePointsPowerLte,
-    },
+    { ...t, stations: contexts },
     rates,
     scratch.bulk,
   );
