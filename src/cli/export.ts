@@ -12,7 +12,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { ConfigError, loadConfig } from '../config.js';
+import { cliConfig, fail } from './common.js';
 import { DeviceStore } from '../storage/devices.js';
 import { FeedbackStore } from '../storage/feedback.js';
 import { LiveStore } from '../storage/live.js';
@@ -30,10 +30,6 @@ const COLUMNS: Record<Kind, readonly string[]> = {
   ],
 };
 
-function fail(msg: string): never {
-  process.stderr.write(`${msg}\n`);
-  process.exit(2);
-}
 
 /** `YYYY-MM-DD` or a full ISO 8601 date-time (with `Z` or an offset); else null. */
 export function parseSince(s: string): number | null {
@@ -74,13 +70,7 @@ async function write(chunk: string): Promise<void> {
 }
 
 async function main(argv: string[]): Promise<void> {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (e) {
-    if (e instanceof ConfigError) fail(`configuration error: ${e.message}`);
-    throw e;
-  }
+  const config = cliConfig();
   const [kind, ...rest] = argv;
   if (kind === '--help' || kind === '-h') {
     process.stdout.write(USAGE + '\n');

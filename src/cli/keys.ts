@@ -8,7 +8,7 @@
  */
 import { GROUPS, parseGroupList } from '../auth/groups.js';
 import { KeyError, createKey } from '../auth/keys.js';
-import { ConfigError, loadConfig } from '../config.js';
+import { cliConfig, fail } from './common.js';
 import { LiveStore } from '../storage/live.js';
 
 const USAGE = `usage:
@@ -17,19 +17,9 @@ const USAGE = `usage:
   keys revoke <name>
 groups: ${GROUPS.join(', ')}`;
 
-function fail(msg: string): never {
-  process.stderr.write(`${msg}\n`);
-  process.exit(2);
-}
 
 function main(argv: string[]): void {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (e) {
-    if (e instanceof ConfigError) fail(`configuration error: ${e.message}`);
-    throw e;
-  }
+  const config = cliConfig();
   const [cmd, ...rest] = argv;
   if (cmd === undefined || cmd === '--help' || cmd === '-h') {
     process.stdout.write(USAGE + '\n');

@@ -6,25 +6,15 @@
  *
  * A negative --ttl issues an already expired token (for testing clients).
  */
-import { ConfigError, loadConfig } from '../config.js';
+import { cliConfig, fail } from './common.js';
 import { hs256Secret, issueToken } from '../auth/token.js';
 import { LiveStore } from '../storage/live.js';
 
 const USAGE = 'usage: token --sub <user> [--ttl <seconds, default 3600>]';
 
-function fail(msg: string): never {
-  process.stderr.write(`${msg}\n`);
-  process.exit(2);
-}
 
 async function main(argv: string[]): Promise<void> {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (e) {
-    if (e instanceof ConfigError) fail(`configuration error: ${e.message}`);
-    throw e;
-  }
+  const config = cliConfig();
   if (config.jwtAlgorithm !== 'HS256') fail(`the service verifies ${config.jwtAlgorithm} tokens; issue them with the user-auth service's private key`);
   let sub: string | undefined;
   let ttl = 3600;
