@@ -88,7 +88,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
         snapshotPath: config.snapshotPath,
         stations: shareStationColumns(stationColumns),
         exitOnNetwork: process.env.PRICING_TEST_EXIT_ON_NETWORK || null,
-        output: createOutputSlots(Math.max(1, config.workers) * OUTPUT_SLOTS_PER_WORKER, OUTPUT_SLOT_BYTES),
+        output: createOutputSlots(config.workers * OUTPUT_SLOTS_PER_WORKER, OUTPUT_SLOT_BYTES),
       },
       catalog: () => mainCatalog(companies, tariffs),
       rates: rateTable(snapshot.meta.ratesDate, snapshot.rates()),
