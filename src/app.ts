@@ -83,6 +83,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
       workers: config.workers,
       maxQueue: config.maxQueue,
       inlineMaxEvaluations: config.inlineMaxEvaluations,
+      splitMinEvaluations: config.splitMinEvaluations,
       init: {
         dataDir: config.dataDir,
         snapshotPath: config.snapshotPath,

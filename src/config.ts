@@ -26,6 +26,13 @@ export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' |
  */
 export const DEFAULT_INLINE_MAX_EVALUATIONS = 256;
 
+/**
+ * Default of `splitMinEvaluations`, chosen by measurement (bench/RESULTS.md, price endpoints):
+ * from about this size on, pricing and writing half the candidates in each of two idle workers
+ * and merging the halves on the main thread answers sooner than one worker doing all of it.
+ */
+export const DEFAULT_SPLIT_MIN_EVALUATIONS = 2000;
+
 export interface Config {
   readonly host: string;
   readonly port: number;
@@ -40,6 +47,11 @@ export interface Config {
    * this run on the main thread instead of a worker (0 = always a worker).
    */
   readonly inlineMaxEvaluations: number;
+  /**
+   * Charge price requests whose estimated evaluations are at least this are split over the
+   * workers when enough of them are idle (0 = never split).
+   */
+  readonly splitMinEvaluations: number;
   readonly bodyLimitBytes: number;
   readonly logLevel: LogLevel;
   readonly shutdownTimeoutMs: number;
@@ -97,6 +109,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workers: int(env, 'WORKERS', cores, 0, 256),
     maxQueue: int(env, 'MAX_QUEUE', 256, 1, 1_000_000),
     inlineMaxEvaluations: int(env, 'PRICING_INLINE_MAX_EVALUATIONS', DEFAULT_INLINE_MAX_EVALUATIONS, 0, 1_000_000),
+    splitMinEvaluations: int(env, 'PRICING_SPLIT_MIN_EVALUATIONS', DEFAULT_SPLIT_MIN_EVALUATIONS, 0, 1_000_000_000),
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 1024 * 1024 * 1024),
     logLevel,
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),

@@ -5,13 +5,13 @@
  * up with the catalog generation the task carries. Results are values, never thrown outcomes.
  */
 import { workerData } from 'node:worker_threads';
-import { move } from 'piscina';
+import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { StoreCatalog, rateTable } from '../src/pool/catalog.js';
 import { recycleDocument } from '../src/pool/charge-writer.js';
 import { OutputSlots } from '../src/pool/output.js';
-import type { TaskMessage, TaskReply, WorkerInit } from '../src/pool/pool.js';
+import type { PartMessage, PartReply, TaskMessage, TaskReply, WorkerInit } from '../src/pool/pool.js';
 import { StationView } from '../src/pool/stations.js';
-import { runTask, type TaskDocument } from '../src/pool/tasks.js';
+import { runChargePricesPart, runTask, type TaskDocument } from '../src/pool/tasks.js';
 import { LiveStore } from '../src/storage/live.js';
 import { Snapshot } from '../src/storage/snapshot.js';
 
@@ -40,10 +40,7 @@ const encoder = new TextEncoder();
  */
 export function task(msg: TaskMessage): unknown {
   catalog.syncTo(msg.generation);
-  if (init.exitOnNetwork !== null && JSON.stringify(msg.input).includes(init.exitOnNetwork)) {
-    // Test hook only (PRICING_TEST_EXIT_ON_NETWORK): the thread dies mid-task.
-    process.exit(1);
-  }
+  faultHook(msg.input);
   const r: TaskDocument = runTask({ catalog: catalog.catalog, rates, stations }, msg.name, msg.input);
   const bytes = typeof r.body === 'string' ? encoder.encode(r.body) : r.body;
   const slot = output.put(bytes);
@@ -53,4 +50,28 @@ export function task(msg: TaskMessage): unknown {
     return { slot, length: bytes.length } satisfies TaskReply;
   }
   return move(bytes);
+}
+
+/**
+ * Runs one part of a split charge price request: its entries go back like a document (output
+ * slot or transfer), with their index and the catalog generation they were written at.
+ */
+export function part(msg: PartMessage): unknown {
+  catalog.syncTo(msg.generation);
+  faultHook(msg.input);
+  const p = runChargePricesPart({ catalog: catalog.catalog, rates, stations }, msg.input);
+  const slot = output.put(p.bytes);
+  const index = { generation: catalog.generation, ends: p.ends, lows: p.lows, ranks: p.ranks, closing: p.closing };
+  if (slot >= 0) {
+    recycleDocument(p.bytes);
+    return { ...index, slot, length: p.bytes.length, bytes: null } satisfies PartReply;
+  }
+  // No free slot: the reply carries the bytes, their buffer transferred (not cloned).
+  const reply: PartReply = { ...index, slot: -1, length: p.bytes.length, bytes: p.bytes };
+  return move({ [transferableSymbol]: [p.bytes.buffer], [valueSymbol]: reply } as never);
+}
+
+/** Test hook only (PRICING_TEST_EXIT_ON_NETWORK): the thread dies mid-task. */
+function faultHook(input: unknown): void {
+  if (init.exitOnNetwork !== null && JSON.stringify(input).includes(init.exitOnNetwork)) process.exit(1);
 }

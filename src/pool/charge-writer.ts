@@ -86,6 +86,48 @@ export class ByteWriter extends GrowableBytes {
     this.pos = pos + buf.write(s, pos, 'utf8');
   }
 
+  /**
+   * Appends a number as JSON.stringify writes it. Amounts that are whole cents below 1e13 in
+   * magnitude (the usual price) are written digit by digit without a string: for them the
+   * shortest round-trip form that JSON.stringify prints is exactly the cents decimal with trailing
+   * zeros dropped (two decimals 0.01 apart cannot round to one double below 2^46). Anything
+   * else goes through `String`.
+   */
+  number(x: number): void {
+    const k = Math.round(x * 100);
+    if (k / 100 !== x || k >= 1e15 || k <= -1e15) {
+      this.str(num(x));
+      return;
+    }
+    this.ensure(20);
+    const buf = this.buf;
+    let pos = this.pos;
+    let a = k;
+    if (a < 0) {
+      buf[pos++] = 45; // '-'
+      a = -a;
+    }
+    const frac = a % 100;
+    let int = (a - frac) / 100;
+    // Integer digits, written backwards into place.
+    let digits = 1;
+    for (let v = int; v >= 10; v = Math.floor(v / 10)) digits++;
+    const end = pos + digits;
+    for (let i = end - 1; i >= pos; i--) {
+      const d = int % 10;
+      buf[i] = 48 + d;
+      int = (int - d) / 10;
+    }
+    pos = end;
+    if (frac !== 0) {
+      buf[pos++] = 46; // '.'
+      const tens = (frac - (frac % 10)) / 10;
+      buf[pos++] = 48 + tens;
+      if (frac % 10 !== 0) buf[pos++] = 48 + (frac % 10);
+    }
+    this.pos = pos;
+  }
+
   /** Appends a serialized piece. */
   bytes(b: Fragment): void {
     const n = b.length;
@@ -151,13 +193,25 @@ interface Fragments {
   tail: Fragment;
   /** `,"tags":[…]` per language when no tag depends on time or listing; else null. */
   tagsByLang: Map<string, Fragment> | null;
+  /**
+   * Everything before the first charge point price, from `{"id":` to `"charge_point_prices":[`,
+   * per roaming flag (index) and request key (currency, language, start time); only when
+   * `tagsByLang` is kept. At most HEAD_VARIANTS keys each.
+   */
+  heads: [Map<string, Fragment>, Map<string, Fragment>];
   /** D92 sort keys. */
   provider: string;
   name: string | null;
 }
 
 /** Per-thread cache; dropped when the catalog (or its generation) or the rate table changes. */
-const cache = { generation: -1, catalog: null as PricingCatalog | null, rates: null as RateTable | null, byId: new Map<string, Fragments>() };
+const cache = {
+  generation: -1,
+  catalog: null as PricingCatalog | null,
+  rates: null as RateTable | null,
+  byId: new Map<string, Fragments>(),
+  ranks: null as Int32Array | null,
+};
 
 /** The cached prefix of a tariff's resource for a requested currency and roaming flag. */
 function prefixOf(f: Fragments, b: CompiledTariff, target: string, currencyJson: string, roaming: boolean, rates: RateTable): Fragment {
@@ -196,6 +250,7 @@ function fragmentsOf(catalog: PricingCatalog, b: CompiledTariff): Fragments {
     tail: bytes(`]},"relationships":{"tariff":{"data":{"type":"tariff","id":${js(t.id)}}}}}`),
     prefix: new Map(),
     tagsByLang: tags.some((x) => x.show_until != null || x.hide_for_owners === true) ? null : new Map(),
+    heads: [new Map(), new Map()],
     provider: provider.toLowerCase(),
     name: name === null ? null : name.toLowerCase(),
   };
@@ -203,9 +258,14 @@ function fragmentsOf(catalog: PricingCatalog, b: CompiledTariff): Fragments {
   return f;
 }
 
+/** Request keys (currency, language, start time) kept per tariff and roaming flag. */
+const HEAD_VARIANTS = 8;
+
+/** `,` between entries. */
+const COMMA = bytes(',');
+
 /** Literal pieces of the entry. */
 const L = {
-  comma: bytes(','),
   distOpen: bytes(',"price_distribution":{'),
   session: bytes('"session":'),
   kwh: bytes('"kwh":'),
@@ -249,6 +309,17 @@ export interface ChargePriceWrite {
 /** Reusable per-thread state. */
 const state = { writer: new ByteWriter(), slots: [] as number[], low: [] as number[] };
 
+/** `,"tags":[…]` of a tariff's entry: cached per language unless a tag depends on time or listing. */
+function tagsOf(f: Fragments, b: CompiledTariff, o: ChargePriceWrite): Fragment {
+  let tags = f.tagsByLang?.get(o.lang);
+  if (tags === undefined) {
+    const tariff = b.tariff as unknown as StoredTariff;
+    tags = bytes(`,"tags":${js(visibleTags(tariff.tags ?? [], o.lang, o.nowMs, o.listed !== null && o.listed.has(tariff.id)))}`);
+    f.tagsByLang?.set(o.lang, tags);
+  }
+  return tags;
+}
+
 /**
  * Gives the writer back the buffer under a document it returned, once the caller is done with
  * the document (a worker that copied it into a shared output slot): the buffer of a large
@@ -265,11 +336,73 @@ export function recycleDocument(doc: Uint8Array): void {
  * text, byte for byte), so a worker hands them to the main thread without a string in between.
  */
 export function writeChargePrices(catalog: PricingCatalog, comp: ChargePriceComputation, rates: RateTable, o: ChargePriceWrite): Uint8Array {
+  return write(catalog, comp, rates, o, null);
+}
+
+/**
+ * One part of a split request (a share of the candidates, see `ChargePriceRequest.part`): its
+ * entries in D92 order, back to back without separators, and their index, from which
+ * `mergeChargePriceParts` assembles the document the whole request would give.
+ */
+export interface ChargePricePart {
+  bytes: Uint8Array;
+  /** End offset of each entry in `bytes`. */
+  ends: Int32Array;
+  /** Each entry's lowest price (Infinity when it shows reasons only). */
+  lows: Float64Array;
+  /** Each entry's tariff rank in the catalog's provider, name, id order (`tariffRanks`). */
+  ranks: Int32Array;
+  /** `],"meta":…}}`: the document's end (the same in every part). */
+  closing: string;
+}
+
+/** Writes the entries of one part of a split request (see ChargePricePart). */
+export function writeChargePricePart(catalog: PricingCatalog, comp: ChargePriceComputation, rates: RateTable, o: ChargePriceWrite): ChargePricePart {
+  const part: PartOut = { ends: [], lows: [], ranks: [], closing: '' };
+  const bytes = write(catalog, comp, rates, o, part);
+  return { bytes, ends: Int32Array.from(part.ends), lows: Float64Array.from(part.lows), ranks: Int32Array.from(part.ranks), closing: part.closing };
+}
+
+interface PartOut {
+  ends: number[];
+  lows: number[];
+  ranks: number[];
+  closing: string;
+}
+
+/**
+ * Every tariff's position in the D92 tie-break order (provider, then tariff name, case-insensitive
+ * with null last, then id), by slot; built once per catalog generation. Threads at the same
+ * generation rank alike, so entries of parts written in different threads merge by (lowest
+ * price, rank) into the order one thread would have written.
+ */
+function tariffRanks(catalog: PricingCatalog): Int32Array {
+  if (cache.ranks !== null) return cache.ranks;
+  const slots = catalog.slots();
+  const blocks = slots.map((k) => catalog.block(k)!);
+  const frags = blocks.map((b) => fragmentsOf(catalog, b));
+  const order = slots.map((_, i) => i);
+  order.sort((a, c) => compareTies(frags[a], blocks[a], frags[c], blocks[c]));
+  const ranks = new Int32Array(catalog.slotCount).fill(-1);
+  for (let r = 0; r < order.length; r++) ranks[slots[order[r]]] = r;
+  cache.ranks = ranks;
+  return ranks;
+}
+
+/** D92 after the lowest price: provider, then tariff name (case-insensitive, null last), then id. */
+function compareTies(fa: Fragments, a: CompiledTariff, fc: Fragments, c: CompiledTariff): number {
+  const r = compareText(fa.provider, fc.provider) || compareText(fa.name, fc.name);
+  if (r !== 0) return r;
+  return a.id < c.id ? -1 : a.id > c.id ? 1 : 0;
+}
+
+function write(catalog: PricingCatalog, comp: ChargePriceComputation, rates: RateTable, o: ChargePriceWrite, part: PartOut | null): Uint8Array {
   if (cache.catalog !== catalog || cache.generation !== catalog.generation || cache.rates !== rates) {
     cache.catalog = catalog;
     cache.generation = catalog.generation;
     cache.rates = rates;
     cache.byId.clear();
+    cache.ranks = null;
   }
   const { results, usable, candidates } = comp;
   const nu = usable.length;
@@ -307,18 +440,27 @@ export function writeChargePrices(catalog: PricingCatalog, comp: ChargePriceComp
   }
   const order: number[] = new Array(shownT.length);
   for (let n = 0; n < order.length; n++) order[n] = n;
-  order.sort((a, c) => {
-    const la = low[a];
-    const lc = low[c];
-    if (la !== lc) return la < lc ? -1 : 1;
-    const fa = frag[a];
-    const fc = frag[c];
-    const r = compareText(fa.provider, fc.provider) || compareText(fa.name, fc.name);
-    if (r !== 0) return r;
-    const ia = blocks[a].id;
-    const ic = blocks[c].id;
-    return ia < ic ? -1 : ia > ic ? 1 : 0;
-  });
+  if (part === null) {
+    order.sort((a, c) => {
+      const la = low[a];
+      const lc = low[c];
+      if (la !== lc) return la < lc ? -1 : 1;
+      return compareTies(frag[a], blocks[a], frag[c], blocks[c]);
+    });
+  } else {
+    // The same order through the ranks the parts are merged by.
+    const ranks = tariffRanks(catalog);
+    order.sort((a, c) => {
+      const la = low[a];
+      const lc = low[c];
+      if (la !== lc) return la < lc ? -1 : 1;
+      return ranks[blocks[a].slot] - ranks[blocks[c].slot];
+    });
+    for (let k = 0; k < order.length; k++) {
+      part.lows.push(low[order[k]]);
+      part.ranks.push(ranks[blocks[order[k]].slot]);
+    }
+  }
 
   // Per-request shared pieces.
   const w = state.writer;
@@ -340,24 +482,32 @@ export function writeChargePrices(catalog: PricingCatalog, comp: ChargePriceComp
   const isAverage = results.isAverage;
 
   const startTimeFrag = bytes(startTime);
-  w.str('{"data":[');
+  const headKey = `${target}|${o.lang}|${startTime}`;
+  if (part === null) w.str('{"data":[');
   for (let k = 0; k < order.length; k++) {
     const n = order[k];
     const t = shownT[n];
     const b = blocks[n];
     const f = frag[n];
-    const tariff = b.tariff as unknown as StoredTariff;
-    if (k > 0) w.bytes(L.comma);
-    w.bytes(prefixOf(f, b, target, currency, candidates.roaming[t], rates));
-    let tags = f.tagsByLang?.get(o.lang);
-    if (tags === undefined) {
-      tags = bytes(`,"tags":${js(visibleTags(tariff.tags ?? [], o.lang, o.nowMs, o.listed !== null && o.listed.has(tariff.id)))}`);
-      f.tagsByLang?.set(o.lang, tags);
+    if (k > 0 && part === null) w.bytes(COMMA);
+    const roaming = candidates.roaming[t];
+    if (f.tagsByLang !== null) {
+      const heads = f.heads[roaming ? 1 : 0];
+      let head = heads.get(headKey);
+      if (head === undefined) {
+        const tags = tagsOf(f, b, o);
+        head = Buffer.concat([prefixOf(f, b, target, currency, roaming, rates), tags, f.systemTags, startTimeFrag, f.branding]);
+        if (heads.size >= HEAD_VARIANTS) heads.clear();
+        heads.set(headKey, head);
+      }
+      w.bytes(head);
+    } else {
+      w.bytes(prefixOf(f, b, target, currency, roaming, rates));
+      w.bytes(tagsOf(f, b, o));
+      w.bytes(f.systemTags);
+      w.bytes(startTimeFrag);
+      w.bytes(f.branding);
     }
-    w.bytes(tags);
-    w.bytes(f.systemTags);
-    w.bytes(startTimeFrag);
-    w.bytes(f.branding);
     const showReasons = o.showPriceUnavailable && comp.policy[t] === 2;
     let first = true;
     for (let j = 0; j < nu; j++) {
@@ -380,7 +530,7 @@ export function writeChargePrices(catalog: PricingCatalog, comp: ChargePriceComp
         w.bytes(r);
         continue;
       }
-      w.str(num(p));
+      w.number(p);
       const ds = dist[3 * i];
       const dk = dist[3 * i + 1];
       const dm = dist[3 * i + 2];
@@ -397,27 +547,83 @@ export function writeChargePrices(catalog: PricingCatalog, comp: ChargePriceComp
       let none = true;
       if (!Number.isNaN(ds)) {
         w.bytes(L.session);
-        w.str(num(ds));
+        w.number(ds);
         none = false;
       }
       if (!Number.isNaN(dk)) {
         w.bytes(none ? L.kwh : L.commaKwh);
-        w.str(num(dk));
+        w.number(dk);
         none = false;
       }
       if (!Number.isNaN(dm)) {
         w.bytes(none ? L.minute : L.commaMinute);
-        w.str(num(dm));
+        w.number(dm);
       }
       if (Number.isNaN(bf)) w.bytes(BLOCKING_NULL_TAIL[isAverage[i]]);
       else {
         w.bytes(L.blocking);
-        w.str(num(bf));
+        w.number(bf);
         w.bytes(isAverage[i] === 1 ? L.averageTrue : L.averageFalse);
       }
     }
     w.bytes(f.tail);
+    part?.ends.push(w.pos);
   }
-  w.str('],"meta":{"charge_points":' + js(metaChargePoints(comp)) + '}}');
+  const closing = '],"meta":{"charge_points":' + js(metaChargePoints(comp)) + '}}';
+  if (part === null) w.str(closing);
+  else part.closing = closing;
   return w.take();
 }
+
+/** A part's entries as received by the thread that merges them (its bytes may sit in a shared output slot). */
+export interface ChargePricePartView {
+  bytes: Buffer;
+  ends: Int32Array;
+  lows: Float64Array;
+  ranks: Int32Array;
+}
+
+/**
+ * Assembles the `POST /v1/charge_prices` document from the parts of a split request, written at
+ * one catalog generation: the entries merged by (lowest price, tariff rank), which is the D92
+ * order one thread writes, so the result is byte for byte the document of the whole request.
+ * Writes into `out` from its start and returns a view of the written bytes.
+ */
+export function mergeChargePriceParts(parts: readonly ChargePricePartView[], closing: string, out: GrowableBytes): Buffer {
+  let total = OPEN_DATA.length + Buffer.byteLength(closing);
+  let entries = 0;
+  for (const p of parts) {
+    total += p.ends.length === 0 ? 0 : p.ends[p.ends.length - 1];
+    entries += p.ends.length;
+  }
+  total += Math.max(0, entries - 1);
+  out.pos = 0;
+  out.ensure(total);
+  out.put(OPEN_DATA);
+  const at = new Int32Array(parts.length);
+  for (let k = 0; k < entries; k++) {
+    // The part whose next entry comes first (few parts: a linear scan).
+    let best = -1;
+    for (let q = 0; q < parts.length; q++) {
+      const i = at[q];
+      const p = parts[q];
+      if (i >= p.ends.length) continue;
+      if (best < 0) {
+        best = q;
+        continue;
+      }
+      const b = parts[best];
+      const lb = b.lows[at[best]];
+      const lp = p.lows[i];
+      if (lp < lb || (lp === lb && p.ranks[i] < b.ranks[at[best]])) best = q;
+    }
+    const p = parts[best];
+    const i = at[best]++;
+    if (k > 0) out.buf[out.pos++] = 0x2c; // ','
+    out.put(p.bytes, i === 0 ? 0 : p.ends[i - 1], p.ends[i]);
+  }
+  out.pos += out.buf.write(closing, out.pos, 'utf8');
+  return out.buf.subarray(0, out.pos);
+}
+
+const OPEN_DATA = Buffer.from('{"data":[', 'latin1');

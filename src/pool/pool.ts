@@ -17,9 +17,11 @@ import { Piscina } from 'piscina';
 import type { Logger } from 'pino';
 import { ApiError } from '../api/jsonapi/errors.js';
 import type { PricingCatalog, RateTable } from '../domain/pricing/index.js';
+import { GrowableBytes } from '../domain/bytes.js';
+import { mergeChargePriceParts, type ChargePricePartView } from './charge-writer.js';
 import { OutputSlots, type OutputSlotsInit } from './output.js';
 import { StationView, type SharedStationData } from './stations.js';
-import { runTask, type TaskInputs, type TaskName, type TaskResult } from './tasks.js';
+import { runTask, type ChargePricesPartTask, type ChargePricesTask, type TaskInputs, type TaskName, type TaskResult } from './tasks.js';
 
 /** Compiled worker module, located relative to this module (dist/src/pool → dist/workers). */
 export const WORKER_FILE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../workers/pricing.worker.js');
@@ -43,6 +45,30 @@ export const OUTPUT_SLOTS_PER_WORKER = 2;
 /** What a worker answers: an output slot and the answer's length, or the answer's bytes (transferred). */
 export type TaskReply = { slot: number; length: number } | Uint8Array;
 
+/** One part of a split charge price request (see `PricePool.run`). */
+export interface PartMessage {
+  generation: number;
+  input: ChargePricesPartTask;
+}
+
+/**
+ * A part's entries (in output slot `slot`, or in `bytes` when `slot` is −1) with their index, and
+ * the catalog generation the worker wrote them at.
+ */
+export interface PartReply {
+  generation: number;
+  slot: number;
+  length: number;
+  bytes: Uint8Array | null;
+  ends: Int32Array;
+  lows: Float64Array;
+  ranks: Int32Array;
+  closing: string;
+}
+
+/** Parts a charge price request is split into at most (one per worker). */
+export const MAX_PARTS = 4;
+
 export interface PoolOptions {
   workers: number;
   maxQueue: number;
@@ -51,6 +77,12 @@ export interface PoolOptions {
    * 0 = never (see `DEFAULT_INLINE_MAX_EVALUATIONS` in src/config.ts).
    */
   inlineMaxEvaluations: number;
+  /**
+   * Charge price tasks whose caller estimates at least this many evaluations are split over the
+   * workers when enough of them are idle; 0 = never (see `DEFAULT_SPLIT_MIN_EVALUATIONS` in
+   * src/config.ts).
+   */
+  splitMinEvaluations: number;
   init: WorkerInit;
   /**
    * Builds the main-thread catalog (kept current by change events) for inline tasks; called once
@@ -81,6 +113,13 @@ export class PricePool {
   private readonly catalog: PricingCatalog | null;
   private readonly output: OutputSlots;
   private closed = false;
+  /** Tasks (and parts) handed to workers and not yet answered. */
+  private inFlight = 0;
+  /** Main-thread buffer split answers are merged into; `mergeBusy` while one is being sent. */
+  private readonly merged = new GrowableBytes(1 << 20);
+  private mergeBusy = false;
+  /** Requests answered split, and split requests run again whole (parts at different generations). */
+  readonly splits = { merged: 0, rerun: 0 };
 
   constructor(private readonly o: PoolOptions) {
     this.stations = new StationView(o.init.stations);
@@ -132,23 +171,86 @@ export class PricePool {
   async run<K extends TaskName>(name: K, input: TaskInputs[K], evaluations = Infinity): Promise<TaskResult> {
     if (this.closed) throw overloaded();
     const p = this.piscina;
-    if (p === null || evaluations <= this.o.inlineMaxEvaluations) {
+    if (p === null || (this.o.inlineMaxEvaluations > 0 && evaluations <= this.o.inlineMaxEvaluations)) {
       const r = runTask({ catalog: this.catalog!, rates: this.o.rates, stations: this.stations }, name, input);
       return typeof r.body === 'string' ? { status: r.status, body: r.body } : { status: r.status, body: bufferOf(r.body) };
     }
     if (p.queueSize >= this.o.maxQueue) throw overloaded();
+    const parts = Math.min(this.o.workers, MAX_PARTS);
+    if (
+      name === 'chargePrices' &&
+      parts > 1 &&
+      this.o.splitMinEvaluations > 0 &&
+      evaluations >= this.o.splitMinEvaluations &&
+      this.inFlight + parts <= this.o.workers
+    ) {
+      const r = await this.runSplit(p, input as ChargePricesTask, parts);
+      if (r !== null) return r;
+    }
     const msg: TaskMessage = { name, generation: this.o.generation(), input };
+    const reply = (await this.dispatch(p, msg, 'task', name)) as TaskReply;
+    if (reply instanceof Uint8Array) return { status: 200, body: bufferOf(reply) };
+    const slots = this.output;
+    const k = reply.slot;
+    return { status: 200, body: slots.view(k, reply.length), release: () => slots.release(k) };
+  }
+
+  /** Runs a message in a worker: 503 when the queue is full, 500 when the worker died. */
+  private async dispatch(p: Piscina, msg: unknown, fn: 'task' | 'part', task: string): Promise<unknown> {
+    this.inFlight++;
     try {
-      const reply = (await p.run(msg, { name: 'task' })) as TaskReply;
-      if (reply instanceof Uint8Array) return { status: 200, body: bufferOf(reply) };
-      const slots = this.output;
-      const k = reply.slot;
-      return { status: 200, body: slots.view(k, reply.length), release: () => slots.release(k) };
+      return await p.run(msg, { name: fn });
     } catch (e) {
       if (e instanceof Error && e.message === 'Task queue is at limit') throw overloaded();
-      this.o.logger.error({ err: e, task: name }, 'pricing worker failed');
+      this.o.logger.error({ err: e, task }, 'pricing worker failed');
       throw new ApiError('INTERNAL_SERVER_ERROR', 'price calculation failed');
+    } finally {
+      this.inFlight--;
     }
+  }
+
+  /**
+   * A large charge price request split over idle workers: each prices and writes every
+   * `parts`-th candidate, and the main thread merges their sorted entries into the document the
+   * whole request gives (`mergeChargePriceParts`). Null when the parts were written at different
+   * catalog generations (a write landed in between): the caller then runs the request whole.
+   */
+  private async runSplit(p: Piscina, input: ChargePricesTask, parts: number): Promise<TaskResult | null> {
+    const generation = this.o.generation();
+    const settled = await Promise.allSettled(
+      Array.from({ length: parts }, (_, index) =>
+        this.dispatch(p, { generation, input: { ...input, part: { index, count: parts } } } satisfies PartMessage, 'part', 'chargePrices'),
+      ),
+    );
+    const replies: PartReply[] = [];
+    let failure: unknown = null;
+    for (const s of settled) {
+      if (s.status === 'fulfilled') replies.push(s.value as PartReply);
+      else failure ??= s.reason;
+    }
+    const slots = this.output;
+    const views: ChargePricePartView[] = replies.map((r) => ({
+      bytes: r.slot >= 0 ? slots.view(r.slot, r.length) : bufferOf(r.bytes!),
+      ends: r.ends,
+      lows: r.lows,
+      ranks: r.ranks,
+    }));
+    const consistent = failure === null && replies.every((r) => r.generation === replies[0].generation);
+    let body: Buffer | null = null;
+    let out = this.merged;
+    if (consistent) {
+      if (this.mergeBusy) out = new GrowableBytes(1 << 20);
+      else this.mergeBusy = true;
+      body = mergeChargePriceParts(views, replies[0].closing, out);
+    }
+    for (const r of replies) if (r.slot >= 0) slots.release(r.slot);
+    if (failure !== null) throw failure;
+    if (body === null) {
+      this.splits.rerun++;
+      return null;
+    }
+    this.splits.merged++;
+    return { status: 200, body, release: out === this.merged ? () => (this.mergeBusy = false) : undefined };
   }
 
   async close(): Promise<void> {

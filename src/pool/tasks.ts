@@ -25,7 +25,7 @@ import {
   type StationContext,
 } from '../domain/pricing/index.js';
 import type { StoredTariff } from '../domain/tariffs/model.js';
-import { writeChargePrices } from './charge-writer.js';
+import { writeChargePricePart, writeChargePrices, type ChargePricePart } from './charge-writer.js';
 import type { StationView } from './stations.js';
 
 export interface ChargePricesTask {
@@ -99,24 +99,40 @@ const scratch = { plan: new PlanScratch(), results: new PriceResults(), bulk: ne
 
 const js = JSON.stringify;
 
-export function runChargePrices(env: TaskEnv, t: ChargePricesTask): TaskDocument {
+/** One share of a charge price request's candidates (see `ChargePriceRequest.part`). */
+export interface ChargePricesPartTask extends ChargePricesTask {
+  part: { index: number; count: number };
+}
+
+function chargePriceParts(env: TaskEnv, t: ChargePricesTask, part?: { index: number; count: number }) {
   const { catalog, rates } = env;
   const comp = computeChargePrices(
     catalog,
-    { station: t.station, input: t.input, options: t.options, listed: t.listed, include: t.include },
+    { station: t.station, input: t.input, options: t.options, listed: t.listed, include: t.include, part },
     rates,
     scratch.plan,
     scratch.results,
   );
-  const body = writeChargePrices(catalog, comp, rates, {
+  const write = {
     showPriceUnavailable: t.showPriceUnavailable,
     lang: t.lang,
     nowMs: t.nowMs,
     currency: t.options.currency,
     startTime: t.options.start_time,
     listed: t.listed === null ? null : new Set(t.listed),
-  });
-  return { status: 200, body };
+  };
+  return { comp, write };
+}
+
+export function runChargePrices(env: TaskEnv, t: ChargePricesTask): TaskDocument {
+  const { comp, write } = chargePriceParts(env, t);
+  return { status: 200, body: writeChargePrices(env.catalog, comp, env.rates, write) };
+}
+
+/** The entries of one part of a split charge price request, for `mergeChargePriceParts`. */
+export function runChargePricesPart(env: TaskEnv, t: ChargePricesPartTask): ChargePricePart {
+  const { comp, write } = chargePriceParts(env, t, t.part);
+  return writeChargePricePart(env.catalog, comp, env.rates, write);
 }
 
 export function runBulk(env: TaskEnv, t: BulkTask): TaskDocument {

@@ -198,6 +198,9 @@ describe('start-up and restart', () => {
     const negative = await runMain({ PRICING_INLINE_MAX_EVALUATIONS: '-1', DATA_DIR: freshDataDir() });
     expect(negative.code).toBe(2);
     expect(negative.stderr).toContain('PRICING_INLINE_MAX_EVALUATIONS');
+    const split = await runMain({ PRICING_SPLIT_MIN_EVALUATIONS: 'half', DATA_DIR: freshDataDir() });
+    expect(split.code).toBe(2);
+    expect(split.stderr).toContain('PRICING_SPLIT_MIN_EVALUATIONS');
   });
 });
 

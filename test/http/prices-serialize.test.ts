@@ -25,8 +25,9 @@ import {
 } from '../../src/domain/pricing/index.js';
 import { mulberry32 } from '../../src/domain/random.js';
 import type { StationView } from '../../src/pool/stations.js';
-import { recycleDocument } from '../../src/pool/charge-writer.js';
-import { runChargePrices, type ChargePricesTask } from '../../src/pool/tasks.js';
+import { ByteWriter, mergeChargePriceParts, recycleDocument } from '../../src/pool/charge-writer.js';
+import { GrowableBytes } from '../../src/domain/bytes.js';
+import { runChargePrices, runChargePricesPart, type ChargePricesTask } from '../../src/pool/tasks.js';
 
 const RATES: RateTable = { date: '2025-01-01', rates: { EUR: 1, CHF: 1.23, GBP: 0.85, DKK: 7.46, SEK: 11.2 } };
 const CPO = 'c0000000-0000-4000-8000-000000000001';
@@ -143,6 +144,23 @@ function randomTask(g: ReturnType<typeof randomCatalog>): ChargePricesTask {
 const env = (catalog: PricingCatalog) => ({ catalog, rates: RATES, stations: null as unknown as StationView });
 
 describe('charge price document writer', () => {
+  it('writes numbers as JSON.stringify does (whole cents digit by digit, the rest through String)', () => {
+    const r = mulberry32(99);
+    const xs: number[] = [0, -0, 1, -1, 0.1, 0.01, 0.05, 0.1 + 0.2, 10.8, 99.99, 100, 1234.5, -7.25, 1e12 + 0.01, 9999999999999.99, 1e13, 1e15, 123456789012345.67, 1e21, 1e-7, 0.004, -0.004, NaN, Infinity, -Infinity, 2 ** 53, Number.MAX_VALUE, Number.MIN_VALUE];
+    for (let k = 0; k < 20_000; k++) {
+      const scale = 10 ** Math.floor(r() * 14);
+      const v = (r() - 0.3) * scale;
+      xs.push(v, Math.round(v * 100) / 100, Math.round(v * 1000) / 1000, Math.round(v) / 100, Math.round(r() * 100000) / 100);
+    }
+    const w = new ByteWriter();
+    for (const x of xs) {
+      w.reset();
+      w.number(x);
+      const got = Buffer.from(w.take()).toString('latin1');
+      if (got !== JSON.stringify(x)) expect({ x, got }).toEqual({ x, got: JSON.stringify(x) });
+    }
+  });
+
   it('is byte-for-byte the object + JSON.stringify document on seeded random catalogs and requests', () => {
     let entries = 0;
     let withReasons = 0;
@@ -171,6 +189,32 @@ describe('charge price document writer', () => {
     // The generator reaches the interesting cases.
     expect(entries).toBeGreaterThan(5000);
     expect(withReasons).toBeGreaterThan(50);
+  });
+
+  it('merges the parts of a split request into the document of the whole request', () => {
+    const out = new GrowableBytes(1 << 10);
+    let merged = 0;
+    for (let seed = 1; seed <= 30; seed++) {
+      const g = randomCatalog(seed);
+      for (let q = 0; q < 10; q++) {
+        const task = randomTask(g);
+        const whole = Buffer.from(runChargePrices(env(g.catalog), task).body as Uint8Array).toString('utf8');
+        const count = 2 + (q % 3);
+        const parts = Array.from({ length: count }, (_, index) => {
+          const p = runChargePricesPart(env(g.catalog), { ...task, part: { index, count } });
+          return { ...p, bytes: Buffer.from(p.bytes) };
+        });
+        // Every part ends alike; each holds its share of the entries, in merge order.
+        for (const p of parts) {
+          expect(p.closing).toBe(parts[0].closing);
+          for (let i = 1; i < p.lows.length; i++) expect(p.lows[i - 1] < p.lows[i] || (p.lows[i - 1] === p.lows[i] && p.ranks[i - 1] < p.ranks[i])).toBe(true);
+        }
+        const got = mergeChargePriceParts(parts, parts[0].closing, out).toString('utf8');
+        if (got !== whole) expect({ seed, q, count, got }).toEqual({ seed, q, count, got: whole });
+        merged += parts.reduce((n, p) => n + p.ends.length, 0);
+      }
+    }
+    expect(merged).toBeGreaterThan(2000);
   });
 
   it('drops its cached fragments when the catalog changes', () => {

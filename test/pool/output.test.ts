@@ -41,12 +41,17 @@ describe('a pricing worker answering through the slots', () => {
   let pool: {
     run(name: 'chargePrices', input: ChargePricesTask, evaluations?: number): Promise<TaskResult>;
     outputSlotsTaken(): number;
+    readonly splits: { merged: number; rerun: number };
     ready(): Promise<void>;
     close(): Promise<void>;
   };
   let inline: typeof pool;
+  let split: typeof pool;
   let dataDir: string;
   let ops: string[] = [];
+  /** Generation the split pool hands to its workers (the tests move it by hand). */
+  let splitGeneration = 0;
+  let rewriteTariff: () => number;
 
   beforeAll(async () => {
     const { PricePool } = await import(dist('src/pool/pool.js'));
@@ -70,11 +75,13 @@ describe('a pricing worker answering through the slots', () => {
     seedDefaultCatalog(live, snapshot.meta.snapshotVersion, () => catalogSeedOf(snapshot), Date.now());
     const companies = new CompanyRegistry(loadCompanies(live));
     const tariffs = new TariffCatalog(loadTariffs(live), loadStationPrices(live), catalogGeneration(live));
-    const make = (workers: number) =>
+    const { getStoredTariff, writeTariff, nextGeneration } = await import(dist('src/storage/tariffs.js'));
+    const make = (workers: number, splitMinEvaluations = 0, generation = () => tariffs.generation) =>
       new PricePool({
         workers,
         maxQueue: 16,
         inlineMaxEvaluations: 0,
+        splitMinEvaluations,
         init: {
           dataDir,
           snapshotPath: inject('testSnapshot'),
@@ -84,7 +91,7 @@ describe('a pricing worker answering through the slots', () => {
         },
         catalog: () => mainCatalog(companies, tariffs),
         rates: rateTable(snapshot.meta.ratesDate, snapshot.rates()),
-        generation: () => tariffs.generation,
+        generation,
         logger: pino({ level: 'silent' }),
       });
     // Two operators with candidate tariffs in the default catalog, so the answers are not empty.
@@ -94,12 +101,22 @@ describe('a pricing worker answering through the slots', () => {
       .slice(0, 2) as string[];
     pool = make(1);
     inline = make(0);
-    await pool.ready();
+    splitGeneration = catalogGeneration(live);
+    split = make(2, 2, () => splitGeneration);
+    // Rewrites one stored tariff unchanged at a new generation (its answers stay the same).
+    const anyTariff = [...catalog.tariffs.values()].find((t: { type: string }) => t.type === 'tariff') as { id: string };
+    rewriteTariff = () => live.db.transaction(() => {
+      const g = nextGeneration(live);
+      writeTariff(live, getStoredTariff(live, anyTariff.id), g);
+      return g;
+    })();
+    await Promise.all([pool.ready(), split.ready()]);
   }, 60_000);
 
   afterAll(async () => {
     await pool?.close();
     await inline?.close();
+    await split?.close();
   });
 
   const task = (cpo: string): ChargePricesTask => ({
@@ -136,5 +153,62 @@ describe('a pricing worker answering through the slots', () => {
       r.release!();
     }
     expect(pool.outputSlotsTaken()).toBe(0);
+  });
+
+  it('splits a large request over idle workers and merges the parts into the inline answer', async () => {
+    const variants = (cpo: string): ChargePricesTask[] => [
+      task(cpo),
+      { ...task(cpo), showPriceUnavailable: false, lang: 'de' },
+      { ...task(cpo), options: { ...DEFAULT_CHARGE_PRICE_OPTIONS, currency: 'CHF', start_time: 90 } },
+    ];
+    let n = 0;
+    for (const cpo of ops) {
+      for (const t of variants(cpo)) {
+        const before = split.splits.merged;
+        const r = await split.run('chargePrices', t);
+        expect(split.splits.merged).toBe(before + 1);
+        // The parts' slots are free once merged; the merged buffer is released after sending.
+        expect(split.outputSlotsTaken()).toBe(0);
+        expect(r.body.toString()).toBe((await inline.run('chargePrices', t)).body.toString());
+        r.release?.();
+        n++;
+      }
+    }
+    expect(n).toBe(6);
+  });
+
+  it('does not split while workers are busy, and keeps held merged answers intact', async () => {
+    const t = task(ops[0]);
+    const expected = (await inline.run('chargePrices', t)).body.toString();
+    const before = { ...split.splits };
+    // Two at once: the first takes both workers, the second runs whole.
+    const [a, b] = await Promise.all([split.run('chargePrices', t), split.run('chargePrices', t)]);
+    expect(split.splits.merged).toBe(before.merged + 1);
+    // A merged answer not yet released: the next one is merged elsewhere.
+    const c = await split.run('chargePrices', t);
+    expect(split.splits.merged).toBe(before.merged + 2);
+    for (const r of [a, b, c]) expect(r.body.toString()).toBe(expected);
+    for (const r of [a, b, c]) r.release?.();
+    expect(split.outputSlotsTaken()).toBe(0);
+  });
+
+  it('runs a split request again whole when its parts were written at different catalog generations', async () => {
+    const t = task(ops[0]);
+    const expected = (await inline.run('chargePrices', t)).body.toString();
+    // One worker catches up with a newer generation through a small task; the split request
+    // still carries the older one, so the other worker stays behind.
+    const newer = rewriteTariff();
+    const old = splitGeneration;
+    splitGeneration = newer;
+    const caught = await split.run('chargePrices', t, 1);
+    caught.release?.();
+    splitGeneration = old;
+    const before = { ...split.splits };
+    const r = await split.run('chargePrices', t);
+    expect(split.splits).toEqual({ merged: before.merged, rerun: before.rerun + 1 });
+    expect(r.body.toString()).toBe(expected);
+    r.release?.();
+    splitGeneration = newer;
+    expect(split.outputSlotsTaken()).toBe(0);
   });
 });

@@ -121,6 +121,11 @@ export interface ChargePriceRequest {
   options: ChargePriceOptions;
   listed: readonly string[] | null;
   include: IncludeMode;
+  /**
+   * Prices only this share of the candidates: those at positions ≡ index (mod count) of the
+   * slot-ordered candidate list, so that `count` threads split one request evenly.
+   */
+  part?: { index: number; count: number };
 }
 
 export interface ChargePriceComputation {
@@ -164,6 +169,17 @@ export function computeChargePrices(
     },
     rates,
   );
+  if (req.part !== undefined && req.part.count > 1) {
+    const { index, count } = req.part;
+    let n = 0;
+    for (let t = index; t < candidates.slots.length; t += count) {
+      candidates.slots[n] = candidates.slots[t];
+      candidates.roaming[n] = candidates.roaming[t];
+      n++;
+    }
+    candidates.slots.length = n;
+    candidates.roaming.length = n;
+  }
   const conversion = buildConversion(catalog.currencies, rates, o.currency);
   const st = resolveStation(catalog, req.station.cpo_id, req.station.country, req.station.id, req.station.id === null && o.average_prices);
   const nt = candidates.slots.length;
