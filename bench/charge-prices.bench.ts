@@ -5,7 +5,10 @@
  * measured in the same run:
  * - compute: candidates, sessions, plans and evaluations (computeChargePrices);
  * - task: compute plus the document written into bytes (runChargePrices, as a worker runs it);
- * - straightforward: compute, chargePriceEntries objects, JSON.stringify, TextEncoder.
+ * - straightforward: compute, chargePriceEntries objects, JSON.stringify, UTF-8 encoding;
+ * - split in two (what two idle workers and the main thread do for one request): one part
+ *   (half of the candidates, priced and written) and the merge of both parts; the request's
+ *   critical path is the slower part plus the merge.
  *
  * The catalog holds the HTTP suite's generated tariffs (bench/scenarios.ts), all of the station's
  * operator.
@@ -20,7 +23,9 @@ import { fileURLToPath } from 'node:url';
 import { Bench } from 'tinybench';
 import { DEFAULT_CHARGE_PRICE_OPTIONS, PricingCatalog, computeChargePrices, type RateTable, type TariffInput } from '../src/domain/pricing/index.js';
 import type { StationView } from '../src/pool/stations.js';
-import { runChargePrices, type ChargePricesTask } from '../src/pool/tasks.js';
+import { GrowableBytes } from '../src/domain/bytes.js';
+import { mergeChargePriceParts } from '../src/pool/charge-writer.js';
+import { runChargePrices, runChargePricesPart, type ChargePricesTask } from '../src/pool/tasks.js';
 import { straightforwardChargePrices } from './lib/charge-document.js';
 import { generatedTariffs } from './scenarios.js';
 
@@ -74,6 +79,13 @@ async function main(): Promise<void> {
   const got = taskBytes();
   if (Buffer.compare(Buffer.from(expected), Buffer.from(got)) !== 0) throw new Error('the task document differs from the straightforward one');
   const candidates = computeChargePrices(catalog, request, RATES).candidates.slots.length;
+  const partOf = (index: number) => runChargePricesPart(env, { ...task, part: { index, count: 2 } });
+  // Each part's bytes copied out (the writer reuses its buffer), as the workers' output slots hold them.
+  const parts = [partOf(0), partOf(1)].map((p) => ({ ...p, bytes: Buffer.from(p.bytes) }));
+  const merged = new GrowableBytes(1 << 20);
+  if (Buffer.compare(Buffer.from(expected), mergeChargePriceParts(parts, parts[0].closing, merged)) !== 0) {
+    throw new Error('the merged parts differ from the straightforward document');
+  }
 
   const bench = new Bench({ time: quick ? 150 : 3000, warmupTime: quick ? 50 : 500 });
   bench.add('compute', () => {
@@ -85,6 +97,15 @@ async function main(): Promise<void> {
   bench.add('straightforward (objects + JSON.stringify + encode)', () => {
     sink += straightforward().length;
   });
+  bench.add('split: part 1 of 2', () => {
+    sink += partOf(0).bytes.length;
+  });
+  bench.add('split: part 2 of 2', () => {
+    sink += partOf(1).bytes.length;
+  });
+  bench.add('split: merge', () => {
+    sink += mergeChargePriceParts(parts, parts[0].closing, merged).length;
+  });
   await bench.run();
   const stat = (name: string) => {
     const r = bench.getTask(name)!.result;
@@ -94,6 +115,8 @@ async function main(): Promise<void> {
   const compute = stat('compute');
   const full = stat('task (compute + bytes)');
   const base = stat('straightforward (objects + JSON.stringify + encode)');
+  const part = Math.max(stat('split: part 1 of 2').medianMs, stat('split: part 2 of 2').medianMs);
+  const merge = stat('split: merge').medianMs;
   const out = {
     date: new Date().toISOString(),
     node: process.version,
@@ -106,6 +129,10 @@ async function main(): Promise<void> {
     writeMedianMs: full.medianMs - compute.medianMs,
     straightforwardMedianMs: base.medianMs,
     speedup: base.medianMs / full.medianMs,
+    partMedianMs: part,
+    mergeMedianMs: merge,
+    splitCriticalPathMs: part + merge,
+    wholeOverSplit: full.medianMs / (part + merge),
   };
   const f = (n: number, d = 2) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
   console.table([
@@ -117,6 +144,10 @@ async function main(): Promise<void> {
     { measure: 'writing the bytes (task − compute) ms', value: f(out.writeMedianMs) },
     { measure: 'straightforward path median ms', value: f(out.straightforwardMedianMs) },
     { measure: 'straightforward / task', value: `${f(out.speedup, 1)}×` },
+    { measure: 'split in two: slower part median ms', value: f(out.partMedianMs) },
+    { measure: 'split in two: merge median ms', value: f(out.mergeMedianMs) },
+    { measure: 'split in two: critical path (part + merge) ms', value: f(out.splitCriticalPathMs) },
+    { measure: 'task / split critical path', value: `${f(out.wholeOverSplit, 1)}×` },
   ]);
   fs.mkdirSync(path.join(ROOT, 'bench/out'), { recursive: true });
   fs.writeFileSync(path.join(ROOT, 'bench/out/charge-prices.json'), JSON.stringify(out, null, 2) + '\n');
