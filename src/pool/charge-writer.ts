@@ -341,7 +341,7 @@ export function writeChargePrices(catalog: PricingCatalog, comp: ChargePriceComp
 
 /**
  * One part of a split request (a share of the candidates, see `ChargePriceRequest.part`): its
- * entries in D92 order, back to back without separators, and their index, from which
+ * entries in D92 order, each with a leading comma, and their index, from which
  * `mergeChargePriceParts` assembles the document the whole request would give.
  */
 export interface ChargePricePart {
@@ -489,7 +489,8 @@ function write(catalog: PricingCatalog, comp: ChargePriceComputation, rates: Rat
     const t = shownT[n];
     const b = blocks[n];
     const f = frag[n];
-    if (k > 0 && part === null) w.bytes(COMMA);
+    // Parts write a comma before every entry: the merge copies runs of entries in one piece.
+    if (k > 0 || part !== null) w.bytes(COMMA);
     const roaming = candidates.roaming[t];
     if (f.tagsByLang !== null) {
       const heads = f.heads[roaming ? 1 : 0];
@@ -596,34 +597,55 @@ export function mergeChargePriceParts(parts: readonly ChargePricePartView[], clo
     total += p.ends.length === 0 ? 0 : p.ends[p.ends.length - 1];
     entries += p.ends.length;
   }
-  total += Math.max(0, entries - 1);
   out.pos = 0;
   out.ensure(total);
-  out.put(OPEN_DATA);
+  const buf = out.buf;
+  buf.set(OPEN_DATA, 0);
+  let pos = OPEN_DATA.length;
   const at = new Int32Array(parts.length);
-  for (let k = 0; k < entries; k++) {
+  let first = true;
+  for (let k = 0; k < entries; ) {
     // The part whose next entry comes first (few parts: a linear scan).
     let best = -1;
     for (let q = 0; q < parts.length; q++) {
       const i = at[q];
       const p = parts[q];
       if (i >= p.ends.length) continue;
-      if (best < 0) {
-        best = q;
-        continue;
-      }
-      const b = parts[best];
-      const lb = b.lows[at[best]];
-      const lp = p.lows[i];
-      if (lp < lb || (lp === lb && p.ranks[i] < b.ranks[at[best]])) best = q;
+      if (best < 0 || before(p, i, parts[best], at[best])) best = q;
     }
+    // Its run of entries that come before every other part's next one: one copy.
     const p = parts[best];
-    const i = at[best]++;
-    if (k > 0) out.buf[out.pos++] = 0x2c; // ','
-    out.put(p.bytes, i === 0 ? 0 : p.ends[i - 1], p.ends[i]);
+    const i0 = at[best];
+    let i = i0 + 1;
+    for (; i < p.ends.length; i++) {
+      let next = true;
+      for (let q = 0; q < parts.length; q++) {
+        if (q !== best && at[q] < parts[q].ends.length && before(parts[q], at[q], p, i)) {
+          next = false;
+          break;
+        }
+      }
+      if (!next) break;
+    }
+    // Entries carry their leading comma; the document's first one goes without.
+    const start = (i0 === 0 ? 0 : p.ends[i0 - 1]) + (first ? 1 : 0);
+    const end = p.ends[i - 1];
+    buf.set(p.bytes.subarray(start, end), pos);
+    pos += end - start;
+    first = false;
+    k += i - i0;
+    at[best] = i;
   }
-  out.pos += out.buf.write(closing, out.pos, 'utf8');
-  return out.buf.subarray(0, out.pos);
+  pos += buf.write(closing, pos, 'utf8');
+  out.pos = pos;
+  return buf.subarray(0, pos);
+}
+
+/** Entry i of part a comes before entry j of part b: lower lowest price, then lower tariff rank. */
+function before(a: ChargePricePartView, i: number, b: ChargePricePartView, j: number): boolean {
+  const la = a.lows[i];
+  const lb = b.lows[j];
+  return la < lb || (la === lb && a.ranks[i] < b.ranks[j]);
 }
 
 const OPEN_DATA = Buffer.from('{"data":[', 'latin1');
