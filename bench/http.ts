@@ -20,6 +20,7 @@
  * writes its profiles (main thread and pricing workers) into the directory on exit.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { defaultSnapshotPath } from '../src/config.js';
@@ -41,6 +42,7 @@ import {
   writeResultsSection,
   waitIdle,
   type BenchOptions,
+  type Measure,
   type ScenarioResult,
 } from './lib/harness.js';
 import { chooseTypical, createBenchEmp, generateTariffs, pickFixture, priceScenarios, putScenario, stationScenarios } from './scenarios.js';
@@ -216,7 +218,23 @@ export function judgeTargets(datasets: readonly DatasetResult[]): Target[] {
     const bulk = row('bulk');
     if (bulk) out.push({ target: `worst-case bulk p99 ≤ 15 ms (${bulk.connections} conn.)`, dataset: d.label, value: `${f1(bulk.full.p99)} ms`, met: bulk.full.p99 <= 15 });
     const busy = row('charge prices, busy');
-    if (busy) out.push({ target: `charge prices ≥ 1,000 candidates p50 ≤ 2 ms (${busy.connections} conn.)`, dataset: d.label, value: `${f1(busy.full.p50)} ms`, met: busy.full.p50 <= 2 });
+    if (busy) {
+      // The CPU floor at one connection: all of a request's CPU work (client and service, every
+      // thread) falls within its latency, spread over at most the machine's cores.
+      const cores = os.availableParallelism();
+      const floor = (m: Measure): string => {
+        const c = m.cpuPerRequest;
+        return c ? `CPU per request: client ${c.clientMs.toFixed(2)} + service ${c.targetMs.toFixed(2)} ms, floor ${((c.clientMs + c.targetMs) / cores).toFixed(2)} ms on ${cores} cores` : '';
+      };
+      const full = floor(busy.full);
+      const bare = busy.bare.cpuPerRequest ? `; ceiling p50 ${f1(busy.bare.p50)} ms, ${floor(busy.bare)}` : '';
+      out.push({
+        target: `charge prices ≥ 1,000 candidates p50 ≤ 2 ms (${busy.connections} conn.)`,
+        dataset: d.label,
+        value: `${f1(busy.full.p50)} ms${full ? ` (${full})` : ''}${bare}`,
+        met: busy.full.p50 <= 2,
+      });
+    }
     if (d.stations >= 1_000_000) {
       out.push({ target: '1 M stations: start-up ≤ 3 s', dataset: d.label, value: `${Math.round(d.startMs)} ms`, met: d.startMs <= 3000 });
       out.push({ target: '1 M stations: RSS ≤ 1.5 GB', dataset: d.label, value: `${Math.round(d.rssStartMb)} MB after start, peak ${Math.round(d.peakRssMb)} MB`, met: d.peakRssMb <= 1536 });

@@ -60,6 +60,12 @@ export interface Measure {
   p99: number;
   errors: number;
   non2xx: number;
+  /**
+   * One-connection runs: CPU time per request of the load client (this process) and of the
+   * target process (all its threads). Requests run one at a time, so all of a request's CPU work
+   * falls within its latency: p50 ≥ (client + target) / cores is the floor of that target here.
+   */
+  cpuPerRequest?: { clientMs: number; targetMs: number };
 }
 
 export interface ScenarioResult {
@@ -295,6 +301,9 @@ const medianMeasure = (ms: Measure[]): Measure => ({
   p99: median(ms.map((m) => m.p99)),
   errors: ms.reduce((s, m) => s + m.errors, 0),
   non2xx: ms.reduce((s, m) => s + m.non2xx, 0),
+  ...(ms.every((m) => m.cpuPerRequest)
+    ? { cpuPerRequest: { clientMs: median(ms.map((m) => m.cpuPerRequest!.clientMs)), targetMs: median(ms.map((m) => m.cpuPerRequest!.targetMs)) } }
+    : {}),
 });
 
 /** One request; the answer's status and body. */
@@ -357,7 +366,14 @@ export async function runScenarios(
       if (peerPort !== undefined && sc.peer) targets.push({ t: 'peer', port: peerPort, pid: pids.peer, dyn: sc.dynamic?.('peer'), ms: [] });
       // After each load the target works off what its clients gave up on before the next starts.
       const run = async (x: (typeof targets)[number], d: number): Promise<Measure> => {
+        const c0 = process.cpuUsage();
+        const t0 = x.pid === undefined ? NaN : cpuMsOf(x.pid);
         const m = await load(x.port, sc, d, conns, x.dyn);
+        if (conns === 1 && x.pid !== undefined) {
+          const c = process.cpuUsage(c0);
+          const n = m.rps * d;
+          m.cpuPerRequest = { clientMs: (c.user + c.system) / 1000 / n, targetMs: (cpuMsOf(x.pid) - t0) / n };
+        }
         if (x.pid !== undefined && o.settle !== false) await waitIdle(x.pid, 0.1, 60_000);
         return m;
       };
