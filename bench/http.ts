@@ -218,7 +218,7 @@ export function judgeTargets(datasets: readonly DatasetResult[]): Target[] {
     const bulk = row('bulk');
     if (bulk) out.push({ target: `worst-case bulk p99 ≤ 15 ms (${bulk.connections} conn.)`, dataset: d.label, value: `${f1(bulk.full.p99)} ms`, met: bulk.full.p99 <= 15 });
     const busy = row('charge prices, busy');
-    if (busy) {
+    if (busy && d.tariffsGenerated >= 1000) {
       // The CPU floor at one connection: all of a request's CPU work (client and service, every
       // thread) falls within its latency, spread over at most the machine's cores.
       const cores = os.availableParallelism();
