@@ -307,7 +307,7 @@ export interface ChargePriceWrite {
 }
 
 /** Reusable per-thread state. */
-const state = { writer: new ByteWriter(), slots: [] as number[], low: [] as number[] };
+const state = { writer: new ByteWriter(), low: [] as number[] };
 
 /** `,"tags":[…]` of a tariff's entry: cached per language unless a tag depends on time or listing. */
 function tagsOf(f: Fragments, b: CompiledTariff, o: ChargePriceWrite): Fragment {
@@ -410,9 +410,7 @@ function write(catalog: PricingCatalog, comp: ChargePriceComputation, rates: Rat
   const reason = results.reason;
 
   // D41: the shown entries, each with its lowest non-null price.
-  const slots = state.slots;
   const low = state.low;
-  slots.length = 0;
   low.length = 0;
   const shownT: number[] = [];
   for (let t = 0; t < candidates.slots.length; t++) {

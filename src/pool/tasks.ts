@@ -104,7 +104,8 @@ export interface ChargePricesPartTask extends ChargePricesTask {
   part: { index: number; count: number };
 }
 
-function chargePriceParts(env: TaskEnv, t: ChargePricesTask, part?: { index: number; count: number }) {
+/** Prices a request (or its share `part`) and gathers what the document writer needs. */
+function priceForWriting(env: TaskEnv, t: ChargePricesTask, part?: { index: number; count: number }) {
   const { catalog, rates } = env;
   const comp = computeChargePrices(
     catalog,
@@ -125,13 +126,13 @@ function chargePriceParts(env: TaskEnv, t: ChargePricesTask, part?: { index: num
 }
 
 export function runChargePrices(env: TaskEnv, t: ChargePricesTask): TaskDocument {
-  const { comp, write } = chargePriceParts(env, t);
+  const { comp, write } = priceForWriting(env, t);
   return { status: 200, body: writeChargePrices(env.catalog, comp, env.rates, write) };
 }
 
 /** The entries of one part of a split charge price request, for `mergeChargePriceParts`. */
 export function runChargePricesPart(env: TaskEnv, t: ChargePricesPartTask): ChargePricePart {
-  const { comp, write } = chargePriceParts(env, t, t.part);
+  const { comp, write } = priceForWriting(env, t, t.part);
   return writeChargePricePart(env.catalog, comp, env.rates, write);
 }
 

@@ -1,20 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mulberry32 } from '../../src/domain/random.js';
 import { call, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
 
 const W = keyFor('w');
-
-/** Seeded PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const ODD: unknown[] = [null, true, false, 0, -1, 1.5, 1e300, '', 'x', '🙂', [], [null], {}, { a: 1 }, [1, 'a'], 'EUR', 'tariff', 'sub_tariff'];
 
@@ -68,7 +57,7 @@ describe('tariff and company writes never fail with 500 on mutated bodies', () =
   });
 
   it('answers 2xx, 400 or 409 (never 500) to 300 seeded mutations of valid tariff and company bodies', async () => {
-    const rnd = rng(4242);
+    const rnd = mulberry32(4242);
     const statuses = new Map<number, number>();
     for (let i = 0; i < 300; i++) {
       const id = randomUUID();
