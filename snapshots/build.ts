@@ -187,8 +187,57 @@ export function buildSnapshot(opts: BuildOptions = {}): { file: string; stations
   stations.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 
   read('operators.jsonl.gz');
-  const operators: OperatorRow[] = readGzipLines(path.join(SOURCES_DIR, 'operators.jsonl.gz'))
-    .map((l) => JSON.parse(l) as OperatorRow & { station_count: number })
+  const sourceOperators = readGzipLines(path.join(SOURCES_DIR, 'operators.jsonl.gz')).map(
+    (l) => JSON.parse(l) as OperatorRow & { station_count: number },
+  );
+  const builtAt = process.env.SOURCE_DATE_EPOCH
+    ? new Date(Number(process.env.SOURCE_DATE_EPOCH) * 1000).toISOString()
+    : new Date(Math.max(...Object.values(SOURCE_DATES))).toISOString();
+  writeServiceSnapshot({
+    out,
+    hash,
+    stations,
+    operators: sourceOperators,
+    builtAt,
+    tag: opts.sample ? 'sample' : 'full',
+    history: opts.history,
+    recordHistory: opts.recordHistory,
+    progress: opts.progress,
+  });
+  return { file: out, stations: stations.length, ms: performance.now() - t0 };
+}
+
+export interface ServiceSnapshotInput {
+  out: string;
+  /** Hash of the station inputs so far; the reference data is added to it. */
+  hash: crypto.Hash;
+  /** Stations in id order. */
+  stations: StationRow[];
+  /** Operators with the number of their stations (used to pick the catalog's roaming partners). */
+  operators: Array<OperatorRow & { station_count: number }>;
+  /** The date the station data describes (ISO); also the statistics month. */
+  builtAt: string;
+  /** Added to the hash after the reference data (the default build: `sample` or `full`). */
+  tag: string;
+  history?: string;
+  recordHistory?: boolean;
+  progress?: boolean;
+}
+
+/**
+ * Writes a snapshot of the given stations and operators with the reference data every snapshot
+ * carries (vehicles, brands, rates, the default tariff catalog, statistics history, attribution),
+ * read from snapshots/sources. Used by `snapshot:build` and by the station importers.
+ */
+export function writeServiceSnapshot(input: ServiceSnapshotInput): void {
+  const { out, hash, stations, builtAt } = input;
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  const read = (name: string): Buffer => {
+    const b = fs.readFileSync(path.join(SOURCES_DIR, name));
+    hash.update(name).update(b);
+    return b;
+  };
+  const operators: OperatorRow[] = input.operators
     .map((o) => ({ id: o.id, name: o.name, evse_operator_ids: o.evse_operator_ids, countries: o.countries }))
     .sort((a, b) => (a.id < b.id ? -1 : 1));
 
@@ -207,22 +256,17 @@ export function buildSnapshot(opts: BuildOptions = {}): { file: string; stations
   hash.update(`catalog-generator-${CATALOG_GENERATOR_VERSION}`);
   const catalog = buildDefaultCatalog({
     sourcesDir: SOURCES_DIR,
-    operators: readGzipLines(path.join(SOURCES_DIR, 'operators.jsonl.gz')).map(
-      (l) => JSON.parse(l) as { id: string; name: string; countries: string[]; station_count: number },
-    ),
+    operators: input.operators,
     stationIds: new Set(stations.map((s) => s.id)),
     brands,
   });
-  hash.update(opts.sample ? 'sample' : 'full');
+  hash.update(input.tag);
 
-  const builtAt = process.env.SOURCE_DATE_EPOCH
-    ? new Date(Number(process.env.SOURCE_DATE_EPOCH) * 1000).toISOString()
-    : new Date(Math.max(...Object.values(SOURCE_DATES))).toISOString();
   const month = statisticsMonthOf(builtAt);
-  const historyFile = opts.history ?? HISTORY_FILE;
+  const historyFile = input.history ?? HISTORY_FILE;
   const history = readHistory(historyFile).filter((h) => !(h.year === month.year && h.month === month.month));
   if (history.length > 0) hash.update('history').update(JSON.stringify(history));
-  if (opts.recordHistory) {
+  if (input.recordHistory) {
     const cb = new StationColumnsBuilder();
     for (const s of stations) cb.add(s);
     const recs = countryCounts(cb.finish()).map((x) => countryStatisticsAttributes(x, month.year, month.month, 0));
@@ -231,7 +275,7 @@ export function buildSnapshot(opts: BuildOptions = {}): { file: string; stations
   }
 
   const bar =
-    opts.progress && process.stderr.isTTY
+    input.progress && process.stderr.isTTY
       ? new cliProgress.SingleBar(
           { format: 'snapshot {bar} {value}/{total} stations', stream: process.stderr },
           cliProgress.Presets.shades_classic,
@@ -260,7 +304,6 @@ export function buildSnapshot(opts: BuildOptions = {}): { file: string; stations
     bar ? (n) => bar.update(n) : undefined,
   );
   bar?.stop();
-  return { file: out, stations: stations.length, ms: performance.now() - t0 };
 }
 
 function parseArgs(argv: string[]): BuildOptions {

@@ -1,0 +1,200 @@
+/**
+ * Bundesnetzagentur Ladesäulenregister (DE), CSV: the official file with its preamble (2026
+ * layout, 47 columns, `Ladeeinrichtungs-ID`) and the 2021/22 layout (26 columns, `P1 [kW]`, no id).
+ * Columns are found by header name; the header row by its first cell; the data date from
+ * `Letzte Aktualisierung vom:` (older `Stand:`). One record per charging device; devices of the
+ * same operator at the same street, house number and postcode within 250 m form one station.
+ */
+import {
+  COUNTRY_BOXES,
+  emi3OperatorOf,
+  groupChargePoints,
+  metresBetween,
+  normalizeEvseId,
+  normalizeOperatorName,
+  normalizePower,
+  parseDecimal,
+  plugFromGerman,
+  round6,
+  validCoordinates,
+  type Connector,
+} from '../domain/stations/normalize.js';
+import { Columns, ImportError, ImportTally, csvRecords, mostFrequent, type OnBytes, type StationDraft } from './common.js';
+
+const REQUIRED = ['Betreiber', 'Breitengrad', 'Längengrad', 'Postleitzahl', 'Ort'] as const;
+const GROUP_RADIUS_M = 250;
+
+interface Device {
+  /** `Ladeeinrichtungs-ID`, or null in layouts without one (then the record number is used). */
+  id: string | null;
+  record: number;
+  operator: string;
+  street: string;
+  houseNumber: string;
+  postcode: string;
+  town: string;
+  lat: number;
+  lon: number;
+  connectors: Connector[];
+}
+
+/** `DD.MM.YYYY` → ms since epoch (UTC), or null. */
+function germanDate(s: string): number | null {
+  const m = /(\d{1,2})\.(\d{1,2})\.(\d{4})/.exec(s);
+  return m === null ? null : Date.UTC(Number(m[3]), Number(m[2]) - 1, Number(m[1]));
+}
+
+export async function readBnetza(
+  file: string,
+  tally: ImportTally,
+  evseSeen: Set<string>,
+  ids: Set<string>,
+  onBytes?: OnBytes,
+): Promise<{ stations: StationDraft[]; dataDate: number | null }> {
+  let cols: Columns | null = null;
+  let dataDate: number | null = null;
+  const devices: Device[] = [];
+  let plugColumns: Array<{ plug: string; power: string; evse: string }> = [];
+  for await (const { record, fields } of csvRecords(file, ';', tally, onBytes)) {
+    const where = `${file}:record ${record}`;
+    if (cols === null) {
+      if (fields === null) continue;
+      const first = (fields[0] ?? '').trim();
+      const d = /^(Letzte Aktualisierung vom|Stand):\s*(.*)$/.exec(first);
+      if (d !== null) dataDate = germanDate(d[2]);
+      if (first === 'Ladeeinrichtungs-ID' || first === 'Betreiber') {
+        cols = new Columns(fields);
+        const missing = cols.missing(REQUIRED);
+        if (missing.length > 0) throw new ImportError(`${file}: header row ${record} lacks the column(s) ${missing.join(', ')}`);
+        plugColumns = [];
+        for (let n = 1; n <= 12; n++) {
+          const plug = `Steckertypen${n}`;
+          if (!cols.has(plug)) continue;
+          const power = cols.has(`Nennleistung Stecker${n}`) ? `Nennleistung Stecker${n}` : `P${n} [kW]`;
+          plugColumns.push({ plug, power, evse: `EVSE-ID${n}` });
+        }
+      }
+      continue;
+    }
+    if (fields === null) {
+      tally.rowsRead++;
+      tally.skip('bad_encoding', where);
+      continue;
+    }
+    if (fields.every((f) => f.trim().length === 0)) continue;
+    tally.rowsRead++;
+    const get = (name: string): string | undefined => cols!.get(fields, name);
+    const latS = get('Breitengrad');
+    const lonS = get('Längengrad');
+    if (latS === undefined || lonS === undefined || fields.length < cols.width) {
+      tally.skip('missing_columns', `${where}: ${fields.length} of ${cols.width} fields`);
+      continue;
+    }
+    let id: string | null = null;
+    if (cols.has('Ladeeinrichtungs-ID')) {
+      const raw = get('Ladeeinrichtungs-ID') ?? '';
+      if (!/^\d+$/.test(raw)) {
+        tally.skip('missing_id', `${where}: id ${JSON.stringify(raw)}`);
+        continue;
+      }
+      if (ids.has(raw)) {
+        tally.skip('duplicate_id', `${where}: id ${raw}`);
+        continue;
+      }
+      ids.add(raw);
+      id = raw;
+    }
+    const status = get('Status') ?? '';
+    if (status.length > 0 && status !== 'In Betrieb') {
+      tally.skip('not_in_operation', `${where}: ${status}`);
+      continue;
+    }
+    const lat = parseDecimal(latS);
+    const lon = parseDecimal(lonS);
+    if (!validCoordinates(lat, lon, COUNTRY_BOXES.DE)) {
+      tally.skip('bad_coordinates', `${where}: ${latS} / ${lonS}`);
+      continue;
+    }
+    const connectors: Connector[] = [];
+    for (const pc of plugColumns) {
+      const plugCell = get(pc.plug) ?? '';
+      if (plugCell.length === 0) continue;
+      const names = plugCell.split(/\s*[;,]\s*/).filter((s) => s.length > 0);
+      const powers = (get(pc.power) ?? '').split(/\s*;\s*/).map(parseDecimal);
+      let evse: string | null = null;
+      const rawEvse = get(pc.evse) ?? '';
+      if (rawEvse.trim().length > 0) {
+        evse = normalizeEvseId(rawEvse);
+        if (evse === null) tally.dropEvse('evse_id_invalid', `${where}: ${JSON.stringify(rawEvse.slice(0, 40))}`);
+        else if (evseSeen.has(evse)) {
+          tally.dropEvse('evse_id_duplicate', `${where}: ${evse}`);
+          evse = null;
+        } else evseSeen.add(evse);
+      }
+      names.forEach((name, i) => {
+        const plug = plugFromGerman(name);
+        if (plug === null) return;
+        const kw = powers.length === names.length ? powers[i] : powers[0];
+        connectors.push({ ...plug, power: normalizePower(plug, kw ?? null), evse_id: evse });
+      });
+    }
+    if (connectors.length === 0) {
+      tally.skip('no_connectors', where);
+      continue;
+    }
+    devices.push({
+      id,
+      record,
+      operator: get('Betreiber') ?? '',
+      street: get('Straße') ?? '',
+      houseNumber: get('Hausnummer') ?? '',
+      postcode: get('Postleitzahl') ?? '',
+      town: get('Ort') ?? '',
+      lat: lat!,
+      lon: lon!,
+      connectors,
+    });
+  }
+  if (cols === null) throw new ImportError(`${file}: no header row (first cell "Ladeeinrichtungs-ID" or "Betreiber") found`);
+
+  // Group devices into stations, in file order (deterministic).
+  const groups = new Map<string, Device[][]>();
+  const ordered: Device[][] = [];
+  for (const d of devices) {
+    const key = `${normalizeOperatorName(d.operator)}|${d.street.toLowerCase()}|${d.houseNumber.toLowerCase()}|${d.postcode}`;
+    const list = groups.get(key) ?? [];
+    groups.set(key, list);
+    let g = list.find((x) => metresBetween(x[0].lat, x[0].lon, d.lat, d.lon) <= GROUP_RADIUS_M);
+    if (g === undefined) {
+      g = [];
+      list.push(g);
+      ordered.push(g);
+    }
+    g.push(d);
+  }
+  const date = dataDate === null ? 'undated' : new Date(dataDate).toISOString().slice(0, 10);
+  const stations = ordered.map((g): StationDraft => {
+    const first = g[0];
+    const connectors = g.flatMap((d) => d.connectors);
+    const emi3 = mostFrequent(connectors.flatMap((c) => (c.evse_id === null ? [] : [emi3OperatorOf(c.evse_id)!])));
+    const street = [first.street, first.houseNumber].filter((s) => s.length > 0).join(' ');
+    return {
+      // Stable across releases where the register has device ids; else dated row numbers.
+      source_id: first.id !== null ? `bnetza:device:${first.id}` : `bnetza:${date}:row${first.record}`,
+      source_label: 'bnetza',
+      name: first.street.length > 0 ? `${first.operator}, ${first.street}` : first.operator,
+      latitude: round6(g.reduce((s, d) => s + d.lat, 0) / g.length),
+      longitude: round6(g.reduce((s, d) => s + d.lon, 0) / g.length),
+      country: 'DE',
+      address: `${street}, ${first.postcode} ${first.town}`.trim(),
+      operator_name: first.operator,
+      evse_operator: emi3,
+      free_charging: null,
+      parking_type: null,
+      facilities: [],
+      charge_points: groupChargePoints(connectors),
+      at: dataDate ?? 0,
+    };
+  });
+  return { stations, dataDate };
+}

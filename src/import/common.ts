@@ -1,0 +1,319 @@
+/**
+ * What the station importers share: the import tally (rows read, rows skipped by reason), the
+ * station draft every format produces, byte-preserving CSV streaming with per-record decoding,
+ * and the operator matching (eMI3 operator id first, then normalized name).
+ */
+import fs from 'node:fs';
+import { parse } from 'csv-parse';
+import type { ChargePointRecord, StationRecord } from '../domain/stations/model.js';
+import { normalizeOperatorName, operatorIdOf, repairMojibake } from '../domain/stations/normalize.js';
+
+/** Why a source row (or an EVSE id in a kept row) was left out. */
+export type SkipReason =
+  | 'bad_coordinates'
+  | 'duplicate_id'
+  | 'missing_id'
+  | 'missing_columns'
+  | 'bad_encoding'
+  | 'malformed_csv'
+  | 'malformed_json'
+  | 'no_connectors'
+  | 'not_in_operation'
+  | 'not_published'
+  | 'not_a_location'
+  | 'duplicate_station';
+
+export class ImportTally {
+  rowsRead = 0;
+  readonly skipped = new Map<string, number>();
+  /** EVSE ids dropped from kept rows (malformed or already used by another device), by reason. */
+  readonly evseIdsDropped = new Map<string, number>();
+  /** First few examples per reason: `file:row: detail`. */
+  readonly examples = new Map<string, string[]>();
+
+  skip(reason: SkipReason, where: string): void {
+    this.skipped.set(reason, (this.skipped.get(reason) ?? 0) + 1);
+    const ex = this.examples.get(reason) ?? [];
+    if (ex.length < 3) ex.push(where);
+    this.examples.set(reason, ex);
+  }
+
+  dropEvse(reason: 'evse_id_invalid' | 'evse_id_duplicate' | 'evse_removed', where: string): void {
+    this.evseIdsDropped.set(reason, (this.evseIdsDropped.get(reason) ?? 0) + 1);
+    const ex = this.examples.get(reason) ?? [];
+    if (ex.length < 3) ex.push(where);
+    this.examples.set(reason, ex);
+  }
+
+  skippedTotal(): number {
+    let n = 0;
+    for (const v of this.skipped.values()) n += v;
+    return n;
+  }
+}
+
+/** A station as a format reader produces it, before operator matching. */
+export interface StationDraft {
+  source_id: string;
+  source_label: string;
+  name: string;
+  latitude: number;
+  longitude: number;
+  country: string;
+  address: string;
+  operator_name: string;
+  evse_operator: string | null;
+  free_charging: boolean | null;
+  parking_type: string | null;
+  facilities: string[];
+  charge_points: ChargePointRecord[];
+  /** Data date of the record (ms since epoch), for created_at/updated_at. */
+  at: number;
+}
+
+/** Progress callback: bytes of the current file consumed so far. */
+export type OnBytes = (n: number) => void;
+
+export type Encoding = 'utf-8' | 'windows-1252';
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+const cp1252 = new TextDecoder('windows-1252');
+
+/**
+ * The file's text encoding, from its first 64 KiB: a BOM means UTF-8; otherwise UTF-8 when the
+ * sample holds more well-formed UTF-8 multi-byte sequences than malformed ones (a file in UTF-8
+ * with a few broken records stays UTF-8, and those records are skipped), else Windows-1252.
+ */
+export function sniffEncoding(file: string): { encoding: Encoding; bom: boolean } {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const buf = Buffer.alloc(65536);
+    const n = fs.readSync(fd, buf, 0, buf.length, 0);
+    const b = buf.subarray(0, n);
+    if (n >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf) return { encoding: 'utf-8', bom: true };
+    let good = 0;
+    let bad = 0;
+    for (let i = 0; i < n; i++) {
+      const c = b[i];
+      if (c < 0x80) continue;
+      const len = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+      if (len === 0 || i + len > n) {
+        if (i + len <= n) bad++;
+        continue;
+      }
+      let ok = true;
+      for (let k = 1; k < len; k++) if ((b[i + k] & 0xc0) !== 0x80) ok = false;
+      if (ok) {
+        good++;
+        i += len - 1;
+      } else bad++;
+    }
+    return { encoding: good >= bad ? 'utf-8' : 'windows-1252', bom: false };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * Decodes one field read as latin1 (one char per byte) in the file's encoding; null when a
+ * UTF-8 file holds bytes that are not UTF-8 there (the record is skipped as `bad_encoding`).
+ */
+export function decodeField(latin1: string, encoding: Encoding): string | null {
+  let ascii = true;
+  for (let i = 0; i < latin1.length; i++) {
+    if (latin1.charCodeAt(i) > 0x7f) {
+      ascii = false;
+      break;
+    }
+  }
+  if (ascii) return latin1;
+  const bytes = Buffer.from(latin1, 'latin1');
+  if (encoding === 'windows-1252') return cp1252.decode(bytes);
+  try {
+    return repairMojibake(strictUtf8.decode(bytes));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Streams the records of a CSV file as arrays of decoded fields with their 1-based record number
+ * (header included). Fields are read as bytes (latin1) so that a record with invalid bytes is
+ * reported (`null` fields) instead of being silently altered; quoted fields may hold delimiters and
+ * line breaks; a record the parser cannot read is counted as `malformed_csv` and skipped.
+ */
+export async function* csvRecords(
+  file: string,
+  delimiter: string,
+  tally: ImportTally,
+  onBytes?: OnBytes,
+): AsyncGenerator<{ record: number; fields: string[] | null }> {
+  const { encoding, bom } = sniffEncoding(file);
+  const input = fs.createReadStream(file, { start: bom ? 3 : 0, highWaterMark: 1 << 16 });
+  let bytes = bom ? 3 : 0;
+  if (onBytes !== undefined) {
+    input.on('data', (chunk) => {
+      bytes += chunk.length;
+      onBytes(bytes);
+    });
+  }
+  const parser = input.pipe(
+    parse({
+      delimiter,
+      encoding: 'latin1',
+      relax_column_count: true,
+      relax_quotes: true,
+      skip_empty_lines: false,
+      skip_records_with_error: true,
+      info: true,
+    }),
+  );
+  parser.on('skip', (err: Error & { lines?: number }) => tally.skip('malformed_csv', `${file}:${err.lines ?? '?'}: ${err.message}`));
+  for await (const r of parser as AsyncIterable<{ record: string[]; info: { records: number } }>) {
+    const out: string[] = new Array<string>(r.record.length);
+    let ok = true;
+    for (let i = 0; i < r.record.length; i++) {
+      const d = decodeField(r.record[i], encoding);
+      if (d === null) {
+        ok = false;
+        break;
+      }
+      out[i] = d;
+    }
+    yield { record: r.info.records, fields: ok ? out : null };
+  }
+}
+
+/** A column lookup by header name; `get` gives '' for a column the file lacks or a short row. */
+export class Columns {
+  private readonly index = new Map<string, number>();
+  constructor(header: string[]) {
+    header.forEach((h, i) => {
+      const k = h.trim();
+      if (k.length > 0 && !this.index.has(k)) this.index.set(k, i);
+    });
+  }
+  has(name: string): boolean {
+    return this.index.has(name);
+  }
+  missing(names: readonly string[]): string[] {
+    return names.filter((n) => !this.index.has(n));
+  }
+  /** Field of a record, trimmed; undefined when the record is too short for the column. */
+  get(row: string[], name: string): string | undefined {
+    const i = this.index.get(name);
+    if (i === undefined) return '';
+    return i < row.length ? row[i].trim() : undefined;
+  }
+  /** Number of columns the header names. */
+  get width(): number {
+    let w = 0;
+    for (const i of this.index.values()) w = Math.max(w, i + 1);
+    return w;
+  }
+}
+
+/** A file-level problem (unreadable header, no known layout): the import stops, nothing is written. */
+export class ImportError extends Error {}
+
+export interface KnownOperator {
+  id: string;
+  name: string;
+  evse_operator_ids: string[];
+  countries: string[];
+  name_variants?: string[];
+}
+
+/**
+ * Matches station operators to known operators: by eMI3 operator id (`FR*V75`) first, then by
+ * normalized name; an operator matched by neither becomes a new one with the id
+ * uuid5(NS, "operator:" + normalized name). Keeps the eMI3 ids and countries seen.
+ */
+export class OperatorMatcher {
+  private readonly byEmi3 = new Map<string, KnownOperator>();
+  private readonly byName = new Map<string, KnownOperator>();
+  private readonly all = new Map<string, KnownOperator>();
+  readonly added = new Set<string>();
+
+  constructor(known: Iterable<KnownOperator>) {
+    for (const o of known) {
+      const copy = { id: o.id, name: o.name, evse_operator_ids: [...o.evse_operator_ids], countries: [...o.countries] };
+      this.all.set(copy.id, copy);
+      for (const e of copy.evse_operator_ids) if (!this.byEmi3.has(e)) this.byEmi3.set(e, copy);
+      for (const n of [o.name, ...(o.name_variants ?? [])]) {
+        const k = normalizeOperatorName(n);
+        if (k.length > 0 && !this.byName.has(k)) this.byName.set(k, copy);
+      }
+    }
+  }
+
+  /** The operator id for a station's operator name and eMI3 operator id; null without either. */
+  match(name: string, emi3: string | null, country: string): string | null {
+    let o = emi3 !== null ? this.byEmi3.get(emi3) : undefined;
+    const key = normalizeOperatorName(name);
+    if (o === undefined && key.length > 0) o = this.byName.get(key);
+    if (o === undefined) {
+      if (key.length === 0) return null;
+      const id = operatorIdOf(name);
+      o = this.all.get(id) ?? { id, name: name.trim(), evse_operator_ids: [], countries: [] };
+      this.all.set(id, o);
+      this.byName.set(key, o);
+      this.added.add(id);
+    }
+    if (emi3 !== null && !o.evse_operator_ids.includes(emi3)) {
+      o.evse_operator_ids.push(emi3);
+      o.evse_operator_ids.sort();
+      if (!this.byEmi3.has(emi3)) this.byEmi3.set(emi3, o);
+    }
+    if (!o.countries.includes(country)) {
+      o.countries.push(country);
+      o.countries.sort();
+    }
+    return o.id;
+  }
+
+  /** Every operator (known and added), by id. */
+  operators(): KnownOperator[] {
+    return [...this.all.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+}
+
+/** The snapshot station row of a draft, with its matched operator. */
+export function toStationRecord(d: StationDraft, operatorId: string | null, id: string): StationRecord {
+  const evse = new Set<string>();
+  for (const c of d.charge_points) for (const e of c.evse_ids) evse.add(e);
+  return {
+    id,
+    name: d.name,
+    latitude: d.latitude,
+    longitude: d.longitude,
+    country: d.country,
+    address: d.address,
+    operator_id: operatorId,
+    evse_operator: d.evse_operator,
+    evse_ids: [...evse].sort(),
+    free_parking: null,
+    free_charging: d.free_charging,
+    parking_type: d.parking_type,
+    facilities: d.facilities,
+    charge_points: d.charge_points,
+    source_label: d.source_label,
+    source_id: d.source_id,
+    version: 1,
+    created_at: d.at,
+    updated_at: d.at,
+    parking_description: null,
+    facility_details: [],
+    branding: null,
+  };
+}
+
+/** The most frequent value (ties: the smallest), or null for none. */
+export function mostFrequent(values: Iterable<string>): string | null {
+  const n = new Map<string, number>();
+  for (const v of values) n.set(v, (n.get(v) ?? 0) + 1);
+  let best: string | null = null;
+  let bestN = 0;
+  for (const [v, c] of n) if (c > bestN || (c === bestN && best !== null && v < best)) [best, bestN] = [v, c];
+  return best;
+}

@@ -1,0 +1,208 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ROOT } from '../helpers/server.js';
+import { runImport, type ImportFormat } from '../../src/import/run.js';
+import { Snapshot } from '../../src/storage/snapshot.js';
+import { StationIndex } from '../../src/domain/stations/index.js';
+import { stationIdOf } from '../../src/domain/stations/normalize.js';
+import type { StationRecord } from '../../src/domain/stations/model.js';
+
+const FIX = path.join(ROOT, 'test/fixtures/import');
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'import-test-'));
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+let n = 0;
+
+async function imp(format: ImportFormat, files: string[]) {
+  const out = path.join(tmp, `s${n++}.db`);
+  const summary = await runImport({ format, files: files.map((f) => path.join(FIX, f)), out });
+  const snap = Snapshot.open(out);
+  const stations = [...snap.stations()];
+  const bySource = new Map<string, StationRecord>(stations.map((s) => [s.source_id!, s]));
+  // The service can index what the importer wrote.
+  const index = new StationIndex(snap.stationColumns());
+  expect(index.size).toBe(stations.length);
+  const operators = snap.operators();
+  snap.close();
+  return { out, summary, stations, bySource, operators };
+}
+
+describe('German register import', () => {
+  it('skips every malformed row with its reason and keeps the good ones', async () => {
+    const r = await imp('bnetza', ['de/bnetza-messy.csv']);
+    expect(r.summary.rowsRead).toBe(14);
+    expect(r.summary.skipped).toEqual({
+      bad_coordinates: 3,
+      bad_encoding: 1,
+      duplicate_id: 1,
+      missing_columns: 1,
+      missing_id: 1,
+      no_connectors: 1,
+      not_in_operation: 1,
+    });
+    expect(r.summary.evseIdsDropped).toEqual({ evse_id_invalid: 2 });
+    expect(r.summary.stationsWritten).toBe(4);
+    const albwerk = r.bySource.get('bnetza:device:1010338')!;
+    expect(albwerk.id).toBe(stationIdOf('bnetza:device:1010338'));
+    expect(albwerk).toMatchObject({
+      country: 'DE',
+      latitude: 48.442398,
+      longitude: 9.659075,
+      address: 'Am Berg 1, 72535 Heroldstatt',
+      evse_operator: 'DE*AEW',
+      evse_ids: ['DE*AEW*E002501', 'DE*AEW*E002502'],
+      charge_points: [{ plug: 'type2', energy_type: 'ac', power: 22, count: 2, evse_ids: ['DE*AEW*E002501', 'DE*AEW*E002502'] }],
+    });
+    // Two devices at the same address form one station.
+    expect(r.bySource.get('bnetza:device:1063962')!.charge_points).toEqual([
+      { plug: 'type2', energy_type: 'ac', power: 22, count: 8, evse_ids: [] },
+    ]);
+    // A line break before an EVSE id is dropped; dashes as separators become `*`.
+    expect(r.bySource.get('bnetza:device:1010329')!.evse_ids).toEqual(['DE*COC*E159*01']);
+    expect(r.bySource.get('bnetza:device:1025458')!.evse_ids).toEqual(['DE*ACO*E10202*U2*01*1']);
+  });
+
+  it('reads the official files in UTF-8 with BOM and in ISO-8859-1, and operators by name', async () => {
+    const r = await imp('bnetza', ['de/bnetza-2026-02-27-head.csv', 'de/bnetza-2026-03-25-head.csv']);
+    expect(r.summary.rowsRead).toBe(19 + 9);
+    // The March release repeats devices of the February one: the first file wins.
+    expect(r.summary.skipped).toEqual({ duplicate_id: 9 });
+    expect(r.summary.dataDate).toBe('2026-03-25T00:00:00.000Z');
+    const names = r.stations.map((s) => s.address).join('|');
+    expect(names).toContain('Bräunisheimer Str.');
+    expect(names).not.toMatch(/Ã|\ufffd/);
+    // EnBW is a known operator of the committed data (matched by normalized name).
+    const enbw = r.stations.find((s) => s.name.startsWith('EnBW'))!;
+    const op = r.operators.find((o) => o.id === enbw.operator_id)!;
+    expect(op.name).toMatch(/EnBW/);
+  });
+
+  it('refuses a file whose header lacks the coordinates', async () => {
+    await expect(runImport({ format: 'bnetza', files: [path.join(FIX, 'de/bnetza-no-coordinates.csv')], out: path.join(tmp, 'x.db') })).rejects.toThrow(
+      /lacks the column\(s\) Breitengrad, Längengrad/,
+    );
+    expect(fs.existsSync(path.join(tmp, 'x.db'))).toBe(false);
+  });
+});
+
+describe('IRVE import', () => {
+  it('skips malformed rows with reasons, maps plugs, powers, overseas departments', async () => {
+    const r = await imp('irve', ['fr/irve-messy.csv', 'fr/irve-doublons-extract.csv']);
+    expect(r.summary.rowsRead).toBe(13 + 12);
+    expect(r.summary.skipped).toEqual({
+      bad_coordinates: 5,
+      bad_encoding: 1,
+      duplicate_id: 3,
+      missing_columns: 1,
+      missing_id: 1,
+      no_connectors: 2,
+    });
+    expect(r.summary.evseIdsDropped).toEqual({ evse_id_invalid: 3 });
+    // Station FREBNPBAABR: two of its charge points are in the sample, 22 kW Type 2 each.
+    const easy = r.bySource.get('irve:FREBNPBAABR')!;
+    expect(easy).toMatchObject({ country: 'FR', latitude: 45.925034, longitude: 6.872792, evse_operator: 'FR*EBN', parking_type: 'on_street' });
+    expect(easy.charge_points).toEqual([{ plug: 'type2', energy_type: 'ac', power: 22, count: 2, evse_ids: ['FR*EBN*EBAABR1', 'FR*EBN*EBAABR2'] }]);
+    // Watts read as kW, Schuko capped at 3.7 kW, double-encoded UTF-8 repaired, `TRUE` is true.
+    const w = r.bySource.get('irve:FRTSTP0000004')!;
+    expect(w.name).toBe('Marché couvert');
+    expect(w.free_charging).toBe(true);
+    expect(w.parking_type).toBe('parking_lot');
+    expect(w.charge_points.map((c) => [c.plug, c.power])).toEqual([['type2', 22], ['schuko', 3.7]]);
+    // Réunion by its INSEE code; zero power gives the per-plug estimate.
+    const re = r.bySource.get('irve:FRTSTP0000005')!;
+    expect(re.country).toBe('RE');
+    expect(re.charge_points.map((c) => [c.plug, c.energy_type, c.power])).toEqual([['ccs', 'dc', 50], ['schuko', 'ac', 3.7]]);
+  });
+
+  it('refuses a file that is not IRVE 2.x', async () => {
+    await expect(runImport({ format: 'irve', files: [path.join(FIX, 'fr/irve-no-coordinates.csv')], out: path.join(tmp, 'y.db') })).rejects.toThrow(
+      /lacks coordonneesXY/,
+    );
+  });
+});
+
+describe('OCPI Locations import', () => {
+  it('reads arrays, saved pages and single Locations; skips the rest with reasons', async () => {
+    const files = fs.readdirSync(path.join(FIX, 'ocpi')).filter((f) => f.endsWith('.json')).sort().map((f) => `ocpi/${f}`);
+    const r = await imp('ocpi', files);
+    expect(r.summary.skipped).toEqual({
+      bad_coordinates: 3,
+      duplicate_id: 3,
+      malformed_json: 1,
+      no_connectors: 1,
+      not_a_location: 3,
+      not_published: 2,
+    });
+    expect(r.summary.evseIdsDropped).toEqual({ evse_id_duplicate: 1, evse_id_invalid: 1, evse_removed: 1 });
+    expect([...r.bySource.keys()].filter((k) => k.startsWith('ocpi:DE*TST:')).sort()).toEqual(
+      ['1001', '1002', '1009', '2001', '2002', '2003', '3001'].map((k) => `ocpi:DE*TST:${k}`),
+    );
+    // The spec's example Location: AC 3-phase 220 V × 16 A = 10.6 kW, EVSE ids kept, BEL → BE.
+    const gent = r.bySource.get('ocpi:BE*BEC:LOC1')!;
+    expect(gent).toMatchObject({ country: 'BE', parking_type: 'on_street', evse_operator: 'BE*BEC' });
+    expect(gent.charge_points[0]).toMatchObject({ plug: 'type2', energy_type: 'ac', power: 10.6 });
+    expect(gent.evse_ids).toContain('BE*BEC*E041503001');
+    const ac = r.bySource.get('ocpi:DE*TST:1002')!;
+    expect(ac.charge_points).toEqual([
+      { plug: 'type2', energy_type: 'ac', power: 22.1, count: 2, evse_ids: ['DE*TST*EAC0001*1'] },
+      { plug: 'schuko', energy_type: 'ac', power: 3.7, count: 1, evse_ids: ['DE*TST*EAC0001*1'] },
+    ]);
+    expect(r.bySource.get('ocpi:DE*TST:1001')).toMatchObject({
+      facilities: ['cafe', 'supermarket'],
+      charge_points: [{ plug: 'ccs', energy_type: 'dc', power: 300, count: 1 }],
+    });
+  });
+});
+
+describe('determinism', () => {
+  it('gives the same snapshot bytes for the same files', async () => {
+    const a = await imp('irve', ['fr/irve-messy.csv']);
+    const b = await imp('irve', ['fr/irve-messy.csv']);
+    expect(fs.readFileSync(a.out).equals(fs.readFileSync(b.out))).toBe(true);
+    expect(a.summary.snapshotVersion).toBe(b.summary.snapshotVersion);
+  });
+});
+
+describe('import CLI', () => {
+  const run = promisify(execFile);
+  const CLI = path.join(ROOT, 'dist/src/cli/import.js');
+  const cli = async (args: string[]) => {
+    try {
+      const r = await run(process.execPath, [CLI, ...args], { cwd: ROOT });
+      return { code: 0, stdout: r.stdout, stderr: r.stderr };
+    } catch (e) {
+      const x = e as { code: number; stdout: string; stderr: string };
+      return { code: x.code, stdout: x.stdout, stderr: x.stderr };
+    }
+  };
+
+  it('prints help, refuses usage errors with exit 2 and bad files with exit 1', async () => {
+    const help = await cli(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/usage: import bnetza\|irve\|ocpi/);
+    expect((await cli([])).code).toBe(2);
+    expect((await cli(['xlsx', 'a.csv', '--out', 'b.db'])).stderr).toMatch(/unknown format "xlsx"/);
+    expect((await cli(['irve', path.join(FIX, 'fr/irve-messy.csv')])).code).toBe(2);
+    expect((await cli(['irve', '--out', path.join(tmp, 'z.db')])).code).toBe(2);
+    expect((await cli(['irve', path.join(FIX, 'nope.csv'), '--out', path.join(tmp, 'z.db')])).code).toBe(2);
+    expect((await cli(['irve', path.join(FIX, 'fr/irve-messy.csv'), '--bogus', '--out', path.join(tmp, 'z.db')])).code).toBe(2);
+    const bad = await cli(['irve', path.join(FIX, 'fr/irve-no-coordinates.csv'), '--out', path.join(tmp, 'z.db')]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/import failed: .*lacks coordonneesXY/);
+  });
+
+  it('writes the snapshot and a summary', async () => {
+    const out = path.join(tmp, 'cli.db');
+    const r = await cli(['ocpi', path.join(FIX, 'ocpi/locations-messy.json'), '--out', out, '--json']);
+    expect(r.code).toBe(0);
+    const s = JSON.parse(r.stdout);
+    expect(s).toMatchObject({ format: 'ocpi', rowsRead: 11, stationsWritten: 3 });
+    expect(fs.existsSync(out)).toBe(true);
+    const text = await cli(['ocpi', path.join(FIX, 'ocpi/locations-messy.json'), '--out', out]);
+    expect(text.stdout).toMatch(/11 rows read, 3 stations written/);
+    expect(text.stdout).toMatch(/rows skipped: bad_coordinates 3, duplicate_id 1/);
+  });
+});
