@@ -1,12 +1,12 @@
 /**
  * Builds a station snapshot from public station data:
  *
- *   npm run import -- bnetza|irve|ocpi <file>… --out <snapshot> [--json] [--no-progress]
+ *   npm run import -- bnetza|irve|ocpi <file>… [bnetza|irve|ocpi <file>…] --out <snapshot> [--json] [--no-progress]
  *
  * Formats: `bnetza` — the Bundesnetzagentur Ladesäulenregister CSV (official file with its
  * preamble, or the 2021/22 layout); `irve` — the French consolidated IRVE CSV (schema 2.x);
  * `ocpi` — OCPI 2.2.1 Locations (a JSON array, saved `GET /locations` pages, or single Locations).
- * Every file of one run has the same format. Vehicles, rates and the default tariff catalog come
+ * A format name applies to the files after it, so one snapshot can combine formats. Vehicles, rates and the default tariff catalog come
  * from snapshots/sources as for `snapshot:build`. Prints a summary (rows read, stations written,
  * rows skipped by reason; `--json` prints it as JSON). Exit code 2 on a usage error, 1 when a file
  * cannot be imported (no snapshot is written then).
@@ -20,11 +20,12 @@ import { fail } from './common.js';
 import { ImportError } from '../import/common.js';
 import { IMPORT_FORMATS, runImport, type ImportFormat, type ImportSummary } from '../import/run.js';
 
-const USAGE = `usage: import ${IMPORT_FORMATS.join('|')} <file>… --out <snapshot> [--json] [--no-progress]
+const USAGE = `usage: import ${IMPORT_FORMATS.join('|')} <file>… [${IMPORT_FORMATS.join('|')} <file>…] --out <snapshot> [--json] [--no-progress]
 
   bnetza   Bundesnetzagentur Ladesäulenregister CSV (with or without its preamble)
   irve     French consolidated IRVE CSV, schema 2.x
   ocpi     OCPI 2.2.1 Locations: JSON array, saved GET /locations pages, or single Locations
+  (a format name applies to the files after it; several formats make one snapshot)
 
   --out <snapshot>   snapshot file to write (replaced atomically)
   --json             print the summary as JSON
@@ -32,7 +33,7 @@ const USAGE = `usage: import ${IMPORT_FORMATS.join('|')} <file>… --out <snapsh
 
 export function formatSummary(s: ImportSummary): string {
   const lines = [
-    `imported ${s.format}: ${s.files} file(s), ${s.rowsRead} rows read, ${s.stationsWritten} stations written ` +
+    `imported ${s.formats.join(' + ')}: ${s.files} file(s), ${s.rowsRead} rows read, ${s.stationsWritten} stations written ` +
       `(${s.operatorsAdded} new operators), data as of ${s.dataDate.slice(0, 10)}`,
     `snapshot ${s.out} (version ${s.snapshotVersion})`,
   ];
@@ -65,10 +66,17 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(USAGE + '\n');
     return;
   }
-  const [format, ...files] = positionals;
+  const [format, ...rest] = positionals;
   if (format === undefined || !(IMPORT_FORMATS as readonly string[]).includes(format)) {
     fail(`${format === undefined ? 'missing format' : `unknown format ${JSON.stringify(format)}`}\n${USAGE}`);
   }
+  const inputs: Array<{ format: ImportFormat; file: string }> = [];
+  let current = format as ImportFormat;
+  for (const p of rest) {
+    if ((IMPORT_FORMATS as readonly string[]).includes(p)) current = p as ImportFormat;
+    else inputs.push({ format: current, file: p });
+  }
+  const files = inputs.map((i) => i.file);
   if (files.length === 0) fail(`no input files\n${USAGE}`);
   if (values.out === undefined || values.out.length === 0) fail(`--out <snapshot> is required\n${USAGE}`);
   for (const f of files) if (!fs.existsSync(f) || !fs.statSync(f).isFile()) fail(`${f}: no such file`);
@@ -78,8 +86,7 @@ async function main(argv: string[]): Promise<void> {
   let bar: cliProgress.SingleBar | null = null;
   try {
     const summary = await runImport({
-      format: format as ImportFormat,
-      files,
+      inputs,
       out: values.out,
       progress: tty,
       onFile: (file, size) => {

@@ -21,7 +21,14 @@ import {
 } from '../domain/stations/normalize.js';
 import { Columns, ImportError, ImportTally, csvRecords, mostFrequent, type OnBytes, type StationDraft } from './common.js';
 
-const REQUIRED = ['Betreiber', 'Breitengrad', 'Längengrad', 'Postleitzahl', 'Ort'] as const;
+/**
+ * Column names by role, newest first: the 2017–2019 releases (xlsx, converted to CSV with
+ * snapshots/tools/xlsx-to-csv.py) have `Breitengrad [DG]`, one `Adresse` cell and `Postleitzahl Ort`.
+ */
+const LAT = ['Breitengrad', 'Breitengrad [DG]'];
+const LON = ['Längengrad', 'Längengrad [DG]'];
+const STREET = ['Straße', 'Adresse', 'Standort'];
+const POSTCODE = ['Postleitzahl', 'Postleitzahl Ort'];
 const GROUP_RADIUS_M = 250;
 
 interface Device {
@@ -55,6 +62,7 @@ export async function readBnetza(
   let dataDate: number | null = null;
   const devices: Device[] = [];
   let plugColumns: Array<{ plug: string; power: string; evse: string }> = [];
+  let names = { lat: LAT[0], lon: LON[0], street: STREET[0], postcode: POSTCODE[0] };
   for await (const { record, fields } of csvRecords(file, ';', tally, onBytes)) {
     const where = `${file}:record ${record}`;
     if (cols === null) {
@@ -62,15 +70,23 @@ export async function readBnetza(
       const first = (fields[0] ?? '').trim();
       const d = /^(Letzte Aktualisierung vom|Stand):\s*(.*)$/.exec(first);
       if (d !== null) dataDate = germanDate(d[2]);
+      // Some xlsx releases hold the date as an Excel serial (days since 1899-12-30).
+      else if (/^\d{5}$/.test(first) && fields.slice(1).every((f) => f.trim() === '')) {
+        dataDate = Date.UTC(1899, 11, 30) + Number(first) * 86_400_000;
+      }
       if (first === 'Ladeeinrichtungs-ID' || first === 'Betreiber') {
         cols = new Columns(fields);
-        const missing = cols.missing(REQUIRED);
+        const c = cols;
+        const pick = (names: string[]): string | null => names.find((n) => c.has(n)) ?? null;
+        const missing = [['Betreiber'], LAT, LON].filter((names) => pick(names) === null).map((names) => names[0]);
+        if (pick(POSTCODE) === null && pick(STREET) === null) missing.push('Postleitzahl');
         if (missing.length > 0) throw new ImportError(`${file}: header row ${record} lacks the column(s) ${missing.join(', ')}`);
+        names = { lat: pick(LAT)!, lon: pick(LON)!, street: pick(STREET) ?? 'Straße', postcode: pick(POSTCODE) ?? '' };
         plugColumns = [];
         for (let n = 1; n <= 12; n++) {
-          const plug = `Steckertypen${n}`;
-          if (!cols.has(plug)) continue;
-          const power = cols.has(`Nennleistung Stecker${n}`) ? `Nennleistung Stecker${n}` : `P${n} [kW]`;
+          const plug = pick([`Steckertypen${n}`, `Steckertypen ${n}`, `Steckertypen ${n}#`]);
+          if (plug === null) continue;
+          const power = pick([`Nennleistung Stecker${n}`, `P${n} [kW]`, `P${n}`]) ?? `P${n} [kW]`;
           plugColumns.push({ plug, power, evse: `EVSE-ID${n}` });
         }
       }
@@ -84,8 +100,8 @@ export async function readBnetza(
     if (fields.every((f) => f.trim().length === 0)) continue;
     tally.rowsRead++;
     const get = (name: string): string | undefined => cols!.get(fields, name);
-    const latS = get('Breitengrad');
-    const lonS = get('Längengrad');
+    const latS = get(names.lat);
+    const lonS = get(names.lon);
     if (latS === undefined || lonS === undefined || fields.length < cols.width) {
       tally.skip('missing_columns', `${where}: ${fields.length} of ${cols.width} fields`);
       continue;
@@ -142,14 +158,25 @@ export async function readBnetza(
       tally.skip('no_connectors', where);
       continue;
     }
+    let street = get(names.street) ?? '';
+    let postcode = names.postcode === '' ? '' : (get(names.postcode) ?? '');
+    let town = get('Ort') ?? '';
+    if (names.postcode === 'Postleitzahl Ort') {
+      const m = /^(\d{4,5})\s*(.*)$/.exec(postcode);
+      [postcode, town] = m === null ? ['', postcode] : [m[1], m[2]];
+    } else if (names.postcode === '') {
+      // The oldest layout: one `Standort` cell "street no, PLZ town".
+      const m = /^(.*?),?\s*(\d{5})\s+(.+)$/.exec(street);
+      if (m !== null) [street, postcode, town] = [m[1], m[2], m[3]];
+    }
     devices.push({
       id,
       record,
       operator: get('Betreiber') ?? '',
-      street: get('Straße') ?? '',
+      street,
       houseNumber: get('Hausnummer') ?? '',
-      postcode: get('Postleitzahl') ?? '',
-      town: get('Ort') ?? '',
+      postcode,
+      town,
       lat: lat!,
       lon: lon!,
       connectors,

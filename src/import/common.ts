@@ -272,6 +272,15 @@ export class OperatorMatcher {
     return o.id;
   }
 
+  /**
+   * The eMI3 operator id of an operator in a country when it has exactly one there (IONITY →
+   * `DE*ION`): given to its stations whose data carries none.
+   */
+  soleEmi3(operatorId: string, country: string): string | null {
+    const ids = (this.all.get(operatorId)?.evse_operator_ids ?? []).filter((e) => e.startsWith(`${country}*`));
+    return ids.length === 1 ? ids[0] : null;
+  }
+
   /** Every operator (known and added), by id. */
   operators(): KnownOperator[] {
     return [...this.all.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));

@@ -12,7 +12,7 @@ import { stationIdOf } from '../domain/stations/normalize.js';
 import type { StationRecord } from '../domain/stations/model.js';
 import { Snapshot } from '../storage/snapshot.js';
 import { readBnetza } from './bnetza.js';
-import { ImportTally, OperatorMatcher, toStationRecord, type KnownOperator, type OnBytes, type StationDraft } from './common.js';
+import { ImportError, ImportTally, OperatorMatcher, toStationRecord, type KnownOperator, type OnBytes, type StationDraft } from './common.js';
 import { readIrve } from './irve.js';
 import { OcpiLocations, readOcpiFile } from './ocpi.js';
 
@@ -23,8 +23,8 @@ export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 export const IMPORTER_VERSION = 1;
 
 export interface ImportOptions {
-  format: ImportFormat;
-  files: string[];
+  /** Files with their format; one snapshot may combine formats (e.g. the German and French registers). */
+  inputs: Array<{ format: ImportFormat; file: string }>;
   out: string;
   /** Progress of the file being read (bytes) and of the snapshot write; see the CLI. */
   onFile?: (file: string, size: number) => OnBytes | undefined;
@@ -32,7 +32,7 @@ export interface ImportOptions {
 }
 
 export interface ImportSummary {
-  format: ImportFormat;
+  formats: ImportFormat[];
   files: number;
   rowsRead: number;
   stationsWritten: number;
@@ -63,7 +63,7 @@ export async function runImport(opts: ImportOptions): Promise<ImportSummary> {
   const evseSeen = new Set<string>();
   const drafts: StationDraft[] = [];
   const hash = crypto.createHash('sha256');
-  hash.update(`importer-${IMPORTER_VERSION}:${opts.format}`);
+  hash.update(`importer-${IMPORTER_VERSION}`);
   let dataDate: number | null = null;
   const later = (d: number | null): void => {
     if (d !== null && (dataDate === null || d > dataDate)) dataDate = d;
@@ -71,18 +71,19 @@ export async function runImport(opts: ImportOptions): Promise<ImportSummary> {
   const pdcSeen = new Set<string>();
   const deviceSeen = new Set<string>();
   const ocpi = new OcpiLocations(tally, evseSeen);
-  for (const file of opts.files) {
+  for (const { format, file } of opts.inputs) {
+    hash.update(format);
     const size = fs.statSync(file).size;
     // The file's bytes identify the input (hashed in a separate read: the readers stream).
     const h = crypto.createHash('sha256');
     for await (const chunk of fs.createReadStream(file) as AsyncIterable<Buffer>) h.update(chunk);
     hash.update(h.digest());
     const onBytes = opts.onFile?.(file, size);
-    if (opts.format === 'bnetza') {
+    if (format === 'bnetza') {
       const r = await readBnetza(file, tally, evseSeen, deviceSeen, onBytes);
       drafts.push(...r.stations);
       later(r.dataDate);
-    } else if (opts.format === 'irve') {
+    } else if (format === 'irve') {
       const r = await readIrve(file, tally, evseSeen, pdcSeen, onBytes);
       drafts.push(...r.stations);
       later(r.dataDate);
@@ -107,8 +108,10 @@ export async function runImport(opts: ImportOptions): Promise<ImportSummary> {
     const d = byId.get(id)!;
     const operatorId = matcher.match(d.operator_name, d.evse_operator, d.country);
     if (operatorId !== null) perOperator.set(operatorId, (perOperator.get(operatorId) ?? 0) + 1);
+    if (d.evse_operator === null && operatorId !== null) d.evse_operator = matcher.soleEmi3(operatorId, d.country);
     stations.push(toStationRecord(d, operatorId, id));
   }
+  if (stations.length === 0) throw new ImportError('no station could be read from the input; no snapshot written');
   const builtAt = new Date(dataDate ?? 0).toISOString();
   writeServiceSnapshot({
     out: path.resolve(opts.out),
@@ -116,15 +119,15 @@ export async function runImport(opts: ImportOptions): Promise<ImportSummary> {
     stations,
     operators: matcher.operators().map((o) => ({ ...o, station_count: perOperator.get(o.id) ?? 0 })),
     builtAt,
-    tag: `import:${opts.format}`,
+    tag: 'import',
     progress: opts.progress,
   });
   const snap = Snapshot.open(path.resolve(opts.out));
   const snapshotVersion = snap.meta.snapshotVersion;
   snap.close();
   return {
-    format: opts.format,
-    files: opts.files.length,
+    formats: [...new Set(opts.inputs.map((i) => i.format))],
+    files: opts.inputs.length,
     rowsRead: tally.rowsRead,
     stationsWritten: stations.length,
     operatorsAdded: matcher.added.size,

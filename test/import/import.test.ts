@@ -18,7 +18,7 @@ let n = 0;
 
 async function imp(format: ImportFormat, files: string[]) {
   const out = path.join(tmp, `s${n++}.db`);
-  const summary = await runImport({ format, files: files.map((f) => path.join(FIX, f)), out });
+  const summary = await runImport({ inputs: files.map((f) => ({ format, file: path.join(FIX, f) })), out });
   const snap = Snapshot.open(out);
   const stations = [...snap.stations()];
   const bySource = new Map<string, StationRecord>(stations.map((s) => [s.source_id!, s]));
@@ -81,7 +81,7 @@ describe('German register import', () => {
   });
 
   it('refuses a file whose header lacks the coordinates', async () => {
-    await expect(runImport({ format: 'bnetza', files: [path.join(FIX, 'de/bnetza-no-coordinates.csv')], out: path.join(tmp, 'x.db') })).rejects.toThrow(
+    await expect(runImport({ inputs: [{ format: 'bnetza', file: path.join(FIX, 'de/bnetza-no-coordinates.csv') }], out: path.join(tmp, 'x.db') })).rejects.toThrow(
       /lacks the column\(s\) Breitengrad, Längengrad/,
     );
     expect(fs.existsSync(path.join(tmp, 'x.db'))).toBe(false);
@@ -118,7 +118,7 @@ describe('IRVE import', () => {
   });
 
   it('refuses a file that is not IRVE 2.x', async () => {
-    await expect(runImport({ format: 'irve', files: [path.join(FIX, 'fr/irve-no-coordinates.csv')], out: path.join(tmp, 'y.db') })).rejects.toThrow(
+    await expect(runImport({ inputs: [{ format: 'irve', file: path.join(FIX, 'fr/irve-no-coordinates.csv') }], out: path.join(tmp, 'y.db') })).rejects.toThrow(
       /lacks coordonneesXY/,
     );
   });
@@ -154,6 +154,16 @@ describe('OCPI Locations import', () => {
       facilities: ['cafe', 'supermarket'],
       charge_points: [{ plug: 'ccs', energy_type: 'dc', power: 300, count: 1 }],
     });
+  });
+});
+
+describe('empty input', () => {
+  it('writes no snapshot when no station could be read', async () => {
+    const out = path.join(tmp, 'empty.db');
+    await expect(runImport({ inputs: [{ format: 'ocpi', file: path.join(FIX, 'ocpi/location_patch_example_status.json') }], out })).rejects.toThrow(
+      /no station could be read/,
+    );
+    expect(fs.existsSync(out)).toBe(false);
   });
 });
 
@@ -194,12 +204,19 @@ describe('import CLI', () => {
     expect(bad.stderr).toMatch(/import failed: .*lacks coordonneesXY/);
   });
 
+  it('combines formats in one snapshot', async () => {
+    const out = path.join(tmp, 'mixed.db');
+    const r = await cli(['bnetza', path.join(FIX, 'de/bnetza-messy.csv'), 'ocpi', path.join(FIX, 'ocpi/locations-messy.json'), '--out', out, '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ formats: ['bnetza', 'ocpi'], files: 2, stationsWritten: 4 + 3 });
+  });
+
   it('writes the snapshot and a summary', async () => {
     const out = path.join(tmp, 'cli.db');
     const r = await cli(['ocpi', path.join(FIX, 'ocpi/locations-messy.json'), '--out', out, '--json']);
     expect(r.code).toBe(0);
     const s = JSON.parse(r.stdout);
-    expect(s).toMatchObject({ format: 'ocpi', rowsRead: 11, stationsWritten: 3 });
+    expect(s).toMatchObject({ formats: ['ocpi'], rowsRead: 11, stationsWritten: 3 });
     expect(fs.existsSync(out)).toBe(true);
     const text = await cli(['ocpi', path.join(FIX, 'ocpi/locations-messy.json'), '--out', out]);
     expect(text.stdout).toMatch(/11 rows read, 3 stations written/);
