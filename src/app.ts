@@ -21,12 +21,18 @@ import { OUTPUT_SLOT_BYTES, OUTPUT_SLOTS_PER_WORKER, PricePool } from './pool/po
 import { createOutputSlots } from './pool/output.js';
 import { mainCatalog, rateTable } from './pool/catalog.js';
 import { shareStationColumns } from './pool/stations.js';
+import { SnapshotSwap } from './snapshot-swap.js';
+import type { SwapResult } from './api/admin/admin.handler.js';
 
 export interface Service {
   readonly port: number;
   readonly server: HttpServer;
   /** Stops accepting, drains in-flight requests (bounded by config), closes stores. */
   stop(): Promise<void>;
+  /** The station snapshot in use and its hot swap (SIGHUP, `POST /admin/snapshot`, D133). */
+  readonly snapshots: SnapshotSwap;
+  /** Swaps in the snapshot at `file` (default SNAPSHOT); rejects with SwapError. */
+  reloadSnapshot(file?: string): Promise<SwapResult>;
 }
 
 /** The default snapshot exists and has this service's format (else it is rebuilt from the sources). */
@@ -100,7 +106,12 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     const stations = new StationIndex(stationColumns);
     logger.info({ stations: stations.size, ms: Math.round(performance.now() - tStations) }, 'station index loaded');
     await prices.ready();
-    const ctx: AppContext = { config, logger, snapshot, live, companies, tariffs, vehicles, tokens, stations, availability, prices, startedAt };
+    const swap = new SnapshotSwap(
+      { logger, prices, buildRoutes, defaultFile: config.snapshotPath, closeAfterMs: Math.max(1000, config.shutdownTimeoutMs) },
+      snapshot,
+      stations,
+    );
+    const ctx: AppContext = { config, logger, snapshot, live, companies, tariffs, vehicles, tokens, stations, availability, prices, startedAt, snapshots: swap };
     const server = await startServer(config.host, config.port, {
       routes: buildRoutes(ctx),
       keys,
@@ -108,6 +119,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
       logger,
       accessLog: accessLog(logger),
     });
+    swap.attach(ctx, server);
     logger.info(
       { port: server.port, host: config.host, snapshot: snapshot.meta.snapshotVersion, ms: Math.round(performance.now() - startedAt) },
       'listening',
@@ -116,13 +128,15 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     return {
       port: server.port,
       server,
+      snapshots: swap,
+      reloadSnapshot: (file?: string) => swap.reload(file),
       stop: () =>
         (stopping ??= (async () => {
           await server.close(config.shutdownTimeoutMs);
           await prices.close();
           keys.stop();
           live.close();
-          snapshot.close();
+          swap.close();
         })()),
     };
   } catch (e) {

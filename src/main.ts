@@ -39,6 +39,11 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  // SIGHUP: swap in the snapshot at SNAPSHOT (D133); a refused file is logged and changes nothing.
+  process.on('SIGHUP', () => {
+    if (!service || signalled) return;
+    service.reloadSnapshot().catch((e: unknown) => logger.warn({ err: e instanceof Error ? e.message : String(e) }, 'SIGHUP: no snapshot swap'));
+  });
   try {
     service = await startService(config, logger);
   } catch (e) {

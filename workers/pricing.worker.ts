@@ -4,12 +4,12 @@
  * the station data the main thread shares through SharedArrayBuffers. Before each task it catches
  * up with the catalog generation the task carries. Results are values, never thrown outcomes.
  */
-import { workerData } from 'node:worker_threads';
+import { BroadcastChannel, workerData } from 'node:worker_threads';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { StoreCatalog, rateTable } from '../src/pool/catalog.js';
 import { recycleDocument } from '../src/pool/charge-writer.js';
 import { OutputSlots } from '../src/pool/output.js';
-import type { PartMessage, PartReply, TaskMessage, TaskReply, WorkerInit } from '../src/pool/pool.js';
+import type { PartMessage, PartReply, StationChannelMessage, TaskMessage, TaskReply, WorkerInit } from '../src/pool/pool.js';
 import { StationView } from '../src/pool/stations.js';
 import { runChargePricesPart, runTask, type TaskDocument } from '../src/pool/tasks.js';
 import { LiveStore } from '../src/storage/live.js';
@@ -22,8 +22,60 @@ const rates = rateTable(snapshot.meta.ratesDate, snapshot.rates());
 snapshot.close();
 const store = LiveStore.openReadonly(init.dataDir);
 const catalog = new StoreCatalog(store);
-const stations = new StationView(init.stations);
 const output = new OutputSlots(init.output);
+
+/**
+ * Station data by generation (hot snapshot swap): the newest, plus older ones until the main
+ * thread releases them (no task of theirs in flight). A task names the generation it was admitted
+ * on; one newer than any received waits for the channel message (the main thread posts the data
+ * before dispatching such a task).
+ */
+const views = new Map<number, StationView>([[init.stationGeneration ?? 0, new StationView(init.stations)]]);
+let newest = init.stationGeneration ?? 0;
+const waiting = new Map<number, Array<() => void>>();
+if (init.stationChannel !== undefined) {
+  const channel = new BroadcastChannel(init.stationChannel);
+  channel.unref();
+  channel.onmessage = (ev: unknown) => {
+    const m = (ev as { data: StationChannelMessage }).data;
+    if ('release' in m) {
+      if (m.release !== newest) views.delete(m.release);
+      return;
+    }
+    if (views.has(m.generation)) return;
+    views.set(m.generation, new StationView(m.stations));
+    if (m.generation > newest) newest = m.generation;
+    for (const [g, fns] of waiting) {
+      if (g > newest) continue;
+      waiting.delete(g);
+      for (const f of fns) f();
+    }
+  };
+}
+
+/** The station data of a generation; an older one that was released gives the oldest kept. */
+function stationsAt(generation: number): StationView | null {
+  const v = views.get(generation);
+  if (v !== undefined) return v;
+  if (generation > newest) return null;
+  let best = newest;
+  for (const g of views.keys()) if (g < best) best = g;
+  return views.get(best)!;
+}
+
+/** Waits for the data of a generation not received yet (at most 10 s, then the newest is used). */
+function whenStations(generation: number): Promise<StationView> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      resolve(stationsAt(generation) ?? views.get(newest)!);
+    };
+    const timer = setTimeout(done, 10_000);
+    const list = waiting.get(generation) ?? [];
+    list.push(done);
+    waiting.set(generation, list);
+  });
+}
 
 export function ping(): number {
   return catalog.generation;
@@ -39,6 +91,12 @@ const encoder = new TextEncoder();
  * produce 200 documents: every error outcome is decided on the main thread before dispatch.
  */
 export function task(msg: TaskMessage): unknown {
+  const stations = stationsAt(msg.stations);
+  if (stations === null) return whenStations(msg.stations).then((v) => runWith(msg, v));
+  return runWith(msg, stations);
+}
+
+function runWith(msg: TaskMessage, stations: StationView): unknown {
   catalog.syncTo(msg.generation);
   faultHook(msg.input);
   const r: TaskDocument = runTask({ catalog: catalog.catalog, rates, stations }, msg.name, msg.input);
@@ -57,6 +115,12 @@ export function task(msg: TaskMessage): unknown {
  * slot or transfer), with their index and the catalog generation they were written at.
  */
 export function part(msg: PartMessage): unknown {
+  const stations = stationsAt(msg.stations);
+  if (stations === null) return whenStations(msg.stations).then((v) => partWith(msg, v));
+  return partWith(msg, stations);
+}
+
+function partWith(msg: PartMessage, stations: StationView): unknown {
   catalog.syncTo(msg.generation);
   faultHook(msg.input);
   const p = runChargePricesPart({ catalog: catalog.catalog, rates, stations }, msg.input);

@@ -9,6 +9,7 @@ import type { Snapshot } from '../storage/snapshot.js';
 import type { StationIndex } from '../domain/stations/index.js';
 import type { AvailabilityStore } from '../storage/availability.js';
 import type { PricePool } from '../pool/pool.js';
+import type { SnapshotControl } from './admin/admin.handler.js';
 
 /** Everything handlers need, built once by the composition root (src/main.ts). */
 export interface AppContext {
@@ -30,6 +31,8 @@ export interface AppContext {
   readonly availability: AvailabilityStore;
   /** Price work (charge prices, bulk previews, tariff details): Piscina workers or inline. */
   readonly prices: PricePool;
+  /** Hot snapshot swap (D133); absent where the service runs without one (benchmarks, tools). */
+  readonly snapshots?: SnapshotControl;
   /** performance.now() at start, for uptime. */
   readonly startedAt: number;
 }

@@ -13,6 +13,7 @@ export const GROUPS = [
   'ReadVehiclesFull',
   'ReadChargePointStatistics',
   'ReadCountryStatistics',
+  'Admin',
 ] as const;
 
 export type Group = (typeof GROUPS)[number];

@@ -33,6 +33,11 @@ export interface HttpServer {
   /** Stops accepting, lets in-flight requests finish (at most `timeoutMs`), then closes all connections. */
   close(timeoutMs: number): Promise<void>;
   inFlight(): number;
+  /**
+   * Replaces the route table (snapshot swap): requests that arrive afterwards are routed to the new
+   * handlers; requests already routed finish in the old ones.
+   */
+  setRoutes(routes: readonly RouteDef[]): void;
 }
 
 const REASONS: Record<number, string> = {
@@ -59,7 +64,7 @@ interface State {
 }
 
 export function startServer(host: string, port: number, opts: ServerOptions): Promise<HttpServer> {
-  const router = new Router(opts.routes);
+  let router = new Router(opts.routes);
   const log = opts.logger;
   const accessLog = opts.accessLog;
   const app = uWS.App();
@@ -262,6 +267,9 @@ export function startServer(host: string, port: number, opts: ServerOptions): Pr
       resolve({
         port: boundPort,
         inFlight: () => inFlight,
+        setRoutes: (routes) => {
+          router = new Router(routes);
+        },
         close: (timeoutMs: number) =>
           new Promise<void>((done) => {
             draining = true;

@@ -11,8 +11,10 @@
  *   pool keeps serving.
  * - Results are values ({status, body}); a worker never throws a domain outcome.
  */
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BroadcastChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { Logger } from 'pino';
 import { ApiError } from '../api/jsonapi/errors.js';
@@ -30,6 +32,13 @@ export interface WorkerInit {
   dataDir: string;
   snapshotPath: string;
   stations: SharedStationData;
+  /**
+   * Generation of `stations` (0 at start, +1 per snapshot swap); a worker started later gets the
+   * current data and generation here, running workers get new data on `stationChannel`.
+   */
+  stationGeneration?: number;
+  /** BroadcastChannel name for station data swaps (set by the pool). */
+  stationChannel?: string;
   /** Test hook (never set in production): a worker thread exits when a task mentions this id. */
   exitOnNetwork: string | null;
   /** Shared output slots the workers copy their answers into (src/pool/output.ts). */
@@ -48,6 +57,8 @@ export type TaskReply = { slot: number; length: number } | Uint8Array;
 /** One part of a split charge price request (see `PricePool.run`). */
 export interface PartMessage {
   generation: number;
+  /** Station data generation the request was admitted on. */
+  stations: number;
   input: ChargePricesPartTask;
 }
 
@@ -98,8 +109,13 @@ export interface PoolOptions {
 export interface TaskMessage {
   name: TaskName;
   generation: number;
+  /** Station data generation the request was admitted on (the worker uses that data). */
+  stations: number;
   input: TaskInputs[TaskName];
 }
+
+/** Messages on the station channel: new data for a generation, or an old generation no task uses any more. */
+export type StationChannelMessage = { generation: number; stations: SharedStationData } | { release: number };
 
 /** A Buffer over the same bytes (no copy). */
 const bufferOf = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -109,7 +125,11 @@ export const overloaded = (): ApiError =>
 
 export class PricePool {
   private readonly piscina: Piscina | null;
-  private readonly stations: StationView;
+  private stations: StationView;
+  private stationGen: number;
+  /** Worker tasks in flight per station generation (a generation is released when it drops to 0). */
+  private readonly perStationGen = new Map<number, number>();
+  private readonly channel: BroadcastChannel | null;
   private readonly catalog: PricingCatalog | null;
   private readonly output: OutputSlots;
   private closed = false;
@@ -123,6 +143,10 @@ export class PricePool {
 
   constructor(private readonly o: PoolOptions) {
     this.stations = new StationView(o.init.stations);
+    this.stationGen = o.init.stationGeneration ??= 0;
+    o.init.stationChannel ??= `stations-${process.pid}-${randomUUID()}`;
+    this.channel = o.workers > 0 ? new BroadcastChannel(o.init.stationChannel) : null;
+    this.channel?.unref();
     this.output = new OutputSlots(o.init.output);
     this.catalog = o.workers === 0 || o.inlineMaxEvaluations > 0 ? o.catalog() : null;
     this.piscina =
@@ -145,6 +169,33 @@ export class PricePool {
    */
   candidatesAt(cpoId: string): number {
     return this.catalog === null ? Infinity : this.catalog.candidatesAt(cpoId).slots.length;
+  }
+
+  /**
+   * Swaps the station data (hot snapshot swap): inline tasks use it at once, worker tasks
+   * dispatched from now on carry the new generation, and workers receive the data on the station
+   * channel before such a task runs. Workers started later get it in their `workerData`. The old
+   * generation is released in the workers once no task of it is in flight.
+   */
+  swapStations(generation: number, stations: SharedStationData): void {
+    const old = this.stationGen;
+    this.stations = new StationView(stations);
+    this.stationGen = generation;
+    // Piscina hands this same object to workers it starts later.
+    this.o.init.stations = stations;
+    this.o.init.stationGeneration = generation;
+    this.channel?.postMessage({ generation, stations } satisfies StationChannelMessage);
+    if ((this.perStationGen.get(old) ?? 0) === 0) this.releaseStations(old);
+  }
+
+  /** The station data generation tasks are dispatched with. */
+  get stationGeneration(): number {
+    return this.stationGen;
+  }
+
+  private releaseStations(generation: number): void {
+    this.perStationGen.delete(generation);
+    if (generation !== this.stationGen) this.channel?.postMessage({ release: generation } satisfies StationChannelMessage);
   }
 
   /** Output slots taken right now (tests: every answer sent frees its slot). */
@@ -187,7 +238,7 @@ export class PricePool {
       const r = await this.runSplit(p, input as ChargePricesTask, parts);
       if (r !== null) return r;
     }
-    const msg: TaskMessage = { name, generation: this.o.generation(), input };
+    const msg: TaskMessage = { name, generation: this.o.generation(), stations: this.stationGen, input };
     const reply = (await this.dispatch(p, msg, 'task', name)) as TaskReply;
     if (reply instanceof Uint8Array) return { status: 200, body: bufferOf(reply) };
     const slots = this.output;
@@ -196,8 +247,10 @@ export class PricePool {
   }
 
   /** Runs a message in a worker: 503 when the queue is full, 500 when the worker died. */
-  private async dispatch(p: Piscina, msg: unknown, fn: 'task' | 'part', task: string): Promise<unknown> {
+  private async dispatch(p: Piscina, msg: TaskMessage | PartMessage, fn: 'task' | 'part', task: string): Promise<unknown> {
     this.inFlight++;
+    const gen = msg.stations;
+    this.perStationGen.set(gen, (this.perStationGen.get(gen) ?? 0) + 1);
     try {
       return await p.run(msg, { name: fn });
     } catch (e) {
@@ -206,6 +259,9 @@ export class PricePool {
       throw new ApiError('INTERNAL_SERVER_ERROR', 'price calculation failed');
     } finally {
       this.inFlight--;
+      const left = (this.perStationGen.get(gen) ?? 1) - 1;
+      if (left === 0 && gen !== this.stationGen) this.releaseStations(gen);
+      else this.perStationGen.set(gen, left);
     }
   }
 
@@ -217,9 +273,10 @@ export class PricePool {
    */
   private async runSplit(p: Piscina, input: ChargePricesTask, parts: number): Promise<TaskResult | null> {
     const generation = this.o.generation();
+    const stations = this.stationGen;
     const settled = await Promise.allSettled(
       Array.from({ length: parts }, (_, index) =>
-        this.dispatch(p, { generation, input: { ...input, part: { index, count: parts } } } satisfies PartMessage, 'part', 'chargePrices'),
+        this.dispatch(p, { generation, stations, input: { ...input, part: { index, count: parts } } } satisfies PartMessage, 'part', 'chargePrices'),
       ),
     );
     const replies: PartReply[] = [];
@@ -257,5 +314,6 @@ export class PricePool {
     if (this.closed) return;
     this.closed = true;
     await this.piscina?.close({ force: false });
+    this.channel?.close();
   }
 }

@@ -192,6 +192,21 @@ function decodeStation(r: RawStation): StationRow {
   };
 }
 
+/** The station column blobs of a snapshot: named columns and the fragment parts in name order. */
+export interface StationColumnBlobs {
+  named: Array<[string, Uint8Array]>;
+  fragments: Uint8Array[];
+}
+
+/** Station columns from blobs read by `Snapshot.stationColumnBlobs` (possibly in another thread). */
+export function stationColumnsFromBlobs(b: StationColumnBlobs): StationColumns {
+  const buf = (u: Uint8Array): Buffer => Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+  const byName = new Map(b.named.map(([k, v]) => [k, buf(v)]));
+  const c = decodeColumns((k) => byName.get(k), null);
+  attachFragments(c, b.fragments.map(buf));
+  return c;
+}
+
 /** A read-only, immutable snapshot file. */
 export class Snapshot {
   readonly file: string;
@@ -295,6 +310,34 @@ export class Snapshot {
     const c = decodeColumns((k) => byName.get(k), null);
     if (opts.fragments !== false) this.loadStationFragments(c);
     return c;
+  }
+
+  /**
+   * SQLite's structural check of the whole file (`PRAGMA quick_check`): empty when the file is
+   * sound, else the problems found (a truncated or damaged file). Reads every page.
+   */
+  integrityProblems(): string[] {
+    try {
+      const rows = this.db.pragma('quick_check') as Array<{ quick_check: string }>;
+      return rows.map((r) => r.quick_check).filter((r) => r !== 'ok');
+    } catch (e) {
+      return [(e as Error).message];
+    }
+  }
+
+  /** The raw station column blobs (what `stationColumns` decodes), for a load in another thread. */
+  stationColumnBlobs(): StationColumnBlobs {
+    const named: Array<[string, Buffer]> = [];
+    const fragments: Buffer[] = [];
+    const it = this.db.prepare('SELECT name, data FROM station_columns ORDER BY name').iterate() as IterableIterator<{
+      name: string;
+      data: Buffer;
+    }>;
+    for (const r of it) {
+      if (r.name.startsWith('fragments:')) fragments.push(r.data);
+      else named.push([r.name, r.data]);
+    }
+    return { named, fragments };
   }
 
   /** Reads the pre-serialized fragments into columns decoded without them. */

@@ -1,0 +1,145 @@
+/**
+ * Hot snapshot swap (D133): SIGHUP or `POST /admin/snapshot` loads a snapshot off the main thread,
+ * checks it, and replaces the station data in one synchronous step: the route table (built anew
+ * over the new snapshot and station index, so requests already routed finish on the old data) and
+ * the pricing workers' shared station data (by generation, as the tariff catalog does). A refused
+ * file changes nothing. The old snapshot's handle is closed once requests of its time are done.
+ */
+import path from 'node:path';
+import type { Logger } from 'pino';
+import type { AppContext } from './api/context.js';
+import { SwapError, type SnapshotControl, type SwapResult } from './api/admin/admin.handler.js';
+import type { RouteDef } from './api/types.js';
+import { StationIndex } from './domain/stations/index.js';
+import type { HttpServer } from './http/server.js';
+import type { PricePool } from './pool/pool.js';
+import { shareStationColumns } from './pool/stations.js';
+import type { Snapshot } from './storage/snapshot.js';
+import { SnapshotRefused, loadSnapshotOffThread } from './storage/snapshot-loader.js';
+
+/** The station snapshot in use: what readiness checks and metrics read. */
+export interface CurrentSnapshot {
+  readonly snapshot: Snapshot;
+  readonly stations: StationIndex;
+  /** 0 for the snapshot loaded at start, +1 per swap. */
+  readonly generation: number;
+  /** Snapshot version (meta) and number of stations, for metrics. */
+  readonly version: string;
+  readonly stationCount: number;
+}
+
+export interface SwapDeps {
+  logger: Logger;
+  prices: PricePool;
+  buildRoutes: (ctx: AppContext) => RouteDef[];
+  /** The default file (SNAPSHOT). */
+  defaultFile: string;
+  /** How long the old snapshot's handle stays open after a swap (requests of its time finish). */
+  closeAfterMs: number;
+}
+
+export class SnapshotSwap implements SnapshotControl {
+  private cur: CurrentSnapshot;
+  private ctx!: AppContext;
+  private server: HttpServer | null = null;
+  private running = false;
+  private readonly closing = new Set<NodeJS.Timeout>();
+  private readonly retired = new Set<Snapshot>();
+
+  constructor(
+    private readonly deps: SwapDeps,
+    snapshot: Snapshot,
+    stations: StationIndex,
+  ) {
+    this.cur = { snapshot, stations, generation: 0, version: snapshot.meta.snapshotVersion, stationCount: stations.size };
+  }
+
+  /** The snapshot in use (one accessor for readiness and metrics). */
+  current(): CurrentSnapshot {
+    return this.cur;
+  }
+
+  /** The context of the current snapshot (handlers built over it). */
+  context(): AppContext {
+    return this.ctx;
+  }
+
+  /** Wires the swap to the running service (after the first route table was built). */
+  attach(ctx: AppContext, server: HttpServer): void {
+    this.ctx = ctx;
+    this.server = server;
+  }
+
+  async reload(file?: string): Promise<SwapResult> {
+    const target = path.resolve(file ?? this.deps.defaultFile);
+    if (this.server === null) throw new SwapError('busy', 'the service is still starting');
+    if (this.running) throw new SwapError('busy', 'a snapshot swap is already running');
+    this.running = true;
+    const log = this.deps.logger;
+    try {
+      let loaded;
+      try {
+        loaded = await loadSnapshotOffThread(target);
+      } catch (e) {
+        if (e instanceof SnapshotRefused) {
+          log.error({ snapshot: target, reason: e.message }, 'snapshot swap refused; the current snapshot keeps serving');
+          throw new SwapError(e.missing ? 'missing' : 'refused', e.message);
+        }
+        throw e;
+      }
+      // From here on synchronous: no request runs between the first and the last assignment.
+      const t0 = performance.now();
+      const stations = new StationIndex(loaded.columns);
+      const shared = shareStationColumns(loaded.columns);
+      const generation = this.cur.generation + 1;
+      const ctx: AppContext = { ...this.ctx, snapshot: loaded.snapshot, stations };
+      const routes = this.deps.buildRoutes(ctx);
+      this.deps.prices.swapStations(generation, shared);
+      this.server.setRoutes(routes);
+      const old = this.cur.snapshot;
+      this.ctx = ctx;
+      this.cur = {
+        snapshot: loaded.snapshot,
+        stations,
+        generation,
+        version: loaded.snapshot.meta.snapshotVersion,
+        stationCount: stations.size,
+      };
+      const swapMs = performance.now() - t0;
+      this.retire(old);
+      const r: SwapResult = {
+        file: target,
+        version: this.cur.version,
+        builtAt: loaded.snapshot.meta.builtAt,
+        stations: stations.size,
+        generation,
+        loadMs: loaded.loadMs,
+        swapMs,
+      };
+      log.info({ snapshot: target, version: r.version, stations: r.stations, generation, loadMs: Math.round(r.loadMs), swapMs: Math.round(swapMs * 100) / 100 }, 'snapshot swapped');
+      return r;
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private retire(old: Snapshot): void {
+    this.retired.add(old);
+    const t = setTimeout(() => {
+      this.closing.delete(t);
+      this.retired.delete(old);
+      old.close();
+    }, this.deps.closeAfterMs);
+    t.unref();
+    this.closing.add(t);
+  }
+
+  /** Closes every snapshot handle (shutdown). */
+  close(): void {
+    for (const t of this.closing) clearTimeout(t);
+    this.closing.clear();
+    for (const s of this.retired) s.close();
+    this.retired.clear();
+    this.cur.snapshot.close();
+  }
+}
