@@ -1,0 +1,150 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { buildSnapshot } from '../../snapshots/build.js';
+import { Snapshot } from '../../src/storage/snapshot.js';
+import { ROOT, call, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
+import { chargeBody } from '../pool/price-fixtures.js';
+
+const ADMIN = keyFor('admin');
+const READER = keyFor('reader');
+const COSTS = keyFor('costs');
+const FIXTURE_STATION = 'f0000000-0000-5000-8000-000000000001';
+
+const swapBody = (p?: string) => ({ data: { type: 'snapshot_reload', attributes: p === undefined ? {} : { path: p } } });
+
+describe('hot snapshot swap (SIGHUP, POST /admin/snapshot)', () => {
+  let srv: TestServer;
+  let dir: string;
+  const sample = inject('testSnapshot');
+  let extra: string;
+  let sampleVersion: string;
+  let extraVersion: string;
+  const health = async () => (await call(srv, 'GET', '/health')).json.snapshot.version as string;
+  const swap = (p?: string, key = ADMIN) => call(srv, 'POST', '/admin/snapshot', { key, body: swapBody(p) });
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(inject('testTmpRoot'), 'swap-'));
+    extra = path.join(dir, 'extra.sqlite');
+    buildSnapshot({ out: extra, sample: true, progress: false, extra: path.join(ROOT, 'test/fixtures/stations-extra.jsonl') });
+    for (const [f, set] of [[sample, (v: string) => (sampleVersion = v)], [extra, (v: string) => (extraVersion = v)]] as const) {
+      const s = Snapshot.open(f);
+      set(s.meta.snapshotVersion);
+      s.close();
+    }
+    srv = await startTestServer({
+      keys: { admin: 'Admin', reader: 'ReadStations', costs: 'ReadCosts' },
+      env: { WORKERS: '2', PRICING_INLINE_MAX_EVALUATIONS: '0' },
+    });
+  });
+  afterAll(async () => {
+    await srv?.stop();
+  });
+
+  it('refuses missing or wrong keys and groups', async () => {
+    expect((await call(srv, 'POST', '/admin/snapshot', { body: swapBody() })).status).toBe(403);
+    const wrong = await swap(undefined, 'nope-nope-nope');
+    expect(wrong.status).toBe(403);
+    const group = await swap(undefined, READER);
+    expect(group.status).toBe(403);
+    expect(group.json.errors[0].title).toBe('action admin not allowed');
+    expect((await call(srv, 'GET', '/admin/snapshot', { key: ADMIN })).status).toBe(405);
+  });
+
+  it('refuses bad bodies with 400', async () => {
+    for (const body of [
+      { data: { attributes: { path: 5 } } },
+      { data: { attributes: { path: '' } } },
+      { data: { attributes: { file: 'x' } } },
+      { data: { type: 'stations' } },
+      { data: { attributes: { path: 'a'.repeat(5000) } } },
+      { data: { attributes: [] } },
+    ]) {
+      const r = await call(srv, 'POST', '/admin/snapshot', { key: ADMIN, body });
+      expect(r.status, JSON.stringify(body)).toBe(400);
+    }
+    expect((await call(srv, 'POST', '/admin/snapshot', { key: ADMIN, raw: '{"data":' })).status).toBe(400);
+    expect((await call(srv, 'POST', '/admin/snapshot', { key: ADMIN, raw: '', headers: { 'Content-Type': 'text/plain' } })).status).toBe(415);
+  });
+
+  it('refuses missing, foreign, truncated and damaged files; the old snapshot keeps serving', async () => {
+    const before = await health();
+    expect((await swap(path.join(dir, 'nope.sqlite'))).status).toBe(404);
+    const text = path.join(dir, 'text.sqlite');
+    fs.writeFileSync(text, 'not a database');
+    const bytes = fs.readFileSync(extra);
+    const head = path.join(dir, 'head.sqlite');
+    fs.writeFileSync(head, bytes.subarray(0, 4096));
+    const cut = path.join(dir, 'cut.sqlite');
+    fs.writeFileSync(cut, bytes.subarray(0, Math.floor(bytes.length * 0.9)));
+    const damaged = path.join(dir, 'damaged.sqlite');
+    const d = Buffer.from(bytes);
+    for (let i = Math.floor(d.length / 2); i < Math.floor(d.length / 2) + 65536 * 2; i++) d[i] = 0xa5;
+    fs.writeFileSync(damaged, d);
+    for (const f of [text, head, cut, damaged]) {
+      const r = await swap(f);
+      expect(r.status, `${f}: ${r.text}`).toBe(400);
+      expect(r.json.errors[0].title).toBe('snapshot refused; the current snapshot keeps serving');
+      expect(r.json.errors[0].detail).toContain(f);
+    }
+    expect(await health()).toBe(before);
+    expect(srv.stdout()).toMatch(/snapshot swap refused; the current snapshot keeps serving/);
+    expect((await call(srv, 'GET', `/v1/charging_stations/${FIXTURE_STATION}`, { key: READER })).status).toBe(404);
+  });
+
+  it('swaps by request and by SIGHUP; /health and station reads follow; a second swap at once is 409', async () => {
+    const r = await swap(extra);
+    expect(r.status, r.text).toBe(200);
+    expect(r.json.data).toMatchObject({ type: 'snapshots', id: extraVersion, attributes: { version: extraVersion, file: extra } });
+    expect(r.json.data.attributes.stations).toBeGreaterThan(1935);
+    expect(await health()).toBe(extraVersion);
+    expect((await call(srv, 'GET', `/v1/charging_stations/${FIXTURE_STATION}`, { key: READER })).status).toBe(200);
+
+    const [a, b] = await Promise.all([swap(sample), swap(sample)]);
+    expect([a.status, b.status].sort()).toEqual([200, 409]);
+    expect(await health()).toBe(sampleVersion);
+    expect((await call(srv, 'GET', `/v1/charging_stations/${FIXTURE_STATION}`, { key: READER })).status).toBe(404);
+
+    // SIGHUP loads SNAPSHOT (the sample) again.
+    await swap(extra);
+    srv.proc.kill('SIGHUP');
+    for (let i = 0; i < 100 && (await health()) !== sampleVersion; i++) await new Promise((res) => setTimeout(res, 50));
+    expect(await health()).toBe(sampleVersion);
+  });
+
+  it('serves radius searches, station reads and charge prices without a failure while swapping 10 times', async () => {
+    const snap = Snapshot.open(sample);
+    const st = [...snap.stations()].find((s) => s.operator_id !== null && s.country === 'DE')!;
+    snap.close();
+    const price = JSON.stringify(chargeBody({ network: st.operator_id!, latitude: st.latitude, longitude: st.longitude, country: 'DE' }));
+    const q = `filter[latitude]=${st.latitude}&filter[longitude]=${st.longitude}&filter[radius]=3000&page[size]=20`;
+    const run = autocannon({
+      url: srv.url,
+      connections: 8,
+      duration: 4,
+      requests: [
+        { method: 'GET', path: `/v1/charging_stations?${encodeURI(q)}`, headers: { 'Api-Key': READER } },
+        { method: 'GET', path: `/v1/charging_stations/${st.id}`, headers: { 'Api-Key': READER } },
+        { method: 'POST', path: '/v1/charge_prices', headers: { 'Api-Key': COSTS, 'Content-Type': 'application/json' }, body: price },
+      ],
+    });
+    let swaps = 0;
+    const swapping = (async () => {
+      await new Promise((res) => setTimeout(res, 300));
+      for (let i = 0; i < 10; i++) {
+        const r = await swap(i % 2 === 0 ? extra : sample);
+        expect(r.status, r.text).toBe(200);
+        swaps++;
+        await new Promise((res) => setTimeout(res, 200));
+      }
+    })();
+    const [result] = await Promise.all([run, swapping]);
+    expect(swaps).toBe(10);
+    expect(result.requests.total).toBeGreaterThan(100);
+    expect(result.errors).toBe(0);
+    expect(result.timeouts).toBe(0);
+    expect(result.non2xx).toBe(0);
+    expect(await health()).toBe(sampleVersion);
+  });
+});
