@@ -28,6 +28,8 @@ export interface CurrentSnapshot {
   readonly stationCount: number;
 }
 
+const mb = (n: number): number => Math.round(n / 1048576);
+
 export interface SwapDeps {
   logger: Logger;
   prices: PricePool;
@@ -129,6 +131,14 @@ export class SnapshotSwap implements SnapshotControl {
       this.closing.delete(t);
       this.retired.delete(old);
       old.close();
+      const m = process.memoryUsage();
+      this.deps.logger.info(
+        { version: old.meta.snapshotVersion, rssMb: mb(m.rss), heapUsedMb: mb(m.heapUsed), arrayBuffersMb: mb(m.arrayBuffers) },
+        'old snapshot closed',
+      );
+      // Started with --expose-gc (measurements): collect the old generation now, not at the next
+      // allocation pressure, so RSS shows what is still referenced.
+      (globalThis as { gc?: () => void }).gc?.();
     }, this.deps.closeAfterMs);
     t.unref();
     this.closing.add(t);

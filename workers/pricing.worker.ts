@@ -25,13 +25,16 @@ const catalog = new StoreCatalog(store);
 const output = new OutputSlots(init.output);
 
 /**
- * Station data by generation (hot snapshot swap): the newest, plus older ones until the main
- * thread releases them (no task of theirs in flight). A task names the generation it was admitted
+ * Station data by generation (hot snapshot swap): the newest, plus older ones until a task of the
+ * newest arrives or the main thread releases them (no task of theirs in flight; the release is
+ * read when the worker next runs its event loop). A task names the generation it was admitted
  * on; one newer than any received waits for the channel message (the main thread posts the data
  * before dispatching such a task).
  */
 const views = new Map<number, StationView>([[init.stationGeneration ?? 0, new StationView(init.stations)]]);
 let newest = init.stationGeneration ?? 0;
+// The view holds the data; workerData must not keep a released generation alive.
+(init as { stations: unknown }).stations = null;
 const waiting = new Map<number, Array<() => void>>();
 if (init.stationChannel !== undefined) {
   const channel = new BroadcastChannel(init.stationChannel);
@@ -39,7 +42,7 @@ if (init.stationChannel !== undefined) {
   channel.onmessage = (ev: unknown) => {
     const m = (ev as { data: StationChannelMessage }).data;
     if ('release' in m) {
-      if (m.release !== newest) views.delete(m.release);
+      if (m.release !== newest && views.delete(m.release)) (globalThis as { gc?: () => void }).gc?.();
       return;
     }
     if (views.has(m.generation)) return;
@@ -56,11 +59,22 @@ if (init.stationChannel !== undefined) {
 /** The station data of a generation; an older one that was released gives the oldest kept. */
 function stationsAt(generation: number): StationView | null {
   const v = views.get(generation);
-  if (v !== undefined) return v;
+  if (v !== undefined) {
+    // Tasks leave the queue in order and this worker runs one at a time: once a task of the newest
+    // generation arrives, no task of an older one can still come here.
+    if (generation === newest && views.size > 1) dropOlderThan(generation);
+    return v;
+  }
   if (generation > newest) return null;
   let best = newest;
   for (const g of views.keys()) if (g < best) best = g;
   return views.get(best)!;
+}
+
+function dropOlderThan(generation: number): void {
+  for (const g of [...views.keys()]) if (g < generation) views.delete(g);
+  // Started with --expose-gc (measurements): free the old shared data now.
+  (globalThis as { gc?: () => void }).gc?.();
 }
 
 /** Waits for the data of a generation not received yet (at most 10 s, then the newest is used). */
