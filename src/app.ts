@@ -22,6 +22,7 @@ import { createOutputSlots } from './pool/output.js';
 import { mainCatalog, rateTable } from './pool/catalog.js';
 import { shareStationColumns } from './pool/stations.js';
 import { SnapshotSwap } from './snapshot-swap.js';
+import { LiveAvailability } from './domain/stations/live-availability.js';
 import type { SwapResult } from './api/admin/admin.handler.js';
 
 export interface Service {
@@ -111,7 +112,8 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
       snapshot,
       stations,
     );
-    const ctx: AppContext = { config, logger, snapshot, live, companies, tariffs, vehicles, tokens, stations, availability, prices, startedAt, snapshots: swap };
+    const ctx: AppContext = { config, logger, snapshot, live, companies, tariffs, vehicles, tokens, stations, availability, prices, startedAt, snapshots: swap,
+      liveAvailability: new LiveAvailability(config.availabilityTtlS * 1000) };
     const server = await startServer(config.host, config.port, {
       routes: buildRoutes(ctx),
       keys,

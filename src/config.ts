@@ -57,6 +57,8 @@ export interface Config {
   readonly shutdownTimeoutMs: number;
   /** How often the server looks for API key changes made by other processes (the keys CLI). */
   readonly keyRefreshMs: number;
+  /** EVSE statuses older than this read as unknown (`available_count` null), D135. */
+  readonly availabilityTtlS: number;
   /** Bearer-token verification (D4): an HS256 secret, or a PEM public key for RS256/ES256. */
   readonly jwtSecret: string | null;
   readonly jwtPublicKey: string | null;
@@ -114,6 +116,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     keyRefreshMs: int(env, 'KEY_REFRESH_MS', 500, 50, 60_000),
+    availabilityTtlS: int(env, 'AVAILABILITY_TTL_S', 900, 1, 604_800),
     jwtSecret: env.JWT_SECRET || null,
     jwtPublicKey: env.JWT_PUBLIC_KEY || null,
     jwtAlgorithm: alg,

@@ -10,6 +10,7 @@ import type { StationIndex } from '../domain/stations/index.js';
 import type { AvailabilityStore } from '../storage/availability.js';
 import type { PricePool } from '../pool/pool.js';
 import type { SnapshotControl } from './admin/admin.handler.js';
+import type { LiveAvailability } from '../domain/stations/live-availability.js';
 
 /** Everything handlers need, built once by the composition root (src/main.ts). */
 export interface AppContext {
@@ -31,6 +32,8 @@ export interface AppContext {
   readonly availability: AvailabilityStore;
   /** Price work (charge prices, bulk previews, tariff details): Piscina workers or inline. */
   readonly prices: PricePool;
+  /** EVSE statuses of the status feeds, in memory (D134–D136); absent where no feed is served. */
+  readonly liveAvailability?: LiveAvailability;
   /** Hot snapshot swap (D133); absent where the service runs without one (benchmarks, tools). */
   readonly snapshots?: SnapshotControl;
   /** performance.now() at start, for uptime. */

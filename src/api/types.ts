@@ -38,7 +38,7 @@ export interface ApiResponse {
 
 export type Handler = (req: ApiRequest) => ApiResponse | Promise<ApiResponse>;
 
-export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export interface RouteDef {
   readonly method: Method;
@@ -51,6 +51,8 @@ export interface RouteDef {
   readonly groups: readonly Group[] | null;
   /** The route takes a JSON body (content type checked, size limited, parsed). */
   readonly body: boolean;
+  /** The JSON body is any object, not a JSON:API document with `data` (OCPI receiver routes). */
+  readonly bareBody?: boolean;
   /** Errors of this route carry no `code` (D6). */
   readonly codeless?: boolean;
   readonly handler: Handler;

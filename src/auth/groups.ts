@@ -14,6 +14,7 @@ export const GROUPS = [
   'ReadChargePointStatistics',
   'ReadCountryStatistics',
   'Admin',
+  'WriteAvailability',
 ] as const;
 
 export type Group = (typeof GROUPS)[number];

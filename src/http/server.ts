@@ -208,7 +208,7 @@ export function startServer(host: string, port: number, opts: ServerOptions): Pr
         }
         let body: unknown;
         try {
-          body = parseBody(buf);
+          body = parseBody(buf, r.bareBody === true);
         } catch (e) {
           send(res, state, errorResponse(e as ApiError, !r.codeless), reqId, method, r.path, t0);
           return;
@@ -309,8 +309,8 @@ function readBody(res: uWS.HttpResponse, state: State, limit: number, cb: (buf: 
   });
 }
 
-/** D8: the body must be a JSON object with a `data` object. */
-function parseBody(buf: Buffer): unknown {
+/** D8: the body must be a JSON object with a `data` object (any object on `bareBody` routes). */
+function parseBody(buf: Buffer, bare: boolean): unknown {
   if (buf.length === 0) throw new ApiError('BAD_REQUEST', 'request body is required', { source: { pointer: '' } });
   let v: unknown;
   try {
@@ -321,6 +321,7 @@ function parseBody(buf: Buffer): unknown {
   if (v === null || typeof v !== 'object' || Array.isArray(v)) {
     throw new ApiError('BAD_REQUEST', 'request body must be a JSON object', { source: { pointer: '' } });
   }
+  if (bare) return v;
   const data = (v as { data?: unknown }).data;
   if (data === null || data === undefined || typeof data !== 'object' || Array.isArray(data)) {
     throw new ApiError('BAD_REQUEST', 'request body must have a data object', { source: { pointer: '/data' } });

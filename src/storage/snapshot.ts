@@ -286,6 +286,15 @@ export class Snapshot {
     return r === undefined ? null : decodeStation(r);
   }
 
+  /** Stations that list EVSE ids: id and each charge point group's `evse_ids` (live availability, D134). */
+  *stationEvseGroups(): IterableIterator<{ id: string; groups: string[][] }> {
+    const it = this.db.prepare("SELECT id, charge_points FROM stations WHERE evse_ids <> '[]' ORDER BY id").iterate() as IterableIterator<{
+      id: string;
+      charge_points: string;
+    }>;
+    for (const r of it) yield { id: r.id, groups: (JSON.parse(r.charge_points) as ChargePointRecord[]).map((c) => c.evse_ids) };
+  }
+
   /** The station holding an EVSE id (case-insensitive), or null. */
   stationIdByEvse(evseId: string): string | null {
     const r = (this.stmtEvse ??= this.db.prepare('SELECT station_id FROM station_evse WHERE evse_id = ?')).get(

@@ -1,21 +1,62 @@
 import type { StationIndex } from '../../domain/stations/index.js';
+import { EvseIndex, type LiveAvailability } from '../../domain/stations/live-availability.js';
 import type { AvailabilityStore } from '../../storage/availability.js';
+import type { Snapshot } from '../../storage/snapshot.js';
+
+/** Per station index, `available_count` per group (-1 = unknown); undefined = all unknown. */
+export interface AvailabilityLookup {
+  get(i: number): Int32Array | undefined;
+}
+
+const evseIndexes = new WeakMap<Snapshot, EvseIndex>();
+
+/** The EVSE index of a snapshot, built once per snapshot (start and each swap). */
+export function evseIndexOf(snapshot: Snapshot, index: StationIndex): EvseIndex {
+  let e = evseIndexes.get(snapshot);
+  if (e === undefined) {
+    const rows: Array<{ station: number; groups: string[][] }> = [];
+    for (const r of snapshot.stationEvseGroups()) {
+      const i = index.find(r.id);
+      if (i !== -1) rows.push({ station: i, groups: r.groups });
+    }
+    e = new EvseIndex(rows);
+    evseIndexes.set(snapshot, e);
+  }
+  return e;
+}
 
 /**
- * Live availability per station group (D3), keyed by station index: -1 = unknown. Reloaded from
- * the live store only when its version moves (another process committed, or a local write).
+ * Live availability per station group (D3), keyed by station index: -1 = unknown. Two sources:
+ * the availability table of the live store (counts per group written by another process; reloaded
+ * only when its version moves) and the EVSE statuses of the status feeds (D134–D136), which win
+ * for a group where they have a current status.
  */
 export class AvailabilityView {
   private version = -1;
   private byStation = new Map<number, Int32Array>();
+  private readonly lookup: AvailabilityLookup;
 
   constructor(
     private readonly store: AvailabilityStore,
     private readonly index: StationIndex,
-  ) {}
+    live?: { statuses: LiveAvailability; evses: EvseIndex },
+  ) {
+    this.lookup =
+      live === undefined || live.evses.size === 0
+        ? { get: (i) => this.byStation.get(i) }
+        : {
+            get: (i) => {
+              const fromFeed = live.evses.countsOf(i, live.statuses, Date.now());
+              const fromTable = this.byStation.get(i);
+              if (fromFeed === undefined || fromTable === undefined) return fromFeed ?? fromTable;
+              for (let k = 0; k < fromFeed.length && k < fromTable.length; k++) if (fromFeed[k] < 0) fromFeed[k] = fromTable[k];
+              return fromFeed;
+            },
+          };
+  }
 
-  /** Current values; empty map when the table is empty (then every `available_count` is null). */
-  current(): ReadonlyMap<number, Int32Array> {
+  /** Current values; every `available_count` is null for a station the lookup has nothing for. */
+  current(): AvailabilityLookup {
     const v = this.store.version();
     if (v !== this.version) {
       const c = this.index.c;
@@ -32,6 +73,6 @@ export class AvailabilityView {
       this.byStation = next;
       this.version = v;
     }
-    return this.byStation;
+    return this.lookup;
   }
 }

@@ -6,6 +6,7 @@
  */
 import type { CompanyRegistry } from '../../domain/companies/registry.js';
 import type { StationIndex } from '../../domain/stations/index.js';
+import type { AvailabilityLookup } from './availability.js';
 import type { StationRecord } from '../../domain/stations/model.js';
 import { localized, type Language } from '../../domain/language.js';
 import { GrowableBytes } from '../../domain/bytes.js';
@@ -20,7 +21,7 @@ export interface PageInput {
   indices: readonly number[];
   moreAvailable: boolean;
   /** Availability per station index (only for keys with ReadStationsWithAvailability), else null. */
-  availability: ReadonlyMap<number, Int32Array> | null;
+  availability: AvailabilityLookup | null;
   /** fields[company]; undefined = name only. */
   companyFields: ReadonlySet<string> | undefined;
   /** filter[operator.supported_emps.id], for the filtered supported_emps (D29). */

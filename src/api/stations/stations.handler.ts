@@ -10,7 +10,7 @@ import type { AppContext } from '../context.js';
 import { forbidden, notFound } from '../jsonapi/errors.js';
 import { bool } from '../jsonapi/query.js';
 import { json, type ApiRequest, type ApiResponse, type RouteDef } from '../types.js';
-import { AvailabilityView } from './availability.js';
+import { AvailabilityView, evseIndexOf } from './availability.js';
 import { SingleStationWriter, StationPageWriter, singleStationDocument } from './stations.document.js';
 import { parseSearch } from './stations.query.js';
 
@@ -59,7 +59,12 @@ export function stationsRoutes(ctx: AppContext): RouteDef[] {
   const index = ctx.stations;
   const writer = new StationPageWriter(index, ctx.companies, ctx.config.disabledExtBCountries);
   const singleWriter = new SingleStationWriter(index, ctx.companies);
-  const availability = new AvailabilityView(ctx.availability, index);
+  const live = ctx.liveAvailability;
+  const availability = new AvailabilityView(
+    ctx.availability,
+    index,
+    live === undefined ? undefined : { statuses: live, evses: evseIndexOf(ctx.snapshot, index) },
+  );
   const empMasks = new EmpOperatorMasks(index, ctx.companies);
 
   const search = (req: ApiRequest): ApiResponse => {

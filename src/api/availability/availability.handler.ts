@@ -1,0 +1,143 @@
+/**
+ * Live availability feeds (group WriteAvailability, D134–D136):
+ *   PUT   /ocpi/2.2.1/locations/:country_code/:party_id/:location_id/:evse_uid   OCPI EVSE object
+ *   PATCH /ocpi/2.2.1/locations/:country_code/:party_id/:location_id/:evse_uid   `{"status": …}`
+ *   POST  /v1/availability   many EVSE statuses in one body
+ * Statuses go to memory (not the snapshot, not the live store) and show as `available_count` of
+ * the groups listing the EVSE. An EVSE is found by its eMI3 id in the current snapshot: the PUT
+ * body's `evse_id`, else the id an earlier PUT gave this uid, else the uid itself.
+ */
+import { EVSE_STATUSES, type EvseStatus, type LiveAvailability } from '../../domain/stations/live-availability.js';
+import type { AppContext } from '../context.js';
+import { ApiError, badPointer, notFound } from '../jsonapi/errors.js';
+import { compile } from '../jsonapi/validate.js';
+import { evseIndexOf } from '../stations/availability.js';
+import { json, type ApiRequest, type ApiResponse, type RouteDef } from '../types.js';
+
+/** Statuses per bulk body at most. */
+export const MAX_BULK_STATUSES = 10_000;
+
+const DATE_TIME = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+-]\\d{2}:\\d{2})?$';
+
+const validateEvse = compile<{ uid?: string; evse_id?: string; status: EvseStatus; last_updated?: string }>({
+  type: 'object',
+  required: ['status'],
+  properties: {
+    uid: { type: 'string', minLength: 1, maxLength: 36 },
+    evse_id: { type: 'string', minLength: 1, maxLength: 48 },
+    status: { type: 'string', enum: EVSE_STATUSES },
+    last_updated: { type: 'string', pattern: DATE_TIME },
+  },
+});
+
+const validateBulk = compile<{ data: { attributes: { statuses: Array<{ evse_id: string; status: EvseStatus; last_updated?: string }> } } }>({
+  type: 'object',
+  required: ['data'],
+  properties: {
+    data: {
+      type: 'object',
+      required: ['attributes'],
+      properties: {
+        type: { type: 'string', enum: ['evse_statuses'] },
+        attributes: {
+          type: 'object',
+          required: ['statuses'],
+          additionalProperties: false,
+          properties: {
+            statuses: {
+              type: 'array',
+              minItems: 1,
+              maxItems: MAX_BULK_STATUSES,
+              items: {
+                type: 'object',
+                required: ['evse_id', 'status'],
+                additionalProperties: false,
+                properties: {
+                  evse_id: { type: 'string', minLength: 1, maxLength: 48 },
+                  status: { type: 'string', enum: EVSE_STATUSES },
+                  last_updated: { type: 'string', pattern: DATE_TIME },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+});
+
+/** When a status was true: its `last_updated`, never later than now. */
+function timeOf(lastUpdated: string | undefined, now: number, pointer: string): number {
+  if (lastUpdated === undefined) return now;
+  const t = Date.parse(/(Z|[+-]\d{2}:\d{2})$/.test(lastUpdated) ? lastUpdated : `${lastUpdated}Z`);
+  if (!Number.isFinite(t)) throw badPointer(pointer, `${pointer} is not a valid date-time`);
+  return Math.min(t, now);
+}
+
+const ocpiOk = (): ApiResponse => json(200, { data: null, status_code: 1000, status_message: 'Success', timestamp: new Date().toISOString() });
+
+export function availabilityRoutes(ctx: AppContext): RouteDef[] {
+  const live: LiveAvailability | undefined = ctx.liveAvailability;
+  if (live === undefined) return [];
+  const evses = evseIndexOf(ctx.snapshot, ctx.stations);
+  /** `CC*PPP:uid` → EVSE id from PUT bodies (kept across snapshot swaps through the context's map). */
+  const uids = uidMaps.get(live) ?? new Map<string, string>();
+  uidMaps.set(live, uids);
+
+  const path = (req: ApiRequest): { party: string; uid: string } => {
+    const { country_code: cc, party_id: party, location_id: loc, evse_uid: uid } = req.params;
+    if (!/^[A-Za-z]{2}$/.test(cc)) throw badRequestParam('country_code', 'country_code must be 2 letters');
+    if (!/^[A-Za-z0-9]{3}$/.test(party)) throw badRequestParam('party_id', 'party_id must be 3 letters or digits');
+    if (loc.length > 36) throw badRequestParam('location_id', 'location_id must be at most 36 characters');
+    if (uid.length > 36) throw badRequestParam('evse_uid', 'evse_uid must be at most 36 characters');
+    return { party: `${cc.toUpperCase()}*${party.toUpperCase()}`, uid };
+  };
+
+  const ocpiUpdate = (put: boolean) => (req: ApiRequest): ApiResponse => {
+    const p = path(req);
+    const body = validateEvse(req.body);
+    if (put && body.uid !== undefined && body.uid !== p.uid) throw badPointer('/uid', 'uid must match the evse_uid of the path');
+    const now = Date.now();
+    const at = timeOf(body.last_updated, now, '/last_updated');
+    const key = `${p.party}:${p.uid}`;
+    const raw = (put ? body.evse_id : undefined) ?? uids.get(key) ?? p.uid;
+    const id = evses.resolve(raw);
+    if (id === null) throw notFound(`EVSE ${raw} not found`);
+    if (put && body.evse_id !== undefined) uids.set(key, id);
+    live.set(id, body.status, at);
+    return ocpiOk();
+  };
+
+  const bulk = (req: ApiRequest): ApiResponse => {
+    const items = validateBulk(req.body).data.attributes.statuses;
+    const now = Date.now();
+    // Validate every item before applying any: a rejected body changes nothing.
+    const times = items.map((s, i) => timeOf(s.last_updated, now, `/data/attributes/statuses/${i}/last_updated`));
+    let applied = 0;
+    let stale = 0;
+    const unknown: string[] = [];
+    let unknownCount = 0;
+    items.forEach((s, i) => {
+      const id = evses.resolve(s.evse_id);
+      if (id === null) {
+        unknownCount++;
+        if (unknown.length < 20) unknown.push(s.evse_id);
+        return;
+      }
+      if (live.set(id, s.status, times[i])) applied++;
+      else stale++;
+    });
+    return json(200, { meta: { received: items.length, applied, stale, unknown: unknownCount, unknown_evse_ids: unknown } });
+  };
+
+  const ocpiPath = '/ocpi/2.2.1/locations/:country_code/:party_id/:location_id/:evse_uid';
+  return [
+    { method: 'PUT', path: ocpiPath, groups: ['WriteAvailability'], body: true, bareBody: true, handler: ocpiUpdate(true) },
+    { method: 'PATCH', path: ocpiPath, groups: ['WriteAvailability'], body: true, bareBody: true, handler: ocpiUpdate(false) },
+    { method: 'POST', path: '/v1/availability', groups: ['WriteAvailability'], body: true, handler: bulk },
+  ];
+}
+
+const uidMaps = new WeakMap<LiveAvailability, Map<string, string>>();
+
+const badRequestParam = (parameter: string, title: string): ApiError => new ApiError('BAD_REQUEST', title, { source: { parameter } });

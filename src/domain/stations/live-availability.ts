@@ -1,0 +1,117 @@
+/**
+ * Live EVSE statuses (OCPI 2.2.1 status updates and the bulk feed, D134–D136): held in memory by
+ * EVSE id, independent of the snapshot, and turned into `available_count` per charge point group
+ * through a per-snapshot EVSE index. Statuses older than the TTL count as unknown.
+ */
+import { normalizeEvseId } from './normalize.js';
+
+/** OCPI 2.2.1 EVSE `Status` values. */
+export const EVSE_STATUSES = [
+  'AVAILABLE', 'BLOCKED', 'CHARGING', 'INOPERATIVE', 'OUTOFORDER', 'PLANNED', 'REMOVED', 'RESERVED', 'UNKNOWN',
+] as const;
+export type EvseStatus = (typeof EVSE_STATUSES)[number];
+
+interface Entry {
+  /** 1 = AVAILABLE, 0 = a known status that is not available, -1 = UNKNOWN (counts as no status). */
+  state: number;
+  /** When the status was true (ms): the update's `last_updated`, never later than its arrival. */
+  at: number;
+}
+
+export class LiveAvailability {
+  private readonly byEvse = new Map<string, Entry>();
+  /** Updates applied since start (for tests and metrics). */
+  applied = 0;
+
+  constructor(readonly ttlMs: number) {}
+
+  /**
+   * Records a status of an EVSE (canonical eMI3 id). An update older than the one held is
+   * ignored (`false`): feeds may deliver out of order.
+   */
+  set(evseId: string, status: EvseStatus, at: number): boolean {
+    const state = status === 'AVAILABLE' ? 1 : status === 'UNKNOWN' ? -1 : 0;
+    const e = this.byEvse.get(evseId);
+    if (e !== undefined) {
+      if (at < e.at) return false;
+      e.state = state;
+      e.at = at;
+    } else this.byEvse.set(evseId, { state, at });
+    this.applied++;
+    return true;
+  }
+
+  /** 1 available, 0 not available, -1 unknown (no status, UNKNOWN, or older than the TTL). */
+  stateOf(evseId: string, now: number): number {
+    const e = this.byEvse.get(evseId);
+    if (e === undefined || now - e.at > this.ttlMs) return -1;
+    return e.state;
+  }
+
+  get size(): number {
+    return this.byEvse.size;
+  }
+}
+
+/**
+ * The EVSEs of one snapshot: EVSE id → station index and the charge point groups listing it, and
+ * per station the EVSEs of each group. Built when a snapshot is loaded (start and swap).
+ */
+export class EvseIndex {
+  private readonly byEvse = new Map<string, { station: number; groups: number[] }>();
+  /** Station index → per group, its EVSE ids. */
+  private readonly byStation = new Map<number, string[][]>();
+
+  /** `rows`: per station with EVSE ids, its index and each group's `evse_ids`. */
+  constructor(rows: Iterable<{ station: number; groups: readonly (readonly string[])[] }>) {
+    for (const r of rows) {
+      const groups: string[][] = r.groups.map(() => []);
+      r.groups.forEach((ids, k) => {
+        for (const raw of ids) {
+          const id = normalizeEvseId(raw) ?? raw.trim().toUpperCase();
+          groups[k].push(id);
+          const hit = this.byEvse.get(id);
+          if (hit === undefined) this.byEvse.set(id, { station: r.station, groups: [k] });
+          else if (hit.station === r.station && !hit.groups.includes(k)) hit.groups.push(k);
+        }
+      });
+      this.byStation.set(r.station, groups);
+    }
+  }
+
+  /** The EVSE's canonical id when this snapshot has it (any spelling eMI3 allows), else null. */
+  resolve(raw: string): string | null {
+    const id = normalizeEvseId(raw) ?? raw.trim().toUpperCase();
+    return this.byEvse.has(id) ? id : null;
+  }
+
+  get size(): number {
+    return this.byEvse.size;
+  }
+
+  /**
+   * `available_count` per group of station i from live statuses: the number of AVAILABLE EVSEs of
+   * the group when at least one of its EVSEs has a current status, else -1; undefined when no
+   * group of the station has one.
+   */
+  countsOf(i: number, live: LiveAvailability, now: number): Int32Array | undefined {
+    const groups = this.byStation.get(i);
+    if (groups === undefined) return undefined;
+    let out: Int32Array | undefined;
+    for (let k = 0; k < groups.length; k++) {
+      let known = false;
+      let n = 0;
+      for (const id of groups[k]) {
+        const s = live.stateOf(id, now);
+        if (s >= 0) {
+          known = true;
+          n += s;
+        }
+      }
+      if (!known) continue;
+      out ??= new Int32Array(groups.length).fill(-1);
+      out[k] = n;
+    }
+    return out;
+  }
+}
