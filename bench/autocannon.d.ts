@@ -32,6 +32,8 @@ declare module 'autocannon' {
     body?: string;
     workers?: number;
     requests?: unknown[];
+    /** Requests per second over all connections. */
+    overallRate?: number;
   }
   function autocannon(opts: Options): Promise<Result>;
   export default autocannon;
