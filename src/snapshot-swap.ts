@@ -16,6 +16,7 @@ import type { PricePool } from './pool/pool.js';
 import { shareStationColumns } from './pool/stations.js';
 import type { Snapshot } from './storage/snapshot.js';
 import { SnapshotRefused, loadSnapshotOffThread } from './storage/snapshot-loader.js';
+import { collectGarbage } from './gc.js';
 
 /** The station snapshot in use: what readiness checks and metrics read. */
 export interface CurrentSnapshot {
@@ -131,14 +132,16 @@ export class SnapshotSwap implements SnapshotControl {
       this.closing.delete(t);
       this.retired.delete(old);
       old.close();
+      // Collect the old generation now, not at some later allocation pressure, so RSS shows what
+      // is still referenced.
+      const g0 = performance.now();
+      collectGarbage();
+      const gcMs = Math.round((performance.now() - g0) * 10) / 10;
       const m = process.memoryUsage();
       this.deps.logger.info(
-        { version: old.meta.snapshotVersion, rssMb: mb(m.rss), heapUsedMb: mb(m.heapUsed), arrayBuffersMb: mb(m.arrayBuffers) },
+        { version: old.meta.snapshotVersion, rssMb: mb(m.rss), heapUsedMb: mb(m.heapUsed), arrayBuffersMb: mb(m.arrayBuffers), gcMs },
         'old snapshot closed',
       );
-      // Started with --expose-gc (measurements): collect the old generation now, not at the next
-      // allocation pressure, so RSS shows what is still referenced.
-      (globalThis as { gc?: () => void }).gc?.();
     }, this.deps.closeAfterMs);
     t.unref();
     this.closing.add(t);

@@ -10,6 +10,7 @@ import { StoreCatalog, rateTable } from '../src/pool/catalog.js';
 import { recycleDocument } from '../src/pool/charge-writer.js';
 import { OutputSlots } from '../src/pool/output.js';
 import type { PartMessage, PartReply, StationChannelMessage, TaskMessage, TaskReply, WorkerInit } from '../src/pool/pool.js';
+import { collectGarbage } from '../src/gc.js';
 import { StationView } from '../src/pool/stations.js';
 import { runChargePricesPart, runTask, type TaskDocument } from '../src/pool/tasks.js';
 import { LiveStore } from '../src/storage/live.js';
@@ -42,7 +43,7 @@ if (init.stationChannel !== undefined) {
   channel.onmessage = (ev: unknown) => {
     const m = (ev as { data: StationChannelMessage }).data;
     if ('release' in m) {
-      if (m.release !== newest && views.delete(m.release)) (globalThis as { gc?: () => void }).gc?.();
+      if (m.release !== newest && views.delete(m.release)) collectGarbage();
       return;
     }
     if (views.has(m.generation)) return;
@@ -73,8 +74,8 @@ function stationsAt(generation: number): StationView | null {
 
 function dropOlderThan(generation: number): void {
   for (const g of [...views.keys()]) if (g < generation) views.delete(g);
-  // Started with --expose-gc (measurements): free the old shared data now.
-  (globalThis as { gc?: () => void }).gc?.();
+  // Free the old shared data now: an idle worker would otherwise keep it until its next collection.
+  collectGarbage();
 }
 
 /** Waits for the data of a generation not received yet (at most 10 s, then the newest is used). */
@@ -89,6 +90,12 @@ function whenStations(generation: number): Promise<StationView> {
     list.push(done);
     waiting.set(generation, list);
   });
+}
+
+/** Takes the station data of `generation` and drops older ones (after a snapshot swap, D137). */
+export async function syncStations(generation: number): Promise<number> {
+  if (stationsAt(generation) === null) await whenStations(generation);
+  return generation;
 }
 
 export function ping(): number {

@@ -65,8 +65,9 @@ interface State {
 
 export function startServer(host: string, port: number, opts: ServerOptions): Promise<HttpServer> {
   let router = new Router(opts.routes);
-  const log = opts.logger;
-  const accessLog = opts.accessLog;
+  // Handlers below must not capture `opts`: it holds the first route table, which would keep the
+  // first snapshot's station data alive after a snapshot swap.
+  const { logger: log, accessLog, keys, bodyLimitBytes } = opts;
   const app = uWS.App();
   let inFlight = 0;
   let draining = false;
@@ -170,7 +171,7 @@ export function startServer(host: string, port: number, opts: ServerOptions): Pr
       if (route.groups !== null) {
         const key = headers.apiKey.trim();
         if (key.length === 0) throw new ApiError('FORBIDDEN', 'api_key missing');
-        const mask = opts.keys.maskOfKey(key);
+        const mask = keys.maskOfKey(key);
         if (mask === -1) throw new ApiError('FORBIDDEN', 'api_key invalid');
         let allowed = false;
         for (const g of route.groups) if ((mask & GROUP_BIT[g]) !== 0) allowed = true;
@@ -197,11 +198,11 @@ export function startServer(host: string, port: number, opts: ServerOptions): Pr
         throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'unsupported media type');
       }
       const declared = contentLength.length > 0 ? Number(contentLength) : 0;
-      if (declared > opts.bodyLimitBytes) {
+      if (declared > bodyLimitBytes) {
         send(res, state, errorResponse(new ApiError('PAYLOAD_TOO_LARGE', 'request body too large'), !r.codeless), reqId, method, r.path, t0, true);
         return;
       }
-      readBody(res, state, opts.bodyLimitBytes, (buf) => {
+      readBody(res, state, bodyLimitBytes, (buf) => {
         if (buf === null) {
           send(res, state, errorResponse(new ApiError('PAYLOAD_TOO_LARGE', 'request body too large'), !r.codeless), reqId, method, r.path, t0, true);
           return;

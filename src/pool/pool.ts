@@ -195,7 +195,24 @@ export class PricePool {
 
   private releaseStations(generation: number): void {
     this.perStationGen.delete(generation);
-    if (generation !== this.stationGen) this.channel?.postMessage({ release: generation } satisfies StationChannelMessage);
+    if (generation !== this.stationGen) {
+      this.channel?.postMessage({ release: generation } satisfies StationChannelMessage);
+      this.syncWorkers();
+    }
+  }
+
+  /**
+   * Idle workers block between tasks and read the station channel only when they next run, so an
+   * idle service would keep the old snapshot's shared data alive in them (1 M stations: 0.7 GB).
+   * One small task per worker, carrying the current generation, makes each take the new data and
+   * drop the older ones now (D137). Piscina hands simultaneous tasks to idle workers one each.
+   */
+  private syncWorkers(): void {
+    const p = this.piscina;
+    if (p === null || this.closed) return;
+    for (let i = 0; i < this.o.workers; i++) {
+      (p.run(this.stationGen, { name: 'syncStations' }) as Promise<unknown>).catch(() => undefined);
+    }
   }
 
   /** Output slots taken right now (tests: every answer sent frees its slot). */
