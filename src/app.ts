@@ -120,6 +120,13 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
       bodyLimitBytes: config.bodyLimitBytes,
       logger,
       accessLog: accessLog(logger),
+      transport: {
+        corsOrigins: config.corsOrigins,
+        compression: config.compression,
+        compressMinBytes: config.compressMinBytes,
+        cacheMaxAgeS: config.cacheMaxAgeS,
+        reusePort: config.reusePort,
+      },
     });
     swap.attach(ctx, server);
     logger.info(

@@ -65,6 +65,59 @@ export interface Config {
   readonly jwtAlgorithm: 'HS256' | 'RS256' | 'ES256';
   /** D27: country names (as the ext_b source writes them) where clients hide ext_b stations. */
   readonly disabledExtBCountries: readonly string[];
+  /** D93: `*` (any origin), a list of origins echoed with `Vary: Origin`, or null (no CORS headers). */
+  readonly corsOrigins: '*' | readonly string[] | null;
+  /** D94: compress answers (br, gzip) of at least `compressMinBytes` when the client accepts it. */
+  readonly compression: boolean;
+  readonly compressMinBytes: number;
+  /** D95: `Cache-Control: private, max-age=N` of answers with an ETag (0 sends `no-cache`). */
+  readonly cacheMaxAgeS: number;
+  /** D96: `alias → adapter` names accepted as `data_adapter` of charge prices. */
+  readonly dataAdapterAliases: ReadonlyMap<string, string>;
+  /** D97: share the port with other processes (SO_REUSEPORT); by default a taken port stops the start. */
+  readonly reusePort: boolean;
+}
+
+const ADAPTERS = ['native', 'ext_b', 'ext_c'];
+
+function corsOrigins(raw: string | undefined): '*' | readonly string[] | null {
+  if (raw === undefined) return '*';
+  const list = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+  if (list.length === 0) return null;
+  if (list.includes('*')) return '*';
+  for (const o of list) {
+    if (!/^https?:\/\/[^/\s]+$/.test(o)) throw new ConfigError(`CORS_ORIGINS: "${o}" is not an origin (scheme://host[:port], no path)`);
+  }
+  return list.map((o) => o.toLowerCase());
+}
+
+function adapterAliases(raw: string | undefined): ReadonlyMap<string, string> {
+  const m = new Map<string, string>();
+  for (const item of (raw ?? '').split(',')) {
+    const t = item.trim();
+    if (t.length === 0) continue;
+    const [alias, adapter, extra] = t.split(':').map((s) => s.trim());
+    if (extra !== undefined || !alias || !adapter || !/^[A-Za-z0-9_.-]{1,64}$/.test(alias)) {
+      throw new ConfigError(`DATA_ADAPTER_ALIASES: "${t}" is not alias:adapter`);
+    }
+    if (!ADAPTERS.includes(adapter)) throw new ConfigError(`DATA_ADAPTER_ALIASES: "${adapter}" is not one of ${ADAPTERS.join(', ')}`);
+    if (ADAPTERS.includes(alias)) throw new ConfigError(`DATA_ADAPTER_ALIASES: "${alias}" is an adapter name itself`);
+    if (m.has(alias)) throw new ConfigError(`DATA_ADAPTER_ALIASES: "${alias}" is given twice`);
+    m.set(alias, adapter);
+  }
+  return m;
+}
+
+function onOff(env: NodeJS.ProcessEnv, name: string, def: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  const v = raw.toLowerCase();
+  if (v === 'on' || v === 'true' || v === '1' || v === 'yes') return true;
+  if (v === 'off' || v === 'false' || v === '0' || v === 'no') return false;
+  throw new ConfigError(`${name} must be on or off, got "${raw}"`);
 }
 
 export class ConfigError extends Error {}
@@ -124,6 +177,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .split(',')
       .map((s) => s.trim())
       .filter((s) => s.length > 0),
+    corsOrigins: corsOrigins(env.CORS_ORIGINS),
+    compression: onOff(env, 'COMPRESSION', true),
+    compressMinBytes: int(env, 'COMPRESS_MIN_BYTES', 1024, 0, 1024 * 1024 * 1024),
+    cacheMaxAgeS: int(env, 'CACHE_MAX_AGE_S', 60, 0, 31_536_000),
+    dataAdapterAliases: adapterAliases(env.DATA_ADAPTER_ALIASES),
+    reusePort: onOff(env, 'REUSE_PORT', false),
   };
   if (cfg.jwtAlgorithm !== 'HS256' && !cfg.jwtPublicKey) {
     throw new ConfigError(`JWT_ALGORITHM ${cfg.jwtAlgorithm} needs JWT_PUBLIC_KEY (a PEM public key)`);

@@ -2,6 +2,7 @@ import { startService, type Service } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './log.js';
 import { SnapshotFormatError } from './storage/snapshot.js';
+import { PortInUseError } from './http/server.js';
 
 async function main(): Promise<void> {
   let config;
@@ -51,6 +52,12 @@ async function main(): Promise<void> {
       process.stderr.write(`cannot start: ${e.message}\n`);
       logger.flush();
       process.exit(3);
+    }
+    if (e instanceof PortInUseError) {
+      process.stderr.write(`cannot start: ${e.message}\n`);
+      logger.error({ host: e.host, port: e.port }, 'port in use');
+      logger.flush();
+      process.exit(1);
     }
     throw e;
   }

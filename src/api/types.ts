@@ -55,6 +55,12 @@ export interface RouteDef {
   readonly bareBody?: boolean;
   /** Errors of this route carry no `code` (D6). */
   readonly codeless?: boolean;
+  /**
+   * Cacheable GET (D95): what the answer depends on besides path, query, language and encoding
+   * (snapshot version, catalog generation, the key's groups where they change it), as one string;
+   * null for a request whose answer is not cacheable. Absent: no ETag.
+   */
+  readonly cache?: (req: ApiRequest) => string | null;
   readonly handler: Handler;
 }
 

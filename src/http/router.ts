@@ -47,6 +47,12 @@ export class Router {
     entry.byMethod.set(r.method, r);
   }
 
+  /** The methods of a known path (CORS preflight), or null for an unknown path. */
+  methodsAt(path: string): Method[] | null {
+    const m = this.match('\u0000', path);
+    return m !== null && 'allow' in m ? m.allow : null;
+  }
+
   /** A route, or `{allow}` for a known path with another method, or null for an unknown path. */
   match(method: string, path: string): Match | { allow: Method[] } | null {
     const p = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;

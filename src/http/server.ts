@@ -13,6 +13,9 @@ import { parseQueryString } from '../api/jsonapi/query.js';
 import type { ApiRequest, ApiResponse, RequestHeaders, RouteDef } from '../api/types.js';
 import { GROUP_BIT, snakeCase } from '../auth/groups.js';
 import { Router } from './router.js';
+import { ASYNC_MIN_BYTES, compressAsync, compressSync, negotiateEncoding, type Encoding } from './compress.js';
+import { ALLOW_HEADERS, EXPOSE_HEADERS, MAX_AGE_S, corsPolicy } from './cors.js';
+import { etagOf, ifNoneMatchHits } from './conditional.js';
 
 export interface KeyLookup {
   /** Group mask of a key, or -1 when unknown. */
@@ -26,6 +29,30 @@ export interface ServerOptions {
   logger: Logger;
   /** One line per request (src/log.ts). */
   accessLog: AccessLog;
+  /** Browser transport (D93–D97); absent: CORS for any origin, no compression, 60 s caching. */
+  transport?: TransportOptions;
+}
+
+export interface TransportOptions {
+  /** `*`, a list of origins, or null (no CORS headers). */
+  corsOrigins: '*' | readonly string[] | null;
+  compression: boolean;
+  compressMinBytes: number;
+  cacheMaxAgeS: number;
+  /** Share the port with other processes (SO_REUSEPORT) instead of refusing a taken one. */
+  reusePort: boolean;
+}
+
+const DEFAULT_TRANSPORT: TransportOptions = { corsOrigins: '*', compression: false, compressMinBytes: 1024, cacheMaxAgeS: 60, reusePort: false };
+
+/** The port is taken by another process (D97). */
+export class PortInUseError extends Error {
+  constructor(
+    readonly host: string,
+    readonly port: number,
+  ) {
+    super(`port ${port} on ${host} is already in use by another process; stop it, choose another PORT, or set REUSE_PORT=on to share the port on purpose`);
+  }
 }
 
 export interface HttpServer {
@@ -41,7 +68,7 @@ export interface HttpServer {
 }
 
 const REASONS: Record<number, string> = {
-  200: 'OK', 201: 'Created', 204: 'No Content', 400: 'Bad Request', 403: 'Forbidden', 404: 'Not Found',
+  200: 'OK', 201: 'Created', 204: 'No Content', 304: 'Not Modified', 400: 'Bad Request', 403: 'Forbidden', 404: 'Not Found',
   405: 'Method Not Allowed', 409: 'Conflict', 413: 'Payload Too Large', 415: 'Unsupported Media Type',
   429: 'Too Many Requests', 500: 'Internal Server Error', 503: 'Service Unavailable',
 };
@@ -61,6 +88,14 @@ const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
 interface State {
   aborted: boolean;
   done: boolean;
+  /** `Access-Control-Allow-Origin` of this request, or null. */
+  origin: string | null;
+  /** Negotiated content encoding (null: identity). */
+  enc: Encoding | null;
+  /** HEAD: headers of the GET answer, no body. */
+  head: boolean;
+  /** ETag of a cacheable answer (D95), or null. */
+  etag: string | null;
 }
 
 export function startServer(host: string, port: number, opts: ServerOptions): Promise<HttpServer> {
@@ -68,6 +103,13 @@ export function startServer(host: string, port: number, opts: ServerOptions): Pr
   // Handlers below must not capture `opts`: it holds the first route table, which would keep the
   // first snapshot's station data alive after a snapshot swap.
   const { logger: log, accessLog, keys, bodyLimitBytes } = opts;
+  const transport = opts.transport ?? DEFAULT_TRANSPORT;
+  const cors = corsPolicy(transport.corsOrigins);
+  const compression = transport.compression;
+  const compressMin = transport.compressMinBytes;
+  const cacheControl = transport.cacheMaxAgeS > 0 ? `private, max-age=${transport.cacheMaxAgeS}` : 'no-cache';
+  /** `Vary` of answers with a body: they differ by encoding (compression on) and origin (a list). */
+  const vary = [cors?.varyOrigin ? 'Origin' : '', compression ? 'Accept-Encoding' : ''].filter((v) => v.length > 0).join(', ');
   const app = uWS.App();
   let inFlight = 0;
   let draining = false;
@@ -97,24 +139,78 @@ export function startServer(host: string, port: number, opts: ServerOptions): Pr
       r.release?.();
       return;
     }
+    const body = r.body;
+    const enc = state.enc;
+    if (body !== undefined && enc !== null && body.length >= compressMin) {
+      if (body.length >= ASYNC_MIN_BYTES) {
+        // Large bodies on the thread pool: the event loop serves others meanwhile (D94).
+        compressAsync(body, enc).then(
+          (out) => {
+            r.release?.();
+            write(res, state, r, out, enc, reqId, method, routePath, t0, closeConnection);
+          },
+          (e: unknown) => {
+            log.warn({ reqId, err: e }, 'compression failed; answered uncompressed');
+            write(res, state, r, body, null, reqId, method, routePath, t0, closeConnection);
+            r.release?.();
+          },
+        );
+        return;
+      }
+      const out = compressSync(body, enc);
+      r.release?.();
+      write(res, state, r, out, enc, reqId, method, routePath, t0, closeConnection);
+      return;
+    }
     try {
-      res.cork(() => {
-        res.writeStatus(statusLine(r.status));
-        res.writeHeader('X-Request-Id', reqId);
-        if (r.headers) for (const k in r.headers) res.writeHeader(k, r.headers[k]);
-        if (r.body === undefined) {
-          // 204: no Content-Length at all (endWithoutBody with no arguments reports none).
-          if (closeConnection) res.writeHeader('Connection', 'close');
-          res.endWithoutBody();
-        } else {
-          res.writeHeader('Content-Type', JSON_TYPE);
-          res.end(r.body, closeConnection || draining);
-        }
-      });
+      write(res, state, r, body, null, reqId, method, routePath, t0, closeConnection);
     } finally {
       // uWS has written the body, or copied what the socket did not take yet.
       r.release?.();
     }
+  };
+
+  /** Status, headers and body in one corked write (D93–D95 headers on every answer). */
+  const write = (
+    res: uWS.HttpResponse,
+    state: State,
+    r: ApiResponse,
+    body: string | Buffer | undefined,
+    enc: Encoding | null,
+    reqId: string,
+    method: string,
+    routePath: string | null,
+    t0: number,
+    closeConnection: boolean,
+  ): void => {
+    if (state.aborted || state.done) return;
+    res.cork(() => {
+      res.writeStatus(statusLine(r.status));
+      res.writeHeader('X-Request-Id', reqId);
+      if (state.origin !== null) {
+        res.writeHeader('Access-Control-Allow-Origin', state.origin);
+        res.writeHeader('Access-Control-Expose-Headers', EXPOSE_HEADERS);
+      }
+      if (r.headers) for (const k in r.headers) res.writeHeader(k, r.headers[k]);
+      if (state.etag !== null && (r.status === 200 || r.status === 304)) {
+        res.writeHeader('ETag', state.etag);
+        res.writeHeader('Cache-Control', cacheControl);
+      }
+      if (body === undefined) {
+        if (r.status === 304 && vary.length > 0) res.writeHeader('Vary', vary);
+        // 204/304: no Content-Length at all (endWithoutBody with no arguments reports none).
+        if (closeConnection) res.writeHeader('Connection', 'close');
+        res.endWithoutBody();
+      } else {
+        if (vary.length > 0) res.writeHeader('Vary', vary);
+        if (enc !== null) res.writeHeader('Content-Encoding', enc);
+        res.writeHeader('Content-Type', JSON_TYPE);
+        if (state.head) {
+          if (closeConnection || draining) res.writeHeader('Connection', 'close');
+          res.endWithoutBody(body.length, closeConnection || draining);
+        } else res.end(body, closeConnection || draining);
+      }
+    });
     finish(state);
     accessLog(reqId, method, routePath, r.status, Math.round((performance.now() - t0) * 1000) / 1000);
   };
@@ -149,8 +245,12 @@ export function startServer(host: string, port: number, opts: ServerOptions): Pr
     const contentLength = req.getHeader('content-length');
     const sentId = req.getHeader('x-request-id');
     const reqId = sentId.length > 0 && REQUEST_ID_RE.test(sentId) ? sentId : `${idPrefix}-${(++idCounter).toString(36)}`;
+    const origin = cors === null ? null : cors.allowOrigin(req.getHeader('origin'));
+    const head = method === 'HEAD';
+    const enc = compression ? negotiateEncoding(req.getHeader('accept-encoding')) : null;
+    const ifNoneMatch = req.getHeader('if-none-match');
 
-    const state: State = { aborted: false, done: false };
+    const state: State = { aborted: false, done: false, origin, enc, head, etag: null };
     inFlight++;
     res.onAborted(() => {
       state.aborted = true;
@@ -159,7 +259,11 @@ export function startServer(host: string, port: number, opts: ServerOptions): Pr
 
     let route: RouteDef | null = null;
     try {
-      const m = router.match(method, path);
+      if (method === 'OPTIONS') {
+        preflight(res, state, path, reqId, t0);
+        return;
+      }
+      const m = router.match(head ? 'GET' : method, path);
       if (m === null) {
         throw new ApiError('NOT_FOUND', 'route not found');
       }
@@ -190,6 +294,16 @@ export function startServer(host: string, port: number, opts: ServerOptions): Pr
         body: undefined,
       };
       const r = route;
+      if (r.cache !== undefined) {
+        const validator = r.cache(base);
+        if (validator !== null) {
+          state.etag = etagOf(validator, path, rawQuery, headers.acceptLanguage, enc);
+          if (ifNoneMatch.length > 0 && ifNoneMatchHits(ifNoneMatch, state.etag)) {
+            send(res, state, { status: 304 }, reqId, method, r.path, t0);
+            return;
+          }
+        }
+      }
       if (!r.body) {
         dispatch(res, state, r, base, t0);
         return;
@@ -221,6 +335,24 @@ export function startServer(host: string, port: number, opts: ServerOptions): Pr
       respondError(res, state, e, route, reqId, method, t0);
     }
   });
+
+  /** CORS preflight (D93): a known path answers 204 with its methods, no key needed; unknown paths 404. */
+  const preflight = (res: uWS.HttpResponse, state: State, path: string, reqId: string, t0: number): void => {
+    const methods = router.methodsAt(path);
+    if (methods === null) throw new ApiError('NOT_FOUND', 'route not found');
+    const list: string[] = [...methods];
+    if (list.includes('GET')) list.push('HEAD');
+    list.push('OPTIONS');
+    const allow = list.join(', ');
+    const h: Record<string, string> = { Allow: allow };
+    if (state.origin !== null) {
+      h['Access-Control-Allow-Methods'] = allow;
+      h['Access-Control-Allow-Headers'] = ALLOW_HEADERS;
+      h['Access-Control-Max-Age'] = String(MAX_AGE_S);
+    }
+    if (cors?.varyOrigin) h.Vary = 'Origin';
+    send(res, state, { status: 204, headers: h }, reqId, 'OPTIONS', path, t0);
+  };
 
   const respondError = (
     res: uWS.HttpResponse,
@@ -258,9 +390,10 @@ export function startServer(host: string, port: number, opts: ServerOptions): Pr
   };
 
   return new Promise((resolve, reject) => {
-    app.listen(host, port, (token) => {
+    const onListen = (token: uWS.us_listen_socket | false): void => {
       if (!token) {
-        reject(new Error(`cannot listen on ${host}:${port}`));
+        // uWS does not say why; a port that is free but not ours to bind is rare next to a taken one.
+        reject(port !== 0 ? new PortInUseError(host, port) : new Error(`cannot listen on ${host}:${port}`));
         return;
       }
       const listenSocket = token;
@@ -288,7 +421,11 @@ export function startServer(host: string, port: number, opts: ServerOptions): Pr
             else drained = end;
           }),
       });
-    });
+    };
+    // D97: exclusive by default, so a second instance cannot silently take part of the traffic.
+    const listen = app.listen as unknown as (h: string, p: number, options: number, cb: (t: uWS.us_listen_socket | false) => void) => void;
+    if (transport.reusePort) app.listen(host, port, onListen);
+    else listen.call(app, host, port, (uWS as unknown as { LIBUS_LISTEN_EXCLUSIVE_PORT: number }).LIBUS_LISTEN_EXCLUSIVE_PORT, onListen);
   });
 }
 

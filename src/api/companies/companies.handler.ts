@@ -2,6 +2,7 @@
  * Companies: `PUT /v1/companies/{id}` (endpoint 7, D46–D48), `GET /v1/companies` (endpoint 10,
  * D54–D55) and `DELETE /v1/companies/{id}` (endpoint 18, D49).
  */
+import { snapshotAndCatalog } from '../cache.js';
 import type { Company, ExternalSourceMapping } from '../../domain/companies/registry.js';
 import { companyHead, deleteCompany, existingCompanies, writeCompany } from '../../storage/companies.js';
 import { logChange, nextGeneration, tariffsOfEmp } from '../../storage/tariffs.js';
@@ -172,7 +173,7 @@ export function companiesRoutes(ctx: AppContext): RouteDef[] {
   };
 
   return [
-    { method: 'GET', path: '/v1/companies', groups: ['ReadTariffs'], body: false, handler: list },
+    { method: 'GET', path: '/v1/companies', groups: ['ReadTariffs'], body: false, handler: list, cache: snapshotAndCatalog(ctx) },
     { method: 'PUT', path: '/v1/companies/:id', groups: ['WriteTariffs'], body: true, handler: put },
     { method: 'DELETE', path: '/v1/companies/:id', groups: ['WriteTariffs'], body: false, handler: del },
   ];

@@ -76,6 +76,23 @@ export function pricesRoutes(ctx: AppContext): RouteDef[] {
   const rates = ctx.snapshot.rates();
   const st = ctx.stations;
 
+  /**
+   * D96: an alias of DATA_ADAPTER_ALIASES behaves exactly like its adapter; an unknown name is
+   * refused listing every accepted name, aliases included.
+   */
+  const aliases = ctx.config.dataAdapterAliases;
+  const adapterNames = ['native', 'ext_b', 'ext_c', ...aliases.keys()];
+  function resolveAdapterAlias(body: unknown): void {
+    if (aliases.size === 0) return;
+    const attrs = (body as { data?: { attributes?: { data_adapter?: unknown } } } | null)?.data?.attributes;
+    if (attrs === null || typeof attrs !== 'object' || typeof attrs.data_adapter !== 'string') return;
+    const adapter = aliases.get(attrs.data_adapter);
+    if (adapter !== undefined) attrs.data_adapter = adapter;
+    else if (!adapterNames.includes(attrs.data_adapter)) {
+      throw badPointer(`${A}/data_adapter`, `${A}/data_adapter must be one of ${adapterNames.join(', ')}`);
+    }
+  }
+
   /** D38: the network's CPO id for the adapter; '' when unresolved (→ empty data). */
   function networkOf(adapter: string, network: string): string {
     if (adapter === 'native') return ctx.companies.has(network) ? network : '';
@@ -118,7 +135,9 @@ export function pricesRoutes(ctx: AppContext): RouteDef[] {
   }
 
   async function chargePricesHandler(req: ApiRequest): Promise<ApiResponse> {
-    const body = validateChargePrices(dropNulls(req.body)) as ChargePricesBody;
+    const raw = dropNulls(req.body);
+    resolveAdapterAlias(raw);
+    const body = validateChargePrices(raw) as ChargePricesBody;
     const a = body.data.attributes;
     const o = a.options;
     const rel = body.data.relationships ?? {};

@@ -2,6 +2,7 @@
  * `GET /v1/charging_stations` (search, D25–D29) and `GET /v1/charging_stations/{id}` (single read,
  * D30, D22, D3). Both answered on the main thread from the in-memory station index.
  */
+import { stationAnswer } from '../cache.js';
 import { GROUP_BIT } from '../../auth/groups.js';
 import { pickLanguage } from '../../domain/language.js';
 import type { CompanyRegistry } from '../../domain/companies/registry.js';
@@ -114,14 +115,16 @@ export function stationsRoutes(ctx: AppContext): RouteDef[] {
     return json(200, singleStationDocument(station, pickLanguage(req.headers.acceptLanguage), avail, ctx.companies));
   };
 
+  const cache = stationAnswer(ctx);
   return [
-    { method: 'GET', path: '/v1/charging_stations', groups: ['ReadStations', 'ReadStationsWithAvailability'], body: false, handler: search },
+    { method: 'GET', path: '/v1/charging_stations', groups: ['ReadStations', 'ReadStationsWithAvailability'], body: false, handler: search, cache },
     {
       method: 'GET',
       path: '/v1/charging_stations/:id',
       groups: ['ReadStations', 'ReadStationsWithAvailability'],
       body: false,
       handler: single,
+      cache,
     },
   ];
 }

@@ -3,6 +3,7 @@
  * code-less (D6). Station-derived counts are computed once (stations are immutable); the parts that
  * depend on companies (names, EMP counts, dangling operators) are recomputed after company writes.
  */
+import { snapshotAndCatalog } from '../cache.js';
 import {
   chargePointStatistics,
   countryCounts,
@@ -117,7 +118,8 @@ export function statisticsRoutes(ctx: AppContext): RouteDef[] {
       body: false,
       codeless: true,
       handler: chargePoints,
+      cache: snapshotAndCatalog(ctx),
     },
-    { method: 'GET', path: '/v1/country_statistics', groups: ['ReadCountryStatistics'], body: false, codeless: true, handler: countryStatistics },
+    { method: 'GET', path: '/v1/country_statistics', groups: ['ReadCountryStatistics'], body: false, codeless: true, handler: countryStatistics, cache: snapshotAndCatalog(ctx) },
   ];
 }

@@ -3,6 +3,7 @@
  * `DELETE /v2/tariffs/{id}` (endpoint 19, D60) — all three without `code` in errors (D6) — and the
  * tariff metadata list `GET /v1/tariffs` (endpoint 14, D61).
  */
+import { snapshotAndCatalog } from '../cache.js';
 import type {
   StoredComponent,
   StoredRestriction,
@@ -327,8 +328,8 @@ export function tariffsRoutes(ctx: AppContext): RouteDef[] {
   };
 
   return [
-    { method: 'GET', path: '/v1/tariffs', groups: ['ReadSimpleTariffs'], body: false, handler: listSimple },
-    { method: 'GET', path: '/v2/tariffs', groups: ['ReadTariffs'], body: false, codeless: true, handler: listRaw },
+    { method: 'GET', path: '/v1/tariffs', groups: ['ReadSimpleTariffs'], body: false, handler: listSimple, cache: snapshotAndCatalog(ctx) },
+    { method: 'GET', path: '/v2/tariffs', groups: ['ReadTariffs'], body: false, codeless: true, handler: listRaw, cache: snapshotAndCatalog(ctx) },
     { method: 'PUT', path: '/v2/tariffs/:id', groups: ['WriteTariffs'], body: true, codeless: true, handler: put },
     { method: 'DELETE', path: '/v2/tariffs/:id', groups: ['WriteTariffs'], body: false, codeless: true, handler: del },
   ];

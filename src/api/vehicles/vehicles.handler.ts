@@ -7,6 +7,7 @@
  * once, and each v2 car once per variant (with and without the ReadVehiclesFull attributes), so a
  * page is a join of cached fragments unless `fields[car]` asks for a sparse fieldset.
  */
+import { snapshotAndCatalog } from '../cache.js';
 import { GROUP_BIT } from '../../auth/groups.js';
 import { VehicleSearch } from '../../domain/vehicles/search.js';
 import type { Vehicle } from '../../domain/vehicles/vehicle.js';
@@ -84,15 +85,17 @@ export function vehiclesRoutes(ctx: AppContext): RouteDef[] {
     return { status: 200, body };
   };
 
+  const cache = snapshotAndCatalog(ctx);
   return [
-    { method: 'GET', path: '/v1/vehicles', groups: ['ReadVehicles'], body: false, handler: () => ({ status: 200, body: v1Body }) },
+    { method: 'GET', path: '/v1/vehicles', groups: ['ReadVehicles'], body: false, handler: () => ({ status: 200, body: v1Body }), cache },
     {
       method: 'GET',
       path: '/v2/vehicle_brands',
       groups: ['ReadVehicles'],
       body: false,
       handler: () => ({ status: 200, body: brandsBody }),
+      cache,
     },
-    { method: 'GET', path: '/v2/vehicles', groups: ['ReadVehicles'], body: false, handler: v2 },
+    { method: 'GET', path: '/v2/vehicles', groups: ['ReadVehicles'], body: false, handler: v2, cache },
   ];
 }
