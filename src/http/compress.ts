@@ -32,7 +32,12 @@ export function negotiateEncoding(acceptEncoding: string): Encoding | null {
   if (acceptEncoding.length === 0) return null;
   const hit = negotiated.get(acceptEncoding);
   if (hit !== undefined) return hit;
-  const best = new Negotiator({ headers: { 'accept-encoding': acceptEncoding } }).encoding(OFFERED);
+  // Equal q-values: br first (faster and smaller, above), not the client's order. The typings lag
+  // behind negotiator 1.x, which takes `preferred`.
+  const negotiator = new Negotiator({ headers: { 'accept-encoding': acceptEncoding } }) as unknown as {
+    encoding(available: string[], options: { preferred: string[] }): string | undefined;
+  };
+  const best = negotiator.encoding(OFFERED, { preferred: OFFERED });
   const enc: Encoding | null = best === 'br' || best === 'gzip' ? best : null;
   if (acceptEncoding.length <= 256) {
     if (negotiated.size >= NEGOTIATED_MAX) negotiated.clear();

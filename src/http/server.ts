@@ -206,8 +206,11 @@ export function startServer(host: string, port: number, opts: ServerOptions): Pr
         if (enc !== null) res.writeHeader('Content-Encoding', enc);
         res.writeHeader('Content-Type', JSON_TYPE);
         if (state.head) {
+          // endWithoutBody(length) of this uWS build closes the connection after the answer; the
+          // header written by hand keeps it alive (HEAD answers carry no body either way).
+          res.writeHeader('Content-Length', String(typeof body === 'string' ? Buffer.byteLength(body) : body.length));
           if (closeConnection || draining) res.writeHeader('Connection', 'close');
-          res.endWithoutBody(body.length, closeConnection || draining);
+          res.endWithoutBody();
         } else res.end(body, closeConnection || draining);
       }
     });
