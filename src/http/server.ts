@@ -271,7 +271,9 @@ export function startServer(host: string, port: number, opts: ServerOptions): Pr
         throw new ApiError('NOT_FOUND', 'route not found');
       }
       if ('allow' in m) {
-        throw new ApiError('METHOD_NOT_ALLOWED', 'method not allowed', { headers: { Allow: m.allow.join(', ') } });
+        const allow: string[] = [...m.allow];
+        if (allow.includes('GET')) allow.push('HEAD');
+        throw new ApiError('METHOD_NOT_ALLOWED', 'method not allowed', { headers: { Allow: allow.join(', ') } });
       }
       route = m.route;
       let groups = 0;

@@ -246,7 +246,10 @@ describe('browser clients: CORS, compression, conditional requests, HEAD', () =>
         if (p !== '/health') expect(r.headers['content-length'], p).toBe(g.headers['content-length']);
       }
     }
-    expect((await raw(srv, 'HEAD', '/v1/charge_prices', { 'Api-Key': ALL })).status).toBe(405);
+    const post = await raw(srv, 'HEAD', '/v1/charge_prices', { 'Api-Key': ALL });
+    expect(post.status).toBe(405);
+    expect(post.headers.allow).toBe('POST');
+    expect((await raw(srv, 'DELETE', '/health')).headers.allow).toBe('GET, HEAD');
     expect((await raw(srv, 'HEAD', STATIONS)).status).toBe(403);
   });
 

@@ -32,7 +32,7 @@ describe('foundation over HTTP', () => {
   it('when a known path gets another method, then 405 with an Allow header', async () => {
     const r = await call(srv, 'DELETE', '/health');
     expect(r.status).toBe(405);
-    expect(r.headers.get('allow')).toBe('GET');
+    expect(r.headers.get('allow')).toBe('GET, HEAD');
     expect(r.json).toEqual({ errors: [{ status: '405', code: 'METHOD_NOT_ALLOWED', title: 'method not allowed' }] });
   });
 

@@ -184,7 +184,7 @@ describe('HTTP transport', () => {
     expect(d.headers.get('content-length')).toBeNull();
     const r = await call(srv, 'PUT', '/t/items/1', { key: 'writer', body: { data: {} } });
     expect(r.status).toBe(405);
-    expect(r.headers.get('allow')).toBe('GET, DELETE');
+    expect(r.headers.get('allow')).toBe('GET, DELETE, HEAD');
   });
 });
 
