@@ -45,6 +45,7 @@ import {
   type Measure,
   type ScenarioResult,
 } from './lib/harness.js';
+import { formatCompressionTable, judgeCompression, runCompression, type CompressionRow } from './lib/compression.js';
 import { chooseTypical, createBenchEmp, generateTariffs, pickFixture, priceScenarios, putScenario, stationScenarios } from './scenarios.js';
 
 export interface SuiteOptions extends BenchOptions {
@@ -140,7 +141,12 @@ export interface DatasetResult {
   peakRssMb: number;
   peerRssMb: number;
   rows: ScenarioResult[];
+  /** Identity, br and gzip answers of the same requests, full stack, alternating (D94). */
+  compression: CompressionRow[];
 }
+
+/** The scenarios measured compressed beside identity. */
+const COMPRESSED = /^radius 5 km Paris centre, page (400|50)$|^station read$|^charge prices, busy station \(|^bulk worst case/;
 
 export async function runDataset(label: string, snapshot: string, o: SuiteOptions): Promise<DatasetResult> {
   const snap = Snapshot.open(snapshot);
@@ -167,6 +173,9 @@ export async function runDataset(label: string, snapshot: string, o: SuiteOption
     const settle = o.settle === false ? 0 : await waitIdle(svc.proc.pid!, 0.1, 60_000);
     console.error(`[${label}] service quiet after ${Math.round(settle)} ms; measuring…`);
     const rows = await runScenarios(svc.port, scenarios, o, peer.port, { full: svc.proc.pid, peer: peer.pid });
+    const compressed = scenarios.filter((sc) => COMPRESSED.test(sc.name));
+    console.error(`[${label}] compression: ${compressed.length} scenarios, identity / br / gzip alternating…`);
+    const compression = await runCompression(svc.port, svc.proc.pid, compressed, o);
     const result: DatasetResult = {
       label,
       snapshot: path.relative(ROOT, snapshot),
@@ -177,9 +186,11 @@ export async function runDataset(label: string, snapshot: string, o: SuiteOption
       peakRssMb: rssOf(svc.proc.pid!).hwmMb,
       peerRssMb: rssOf(peer.pid).rssMb,
       rows,
+      compression,
     };
     console.log(`\n${label}: ${stations} stations, ${o.tariffs} generated tariffs; start ${Math.round(svc.startMs)} ms, RSS ${Math.round(rssStart.rssMb)} MB\n`);
     console.log(formatPeerTable(rows));
+    if (compression.length > 0) console.log(`\ncompression (full stack):\n\n${formatCompressionTable(compression)}`);
     return result;
   } finally {
     await peer?.stop();
@@ -235,6 +246,7 @@ export function judgeTargets(datasets: readonly DatasetResult[]): Target[] {
         met: busy.full.p50 <= 2,
       });
     }
+    for (const t of judgeCompression(d.compression ?? [])) out.push({ ...t, dataset: d.label });
     if (d.stations >= 1_000_000) {
       out.push({ target: '1 M stations: start-up ≤ 3 s', dataset: d.label, value: `${Math.round(d.startMs)} ms`, met: d.startMs <= 3000 });
       out.push({ target: '1 M stations: RSS ≤ 1.5 GB', dataset: d.label, value: `${Math.round(d.rssStartMb)} MB after start, peak ${Math.round(d.peakRssMb)} MB`, met: d.peakRssMb <= 1536 });
@@ -269,7 +281,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   if (o.report && o.only === null && o.jsonName === 'http') {
     const charts = writeCharts();
     const sections = datasets
-      .map((d) => `### ${d.label} (${d.stations.toLocaleString('en')} stations, + ${d.tariffsGenerated} generated tariffs)\n\nService start-up ${Math.round(d.startMs)} ms to listening, RSS ${Math.round(d.rssStartMb)} MB after start, peak ${Math.round(d.peakRssMb)} MB; peer RSS ${Math.round(d.peerRssMb)} MB.\n\n${formatPeerTable(d.rows)}\n`)
+      .map((d) => `### ${d.label} (${d.stations.toLocaleString('en')} stations, + ${d.tariffsGenerated} generated tariffs)\n\nService start-up ${Math.round(d.startMs)} ms to listening, RSS ${Math.round(d.rssStartMb)} MB after start, peak ${Math.round(d.peakRssMb)} MB; peer RSS ${Math.round(d.peerRssMb)} MB.\n\n${formatPeerTable(d.rows)}\n\nCompressed answers (full stack; identity, br and gzip of the same requests alternating, medians; bodies checked to decode to the identity bytes):\n\n${formatCompressionTable(d.compression)}\n`)
       .join('\n');
     writeResultsSection(
       'http',

@@ -36,6 +36,8 @@ export interface Scenario {
    * per target, returns autocannon's `setupRequest` / `onResponse` with state private to that target.
    */
   dynamic?: (target: Target) => DynamicRequests;
+  /** Extra request headers (e.g. `Accept-Encoding` of the compression scenarios). */
+  headers?: Record<string, string>;
   /** Also measured against the peer (when a peer port is given); `equal` checks its answer once. */
   peer?: { equal(full: string, peer: string): string | null };
 }
@@ -210,7 +212,7 @@ async function sequentialLoad(port: number, sc: Scenario, durationS: number, dyn
           method,
           path: p,
           agent,
-          headers: { 'Api-Key': BENCH_KEY, 'Content-Type': 'application/json', ...(body ? { 'Content-Length': body.length } : {}) },
+          headers: { 'Api-Key': BENCH_KEY, 'Content-Type': 'application/json', ...sc.headers, ...(body ? { 'Content-Length': body.length } : {}) },
         },
         (res) => {
           const chunks: Buffer[] = [];
@@ -261,9 +263,10 @@ export async function runLatency(port: number, sc: Scenario, warmupS: number, du
   return sequentialLoad(port, sc, durationS);
 }
 
-async function load(port: number, sc: Scenario, durationS: number, connections: number, dyn?: DynamicRequests): Promise<Measure> {
+/** One load of `durationS` on `connections` (1: one request at a time, exact latencies). */
+export async function load(port: number, sc: Scenario, durationS: number, connections: number, dyn?: DynamicRequests): Promise<Measure> {
   if (connections === 1) return sequentialLoad(port, sc, durationS, dyn);
-  const headers = { 'Api-Key': BENCH_KEY, 'Content-Type': 'application/json' };
+  const headers = { 'Api-Key': BENCH_KEY, 'Content-Type': 'application/json', ...sc.headers };
   const r = await autocannon(
     dyn
       ? {

@@ -43,6 +43,19 @@ describe('HTTP bench suite (quick mode)', () => {
     }
     const withPeer = d.rows.filter((r: { peer?: unknown }) => r.peer).map((r: { name: string }) => r.name.split(',')[0].split(' (')[0]);
     expect(withPeer).toEqual(['GET /health', 'radius 5 km Paris centre', 'radius 5 km Paris centre', 'bbox Paris', 'station read', 'charge prices', 'charge prices', 'charge prices']);
+    // Compressed beside identity: the five scenarios, three encodings, fewer bytes compressed.
+    expect(d.compression.map((r: { name: string }) => r.name.split(',')[0].split(' (')[0])).toEqual(['radius 5 km Paris centre', 'radius 5 km Paris centre', 'station read', 'charge prices', 'bulk worst case']);
+    for (const r of d.compression) {
+      for (const enc of ['identity', 'br', 'gzip']) {
+        expect(r.m[enc].rps, `${r.name} ${enc}`).toBeGreaterThan(0);
+        expect(r.m[enc].errors + r.m[enc].non2xx, `${r.name} ${enc}`).toBe(0);
+      }
+      if (r.bytes.identity >= 1024) {
+        expect(r.bytes.br, r.name).toBeLessThan(r.bytes.identity);
+        expect(r.bytes.gzip, r.name).toBeLessThan(r.bytes.identity);
+      }
+    }
+    expect(j.targets.some((t: { target: string }) => t.target.startsWith('radius page 400, br'))).toBe(true);
     // Every target is judged on the figures (met or not is the benchmark's business, not the test's).
     expect(j.targets.length).toBeGreaterThanOrEqual(9);
     for (const t of j.targets) expect(typeof t.met).toBe('boolean');
