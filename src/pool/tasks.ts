@@ -62,12 +62,25 @@ export interface TariffDetailsTask {
   tariffs: string[] | null;
 }
 
-export type TaskName = 'chargePrices' | 'bulk' | 'tariffDetails';
+export type TaskName = 'chargePrices' | 'bulk' | 'tariffDetails' | 'stationPrices';
+
+/**
+ * The bulk calculation (D91) over stations given by index in the station view (area and route
+ * price search, D110–D116), with their charge points narrowed to `plugs` (null: all) and power
+ * ≥ `chargePointsPowerGte`. Answers `{"p":[[index,price,energy,duration,plug,power],…]}` per
+ * priced station, in input order.
+ */
+export interface StationPricesTask extends Omit<BulkRequest, 'stations'> {
+  indices: number[];
+  plugs: string[] | null;
+  chargePointsPowerGte: number | null;
+}
 
 export interface TaskInputs {
   chargePrices: ChargePricesTask;
   bulk: BulkTask;
   tariffDetails: TariffDetailsTask;
+  stationPrices: StationPricesTask;
 }
 
 /**
@@ -165,6 +178,30 @@ export function runBulk(env: TaskEnv, t: BulkTask): TaskDocument {
     );
   }
   return { status: 200, body: `{"data":[${parts.join(',')}]}` };
+}
+
+export function runStationPrices(env: TaskEnv, t: StationPricesTask): TaskDocument {
+  const { catalog, rates, stations } = env;
+  const contexts: StationContext[] = [];
+  const at: number[] = [];
+  const plugs = t.plugs === null ? null : new Set(t.plugs.map((p) => p.toLowerCase()));
+  const gte = t.chargePointsPowerGte;
+  for (const i of t.indices) {
+    const op = stations.operatorAt(i);
+    if (op === null) continue;
+    let cps = stations.chargePointsAt(i);
+    if (plugs !== null || gte !== null) cps = cps.filter((cp) => (plugs === null || plugs.has(cp.plug.toLowerCase())) && (gte === null || cp.power >= gte));
+    if (cps.length === 0) continue;
+    at.push(i);
+    contexts.push({ id: stations.idAt(i), country: stations.countryAt(i), cpo_id: op, charge_points: cps });
+  }
+  const previews = bulkPreview(catalog, { ...t, stations: contexts }, rates, scratch.bulk);
+  const parts: string[] = [];
+  for (const p of previews) {
+    const cp = contexts[p.station].charge_points[p.chargePoint];
+    parts.push(`[${at[p.station]},${js(p.price)},${js(p.energy)},${js(p.duration)},${js(cp.plug)},${js(cp.power)}]`);
+  }
+  return { status: 200, body: `{"p":[${parts.join(',')}]}` };
 }
 
 interface DetailsTarget {
@@ -303,5 +340,7 @@ export function runTask(env: TaskEnv, name: TaskName, input: TaskInputs[TaskName
       return runBulk(env, input as BulkTask);
     case 'tariffDetails':
       return runTariffDetails(env, input as TariffDetailsTask);
+    case 'stationPrices':
+      return runStationPrices(env, input as StationPricesTask);
   }
 }

@@ -59,14 +59,14 @@ export function vehiclePricing(v: Vehicle): VehiclePricing {
 }
 
 /** D84: the currency as sent must be in the rate table (case-insensitive); 404 otherwise. */
-function currencyOf(sent: string | undefined, rates: Readonly<Record<string, number>>): string {
+export function currencyOf(sent: string | undefined, rates: Readonly<Record<string, number>>): string {
   if (sent === undefined) return 'EUR';
   const code = sent.toUpperCase();
   if (code !== 'EUR' && rates[code] === undefined) throw notFound(`No currency with iso ${sent}`);
   return code;
 }
 
-function vehicleOf(ctx: AppContext, id: string): VehiclePricing {
+export function vehicleOf(ctx: AppContext, id: string): VehiclePricing {
   const v = ctx.vehicles.get(id);
   if (v === undefined) throw badPointer(VEHICLE_POINTER, `vehicle ${id} not found`);
   return vehiclePricing(v);

@@ -118,6 +118,14 @@ export class StationIndex {
     return this.c.n;
   }
 
+  lonAt(i: number): number {
+    return this.lonOf[i];
+  }
+
+  latAt(i: number): number {
+    return this.latOf[i];
+  }
+
   idAt(i: number): string {
     return this.c.ids.toString('latin1', i * ID_BYTES, (i + 1) * ID_BYTES);
   }

@@ -1,0 +1,236 @@
+/**
+ * Price search by area and along a route (D110–D116): `POST /v1/charge_prices/area` and
+ * `POST /v1/charge_prices/route` (group ReadCosts). Every station of the area or corridor that
+ * passes the refinements is priced with the bulk calculation (D91) on the pool, split over the
+ * workers when large; the answer holds the `limit` best by `sort`, with the stations and their
+ * operators in `included`.
+ */
+import polyline from '@mapbox/polyline';
+import type { AppContext } from '../context.js';
+import { badPointer } from '../jsonapi/errors.js';
+import { dropNulls } from '../jsonapi/validate.js';
+import type { ApiRequest, ApiResponse, RouteDef } from '../types.js';
+import { StationPageWriter } from '../stations/stations.document.js';
+import { currencyOf, vehicleOf } from '../prices/prices.handler.js';
+import { aroundInto, haversineMeters } from '../../domain/stations/geo.js';
+import { Route } from '../../domain/stations/corridor.js';
+import type { StationPricesTask } from '../../pool/tasks.js';
+import { validateArea, validateRoute, type AreaAttributes, type RouteAttributes, type SearchBody } from './area-prices.schema.js';
+
+const A = '/data/attributes';
+/** Stations per pool task: larger searches are split into tasks of about this size run side by side. */
+const SPLIT_STATIONS = 1500;
+
+interface Priced {
+  index: number;
+  price: number;
+  energy: number;
+  duration: number;
+  plug: string;
+  power: number;
+  distance: number | null;
+  detour: number | null;
+}
+
+export function areaPricesRoutes(ctx: AppContext): RouteDef[] {
+  const index = ctx.stations;
+  const rates = ctx.snapshot.rates();
+  const writer = new StationPageWriter(index, ctx.companies, ctx.config.disabledExtBCountries);
+
+  function refinement(a: AreaAttributes) {
+    return index.compile({
+      operatorIds: a.operator_ids,
+      countries: a.country === undefined ? undefined : [a.country],
+      freeParking: a.free_parking,
+      freeCharging: a.free_charging,
+      facilities: a.facilities,
+      parkingTypes: a.parking_type === undefined ? undefined : [a.parking_type],
+      plugs: a.plugs,
+      powerGte: a.charge_points_power_gte,
+      powerLte: a.charge_points_power_lte,
+    });
+  }
+
+  /** Prices the stations (bulk calculation), in pool tasks of at most SPLIT_STATIONS run together. */
+  async function price(body: SearchBody<AreaAttributes>, indices: number[]): Promise<Map<number, Omit<Priced, 'distance' | 'detour'>>> {
+    const a = body.data.attributes;
+    const rel = body.data.relationships;
+    const base: Omit<StationPricesTask, 'indices'> = {
+      tariffIds: rel.tariffs.data.map((t) => t.id),
+      vehicle: vehicleOf(ctx, rel.vehicle.data.id),
+      batteryRange: [a.battery_range[0], a.battery_range[1]],
+      currency: currencyOf(a.currency, rates),
+      startTime: a.start_time ?? 720,
+      allowUnbalancedLoad: a.allow_unbalanced_load ?? false,
+      includeDirectPayment: a.include_direct_payment ?? false,
+      chargePointsPowerLte: a.charge_points_power_lte ?? null,
+      chargePointsPowerGte: a.charge_points_power_gte ?? null,
+      plugs: a.plugs ?? null,
+    };
+    const out = new Map<number, Omit<Priced, 'distance' | 'detour'>>();
+    if (indices.length === 0) return out;
+    const parts = Math.max(1, Math.ceil(indices.length / SPLIT_STATIONS));
+    const size = Math.ceil(indices.length / parts);
+    const evaluations = size * Math.max(1, base.tariffIds.length) * 4;
+    const runs = [];
+    for (let k = 0; k < parts; k++) runs.push(ctx.prices.run('stationPrices', { ...base, indices: indices.slice(k * size, (k + 1) * size) }, evaluations));
+    for (const r of await Promise.all(runs)) {
+      const text = typeof r.body === 'string' ? r.body : r.body.toString('utf8');
+      r.release?.();
+      if (r.status !== 200) throw new Error(`station prices task answered ${r.status}`);
+      for (const [i, p, e, d, plug, power] of (JSON.parse(text) as { p: [number, number, number, number, string, number][] }).p) {
+        out.set(i, { index: i, price: p, energy: e, duration: d, plug, power });
+      }
+    }
+    return out;
+  }
+
+  /** The answer document: previews, the stations (list shape) and their operators, meta. */
+  function answer(a: AreaAttributes, currency: string, best: Priced[], considered: number, priced: number, more: boolean, withDetour: boolean): ApiResponse {
+    const page = JSON.parse(writer.page({ indices: best.map((b) => b.index), moreAvailable: false, availability: null, companyFields: undefined, supportedEmpsFilter: undefined }).toString('utf8')) as {
+      data: unknown[];
+      included?: unknown[];
+    };
+    const data = best.map((b) => {
+      const id = index.idAt(b.index);
+      return {
+        id,
+        type: 'charge_price_preview',
+        attributes: {
+          energy: b.energy,
+          duration: b.duration,
+          price: b.price,
+          currency,
+          distance: b.distance,
+          ...(withDetour ? { detour: b.detour } : {}),
+          charge_point: { plug: b.plug, power: b.power },
+        },
+        relationships: { charging_station: { data: { type: 'charging_station', id } } },
+      };
+    });
+    void a;
+    return {
+      status: 200,
+      body: JSON.stringify({
+        data,
+        included: [...page.data, ...(page.included ?? [])],
+        meta: { stations_considered: considered, stations_priced: priced, more_available: more },
+      }),
+    };
+  }
+
+  const byPrice = (x: Priced, y: Priced): number => x.price - y.price || (x.distance ?? 0) - (y.distance ?? 0) || x.index - y.index;
+  const byDistance = (x: Priced, y: Priced): number => (x.distance ?? 0) - (y.distance ?? 0) || x.price - y.price || x.index - y.index;
+
+  async function area(req: ApiRequest): Promise<ApiResponse> {
+    const body = validateArea(dropNulls(req.body));
+    const a = body.data.attributes;
+    checkCommon(a);
+    const hasRadius = a.latitude !== undefined || a.longitude !== undefined || a.radius !== undefined;
+    const hasBox = a.latitude_gte !== undefined || a.latitude_lte !== undefined || a.longitude_gte !== undefined || a.longitude_lte !== undefined;
+    if (hasRadius === hasBox) throw badPointer(A, 'give exactly one area: latitude, longitude and radius, or latitude_gte, latitude_lte, longitude_gte and longitude_lte');
+    const r = refinement(a);
+    const accept = (i: number): boolean => index.matches(i, r);
+    let indices: number[] = [];
+    let distanceOf: ((i: number) => number) | null = null;
+    if (hasRadius) {
+      for (const k of ['latitude', 'longitude', 'radius'] as const) if (a[k] === undefined) throw badPointer(`${A}/${k}`, `${A}/${k} is required with a radius area`);
+      const lat = a.latitude!;
+      const lon = a.longitude!;
+      aroundInto(index.kd, lon, lat, a.radius!, index.size, accept, indices);
+      distanceOf = (i) => haversineMeters(lat, lon, index.latAt(i), index.lonAt(i));
+    } else {
+      for (const k of ['latitude_gte', 'latitude_lte', 'longitude_gte', 'longitude_lte'] as const) if (a[k] === undefined) throw badPointer(`${A}/${k}`, `${A}/${k} is required with a box area`);
+      if (!(a.latitude_gte! <= a.latitude_lte!)) throw badPointer(`${A}/latitude_gte`, 'latitude_gte must not be above latitude_lte');
+      if (!(a.longitude_gte! <= a.longitude_lte!)) throw badPointer(`${A}/longitude_gte`, 'longitude_gte must not be above longitude_lte');
+      for (const i of index.kd.range(a.longitude_gte!, a.latitude_gte!, a.longitude_lte!, a.latitude_lte!)) if (accept(i)) indices.push(i);
+      indices = indices.sort((x, y) => x - y);
+    }
+    const prices = await price(body, indices);
+    const all: Priced[] = [];
+    for (const i of indices) {
+      const p = prices.get(i);
+      if (p !== undefined) all.push({ ...p, distance: distanceOf === null ? null : distanceOf(i), detour: null });
+    }
+    const sort = a.sort ?? 'price';
+    if (sort === 'distance' && distanceOf === null) throw badPointer(`${A}/sort`, 'sort distance needs a radius area');
+    all.sort(sort === 'price' ? byPrice : byDistance);
+    const limit = a.limit ?? 100;
+    return answer(a, currencyOf(a.currency, rates), all.slice(0, limit), indices.length, all.length, all.length > limit, false);
+  }
+
+  async function route(req: ApiRequest): Promise<ApiResponse> {
+    const body = validateRoute(dropNulls(req.body));
+    const a = body.data.attributes;
+    checkCommon(a);
+    const points = routePoints(a.route);
+    const r = refinement(a);
+    const hit = new Route(points).stationsWithin(index, a.corridor ?? 2000, (i) => index.matches(i, r));
+    const prices = await price(body, hit.indices);
+    const all: Priced[] = [];
+    for (let j = 0; j < hit.indices.length; j++) {
+      const p = prices.get(hit.indices[j]);
+      if (p !== undefined) all.push({ ...p, distance: hit.along[j], detour: hit.detour[j] });
+    }
+    const sort = a.sort ?? 'route';
+    all.sort(sort === 'price' ? byPrice : (x, y) => (x.distance ?? 0) - (y.distance ?? 0) || (x.detour ?? 0) - (y.detour ?? 0) || x.index - y.index);
+    const limit = a.limit ?? 200;
+    return answer(a, currencyOf(a.currency, rates), all.slice(0, limit), hit.indices.length, all.length, all.length > limit, true);
+  }
+
+  function checkCommon(a: AreaAttributes): void {
+    if (!(a.battery_range[0] < a.battery_range[1])) throw badPointer(`${A}/battery_range`, 'battery_range start must be below its end');
+    if (a.charge_points_power_gte !== undefined && a.charge_points_power_lte !== undefined && a.charge_points_power_gte > a.charge_points_power_lte) {
+      throw badPointer(`${A}/charge_points_power_gte`, 'charge_points_power_gte must not be above charge_points_power_lte');
+    }
+  }
+
+  return [
+    { method: 'POST', path: '/v1/charge_prices/area', groups: ['ReadCosts'], body: true, handler: area },
+    { method: 'POST', path: '/v1/charge_prices/route', groups: ['ReadCosts'], body: true, handler: route },
+  ];
+}
+
+/** The route as [longitude, latitude] points: decoded polyline (precision 5) or coordinates. */
+function routePoints(r: RouteAttributes['route']): [number, number][] {
+  const P = `${A}/route`;
+  if ((r.polyline === undefined) === (r.coordinates === undefined)) throw badPointer(P, 'give exactly one of route.polyline and route.coordinates');
+  let pts: [number, number][];
+  if (r.coordinates !== undefined) {
+    pts = r.coordinates.map((c) => [c[0], c[1]]);
+    pts.forEach(([lo, la], k) => {
+      if (!(Math.abs(la) <= 90 && Math.abs(lo) <= 180)) throw badPointer(`${P}/coordinates/${k}`, `${P}/coordinates/${k} must be [longitude, latitude] in range`);
+    });
+  } else {
+    let decoded: [number, number][];
+    try {
+      decoded = polyline.decode(r.polyline!, 5) as [number, number][];
+    } catch {
+      throw badPointer(`${P}/polyline`, 'route.polyline is not an encoded polyline');
+    }
+    if (!validPolyline(r.polyline!)) throw badPointer(`${P}/polyline`, 'route.polyline is not an encoded polyline');
+    pts = decoded.map(([lat, lon]) => [lon, lat]);
+    for (const [lon, lat] of pts) {
+      if (!(Math.abs(lat) <= 90 && Math.abs(lon) <= 180)) throw badPointer(`${P}/polyline`, 'route.polyline decodes to coordinates out of range');
+    }
+    if (pts.length > 10_000) throw badPointer(`${P}/polyline`, 'route.polyline has more than 10000 points');
+  }
+  if (pts.length < 2) throw badPointer(r.polyline !== undefined ? `${P}/polyline` : `${P}/coordinates`, 'a route needs at least 2 points');
+  return pts;
+}
+
+/**
+ * An encoded polyline is characters 63–126 whose 5-bit groups end each value (a character below
+ * 95 ends one), with an even number of values; the decoder accepts anything, so check here.
+ */
+function validPolyline(s: string): boolean {
+  let values = 0;
+  let open = false;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 63 || c > 126) return false;
+    open = c >= 95;
+    if (!open) values++;
+  }
+  return !open && values % 2 === 0;
+}

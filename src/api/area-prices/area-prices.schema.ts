@@ -1,0 +1,139 @@
+/** JSON Schemas of the area and route price searches (D110–D113), compiled once. */
+import { bool, currency, ref } from '../jsonapi/schemas.js';
+import { compile } from '../jsonapi/validate.js';
+
+export const MAX_AREA_TARIFFS = 200;
+
+export interface AreaAttributes {
+  battery_range: [number, number];
+  currency?: string;
+  start_time?: number;
+  allow_unbalanced_load?: boolean;
+  include_direct_payment?: boolean;
+  charge_points_power_lte?: number;
+  charge_points_power_gte?: number;
+  plugs?: string[];
+  latitude?: number;
+  longitude?: number;
+  radius?: number;
+  latitude_gte?: number;
+  latitude_lte?: number;
+  longitude_gte?: number;
+  longitude_lte?: number;
+  sort?: 'price' | 'distance' | 'route';
+  limit?: number;
+  operator_ids?: string[];
+  country?: string;
+  free_parking?: boolean;
+  free_charging?: boolean;
+  facilities?: string[];
+  parking_type?: string;
+}
+
+export interface RouteAttributes extends AreaAttributes {
+  route: { polyline?: string; coordinates?: [number, number][] };
+  corridor?: number;
+}
+
+export interface SearchBody<T> {
+  data: {
+    type?: string;
+    attributes: T;
+    relationships: {
+      tariffs: { data: { id: string; type?: string }[] };
+      vehicle: { data: { id: string; type?: string } };
+    };
+  };
+}
+
+const lat = { type: 'number', minimum: -90, maximum: 90 } as const;
+const lon = { type: 'number', minimum: -180, maximum: 180 } as const;
+const power = { type: 'number', exclusiveMinimum: 0, maximum: 10000 } as const;
+const names = (max: number) => ({ type: 'array', minItems: 1, maxItems: max, items: { type: 'string', minLength: 1, maxLength: 200 } }) as const;
+
+/** What both searches share: pricing inputs (as the bulk preview, D50) and station refinements (D26). */
+const common = {
+  battery_range: { type: 'array', minItems: 2, maxItems: 2, items: { type: 'number', minimum: 0, maximum: 100 } },
+  currency,
+  start_time: { type: 'integer', minimum: 0, maximum: 1439 },
+  allow_unbalanced_load: bool,
+  include_direct_payment: bool,
+  charge_points_power_lte: power,
+  charge_points_power_gte: power,
+  plugs: names(50),
+  operator_ids: names(1000),
+  country: { type: 'string', pattern: '^[A-Za-z]{2}$' },
+  free_parking: bool,
+  free_charging: bool,
+  facilities: names(50),
+  parking_type: { type: 'string', minLength: 1, maxLength: 100 },
+} as const;
+
+const relationships = {
+  type: 'object',
+  required: ['tariffs', 'vehicle'],
+  properties: {
+    tariffs: {
+      type: 'object',
+      required: ['data'],
+      properties: { data: { type: 'array', minItems: 1, maxItems: MAX_AREA_TARIFFS, items: ref('tariff') } },
+    },
+    vehicle: { type: 'object', required: ['data'], properties: { data: ref('car') } },
+  },
+} as const;
+
+const document = (type: string, attributes: object, required: string[]) => ({
+  type: 'object',
+  required: ['data'],
+  properties: {
+    data: {
+      type: 'object',
+      required: ['attributes', 'relationships'],
+      properties: {
+        type: { const: type },
+        attributes: { type: 'object', required, additionalProperties: false, properties: attributes },
+        relationships,
+      },
+    },
+  },
+});
+
+export const validateArea = compile<SearchBody<AreaAttributes>>(
+  document(
+    'area_price_preview_request',
+    {
+      ...common,
+      latitude: lat,
+      longitude: lon,
+      radius: { type: 'number', minimum: 1, maximum: 200_000 },
+      latitude_gte: lat,
+      latitude_lte: lat,
+      longitude_gte: lon,
+      longitude_lte: lon,
+      sort: { enum: ['price', 'distance'] },
+      limit: { type: 'integer', minimum: 1, maximum: 1000 },
+    },
+    ['battery_range'],
+  ),
+);
+
+export const validateRoute = compile<SearchBody<RouteAttributes>>(
+  document(
+    'route_price_preview_request',
+    {
+      ...common,
+      route: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          polyline: { type: 'string', minLength: 1, maxLength: 200_000 },
+          coordinates: { type: 'array', minItems: 2, maxItems: 10_000, items: { type: 'array', minItems: 2, maxItems: 2, items: { type: 'number' } } },
+        },
+      },
+      corridor: { type: 'number', minimum: 1, maximum: 20_000 },
+      sort: { enum: ['route', 'price'] },
+      limit: { type: 'integer', minimum: 1, maximum: 1000 },
+    },
+    ['battery_range', 'route'],
+  ),
+);
