@@ -66,7 +66,7 @@ export type TaskName = 'chargePrices' | 'bulk' | 'tariffDetails' | 'stationPrice
 
 /**
  * The bulk calculation (D91) over stations given by index in the station view (area and route
- * price search, D110–D116), with their charge points narrowed to `plugs` (null: all) and power
+ * price search, D110–D114), with their charge points narrowed to `plugs` (null: all) and power
  * ≥ `chargePointsPowerGte`. Answers `{"p":[[index,price,energy,duration,plug,power],…]}` per
  * priced station, in input order.
  */

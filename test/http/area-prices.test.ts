@@ -1,5 +1,5 @@
 /**
- * Price search by area and along a route over HTTP (D110–D116): seeded random areas and routes
+ * Price search by area and along a route over HTTP (D110–D114): seeded random areas and routes
  * against a brute force (every station of the snapshot, haversine or great-circle distance to each
  * segment) for membership and order, and against `POST /v1/charge_prices/bulk` for every price;
  * the errors of both endpoints.

@@ -1,5 +1,5 @@
 /**
- * Price search by area and along a route (D110–D116): `POST /v1/charge_prices/area` and
+ * Price search by area and along a route (D110–D114): `POST /v1/charge_prices/area` and
  * `POST /v1/charge_prices/route` (group ReadCosts). Every station of the area or corridor that
  * passes the refinements is priced with the bulk calculation (D91) on the pool, split over the
  * workers when large; the answer holds the `limit` best by `sort`, with the stations and their

@@ -7,9 +7,10 @@
  * mid-latitude (x = Δlon·cos φm·R, y = Δlat·R, R = 6,371 km): distance to the segment is the
  * planar point-to-segment distance there, and along-route distance the sum of the projected
  * lengths of the earlier segments plus the projection onto the nearest one. Against great-circle
- * distances the error is below 0.1 % for segments up to 50 km and corridors up to 20 km between
- * 35° and 60° of latitude (route planners' polylines have segments of tens to hundreds of metres);
- * test/http/route-prices.test.ts checks membership against a haversine brute force.
+ * distances the relative error is about the segment's latitude span (radians) × tan φ: below
+ * 0.05 % for the segments of a few hundred metres route planners emit, about 0.4 % for a 50 km
+ * north–south segment at 50° (D112); test/http/area-prices.test.ts checks membership against a
+ * great-circle brute force.
  *
  * Spatial work: flatbush over the segments' corridor boxes (rectangles, built per request) and the
  * station kdbush, queried once per run of consecutive segments; per candidate station one flatbush
