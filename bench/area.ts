@@ -1,7 +1,7 @@
 /**
  * Area and route price search (D110–D114) against what a client does without it: a station search
- * (paged) followed by bulk previews in chunks of 100 — for a route, radius searches of the corridor
- * width every corridor width along the route. One connection, one request (or one client path) at
+ * (paged) followed by bulk previews in chunks of 100 — for a route, radius searches covering the
+ * corridor every corridor width along the route. One connection, one request (or one client path) at
  * a time, alternating rounds; p50/p99 of each and the ratio, on the default snapshot and, with
  * `--synthetic <file>` (npm run snapshot:synthetic), the 1 M one. 200 tariffs: the default
  * catalog's plus generated ones at the busiest operator. Both paths' prices are checked equal once.
@@ -104,13 +104,15 @@ function cases(routeFile: string | null, label: string): Case[] {
   if (routeFile !== null) {
     const enc = fs.readFileSync(routeFile, 'utf8').trim();
     const pts = polyline.decode(enc, 5);
-    // Client: radius searches of the corridor width every corridor width along the route.
+    // Client: radius searches every corridor width along the route, of radius corridor × √2 + 1 m
+    // so that their circles cover the whole corridor (a station 2 km off the route halfway between
+    // two centres is √(1² + 2²) = 2.24 km from both).
     const searches: string[] = [];
     let last: [number, number] | null = null;
     for (const [la, lo] of pts) {
       if (last !== null && Math.hypot((la - last[0]) * 111_195, (lo - last[1]) * 111_195 * Math.cos(la * (Math.PI / 180))) < 2000) continue;
       last = [la, lo];
-      searches.push(`/v1/charging_stations?filter[latitude]=${la}&filter[longitude]=${lo}&filter[radius]=2000`);
+      searches.push(`/v1/charging_stations?filter[latitude]=${la}&filter[longitude]=${lo}&filter[radius]=2830`);
     }
     out.push({
       name: `route ${label} (${pts.length} points, 2 km corridor)`,

@@ -18,8 +18,17 @@ import type { StationPricesTask } from '../../pool/tasks.js';
 import { validateArea, validateRoute, type AreaAttributes, type RouteAttributes, type SearchBody } from './area-prices.schema.js';
 
 const A = '/data/attributes';
-/** Stations per pool task: larger searches are split into tasks of about this size run side by side. */
-const SPLIT_STATIONS = 1500;
+const HEAD_LENGTH = Buffer.byteLength('{"data":[');
+const MID = Buffer.from('],"included":[');
+const META = Buffer.from('],"meta":');
+const COMMA = Buffer.from(',');
+const EMPTY = Buffer.alloc(0);
+/**
+ * A search of more stations than this is split into one task per worker, run side by side (as a
+ * large charge price request is); below it, one task (the split costs a pool hop and re-plans the
+ * tariffs per part).
+ */
+const SPLIT_STATIONS = 300;
 
 interface Priced {
   index: number;
@@ -69,7 +78,7 @@ export function areaPricesRoutes(ctx: AppContext): RouteDef[] {
     };
     const out = new Map<number, Omit<Priced, 'distance' | 'detour'>>();
     if (indices.length === 0) return out;
-    const parts = Math.max(1, Math.ceil(indices.length / SPLIT_STATIONS));
+    const parts = Math.max(1, Math.min(ctx.config.workers, Math.ceil(indices.length / SPLIT_STATIONS)));
     const size = Math.ceil(indices.length / parts);
     const evaluations = size * Math.max(1, base.tariffIds.length) * 4;
     const runs = [];
@@ -85,38 +94,38 @@ export function areaPricesRoutes(ctx: AppContext): RouteDef[] {
     return out;
   }
 
-  /** The answer document: previews, the stations (list shape) and their operators, meta. */
-  function answer(a: AreaAttributes, currency: string, best: Priced[], considered: number, priced: number, more: boolean, withDetour: boolean): ApiResponse {
-    const page = JSON.parse(writer.page({ indices: best.map((b) => b.index), moreAvailable: false, availability: null, companyFields: undefined, supportedEmpsFilter: undefined }).toString('utf8')) as {
-      data: unknown[];
-      included?: unknown[];
-    };
-    const data = best.map((b) => {
-      const id = index.idAt(b.index);
-      return {
-        id,
-        type: 'charge_price_preview',
-        attributes: {
-          energy: b.energy,
-          duration: b.duration,
-          price: b.price,
-          currency,
-          distance: b.distance,
-          ...(withDetour ? { detour: b.detour } : {}),
-          charge_point: { plug: b.plug, power: b.power },
-        },
-        relationships: { charging_station: { data: { type: 'charging_station', id } } },
-      };
-    });
-    void a;
-    return {
-      status: 200,
-      body: JSON.stringify({
-        data,
-        included: [...page.data, ...(page.included ?? [])],
-        meta: { stations_considered: considered, stations_priced: priced, more_available: more },
-      }),
-    };
+  /**
+   * The answer document: previews, then the stations (list shape) and their operators as station
+   * search writes them, spliced in as bytes (parsing and re-serialising 500 list-shape stations
+   * took about 5 ms of a 14 ms answer).
+   */
+  function answer(currency: string, best: Priced[], considered: number, priced: number, more: boolean, withDetour: boolean): ApiResponse {
+    const page = writer.page({ indices: best.map((b) => b.index), moreAvailable: false, availability: null, companyFields: undefined, supportedEmpsFilter: undefined });
+    // page = {"data":[<stations>],"included":[<operators>],"meta":{…}}; neither separator can occur
+    // inside the stations or operators (quotes in strings are escaped).
+    const mid = page.indexOf(MID);
+    const tail = page.lastIndexOf(META);
+    const stations = page.subarray(HEAD_LENGTH, mid);
+    const operators = page.subarray(mid + MID.length, tail);
+    const cur = JSON.stringify(currency);
+    const data = best
+      .map((b) => {
+        const id = JSON.stringify(index.idAt(b.index));
+        return (
+          `{"id":${id},"type":"charge_price_preview","attributes":{"energy":${b.energy},"duration":${b.duration},"price":${b.price},"currency":${cur},` +
+          `"distance":${b.distance === null ? 'null' : b.distance}${withDetour ? `,"detour":${b.detour}` : ''},"charge_point":{"plug":${JSON.stringify(b.plug)},"power":${b.power}}},` +
+          `"relationships":{"charging_station":{"data":{"type":"charging_station","id":${id}}}}}`
+        );
+      })
+      .join(',');
+    const body = Buffer.concat([
+      Buffer.from(`{"data":[${data}],"included":[`),
+      stations,
+      stations.length > 0 && operators.length > 0 ? COMMA : EMPTY,
+      operators,
+      Buffer.from(`],"meta":{"stations_considered":${considered},"stations_priced":${priced},"more_available":${more}}}`),
+    ]);
+    return { status: 200, body };
   }
 
   const byPrice = (x: Priced, y: Priced): number => x.price - y.price || (x.distance ?? 0) - (y.distance ?? 0) || x.index - y.index;
@@ -156,7 +165,7 @@ export function areaPricesRoutes(ctx: AppContext): RouteDef[] {
     if (sort === 'distance' && distanceOf === null) throw badPointer(`${A}/sort`, 'sort distance needs a radius area');
     all.sort(sort === 'price' ? byPrice : byDistance);
     const limit = a.limit ?? 100;
-    return answer(a, currencyOf(a.currency, rates), all.slice(0, limit), indices.length, all.length, all.length > limit, false);
+    return answer(currencyOf(a.currency, rates), all.slice(0, limit), indices.length, all.length, all.length > limit, false);
   }
 
   async function route(req: ApiRequest): Promise<ApiResponse> {
@@ -175,7 +184,7 @@ export function areaPricesRoutes(ctx: AppContext): RouteDef[] {
     const sort = a.sort ?? 'route';
     all.sort(sort === 'price' ? byPrice : (x, y) => (x.distance ?? 0) - (y.distance ?? 0) || (x.detour ?? 0) - (y.detour ?? 0) || x.index - y.index);
     const limit = a.limit ?? 200;
-    return answer(a, currencyOf(a.currency, rates), all.slice(0, limit), hit.indices.length, all.length, all.length > limit, true);
+    return answer(currencyOf(a.currency, rates), all.slice(0, limit), hit.indices.length, all.length, all.length > limit, true);
   }
 
   function checkCommon(a: AreaAttributes): void {
