@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import type { Logger } from 'pino';
 import { accessLog } from './log.js';
 import { buildSnapshot } from '../snapshots/build.js';
@@ -69,11 +70,20 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     if (seededTariffs > 0) logger.info({ tariffs: seededTariffs }, 'live store seeded with the default tariff catalog');
     const dev = ensureDevelopmentKey(live);
     if (dev) {
-      // Printed once, on the first start of a data directory; only its hash is stored.
-      process.stdout.write(
-        `\nDevelopment API key (all groups; shown only now, store it): ${dev.key}\n` +
-          `Use it as header "Api-Key: ${dev.key}". Manage keys with \`npm run keys -- list|create|revoke\`.\n\n`,
-      );
+      // Shown once, on the first start of a data directory; only its hash is stored. Never in the
+      // JSON log on stdout (D105): on a terminal (or PRINT_DEV_KEY=1) on stderr, else in a file
+      // only its owner can read, and the log says where.
+      if (process.stderr.isTTY || config.printDevKey) {
+        process.stderr.write(
+          `\nDevelopment API key (all groups; shown only now, store it): ${dev.key}\n` +
+            `Use it as header "Api-Key: ${dev.key}". Manage keys with \`npm run keys -- list|create|revoke\`.\n\n`,
+        );
+      } else {
+        const file = path.join(config.dataDir, 'dev-key.txt');
+        fs.writeFileSync(file, `${dev.key}\n`, { mode: 0o600 });
+        fs.chmodSync(file, 0o600);
+        logger.info({ file }, 'development API key (all groups) written to a file only its owner can read');
+      }
     }
     const keys = new KeyRegistry(live);
     keys.start(config.keyRefreshMs);

@@ -63,6 +63,10 @@ export interface Config {
   readonly jwtSecret: string | null;
   readonly jwtPublicKey: string | null;
   readonly jwtAlgorithm: 'HS256' | 'RS256' | 'ES256';
+  /** D104: bearer tokens must carry `exp`, at most this many seconds after `iat` (or now). */
+  readonly tokenMaxLifetimeS: number;
+  /** D105: show the development key on stderr even when stderr is not a terminal. */
+  readonly printDevKey: boolean;
   /** D27: country names (as the ext_b source writes them) where clients hide ext_b stations. */
   readonly disabledExtBCountries: readonly string[];
   /** D93: `*` (any origin), a list of origins echoed with `Vary: Origin`, or null (no CORS headers). */
@@ -173,6 +177,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jwtSecret: env.JWT_SECRET || null,
     jwtPublicKey: env.JWT_PUBLIC_KEY || null,
     jwtAlgorithm: alg,
+    tokenMaxLifetimeS: int(env, 'TOKEN_MAX_LIFETIME_S', 86_400, 60, 31_536_000),
+    printDevKey: bool(env, 'PRINT_DEV_KEY', false),
     disabledExtBCountries: (env.DISABLED_EXT_B_COUNTRIES ?? '')
       .split(',')
       .map((s) => s.trim())

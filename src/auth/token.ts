@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { SignJWT, errors as joseErrors, importSPKI, jwtVerify, type CryptoKey, type KeyObject } from 'jose';
+import { SignJWT, compactVerify, importSPKI, type CryptoKey, type KeyObject } from 'jose';
 import type { Config } from '../config.js';
 import type { LiveStore } from '../storage/live.js';
 
@@ -13,30 +13,45 @@ export function hs256Secret(config: Pick<Config, 'jwtSecret'>, store: LiveStore)
 
 export type TokenResult = { ok: true; sub: string } | { ok: false; code: 'FORBIDDEN' | 'TOKEN_EXPIRED'; title: string };
 
-/** Verifies bearer tokens per D4: signature and algorithm always checked, then `sub`, then `exp`. */
+/**
+ * Verifies bearer tokens per D4 and D104: the signature and algorithm first (a token is never
+ * trusted on decoding alone), then the claims — `sub` required, `exp` required and at most
+ * `maxLifetimeS` after `iat` (or after now without `iat`), `nbf` if present — and only then
+ * whether `exp` has passed, so an expired token without `sub` is `token invalid`.
+ */
 export class TokenVerifier {
   private constructor(
     private readonly key: Uint8Array | CryptoKey | KeyObject,
     private readonly alg: string,
+    private readonly maxLifetimeS: number,
   ) {}
 
   static async create(config: Config, store: LiveStore): Promise<TokenVerifier> {
-    if (config.jwtAlgorithm === 'HS256') return new TokenVerifier(hs256Secret(config, store), 'HS256');
+    if (config.jwtAlgorithm === 'HS256') return new TokenVerifier(hs256Secret(config, store), 'HS256', config.tokenMaxLifetimeS);
     const key = await importSPKI(config.jwtPublicKey ?? '', config.jwtAlgorithm);
-    return new TokenVerifier(key, config.jwtAlgorithm);
+    return new TokenVerifier(key, config.jwtAlgorithm, config.tokenMaxLifetimeS);
   }
 
-  async verify(token: string): Promise<TokenResult> {
+  async verify(token: string, nowS = Math.floor(Date.now() / 1000)): Promise<TokenResult> {
+    const invalid: TokenResult = { ok: false, code: 'FORBIDDEN', title: 'token invalid' };
+    let payload: Record<string, unknown>;
     try {
-      const { payload } = await jwtVerify(token, this.key, { algorithms: [this.alg] });
-      if (typeof payload.sub !== 'string' || payload.sub.length === 0) {
-        return { ok: false, code: 'FORBIDDEN', title: 'token invalid' };
-      }
-      return { ok: true, sub: payload.sub };
-    } catch (e) {
-      if (e instanceof joseErrors.JWTExpired) return { ok: false, code: 'TOKEN_EXPIRED', title: 'token expired' };
-      return { ok: false, code: 'FORBIDDEN', title: 'token invalid' };
+      const v = await compactVerify(token, this.key, { algorithms: [this.alg] });
+      const p: unknown = JSON.parse(new TextDecoder().decode(v.payload));
+      if (p === null || typeof p !== 'object' || Array.isArray(p)) return invalid;
+      payload = p as Record<string, unknown>;
+    } catch {
+      return invalid;
     }
+    const { sub, exp, iat, nbf } = payload;
+    if (typeof sub !== 'string' || sub.length === 0) return invalid;
+    if (typeof exp !== 'number' || !Number.isFinite(exp)) return invalid;
+    if (iat !== undefined && (typeof iat !== 'number' || !Number.isFinite(iat))) return invalid;
+    if (nbf !== undefined && (typeof nbf !== 'number' || nbf > nowS)) return invalid;
+    const from = typeof iat === 'number' ? iat : nowS;
+    if (exp - from > this.maxLifetimeS) return invalid;
+    if (exp <= nowS) return { ok: false, code: 'TOKEN_EXPIRED', title: 'token expired' };
+    return { ok: true, sub };
   }
 }
 

@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import type { AccessLog } from '../log.js';
 import { ApiError, errorDocument, type ErrorObject } from '../api/jsonapi/errors.js';
 import { parseQueryString } from '../api/jsonapi/query.js';
+import { MAX_DEPTH, deepPointer, tooDeep } from '../api/jsonapi/depth.js';
 import type { ApiRequest, ApiResponse, RequestHeaders, RouteDef } from '../api/types.js';
 import { GROUP_BIT, snakeCase } from '../auth/groups.js';
 import { Router } from './router.js';
@@ -455,11 +456,15 @@ function readBody(res: uWS.HttpResponse, state: State, limit: number, cb: (buf: 
 /** D8: the body must be a JSON object with a `data` object (any object on `bareBody` routes). */
 function parseBody(buf: Buffer, bare: boolean): unknown {
   if (buf.length === 0) throw new ApiError('BAD_REQUEST', 'request body is required', { source: { pointer: '' } });
+  const deep = tooDeep(buf);
   let v: unknown;
   try {
     v = JSON.parse(buf.toString('utf8'));
   } catch {
     throw new ApiError('BAD_REQUEST', 'malformed JSON in request body');
+  }
+  if (deep) {
+    throw new ApiError('BAD_REQUEST', `request body nests deeper than ${MAX_DEPTH} levels`, { source: { pointer: deepPointer(v) ?? '' } });
   }
   if (v === null || typeof v !== 'object' || Array.isArray(v)) {
     throw new ApiError('BAD_REQUEST', 'request body must be a JSON object', { source: { pointer: '' } });

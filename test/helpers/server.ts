@@ -31,6 +31,8 @@ export interface TestServer {
   readonly devKey: string;
   /** Everything the process wrote to stdout so far. */
   stdout(): string;
+  /** Everything the process wrote to stderr so far. */
+  stderr(): string;
   /** Sends a signal and resolves with the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
   exited: Promise<number | null>;
@@ -98,7 +100,9 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
       reject(new Error(`server exited with ${code} before listening:\n${out}\n${err}`));
     });
   });
-  const devKey = /Development API key[^:]*: (\S+)/.exec(out)?.[1] ?? '';
+  // D105: written to DATA_DIR/dev-key.txt when stderr is not a terminal (as here).
+  const devKeyFile = path.join(dataDir, 'dev-key.txt');
+  const devKey = out.includes('"msg":"development API key') && fs.existsSync(devKeyFile) ? fs.readFileSync(devKeyFile, 'utf8').trim() : '';
   return {
     url: `http://127.0.0.1:${port}`,
     port,
@@ -106,6 +110,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
     proc,
     devKey,
     stdout: () => out,
+    stderr: () => err,
     exited,
     stop: async (signal: NodeJS.Signals = 'SIGTERM') => {
       if (proc.exitCode === null) proc.kill(signal);

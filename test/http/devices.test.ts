@@ -27,14 +27,14 @@ const device = (id: string, attributes: Record<string, unknown> = ATTRS, type: u
 const b64 = (o: unknown): string => Buffer.from(JSON.stringify(o)).toString('base64url');
 const now = (): number => Math.floor(Date.now() / 1000);
 
-async function token(opts: { sub?: string | null; exp?: number; alg?: string; secret?: string } = {}): Promise<string> {
+async function token(opts: { sub?: string | null; exp?: number | null; iat?: number | null; nbf?: number; alg?: string; secret?: string } = {}): Promise<string> {
   const claims: Record<string, unknown> = {};
   if (opts.sub !== null) claims.sub = opts.sub ?? 'user-1';
-  return new SignJWT(claims)
-    .setProtectedHeader({ alg: opts.alg ?? 'HS256', typ: 'JWT' })
-    .setIssuedAt()
-    .setExpirationTime(opts.exp ?? now() + 600)
-    .sign(new TextEncoder().encode(opts.secret ?? SECRET));
+  if (opts.nbf !== undefined) claims.nbf = opts.nbf;
+  let jwt = new SignJWT(claims).setProtectedHeader({ alg: opts.alg ?? 'HS256', typ: 'JWT' });
+  if (opts.iat !== null) jwt = jwt.setIssuedAt(opts.iat ?? now());
+  if (opts.exp !== null) jwt = jwt.setExpirationTime(opts.exp ?? now() + 600);
+  return jwt.sign(new TextEncoder().encode(opts.secret ?? SECRET));
 }
 
 describe('device registration over HTTP', () => {
@@ -159,6 +159,23 @@ describe('device registration over HTTP', () => {
       }
     });
 
+    it('when the token has no exp, a lifetime over TOKEN_MAX_LIFETIME_S or a future nbf, then 403 token invalid (D104)', async () => {
+      await forbidden(`Bearer ${await token({ exp: null })}`, 'FORBIDDEN', 'token invalid');
+      await forbidden(`Bearer ${await token({ exp: null, iat: null })}`, 'FORBIDDEN', 'token invalid');
+      await forbidden(`Bearer ${await token({ exp: now() + 86_401 })}`, 'FORBIDDEN', 'token invalid');
+      await forbidden(`Bearer ${await token({ iat: null, exp: now() + 86_500 })}`, 'FORBIDDEN', 'token invalid');
+      await forbidden(`Bearer ${await token({ nbf: now() + 600 })}`, 'FORBIDDEN', 'token invalid');
+      // The whole lifetime counts from iat: issued long ago for a long time is refused even if it ends soon.
+      await forbidden(`Bearer ${await token({ iat: now() - 200_000, exp: now() + 60 })}`, 'FORBIDDEN', 'token invalid');
+      const ok = await post(device(randomUUID()), `Bearer ${await token({ iat: null, exp: now() + 3600 })}`);
+      expect(ok.status, ok.text).toBe(200);
+    });
+
+    it('when an expired token has no sub, then 403 token invalid: claims before expiry (D4)', async () => {
+      await forbidden(`Bearer ${await token({ sub: null, exp: now() - 10 })}`, 'FORBIDDEN', 'token invalid');
+      await forbidden(`Bearer ${await token({ sub: '', exp: now() - 10 })}`, 'FORBIDDEN', 'token invalid');
+    });
+
     it('when the token has no sub, then 403 token invalid', async () => {
       await forbidden(`Bearer ${await token({ sub: null })}`, 'FORBIDDEN', 'token invalid');
       await forbidden(`Bearer ${await token({ sub: '' })}`, 'FORBIDDEN', 'token invalid');
@@ -281,6 +298,12 @@ describe('device registration with the generated secret and the token CLI', () =
       const env = { PATH: process.env.PATH ?? '', DATA_DIR: srv.dataDir };
       const good = (await run(tsx, ['src/cli/token.ts', '--sub', 'cli-user', '--ttl', '60'], { cwd: ROOT, env })).stdout.trim();
       const expired = (await run(tsx, ['src/cli/token.ts', '--sub', 'cli-user', '--ttl', '-5'], { cwd: ROOT, env })).stdout.trim();
+      const tooLong = await run(tsx, ['src/cli/token.ts', '--sub', 'cli-user', '--ttl', '86401'], { cwd: ROOT, env }).then(
+        () => null,
+        (e: { code?: number; stderr?: string }) => e,
+      );
+      expect(tooLong?.code).toBe(2);
+      expect(tooLong?.stderr).toContain('TOKEN_MAX_LIFETIME_S');
       const id = randomUUID();
       const ok = await call(srv, 'POST', '/v1/crm/devices', { key: D, body: device(id), headers: { Authorization: `Bearer ${good}` } });
       expect(ok.status).toBe(200);

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 /** Process-level behaviour: keys CLI, key refresh, restart, snapshot format check, configuration errors. */
 import { execFile, spawn } from 'node:child_process';
 import path from 'node:path';
@@ -155,7 +156,22 @@ describe('start-up and restart', () => {
   it('prints a development key on the first start only; a restart keeps keys and seeded companies', async () => {
     const first = await startTestServer();
     expect(first.devKey).toMatch(/^cps_/);
+    // D105: never in the JSON log on stdout; a file only its owner can read, and the log says where.
+    expect(first.stdout()).not.toContain(first.devKey);
+    expect(first.stderr()).not.toContain(first.devKey);
+    expect(fs.statSync(path.join(first.dataDir, 'dev-key.txt')).mode & 0o777).toBe(0o600);
+    expect(first.stdout()).toContain(path.join(first.dataDir, 'dev-key.txt'));
     expect(await first.stop()).toBe(0);
+    const shown = await startTestServer({ env: { PRINT_DEV_KEY: '1' } });
+    try {
+      const key = /Development API key[^:]*: (\S+)/.exec(shown.stderr())?.[1] ?? '';
+      expect(key).toMatch(/^cps_/);
+      expect(shown.stdout()).not.toContain(key);
+      expect(fs.existsSync(path.join(shown.dataDir, 'dev-key.txt'))).toBe(false);
+      expect((await call(shown, 'GET', '/v2/vehicle_brands', { key })).status).toBe(200);
+    } finally {
+      await shown.stop();
+    }
     const store = LiveStore.open(first.dataDir);
     const companies = (store.db.prepare('SELECT count(*) AS n FROM companies').get() as { n: number }).n;
     store.close();

@@ -95,13 +95,19 @@ export function toErrors(errors: readonly AjvError[]): ErrorObject[] {
  * for optional fields and "missing" for required ones (D8). Mutates and returns `value`.
  */
 export function dropNulls<T>(value: T): T {
-  if (Array.isArray(value)) {
-    for (const v of value) dropNulls(v);
-  } else if (value !== null && typeof value === 'object') {
-    const o = value as Record<string, unknown>;
-    for (const k of Object.keys(o)) {
-      if (o[k] === null) delete o[k];
-      else dropNulls(o[k]);
+  // Iterative: the body's structure comes from the client (D100).
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (Array.isArray(v)) {
+      for (const x of v) if (x !== null && typeof x === 'object') stack.push(x);
+    } else if (v !== null && typeof v === 'object') {
+      const o = v as Record<string, unknown>;
+      for (const k of Object.keys(o)) {
+        const x = o[k];
+        if (x === null) delete o[k];
+        else if (typeof x === 'object') stack.push(x);
+      }
     }
   }
   return value;

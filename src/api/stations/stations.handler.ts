@@ -49,8 +49,11 @@ class EmpOperatorMasks {
           }
         }
       }
-      if (this.cache.size >= 256) this.cache.clear();
-      this.cache.set(key, m);
+      // Bounded (D101): 256 lists of at most 2 KiB each (about 2 KiB + one byte per operator each).
+      if (key.length <= 2048) {
+        if (this.cache.size >= 256) this.cache.delete(this.cache.keys().next().value as string);
+        this.cache.set(key, m);
+      }
     }
     return m;
   }

@@ -5,8 +5,18 @@
  */
 export class BodyCache {
   private readonly map = new Map<string, { stamp: string; body: Buffer }>();
+  private bytes = 0;
 
-  constructor(private readonly max = 256) {}
+  /**
+   * Bounded (D101): at most `max` entries and `maxBytes` of bodies (oldest out first); bodies over
+   * `maxBodyBytes` and keys over `maxKeyLength` characters are served but not kept.
+   */
+  constructor(
+    private readonly max = 256,
+    private readonly maxBytes = 32 * 1024 * 1024,
+    private readonly maxBodyBytes = 1024 * 1024,
+    private readonly maxKeyLength = 2048,
+  ) {}
 
   get(key: string, stamp: string): Buffer | undefined {
     const e = this.map.get(key);
@@ -14,10 +24,26 @@ export class BodyCache {
   }
 
   set(key: string, stamp: string, body: string): Buffer {
-    if (this.map.size >= this.max && !this.map.has(key)) this.map.delete(this.map.keys().next().value as string);
     const buf = Buffer.from(body, 'utf8');
+    if (buf.length > this.maxBodyBytes || key.length > this.maxKeyLength) return buf;
+    const old = this.map.get(key);
+    if (old !== undefined) {
+      this.bytes -= old.body.length + key.length;
+      this.map.delete(key);
+    }
+    while (this.map.size > 0 && (this.map.size >= this.max || this.bytes + buf.length + key.length > this.maxBytes)) {
+      const [k, e] = this.map.entries().next().value as [string, { body: Buffer }];
+      this.bytes -= e.body.length + k.length;
+      this.map.delete(k);
+    }
     this.map.set(key, { stamp, body: buf });
+    this.bytes += buf.length + key.length;
     return buf;
+  }
+
+  /** Entries and bytes held (tests). */
+  get size(): { entries: number; bytes: number } {
+    return { entries: this.map.size, bytes: this.bytes };
   }
 }
 
