@@ -7,6 +7,7 @@
  * catalog's plus generated ones at the busiest operator. Both paths' prices are checked equal once.
  *
  *   npm run bench:area [-- --duration 5] [--runs 3] [--synthetic snapshots/synthetic-1000000.sqlite]
+ *        [--only <regex of case names>] [--no-default]
  *
  * Routes: bench/fixtures/*.polyline (made by bench/fixtures/make-routes.mjs from the towns along
  * the A6 Paris → Lyon, 435 km, and Hamburg → München, 774 km, one point every 250 m).
@@ -27,8 +28,11 @@ const { values } = parseArgs({
     synthetic: { type: 'string' },
     snapshot: { type: 'string' },
     quick: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    'no-default': { type: 'boolean', default: false },
   },
 });
+const ONLY = values.only === undefined ? null : new RegExp(values.only, 'i');
 const DURATION = values.quick ? 0.5 : Number(values.duration);
 const RUNS = values.quick ? 1 : Number(values.runs);
 
@@ -147,7 +151,7 @@ async function dataset(label: string, snapshot: string, route: string | null, ro
     const generated = await generateTariffs(svc.port, fixture.operator, Math.max(0, 200 - catalog.length));
     const vehicles = (await req(svc.port, 'GET', '/v2/vehicles')).data;
     const c: Ctx = { port: svc.port, tariffs: [...catalog, ...generated].slice(0, 200), vehicle: (vehicles.find((v: any) => v.attributes.dc_charger) ?? vehicles[0]).id };
-    for (const k of cases(route, routeLabel)) {
+    for (const k of cases(route, routeLabel).filter((x) => ONLY === null || ONLY.test(x.name))) {
       // Same stations and prices both ways (membership: the client's radius searches cover the corridor).
       const a = await k.one(c);
       const b = await k.client(c);
@@ -175,7 +179,7 @@ async function dataset(label: string, snapshot: string, route: string | null, ro
 
 async function main(): Promise<void> {
   const rows: string[] = [];
-  rows.push(...(await dataset('default', values.snapshot ?? defaultSnapshotPath(), path.join(ROOT, 'bench/fixtures/route-paris-lyon.polyline'), 'Paris → Lyon')));
+  if (!values['no-default']) rows.push(...(await dataset('default', values.snapshot ?? defaultSnapshotPath(), path.join(ROOT, 'bench/fixtures/route-paris-lyon.polyline'), 'Paris → Lyon')));
   if (values.synthetic) rows.push(...(await dataset('1 M synthetic', values.synthetic, path.join(ROOT, 'bench/fixtures/route-hamburg-munich.polyline'), 'Hamburg → München')));
   console.log(machineLine());
   console.log(loadLine());

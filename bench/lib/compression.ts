@@ -6,7 +6,7 @@
  */
 import http from 'node:http';
 import zlib from 'node:zlib';
-import { BENCH_KEY, load, median, waitIdle, type Measure, type Scenario } from './harness.js';
+import { BENCH_KEY, load, medianMeasure, waitIdle, type Measure, type Scenario } from './harness.js';
 
 export const ENCODINGS = ['identity', 'br', 'gzip'] as const;
 export type Enc = (typeof ENCODINGS)[number];
@@ -72,17 +72,7 @@ export async function runCompression(
     };
     if (o.warmupS > 0) for (const enc of ENCODINGS) await one(enc, o.warmupS);
     for (let k = 0; k < o.runs; k++) for (const enc of ENCODINGS) runs[enc].push(await one(enc, o.durationS));
-    const med = (ms: Measure[]): Measure => ({
-      rps: median(ms.map((x) => x.rps)),
-      mean: median(ms.map((x) => x.mean)),
-      p50: median(ms.map((x) => x.p50)),
-      p90: median(ms.map((x) => x.p90)),
-      p97_5: median(ms.map((x) => x.p97_5)),
-      p99: median(ms.map((x) => x.p99)),
-      errors: ms.reduce((a, x) => a + x.errors, 0),
-      non2xx: ms.reduce((a, x) => a + x.non2xx, 0),
-    });
-    rows.push({ name: sc.name, connections: conns, bytes, m: { identity: med(runs.identity), br: med(runs.br), gzip: med(runs.gzip) } });
+    rows.push({ name: sc.name, connections: conns, bytes, m: { identity: medianMeasure(runs.identity), br: medianMeasure(runs.br), gzip: medianMeasure(runs.gzip) } });
   }
   return rows;
 }

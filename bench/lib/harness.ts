@@ -295,7 +295,7 @@ export const median = (xs: number[]): number => {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 
-const medianMeasure = (ms: Measure[]): Measure => ({
+export const medianMeasure = (ms: Measure[]): Measure => ({
   rps: median(ms.map((m) => m.rps)),
   mean: median(ms.map((m) => m.mean)),
   p50: median(ms.map((m) => m.p50)),

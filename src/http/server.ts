@@ -144,22 +144,26 @@ export function startServer(host: string, port: number, opts: ServerOptions): Pr
     const enc = state.enc;
     if (body !== undefined && enc !== null && body.length >= compressMin) {
       if (body.length >= ASYNC_MIN_BYTES) {
-        // Large bodies on the thread pool: the event loop serves others meanwhile (D94).
-        compressAsync(body, enc).then(
-          (out) => {
-            r.release?.();
-            write(res, state, r, out, enc, reqId, method, routePath, t0, closeConnection);
-          },
+        // Large bodies on the thread pool: the event loop serves others meanwhile (D94). A copy
+        // first: the body may be a view of memory the next request reuses (the station page
+        // writer's scratch buffer, a pool output slot), and the thread pool reads it later.
+        const input = typeof body === 'string' ? Buffer.from(body) : Buffer.from(body);
+        r.release?.();
+        compressAsync(input, enc).then(
+          (out) => write(res, state, r, out, enc, reqId, method, routePath, t0, closeConnection),
           (e: unknown) => {
             log.warn({ reqId, err: e }, 'compression failed; answered uncompressed');
-            write(res, state, r, body, null, reqId, method, routePath, t0, closeConnection);
-            r.release?.();
+            write(res, state, r, input, null, reqId, method, routePath, t0, closeConnection);
           },
         );
         return;
       }
-      const out = compressSync(body, enc);
-      r.release?.();
+      let out: Buffer;
+      try {
+        out = compressSync(body, enc);
+      } finally {
+        r.release?.();
+      }
       write(res, state, r, out, enc, reqId, method, routePath, t0, closeConnection);
       return;
     }

@@ -190,6 +190,23 @@ describe('browser clients: CORS, compression, conditional requests, HEAD', () =>
     expect(compressed).toBeGreaterThan(20);
   });
 
+  it('compresses large pages correctly under concurrency (bodies the next request reuses are copied first)', async () => {
+    const pages = [
+      '/v1/charging_stations?filter[latitude]=48.85&filter[longitude]=2.35&filter[radius]=200000&page[size]=400',
+      '/v1/charging_stations?filter[latitude]=52.52&filter[longitude]=13.40&filter[radius]=200000&page[size]=400',
+      '/v1/charging_stations?filter[latitude]=48.80&filter[longitude]=2.30&filter[radius]=150000&page[size]=350',
+    ];
+    const identity = await Promise.all(pages.map((p) => raw(srv, 'GET', p, { 'Api-Key': ALL })));
+    for (const r of identity) expect(r.body.length, `${r.status} ${r.body.toString().slice(0, 200)}`).toBeGreaterThan(128 * 1024);
+    expect(new Set(identity.map((r) => r.body.toString())).size).toBe(3);
+    for (let round = 0; round < 3; round++) {
+      const all = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => raw(srv, 'GET', pages[i % 3], { 'Api-Key': ALL, 'Accept-Encoding': i % 2 === 0 ? 'br' : 'gzip' })),
+      );
+      all.forEach((r, i) => expect(decode(r).equals(identity[i % 3].body), `request ${i}`).toBe(true));
+    }
+  });
+
   it('answers If-None-Match with 304; the ETag follows the encoding, the key, catalog writes and the snapshot', async () => {
     const a = await raw(srv, 'GET', '/v1/companies?page[size]=100', { 'Api-Key': ALL });
     expect(a.headers['cache-control']).toBe('private, max-age=60');
