@@ -3,6 +3,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './log.js';
 import { SnapshotFormatError } from './storage/snapshot.js';
 import { PortInUseError } from './http/server.js';
+import { DataDirError } from './storage/live.js';
 
 async function main(): Promise<void> {
   let config;
@@ -52,6 +53,11 @@ async function main(): Promise<void> {
       process.stderr.write(`cannot start: ${e.message}\n`);
       logger.flush();
       process.exit(3);
+    }
+    if (e instanceof DataDirError) {
+      process.stderr.write(`cannot start: ${e.message}\n`);
+      logger.flush();
+      process.exit(2);
     }
     if (e instanceof PortInUseError) {
       process.stderr.write(`cannot start: ${e.message}\n`);

@@ -24,6 +24,34 @@ export interface SeedCompany {
  * write survives a crash. Holds everything that changes at run time (keys, companies, tariffs,
  * feedback, devices). Feature repositories in src/storage use `db` and `tx`.
  */
+/** The data directory cannot hold the live store (D102): the service does not start (exit 2). */
+export class DataDirError extends Error {}
+
+/**
+ * Creates the data directory (and missing parents) one level at a time and checks that it is a
+ * writable directory. `fs.mkdirSync(…, { recursive: true })` never returns for a path under /proc
+ * (it loops between ENOENT and EEXIST at 100 % CPU), so no recursive mkdir here.
+ */
+function ensureDataDir(dataDir: string): void {
+  const dir = path.resolve(dataDir);
+  const missing: string[] = [];
+  let d = dir;
+  while (!fs.existsSync(d)) {
+    missing.push(d);
+    const parent = path.dirname(d);
+    if (parent === d) break;
+    d = parent;
+  }
+  try {
+    if (!fs.statSync(d).isDirectory()) throw new DataDirError(`DATA_DIR ${dataDir}: ${d} is not a directory`);
+    for (let k = missing.length - 1; k >= 0; k--) fs.mkdirSync(missing[k]);
+    fs.accessSync(dir, fs.constants.W_OK | fs.constants.X_OK);
+  } catch (e) {
+    if (e instanceof DataDirError) throw e;
+    throw new DataDirError(`DATA_DIR ${dataDir} is not a usable directory: ${(e as Error).message}`);
+  }
+}
+
 export class LiveStore {
   readonly db: Db;
   readonly file: string;
@@ -56,8 +84,12 @@ export class LiveStore {
 
   /** Opens (creating and migrating when needed) the live store in `dataDir`. */
   static open(dataDir: string): LiveStore {
-    fs.mkdirSync(dataDir, { recursive: true });
-    return new LiveStore(path.join(dataDir, 'live.sqlite'), {});
+    ensureDataDir(dataDir);
+    try {
+      return new LiveStore(path.join(dataDir, 'live.sqlite'), {});
+    } catch (e) {
+      throw new DataDirError(`DATA_DIR ${dataDir}: cannot open the live store: ${(e as Error).message}`);
+    }
   }
 
   /** A read-only connection for pricing workers (never migrates or writes). */

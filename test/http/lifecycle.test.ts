@@ -4,7 +4,7 @@ import { execFile, spawn } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { createKey, hashKey, KeyRegistry } from '../../src/auth/keys.js';
 import { GROUP_BIT } from '../../src/auth/groups.js';
 import { LiveStore } from '../../src/storage/live.js';
@@ -244,3 +244,21 @@ function runMain(env: Record<string, string>): Promise<{ code: number | null; st
   });
 }
 
+describe('unusable DATA_DIR (D102)', () => {
+  it('exits promptly with code 2 and a message naming the directory', async () => {
+    const file = path.join(freshDataDir(), 'a-file');
+    fs.writeFileSync(file, 'x');
+    for (const dir of ['/proc/nope', '/proc/self/nope/deeper', file, path.join(file, 'below')]) {
+      const t0 = Date.now();
+      const p = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH ?? '', DATA_DIR: dir, SNAPSHOT: inject('testSnapshot'), PORT: '0', WORKERS: '0' }, stdio: ['ignore', 'ignore', 'pipe'] });
+      let err = '';
+      p.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+      const timer = setTimeout(() => p.kill('SIGKILL'), 15_000);
+      const code = await new Promise<number | null>((res) => p.on('exit', res));
+      clearTimeout(timer);
+      expect(code, `${dir}: ${err}`).toBe(2);
+      expect(err).toContain(`DATA_DIR ${dir}`);
+      expect(Date.now() - t0).toBeLessThan(15_000);
+    }
+  });
+});
