@@ -71,7 +71,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     const dev = ensureDevelopmentKey(live);
     if (dev) {
       // Shown once, on the first start of a data directory; only its hash is stored. Never in the
-      // JSON log on stdout (D105): on a terminal (or PRINT_DEV_KEY=1) on stderr, else in a file
+      // JSON log on stdout (D104): on a terminal (or PRINT_DEV_KEY=1) on stderr, else in a file
       // only its owner can read, and the log says where.
       if (process.stderr.isTTY || config.printDevKey) {
         process.stderr.write(

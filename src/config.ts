@@ -63,9 +63,9 @@ export interface Config {
   readonly jwtSecret: string | null;
   readonly jwtPublicKey: string | null;
   readonly jwtAlgorithm: 'HS256' | 'RS256' | 'ES256';
-  /** D104: bearer tokens must carry `exp`, at most this many seconds after `iat` (or now). */
+  /** D103: bearer tokens must carry `exp`, at most this many seconds after `iat` (or now). */
   readonly tokenMaxLifetimeS: number;
-  /** D105: show the development key on stderr even when stderr is not a terminal. */
+  /** D104: show the development key on stderr even when stderr is not a terminal. */
   readonly printDevKey: boolean;
   /** D27: country names (as the ext_b source writes them) where clients hide ext_b stations. */
   readonly disabledExtBCountries: readonly string[];

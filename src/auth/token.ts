@@ -14,7 +14,7 @@ export function hs256Secret(config: Pick<Config, 'jwtSecret'>, store: LiveStore)
 export type TokenResult = { ok: true; sub: string } | { ok: false; code: 'FORBIDDEN' | 'TOKEN_EXPIRED'; title: string };
 
 /**
- * Verifies bearer tokens per D4 and D104: the signature and algorithm first (a token is never
+ * Verifies bearer tokens per D4 and D103: the signature and algorithm first (a token is never
  * trusted on decoding alone), then the claims — `sub` required, `exp` required and at most
  * `maxLifetimeS` after `iat` (or after now without `iat`), `nbf` if present — and only then
  * whether `exp` has passed, so an expired token without `sub` is `token invalid`.

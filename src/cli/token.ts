@@ -28,7 +28,7 @@ async function main(argv: string[]): Promise<void> {
     } else fail(`unknown argument ${a}\n${USAGE}`);
   }
   if (!sub) fail(`--sub is required\n${USAGE}`);
-  if (ttl > config.tokenMaxLifetimeS) fail(`--ttl must be at most TOKEN_MAX_LIFETIME_S (${config.tokenMaxLifetimeS} s): the service refuses longer-lived tokens (D104)`);
+  if (ttl > config.tokenMaxLifetimeS) fail(`--ttl must be at most TOKEN_MAX_LIFETIME_S (${config.tokenMaxLifetimeS} s): the service refuses longer-lived tokens (D103)`);
   const store = LiveStore.open(config.dataDir);
   try {
     process.stdout.write(`${await issueToken(hs256Secret(config, store), sub, ttl)}\n`);

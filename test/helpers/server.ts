@@ -100,7 +100,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
       reject(new Error(`server exited with ${code} before listening:\n${out}\n${err}`));
     });
   });
-  // D105: written to DATA_DIR/dev-key.txt when stderr is not a terminal (as here).
+  // D104: written to DATA_DIR/dev-key.txt when stderr is not a terminal (as here).
   const devKeyFile = path.join(dataDir, 'dev-key.txt');
   const devKey = out.includes('"msg":"development API key') && fs.existsSync(devKeyFile) ? fs.readFileSync(devKeyFile, 'utf8').trim() : '';
   return {

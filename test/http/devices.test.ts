@@ -159,7 +159,7 @@ describe('device registration over HTTP', () => {
       }
     });
 
-    it('when the token has no exp, a lifetime over TOKEN_MAX_LIFETIME_S or a future nbf, then 403 token invalid (D104)', async () => {
+    it('when the token has no exp, a lifetime over TOKEN_MAX_LIFETIME_S or a future nbf, then 403 token invalid (D103)', async () => {
       await forbidden(`Bearer ${await token({ exp: null })}`, 'FORBIDDEN', 'token invalid');
       await forbidden(`Bearer ${await token({ exp: null, iat: null })}`, 'FORBIDDEN', 'token invalid');
       await forbidden(`Bearer ${await token({ exp: now() + 86_401 })}`, 'FORBIDDEN', 'token invalid');

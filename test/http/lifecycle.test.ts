@@ -156,7 +156,7 @@ describe('start-up and restart', () => {
   it('prints a development key on the first start only; a restart keeps keys and seeded companies', async () => {
     const first = await startTestServer();
     expect(first.devKey).toMatch(/^cps_/);
-    // D105: never in the JSON log on stdout; a file only its owner can read, and the log says where.
+    // D104: never in the JSON log on stdout; a file only its owner can read, and the log says where.
     expect(first.stdout()).not.toContain(first.devKey);
     expect(first.stderr()).not.toContain(first.devKey);
     expect(fs.statSync(path.join(first.dataDir, 'dev-key.txt')).mode & 0o777).toBe(0o600);
