@@ -144,16 +144,22 @@ export function startServer(host: string, port: number, opts: ServerOptions): Pr
     const enc = state.enc;
     if (body !== undefined && enc !== null && body.length >= compressMin) {
       if (body.length >= ASYNC_MIN_BYTES) {
-        // Large bodies on the thread pool: the event loop serves others meanwhile (D94). A copy
-        // first: the body may be a view of memory the next request reuses (the station page
-        // writer's scratch buffer, a pool output slot), and the thread pool reads it later.
-        const input = typeof body === 'string' ? Buffer.from(body) : Buffer.from(body);
-        r.release?.();
+        // Large bodies on the thread pool: the event loop serves others meanwhile (D94). The pool
+        // reads the body later, so it must stay as it is until then: a body with `release` (a
+        // pool output slot, a merged answer) is held until the compression is done; any other
+        // Buffer may be a view of memory the next request reuses (the station page writer's
+        // scratch buffer) and is copied first.
+        const held = r.release !== undefined;
+        const input = typeof body === 'string' ? Buffer.from(body) : held ? body : Buffer.from(body);
         compressAsync(input, enc).then(
-          (out) => write(res, state, r, out, enc, reqId, method, routePath, t0, closeConnection),
+          (out) => {
+            r.release?.();
+            write(res, state, r, out, enc, reqId, method, routePath, t0, closeConnection);
+          },
           (e: unknown) => {
             log.warn({ reqId, err: e }, 'compression failed; answered uncompressed');
             write(res, state, r, input, null, reqId, method, routePath, t0, closeConnection);
+            r.release?.();
           },
         );
         return;
