@@ -220,6 +220,11 @@ export class PricePool {
     return this.output.taken();
   }
 
+  /** Whether price work can run (readiness): not closed, and with workers configured, at least one thread. */
+  alive(): boolean {
+    return !this.closed && (this.piscina === null || this.piscina.threads.length > 0);
+  }
+
   get threads(): number {
     return this.piscina?.threads.length ?? 0;
   }

@@ -92,6 +92,33 @@ export class LiveStore {
     }
   }
 
+  /**
+   * Whether a write could be made now (readiness, D105): the connection is not read-only, the
+   * write lock can be taken (held by another writer counts as writable), and the data directory's
+   * file system has at least 1 MiB free. Null when so, else why not.
+   */
+  writeProblem(): string | null {
+    if (this.db.readonly) return 'opened read-only';
+    const timeout = this.db.pragma('busy_timeout', { simple: true }) as number;
+    try {
+      this.db.pragma('busy_timeout = 0');
+      this.db.exec('BEGIN IMMEDIATE');
+      this.db.exec('ROLLBACK');
+    } catch (e) {
+      const code = (e as { code?: string }).code;
+      if (code !== 'SQLITE_BUSY') return `cannot take the write lock: ${(e as Error).message}`;
+    } finally {
+      this.db.pragma(`busy_timeout = ${timeout}`);
+    }
+    try {
+      const st = fs.statfsSync(path.dirname(this.file));
+      if (st.bavail * st.bsize < 1024 * 1024) return 'less than 1 MiB free in the data directory';
+    } catch (e) {
+      return `data directory: ${(e as Error).message}`;
+    }
+    return null;
+  }
+
   /** A read-only connection for pricing workers (never migrates or writes). */
   static openReadonly(dataDir: string): LiveStore {
     return new LiveStore(path.join(dataDir, 'live.sqlite'), { readonly: true });

@@ -52,6 +52,7 @@ const STATIONS = '/v1/charging_stations?filter[latitude]=48.85&filter[longitude]
 /** Every path of the service with its methods, as OPTIONS must list them. */
 const PATHS: [string, string][] = [
   ['/health', 'GET, HEAD, OPTIONS'],
+  ['/ready', 'GET, HEAD, OPTIONS'],
   ['/attribution', 'GET, HEAD, OPTIONS'],
   ['/v1/charging_stations', 'GET, HEAD, OPTIONS'],
   [`/v1/charging_stations/${FIX(1)}`, 'GET, HEAD, OPTIONS'],
@@ -252,7 +253,7 @@ describe('browser clients: CORS, compression, conditional requests, HEAD', () =>
   });
 
   it('answers HEAD on every GET route with the GET headers and no body', async () => {
-    for (const p of ['/health', '/attribution', STATIONS, `/v1/charging_stations/${FIX(1)}`, '/v1/charging_stations/statistics', '/v1/country_statistics', '/v1/companies', '/v1/tariffs', `/v2/tariffs?filter[emp.id]=${emp}`, '/v2/tariffs', '/v1/vehicles', '/v2/vehicles', '/v2/vehicle_brands']) {
+    for (const p of ['/health', '/ready', '/attribution', STATIONS, `/v1/charging_stations/${FIX(1)}`, '/v1/charging_stations/statistics', '/v1/country_statistics', '/v1/companies', '/v1/tariffs', `/v2/tariffs?filter[emp.id]=${emp}`, '/v2/tariffs', '/v1/vehicles', '/v2/vehicles', '/v2/vehicle_brands']) {
       for (const ae of ['', 'br']) {
         const h = { 'Api-Key': ALL, ...(ae ? { 'Accept-Encoding': ae } : {}) };
         const g = await raw(srv, 'GET', p, h);

@@ -1,7 +1,7 @@
 import type { AppContext } from '../context.js';
-import { json, type RouteDef } from '../types.js';
+import { json, type ApiResponse, type RouteDef } from '../types.js';
 
-/** `GET /health` (no key) and `GET /attribution` (no key): liveness, snapshot identity, data licenses. */
+/** `GET /health`, `GET /ready` and `GET /attribution` (no key): liveness, readiness (D105), snapshot identity, data licenses. */
 export function healthRoutes(ctx: AppContext): RouteDef[] {
   const m = ctx.snapshot.meta;
   const attribution = JSON.stringify({
@@ -22,10 +22,35 @@ export function healthRoutes(ctx: AppContext): RouteDef[] {
     },
     {
       method: 'GET',
+      path: '/ready',
+      groups: null,
+      body: false,
+      handler: () => ready(ctx),
+    },
+    {
+      method: 'GET',
       path: '/attribution',
       groups: null,
       body: false,
       handler: () => ({ status: 200, body: attribution }),
     },
   ];
+}
+
+/**
+ * D105: ready when the station snapshot is loaded, price work can run and the live store can be
+ * written; 503 naming every failing part otherwise. `/health` stays liveness only.
+ */
+function ready(ctx: AppContext): ApiResponse {
+  const checks: Record<string, string> = {
+    snapshot: ctx.stations.size > 0 ? 'ok' : 'no stations loaded',
+    pool: ctx.prices.alive() ? 'ok' : 'no pricing worker running',
+    live_store: ctx.live.writeProblem() ?? 'ok',
+  };
+  const failing = Object.entries(checks).filter(([, v]) => v !== 'ok');
+  if (failing.length === 0) return json(200, { status: 'ready', checks, snapshot: { version: ctx.snapshot.meta.snapshotVersion } });
+  return json(503, {
+    errors: [{ status: '503', code: 'SERVICE_UNAVAILABLE', title: `not ready: ${failing.map(([k, v]) => `${k} (${v})`).join(', ')}` }],
+    meta: { checks },
+  });
 }
