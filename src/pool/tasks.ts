@@ -65,13 +65,14 @@ export interface TariffDetailsTask {
 export type TaskName = 'chargePrices' | 'bulk' | 'tariffDetails' | 'stationPrices';
 
 /**
- * The bulk calculation (D91) over stations given by index in the station view (area and route
- * price search, D110–D114), with their charge points narrowed to `plugs` (null: all) and power
- * ≥ `chargePointsPowerGte`. Answers `{"p":[[index,price,energy,duration,plug,power],…]}` per
- * priced station, in input order.
+ * The bulk calculation (D91) over stations given by id (area and route price search, D110–D114;
+ * ids, not indices, so that a snapshot swap between routing and pricing cannot mix snapshots),
+ * with their charge points narrowed to `plugs` (null: all) and power ≥ `chargePointsPowerGte`.
+ * Answers `{"p":[[position,price,energy,duration,plug,power],…]}` per priced station, position
+ * in `stationIds`, in input order.
  */
 export interface StationPricesTask extends Omit<BulkRequest, 'stations'> {
-  indices: number[];
+  stationIds: string[];
   plugs: string[] | null;
   chargePointsPowerGte: number | null;
 }
@@ -186,13 +187,15 @@ export function runStationPrices(env: TaskEnv, t: StationPricesTask): TaskDocume
   const at: number[] = [];
   const plugs = t.plugs === null ? null : new Set(t.plugs.map((p) => p.toLowerCase()));
   const gte = t.chargePointsPowerGte;
-  for (const i of t.indices) {
+  for (let pos = 0; pos < t.stationIds.length; pos++) {
+    const i = stations.find(t.stationIds[pos]);
+    if (i < 0) continue;
     const op = stations.operatorAt(i);
     if (op === null) continue;
     let cps = stations.chargePointsAt(i);
     if (plugs !== null || gte !== null) cps = cps.filter((cp) => (plugs === null || plugs.has(cp.plug.toLowerCase())) && (gte === null || cp.power >= gte));
     if (cps.length === 0) continue;
-    at.push(i);
+    at.push(pos);
     contexts.push({ id: stations.idAt(i), country: stations.countryAt(i), cpo_id: op, charge_points: cps });
   }
   const previews = bulkPreview(catalog, { ...t, stations: contexts }, rates, scratch.bulk);

@@ -60,11 +60,11 @@ export function areaPricesRoutes(ctx: AppContext): RouteDef[] {
     });
   }
 
-  /** Prices the stations (bulk calculation), in pool tasks of at most SPLIT_STATIONS run together. */
+  /** Prices the stations (bulk calculation) on the pool, split over the workers when many. */
   async function price(body: SearchBody<AreaAttributes>, indices: number[]): Promise<Map<number, Omit<Priced, 'distance' | 'detour'>>> {
     const a = body.data.attributes;
     const rel = body.data.relationships;
-    const base: Omit<StationPricesTask, 'indices'> = {
+    const base: Omit<StationPricesTask, 'stationIds'> = {
       tariffIds: rel.tariffs.data.map((t) => t.id),
       vehicle: vehicleOf(ctx, rel.vehicle.data.id),
       batteryRange: [a.battery_range[0], a.battery_range[1]],
@@ -82,15 +82,25 @@ export function areaPricesRoutes(ctx: AppContext): RouteDef[] {
     const size = Math.ceil(indices.length / parts);
     const evaluations = size * Math.max(1, base.tariffIds.length) * 4;
     const runs = [];
-    for (let k = 0; k < parts; k++) runs.push(ctx.prices.run('stationPrices', { ...base, indices: indices.slice(k * size, (k + 1) * size) }, evaluations));
-    for (const r of await Promise.all(runs)) {
-      const text = typeof r.body === 'string' ? r.body : r.body.toString('utf8');
-      r.release?.();
-      if (r.status !== 200) throw new Error(`station prices task answered ${r.status}`);
-      for (const [i, p, e, d, plug, power] of (JSON.parse(text) as { p: [number, number, number, number, string, number][] }).p) {
+    for (let k = 0; k < parts; k++) {
+      const ids = indices.slice(k * size, (k + 1) * size).map((i) => index.idAt(i));
+      runs.push(ctx.prices.run('stationPrices', { ...base, stationIds: ids }, evaluations));
+    }
+    // Every answer's output slot is freed, also when another part failed (503 overloaded, 500).
+    const settled = await Promise.allSettled(runs);
+    const texts: string[] = [];
+    for (const r of settled) {
+      if (r.status !== 'fulfilled') continue;
+      texts.push(typeof r.value.body === 'string' ? r.value.body : r.value.body.toString('utf8'));
+      r.value.release?.();
+    }
+    for (const r of settled) if (r.status === 'rejected') throw r.reason;
+    texts.forEach((text, k) => {
+      for (const [pos, p, e, d, plug, power] of (JSON.parse(text) as { p: [number, number, number, number, string, number][] }).p) {
+        const i = indices[k * size + pos];
         out.set(i, { index: i, price: p, energy: e, duration: d, plug, power });
       }
-    }
+    });
     return out;
   }
 
