@@ -34,7 +34,13 @@ declare module 'autocannon' {
     requests?: unknown[];
     /** Requests per second over all connections. */
     overallRate?: number;
+    /** Seconds before a request counts as timed out (default 10). */
+    timeout?: number;
   }
-  function autocannon(opts: Options): Promise<Result>;
+  /** The run, which also reports each answer as it arrives. */
+  interface Instance extends Promise<Result> {
+    on(event: 'response', cb: (client: unknown, status: number, bytes: number, ms: number) => void): this;
+  }
+  function autocannon(opts: Options): Instance;
   export default autocannon;
 }

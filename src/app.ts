@@ -14,7 +14,8 @@ import { TokenVerifier } from './auth/token.js';
 import { loadCompanies } from './storage/companies.js';
 import { TariffCatalog } from './domain/tariffs/catalog.js';
 import { catalogGeneration, catalogSeedOf, loadStationPrices, loadTariffs, seedDefaultCatalog } from './storage/tariffs.js';
-import { LiveStore } from './storage/live.js';
+import { LiveStore, isStorageFault } from './storage/live.js';
+import { ApiError } from './api/jsonapi/errors.js';
 import { Snapshot, SnapshotFormatError } from './storage/snapshot.js';
 import { StationIndex } from './domain/stations/index.js';
 import { AvailabilityStore } from './storage/availability.js';
@@ -99,6 +100,8 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     const prices = new PricePool({
       workers: config.workers,
       maxQueue: config.maxQueue,
+      maxQueueWaitMs: config.maxQueueWaitMs,
+      deadlineMs: config.priceDeadlineMs,
       inlineMaxEvaluations: config.inlineMaxEvaluations,
       splitMinEvaluations: config.splitMinEvaluations,
       init: {
@@ -124,8 +127,16 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     );
     const ctx: AppContext = { config, logger, snapshot, live, companies, tariffs, vehicles, tokens, stations, availability, prices, startedAt, snapshots: swap,
       liveAvailability: new LiveAvailability(config.availabilityTtlS * 1000) };
+    // D107: one log line when writes start failing, one when they work again; no stack per request.
+    live.faultListener = {
+      failing: (code, message) => logger.error({ code, reason: message }, 'storage unavailable: writes fail until the data directory can be written again'),
+      recovered: (failedWrites, ms) => logger.warn({ failedWrites, ms: Math.round(ms) }, 'storage recovered: writes work again'),
+    };
+    const storageUnavailable = (e: unknown): ApiError | null => (isStorageFault(e) ? new ApiError('SERVICE_UNAVAILABLE', 'storage unavailable') : null);
     const server = await startServer(config.host, config.port, {
       routes: buildRoutes(ctx),
+      mapError: storageUnavailable,
+      refusalDelayMs: config.refusalDelayMs,
       keys,
       bodyLimitBytes: config.bodyLimitBytes,
       logger,

@@ -33,6 +33,20 @@ export const DEFAULT_INLINE_MAX_EVALUATIONS = 256;
  */
 export const DEFAULT_SPLIT_MIN_EVALUATIONS = 2000;
 
+/**
+ * Default of `maxQueueWaitMs` (D106), chosen by measurement (bench/RESULTS.md, overload): long
+ * enough that a burst of busy-station requests queued behind each other is still computed, short
+ * enough that an answer that waited is worth more to its client than a quick 503.
+ */
+export const DEFAULT_MAX_QUEUE_WAIT_MS = 100;
+
+/**
+ * Default of `refusalDelayMs` (D106), chosen by measurement (bench/RESULTS.md, overload): a
+ * client that ignores Retry-After and asks again at once would otherwise turn the service's
+ * cheapest answer into its main load.
+ */
+export const DEFAULT_REFUSAL_DELAY_MS = 1000;
+
 export interface Config {
   readonly host: string;
   readonly port: number;
@@ -42,6 +56,12 @@ export interface Config {
   readonly workers: number;
   /** Queued price tasks beyond which requests get 503. */
   readonly maxQueue: number;
+  /** D106: a price task that waited this long for a worker is answered 503 instead of computed. */
+  readonly maxQueueWaitMs: number;
+  /** D106: a price task not answered this long after it was admitted is answered 503. */
+  readonly priceDeadlineMs: number;
+  /** D106: a price request refused for saturation is answered this long after it arrived. */
+  readonly refusalDelayMs: number;
   /**
    * Price requests whose estimated evaluations (candidate tariffs × charge points) are at most
    * this run on the main thread instead of a worker (0 = always a worker).
@@ -167,6 +187,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     snapshotPath: path.resolve(env.SNAPSHOT || defaultSnapshotPath()),
     workers: int(env, 'WORKERS', cores, 0, 256),
     maxQueue: int(env, 'MAX_QUEUE', 256, 1, 1_000_000),
+    maxQueueWaitMs: int(env, 'MAX_QUEUE_WAIT_MS', DEFAULT_MAX_QUEUE_WAIT_MS, 1, 600_000),
+    priceDeadlineMs: int(env, 'PRICE_DEADLINE_MS', 2_000, 10, 600_000),
+    refusalDelayMs: int(env, 'REFUSAL_DELAY_MS', DEFAULT_REFUSAL_DELAY_MS, 0, 60_000),
     inlineMaxEvaluations: int(env, 'PRICING_INLINE_MAX_EVALUATIONS', DEFAULT_INLINE_MAX_EVALUATIONS, 0, 1_000_000),
     splitMinEvaluations: int(env, 'PRICING_SPLIT_MIN_EVALUATIONS', DEFAULT_SPLIT_MIN_EVALUATIONS, 0, 1_000_000_000),
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 1024 * 1024 * 1024),

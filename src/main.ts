@@ -17,8 +17,9 @@ async function main(): Promise<void> {
     throw e;
   }
   const logger = createLogger(config.logLevel);
-  // Handlers first: a signal that arrives while the service is still starting stops it as soon as
-  // it is up, instead of killing the process with the default action.
+  // Handlers first. A signal that arrives while the service is still starting ends the process at
+  // once (exit 0): nothing has been served yet, and every write made so far (seeding) is committed
+  // or rolled back by SQLite, so there is nothing to drain (D102).
   let service: Service | null = null;
   let signalled: NodeJS.Signals | null = null;
   const shutdown = (svc: Service, signal: NodeJS.Signals): void => {
@@ -38,6 +39,10 @@ async function main(): Promise<void> {
     if (signalled) return;
     signalled = signal;
     if (service) shutdown(service, signal);
+    else {
+      logger.info({ signal }, 'stopped during start-up');
+      logger.flush(() => process.exit(0));
+    }
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);

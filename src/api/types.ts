@@ -61,6 +61,11 @@ export interface RouteDef {
    * null for a request whose answer is not cacheable. Absent: no ETag.
    */
   readonly cache?: (req: ApiRequest) => string | null;
+  /**
+   * Price work saturated (D106): when this answers true the request is refused 503 with
+   * `Retry-After` before its body is read.
+   */
+  readonly saturated?: () => boolean;
   readonly handler: Handler;
 }
 

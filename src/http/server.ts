@@ -32,6 +32,16 @@ export interface ServerOptions {
   accessLog: AccessLog;
   /** Browser transport (D93–D97); absent: CORS for any origin, no compression, 60 s caching. */
   transport?: TransportOptions;
+  /**
+   * Maps an error that is not an ApiError to one (a storage fault → 503, D107), or null for an
+   * unexpected error (500, logged with its stack).
+   */
+  mapError?: (e: unknown) => ApiError | null;
+  /**
+   * D106: a request refused because price work is saturated is answered this many ms after it
+   * arrived (0: at once), so a client that ignores Retry-After cannot come back faster.
+   */
+  refusalDelayMs?: number;
 }
 
 export interface TransportOptions {
@@ -84,6 +94,8 @@ function acceptableMediaType(ct: string): boolean {
   return base === 'application/json' || base === 'application/vnd.api+json';
 }
 
+const overloadedError = (): ApiError => new ApiError('SERVICE_UNAVAILABLE', 'overloaded, retry later', { headers: { 'Retry-After': '1' } });
+
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
 
 interface State {
@@ -103,7 +115,8 @@ export function startServer(host: string, port: number, opts: ServerOptions): Pr
   let router = new Router(opts.routes);
   // Handlers below must not capture `opts`: it holds the first route table, which would keep the
   // first snapshot's station data alive after a snapshot swap.
-  const { logger: log, accessLog, keys, bodyLimitBytes } = opts;
+  const { logger: log, accessLog, keys, bodyLimitBytes, mapError } = opts;
+  const refusalDelayMs = opts.refusalDelayMs ?? 0;
   const transport = opts.transport ?? DEFAULT_TRANSPORT;
   const cors = corsPolicy(transport.corsOrigins);
   const compression = transport.compression;
@@ -320,6 +333,12 @@ export function startServer(host: string, port: number, opts: ServerOptions): Pr
           }
         }
       }
+      if (r.saturated?.() === true) {
+        // D106: refused before the body is read or parsed; uWS skips the unread body and keeps
+        // the connection.
+        refuse(res, state, r, reqId, method, t0);
+        return;
+      }
       if (!r.body) {
         dispatch(res, state, r, base, t0);
         return;
@@ -328,13 +347,17 @@ export function startServer(host: string, port: number, opts: ServerOptions): Pr
         throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'unsupported media type');
       }
       const declared = contentLength.length > 0 ? Number(contentLength) : 0;
+      const tooLarge = (close: boolean): void =>
+        send(res, state, errorResponse(new ApiError('PAYLOAD_TOO_LARGE', 'request body too large'), !r.codeless), reqId, method, r.path, t0, close);
       if (declared > bodyLimitBytes) {
-        send(res, state, errorResponse(new ApiError('PAYLOAD_TOO_LARGE', 'request body too large'), !r.codeless), reqId, method, r.path, t0, true);
+        // A declared length: uWS skips exactly that many bytes after the answer, so the client
+        // can send them and read the 413 (D108); beyond the drain limit the connection closes.
+        tooLarge(declared > drainLimit(bodyLimitBytes));
         return;
       }
-      readBody(res, state, bodyLimitBytes, (buf) => {
+      readBody(res, state, bodyLimitBytes, (buf, close) => {
         if (buf === null) {
-          send(res, state, errorResponse(new ApiError('PAYLOAD_TOO_LARGE', 'request body too large'), !r.codeless), reqId, method, r.path, t0, true);
+          tooLarge(close);
           return;
         }
         let body: unknown;
@@ -351,6 +374,32 @@ export function startServer(host: string, port: number, opts: ServerOptions): Pr
       respondError(res, state, e, route, reqId, method, t0);
     }
   });
+
+  /** Refused requests waiting for their answer to be due (D106), oldest first. */
+  let held: { res: uWS.HttpResponse; state: State; route: RouteDef; reqId: string; method: string; t0: number }[] = [];
+  let heldTimer: NodeJS.Timeout | null = null;
+  const flushHeld = (all: boolean): void => {
+    const now = performance.now();
+    let k = 0;
+    for (; k < held.length; k++) {
+      const h = held[k];
+      if (!all && now - h.t0 < refusalDelayMs) break;
+      send(h.res, h.state, errorResponse(overloadedError(), !h.route.codeless), h.reqId, h.method, h.route.path, h.t0);
+    }
+    held = k === held.length ? [] : held.slice(k);
+    if (held.length === 0 && heldTimer !== null) {
+      clearInterval(heldTimer);
+      heldTimer = null;
+    }
+  };
+  const refuse = (res: uWS.HttpResponse, state: State, route: RouteDef, reqId: string, method: string, t0: number): void => {
+    if (refusalDelayMs <= 0 || draining) {
+      send(res, state, errorResponse(overloadedError(), !route.codeless), reqId, method, route.path, t0);
+      return;
+    }
+    held.push({ res, state, route, reqId, method, t0 });
+    heldTimer ??= setInterval(() => flushHeld(false), Math.max(5, Math.min(50, refusalDelayMs / 4)));
+  };
 
   /** CORS preflight (D93): a known path answers 204 with its methods, no key needed; unknown paths 404. */
   const preflight = (res: uWS.HttpResponse, state: State, path: string, reqId: string, t0: number): void => {
@@ -379,8 +428,9 @@ export function startServer(host: string, port: number, opts: ServerOptions): Pr
     method: string,
     t0: number,
   ): void => {
-    if (e instanceof ApiError) {
-      send(res, state, errorResponse(e, !(route?.codeless ?? false)), reqId, method, route?.path ?? null, t0);
+    const known = e instanceof ApiError ? e : (mapError?.(e) ?? null);
+    if (known !== null) {
+      send(res, state, errorResponse(known, !(route?.codeless ?? false)), reqId, method, route?.path ?? null, t0);
     } else {
       log.error({ reqId, method, route: route?.path ?? null, err: e }, 'unhandled error');
       send(res, state, internalError(reqId), reqId, method, route?.path ?? null, t0);
@@ -424,6 +474,7 @@ export function startServer(host: string, port: number, opts: ServerOptions): Pr
           new Promise<void>((done) => {
             draining = true;
             uWS.us_listen_socket_close(listenSocket);
+            flushHeld(true);
             const end = (): void => {
               clearTimeout(timer);
               // Let the last response leave before closing the remaining (idle) connections.
@@ -445,21 +496,37 @@ export function startServer(host: string, port: number, opts: ServerOptions): Pr
   });
 }
 
-/** Reads the body, copying each chunk (uWS reuses the ArrayBuffer); null when over the limit. */
-function readBody(res: uWS.HttpResponse, state: State, limit: number, cb: (buf: Buffer | null) => void): void {
+/**
+ * How much of an oversized body is read (and dropped) so that the client, which is still sending,
+ * can read the 413 (D108): 4 × the limit, at least 64 MiB. Past it the 413 closes the connection.
+ */
+const drainLimit = (limit: number): number => Math.max(64 * 1024 * 1024, 4 * limit);
+
+/**
+ * Reads the body, copying each chunk (uWS reuses the ArrayBuffer); null when over the limit. A
+ * body without a declared length (chunked) that goes over the limit is read on and dropped until
+ * it ends, then refused, so the client reads the 413 instead of a reset (`close` false); one that
+ * is still sending at the drain limit is refused with the connection closed (`close` true).
+ */
+function readBody(res: uWS.HttpResponse, state: State, limit: number, cb: (buf: Buffer | null, close: boolean) => void): void {
   const chunks: Buffer[] = [];
   let size = 0;
   let over = false;
+  const drain = drainLimit(limit);
   res.onData((ab, isLast) => {
-    if (state.aborted || over) return;
+    if (state.aborted || state.done) return;
     size += ab.byteLength;
-    if (size > limit) {
-      over = true;
-      cb(null);
+    if (over || size > limit) {
+      if (!over) {
+        over = true;
+        chunks.length = 0;
+      }
+      if (isLast) cb(null, false);
+      else if (size > drain) cb(null, true);
       return;
     }
     chunks.push(Buffer.from(ab.slice(0)));
-    if (isLast) cb(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
+    if (isLast) cb(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size), false);
   });
 }
 

@@ -5,8 +5,12 @@
  * - Every task carries the catalog generation the main thread had when it dispatched the task;
  *   the worker catches up to it from the live store before running (read-your-writes, see
  *   StoreCatalog.syncTo).
- * - Bounded queue: when `maxQueue` tasks wait, `run` answers 503 SERVICE_UNAVAILABLE with
- *   `Retry-After` without queueing.
+ * - Admission control (D106): tasks wait for a free worker in this module's own FIFO (Piscina
+ *   only ever holds as many tasks as there are workers). A task is refused 503 SERVICE_UNAVAILABLE
+ *   with `Retry-After` when `maxQueue` tasks already wait, answered 503 instead of computed when it
+ *   waited longer than `maxQueueWaitMs`, and answered 503 when its answer is not ready
+ *   `deadlineMs` after it was dispatched (the late answer is dropped). `saturated()` lets the
+ *   HTTP layer refuse price requests before reading their bodies.
  * - A worker that dies mid-task: Piscina replaces it; the task's request is answered 500 and the
  *   pool keeps serving.
  * - Results are values ({status, body}); a worker never throws a domain outcome.
@@ -83,6 +87,10 @@ export const MAX_PARTS = 4;
 export interface PoolOptions {
   workers: number;
   maxQueue: number;
+  /** A task that waited this long for a worker is answered 503 instead of computed (D106). */
+  maxQueueWaitMs: number;
+  /** A task whose answer is not ready this long after dispatch is answered 503 (D106). */
+  deadlineMs: number;
   /**
    * Tasks whose caller estimates at most this many tariff × charge point evaluations run inline;
    * 0 = never (see `DEFAULT_INLINE_MAX_EVALUATIONS` in src/config.ts).
@@ -123,6 +131,23 @@ const bufferOf = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.
 export const overloaded = (): ApiError =>
   new ApiError('SERVICE_UNAVAILABLE', 'overloaded, retry later', { headers: { 'Retry-After': '1' } });
 
+/** A task waiting for a free worker. */
+interface Waiting {
+  since: number;
+  start: () => void;
+  refuse: () => void;
+}
+
+/** Admission counters (tests, metrics). */
+export interface AdmissionCounts {
+  /** Refused because `maxQueue` tasks waited. */
+  full: number;
+  /** Waited longer than `maxQueueWaitMs`. */
+  expired: number;
+  /** Not answered within `deadlineMs`. */
+  deadline: number;
+}
+
 export class PricePool {
   private readonly piscina: Piscina | null;
   private stations: StationView;
@@ -140,6 +165,15 @@ export class PricePool {
   private mergeBusy = false;
   /** Requests answered split, and split requests run again whole (parts at different generations). */
   readonly splits = { merged: 0, rerun: 0 };
+  /** Tasks waiting for a worker, oldest first from `waitHead`. */
+  private waiting: Waiting[] = [];
+  private waitHead = 0;
+  /** Tasks handed to Piscina (at most `workers`). */
+  private running = 0;
+  /** Moving average of a worker task's run time, for the wait estimate. */
+  private serviceMs = 0;
+  private sweep: NodeJS.Timeout | null = null;
+  readonly admission: AdmissionCounts = { full: 0, expired: 0, deadline: 0 };
 
   constructor(private readonly o: PoolOptions) {
     this.stations = new StationView(o.init.stations);
@@ -155,7 +189,9 @@ export class PricePool {
             filename: WORKER_FILE,
             minThreads: o.workers,
             maxThreads: o.workers,
-            maxQueue: o.maxQueue,
+            // Tasks wait in `waiting`; Piscina's own queue holds only the few start-up and
+            // station-sync tasks sent past it.
+            maxQueue: 'auto',
             idleTimeout: 2 ** 31 - 1,
             workerData: o.init,
           })
@@ -248,7 +284,6 @@ export class PricePool {
       const r = runTask({ catalog: this.catalog!, rates: this.o.rates, stations: this.stations }, name, input);
       return typeof r.body === 'string' ? { status: r.status, body: r.body } : { status: r.status, body: bufferOf(r.body) };
     }
-    if (p.queueSize >= this.o.maxQueue) throw overloaded();
     const parts = Math.min(this.o.workers, MAX_PARTS);
     if (
       name === 'chargePrices' &&
@@ -268,22 +303,147 @@ export class PricePool {
     return { status: 200, body: slots.view(k, reply.length), release: () => slots.release(k) };
   }
 
-  /** Runs a message in a worker: 503 when the queue is full, 500 when the worker died. */
+  /**
+   * Whether a price request arriving now should be refused before its body is read (D106): the
+   * pool is closed, `maxQueue` tasks wait, the oldest waiting task has used half of
+   * `maxQueueWaitMs`, or the tasks waiting would keep the workers busy longer than that.
+   */
+  saturated(): boolean {
+    if (this.closed) return true;
+    if (this.piscina === null) return false;
+    const waiting = this.waiting.length - this.waitHead;
+    if (waiting === 0) return false;
+    if (waiting >= this.o.maxQueue) return true;
+    const limit = this.o.maxQueueWaitMs;
+    if (performance.now() - this.waiting[this.waitHead].since > limit / 2) return true;
+    return (waiting * this.serviceMs) / this.o.workers > limit;
+  }
+
+  /** Tasks waiting for a worker right now. */
+  get queued(): number {
+    return this.waiting.length - this.waitHead;
+  }
+
+  /** Resolves when a worker is free for this task; rejects 503 when the wait is refused or too long. */
+  private acquire(): Promise<void> | null {
+    if (this.running < this.o.workers && this.queued === 0) {
+      this.running++;
+      return null;
+    }
+    if (this.queued >= this.o.maxQueue) {
+      this.admission.full++;
+      throw overloaded();
+    }
+    return new Promise<void>((resolve, reject) => {
+      this.waiting.push({
+        since: performance.now(),
+        start: () => {
+          this.running++;
+          resolve();
+        },
+        refuse: () => reject(overloaded()),
+      });
+      if (this.sweep === null) {
+        this.sweep = setInterval(() => this.pump(), Math.max(5, this.o.maxQueueWaitMs / 4));
+        this.sweep.unref();
+      }
+    });
+  }
+
+  /** Starts waiting tasks on free workers; answers 503 to those that waited too long. */
+  private pump(): void {
+    const now = performance.now();
+    const limit = this.o.maxQueueWaitMs;
+    const q = this.waiting;
+    while (this.waitHead < q.length) {
+      const w = q[this.waitHead];
+      const expired = now - w.since > limit;
+      if (!expired && this.running >= this.o.workers) break;
+      this.waitHead++;
+      if (expired) {
+        this.admission.expired++;
+        w.refuse();
+      } else w.start();
+    }
+    if (this.waitHead === q.length) {
+      this.waiting = [];
+      this.waitHead = 0;
+      if (this.sweep !== null) {
+        clearInterval(this.sweep);
+        this.sweep = null;
+      }
+    } else if (this.waitHead > 1024) {
+      this.waiting = q.slice(this.waitHead);
+      this.waitHead = 0;
+    }
+  }
+
+  /**
+   * Runs a message in a worker once one is free: 503 when the wait is refused, too long, or the
+   * answer misses the deadline; 500 when the worker died.
+   */
   private async dispatch(p: Piscina, msg: TaskMessage | PartMessage, fn: 'task' | 'part', task: string): Promise<unknown> {
+    const dispatched = performance.now();
+    const wait = this.acquire();
+    if (wait !== null) await wait;
+    // From here until the worker answers (also past a deadline) the task holds a worker, and its
+    // station generation stays in use.
     this.inFlight++;
     const gen = msg.stations;
     this.perStationGen.set(gen, (this.perStationGen.get(gen) ?? 0) + 1);
-    try {
-      return await p.run(msg, { name: fn });
-    } catch (e) {
-      if (e instanceof Error && e.message === 'Task queue is at limit') throw overloaded();
-      this.o.logger.error({ err: e, task }, 'pricing worker failed');
-      throw new ApiError('INTERNAL_SERVER_ERROR', 'price calculation failed');
-    } finally {
+    const t0 = performance.now();
+    const settle = (): void => {
+      const ms = performance.now() - t0;
+      this.serviceMs = this.serviceMs === 0 ? ms : this.serviceMs * 0.9 + ms * 0.1;
+      this.running--;
       this.inFlight--;
       const left = (this.perStationGen.get(gen) ?? 1) - 1;
       if (left === 0 && gen !== this.stationGen) this.releaseStations(gen);
       else this.perStationGen.set(gen, left);
+      this.pump();
+    };
+    const run = (p.run(msg, { name: fn }) as Promise<unknown>).then(
+      (r) => {
+        settle();
+        return r;
+      },
+      (e: unknown) => {
+        settle();
+        throw e;
+      },
+    );
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => {
+          this.admission.deadline++;
+          // The answer still arrives later: free its output slot then.
+          run.then(
+            (r) => this.drop(r),
+            () => undefined,
+          );
+          reject(overloaded());
+        },
+        Math.max(0, this.o.deadlineMs - (t0 - dispatched)),
+      );
+    });
+    try {
+      return await Promise.race([run, deadline]);
+    } catch (e) {
+      if (e instanceof ApiError) throw e;
+      if (e instanceof Error && e.message === 'Task queue is at limit') throw overloaded();
+      this.o.logger.error({ err: e, task }, 'pricing worker failed');
+      throw new ApiError('INTERNAL_SERVER_ERROR', 'price calculation failed');
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Frees the output slot of an answer nobody waits for any more. */
+  private drop(reply: unknown): void {
+    if (reply !== null && typeof reply === 'object' && !(reply instanceof Uint8Array)) {
+      const slot = (reply as { slot?: number }).slot;
+      if (typeof slot === 'number' && slot >= 0) this.output.release(slot);
     }
   }
 
@@ -335,6 +495,7 @@ export class PricePool {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    if (this.sweep !== null) clearInterval(this.sweep);
     await this.piscina?.close({ force: false });
     this.channel?.close();
   }

@@ -52,9 +52,43 @@ function ensureDataDir(dataDir: string): void {
   }
 }
 
+/**
+ * SQLite result codes that mean the storage itself failed (a full disk, a read-only or vanished
+ * file system, an I/O error, the write lock held past the busy timeout), not the request (D107).
+ */
+const FAULT_CODE = /^SQLITE_(FULL|READONLY|IOERR|CANTOPEN|BUSY|LOCKED|CORRUPT|NOTADB|PROTOCOL|NOLFS|PERM)/;
+
+/** Whether `e` is a storage fault (D107): answered 503 `storage unavailable`, never a 500. */
+export function isStorageFault(e: unknown): boolean {
+  if (e instanceof StorageUnavailableError) return true;
+  const code = (e as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return false;
+  return FAULT_CODE.test(code) || code === 'ENOSPC' || code === 'EROFS' || code === 'EIO' || code === 'EDQUOT' || code === 'EFBIG';
+}
+
+/** A write failed for the storage's sake (D107); `code` is SQLite's or the system's. */
+export class StorageUnavailableError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Told once when writes start failing and once when they work again (one log line each, D107). */
+export interface StorageFaultListener {
+  failing(code: string, message: string): void;
+  recovered(failedWrites: number, ms: number): void;
+}
+
 export class LiveStore {
   readonly db: Db;
   readonly file: string;
+  /** The current fault period: since when writes fail, how many failed (null: writes work). */
+  private fault: { since: number; count: number; code: string; message: string } | null = null;
+  /** Set by the service (src/app.ts) to log fault periods. */
+  faultListener: StorageFaultListener | null = null;
   private readonly stmts: {
     getSetting: Database.Statement<[string], { value: string }>;
     setSetting: Database.Statement<[string, string]>;
@@ -99,6 +133,7 @@ export class LiveStore {
    */
   writeProblem(): string | null {
     if (this.db.readonly) return 'opened read-only';
+    if (this.fault !== null) return `writes failing since ${new Date(Date.now() - (performance.now() - this.fault.since)).toISOString()} (${this.fault.code})`;
     const timeout = this.db.pragma('busy_timeout', { simple: true }) as number;
     try {
       this.db.pragma('busy_timeout = 0');
@@ -143,7 +178,30 @@ export class LiveStore {
 
   /** Runs `fn` in one IMMEDIATE transaction (the write lock is taken up front, so checks inside are race-free). */
   tx<T>(fn: () => T): T {
-    return this.db.transaction(fn).immediate();
+    let r: T;
+    try {
+      r = this.db.transaction(fn).immediate();
+    } catch (e) {
+      if (!isStorageFault(e)) throw e;
+      const code = e instanceof StorageUnavailableError ? e.code : String((e as { code: unknown }).code);
+      const message = (e as Error).message;
+      if (this.fault === null) {
+        this.fault = { since: performance.now(), count: 1, code, message };
+        this.faultListener?.failing(code, message);
+      } else this.fault.count++;
+      throw e instanceof StorageUnavailableError ? e : new StorageUnavailableError(code, message);
+    }
+    if (this.fault !== null) {
+      const f = this.fault;
+      this.fault = null;
+      this.faultListener?.recovered(f.count, performance.now() - f.since);
+    }
+    return r;
+  }
+
+  /** Writes failed since the last one that worked (0: none; readiness and tests). */
+  failingWrites(): number {
+    return this.fault?.count ?? 0;
   }
 
   /** Changes whenever another connection (another process, e.g. the keys CLI) commits. */

@@ -134,6 +134,27 @@ describe('keys CLI against a running server', () => {
 });
 
 describe('start-up and restart', () => {
+  it('SIGTERM in any phase of start-up ends the process promptly (D102)', async () => {
+    const dataDir = freshDataDir();
+    for (const delayMs of [0, 60, 150, 300, 600, 1200]) {
+      const proc = spawn(process.execPath, [MAIN], {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? '', PORT: '0', DATA_DIR: dataDir, SNAPSHOT: inject('testSnapshot'), LOG_LEVEL: 'info', WORKERS: '2' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal })));
+      await new Promise((r) => setTimeout(r, delayMs));
+      const t0 = Date.now();
+      proc.kill('SIGTERM');
+      const r = await Promise.race([exited, new Promise<'hang'>((resolve) => setTimeout(() => resolve('hang'), 5000))]);
+      if (r === 'hang') proc.kill('SIGKILL');
+      expect(r, `SIGTERM ${delayMs} ms after spawn`).not.toBe('hang');
+      // Before the handlers are installed the default action ends it; after, a clean exit 0.
+      expect(r === 'hang' ? null : r.code === 0 || r.signal === 'SIGTERM', `exit after SIGTERM at ${delayMs} ms: ${JSON.stringify(r)}`).toBe(true);
+      expect(Date.now() - t0).toBeLessThan(5000);
+    }
+  });
+
   it('a restart keeps API keys and acknowledged writes', async () => {
     const first = await startTestServer({ keys: { writer: 'WriteUserFeedback,ReadVehicles' } });
     const fb = {

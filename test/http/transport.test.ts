@@ -109,6 +109,38 @@ describe('HTTP transport', () => {
     expect(res).toMatch(/^HTTP\/1\.1 413/);
   });
 
+  it('lets the client finish sending an oversized body and read the 413, chunked or not, and keeps the connection (D108)', async () => {
+    const chunk = new Uint8Array(64 * 1024).fill(120);
+    const streamed = (total: number) => {
+      let sent = 0;
+      return new ReadableStream<Uint8Array>({
+        pull(c) {
+          if (sent >= total) return c.close();
+          sent += chunk.length;
+          c.enqueue(chunk);
+        },
+      });
+    };
+    const url = `http://127.0.0.1:${server.port}/t/echo`;
+    const headers = { 'Api-Key': 'costs', 'Content-Type': 'application/json' };
+    // 8 MiB sent chunked by fetch (no length), then 8 MiB with a declared length.
+    const chunked = await fetch(url, { method: 'POST', headers, body: streamed(8 << 20), duplex: 'half' } as RequestInit);
+    expect(chunked.status).toBe(413);
+    expect(await chunked.json()).toEqual({ errors: [{ status: '413', code: 'PAYLOAD_TOO_LARGE', title: 'request body too large' }] });
+    const declared = await fetch(url, { method: 'POST', headers, body: new Uint8Array(8 << 20).fill(120) });
+    expect(declared.status).toBe(413);
+    // The same connection answers the next request after a chunked 413.
+    const both = await rawUntil(
+      server.port,
+      '"special":true',
+      'POST /t/echo HTTP/1.1\r\nHost: x\r\nApi-Key: costs\r\nTransfer-Encoding: chunked\r\n\r\n' +
+        '800\r\n' + 'a'.repeat(2048) + '\r\n0\r\n\r\n' +
+        'GET /t/items/special HTTP/1.1\r\nHost: x\r\n\r\n',
+    );
+    expect(both).toMatch(/^HTTP\/1\.1 413/);
+    expect(both).toMatch(/HTTP\/1\.1 200 OK[\s\S]*"special":true/);
+  });
+
   it('when the body has another media type, then 415 before parsing', async () => {
     for (const ct of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml', 'multipart/form-data; boundary=x']) {
       const r = await call(srv, 'POST', '/t/echo', { key: 'costs', raw: '{"data":{}}', headers: { 'Content-Type': ct } });
@@ -187,6 +219,23 @@ describe('HTTP transport', () => {
     expect(r.headers.get('allow')).toBe('GET, DELETE, HEAD');
   });
 });
+
+/** Sends `text` on one connection and reads until `until` appears (or the connection closes). */
+function rawUntil(port: number, until: string, text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const s = net.connect(port, '127.0.0.1', () => s.write(text));
+    let out = '';
+    s.on('data', (d) => {
+      out += d.toString();
+      if (out.includes(until)) {
+        s.destroy();
+        resolve(out);
+      }
+    });
+    s.on('error', reject);
+    s.on('close', () => resolve(out));
+  });
+}
 
 function rawRequest(port: number, text: string): Promise<string> {
   return new Promise((resolve, reject) => {

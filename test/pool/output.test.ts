@@ -80,6 +80,8 @@ describe('a pricing worker answering through the slots', () => {
       new PricePool({
         workers,
         maxQueue: 16,
+        maxQueueWaitMs: 250,
+        deadlineMs: 2000,
         inlineMaxEvaluations: 0,
         splitMinEvaluations,
         init: {

@@ -204,9 +204,10 @@ export function areaPricesRoutes(ctx: AppContext): RouteDef[] {
     }
   }
 
+  const saturated = (): boolean => ctx.prices.saturated();
   return [
-    { method: 'POST', path: '/v1/charge_prices/area', groups: ['ReadCosts'], body: true, handler: area },
-    { method: 'POST', path: '/v1/charge_prices/route', groups: ['ReadCosts'], body: true, handler: route },
+    { method: 'POST', path: '/v1/charge_prices/area', groups: ['ReadCosts'], body: true, saturated, handler: area },
+    { method: 'POST', path: '/v1/charge_prices/route', groups: ['ReadCosts'], body: true, saturated, handler: route },
   ];
 }
 

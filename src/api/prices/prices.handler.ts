@@ -240,9 +240,10 @@ export function pricesRoutes(ctx: AppContext): RouteDef[] {
     return r;
   }
 
+  const saturated = (): boolean => ctx.prices.saturated();
   return [
-    { method: 'POST', path: '/v1/charge_prices', groups: ['ReadCosts'], body: true, handler: chargePricesHandler },
-    { method: 'POST', path: '/v1/charge_prices/bulk', groups: ['ReadCosts'], body: true, handler: bulkHandler },
+    { method: 'POST', path: '/v1/charge_prices', groups: ['ReadCosts'], body: true, saturated, handler: chargePricesHandler },
+    { method: 'POST', path: '/v1/charge_prices/bulk', groups: ['ReadCosts'], body: true, saturated, handler: bulkHandler },
   ];
 }
 

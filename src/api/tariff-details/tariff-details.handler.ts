@@ -50,5 +50,6 @@ export function tariffDetailsRoutes(ctx: AppContext): RouteDef[] {
     });
     return r;
   }
-  return [{ method: 'POST', path: '/v1/tariff_details', groups: ['ViewPriceBenchmark'], body: true, handler }];
+  const saturated = (): boolean => ctx.prices.saturated();
+  return [{ method: 'POST', path: '/v1/tariff_details', groups: ['ViewPriceBenchmark'], body: true, saturated, handler }];
 }

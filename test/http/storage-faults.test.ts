@@ -1,0 +1,99 @@
+/**
+ * Storage faults (D107) over HTTP: the running service gets a file-size limit (RLIMIT_FSIZE, set
+ * from outside with util-linux `prlimit`) below its live store's files, so every write fails as on
+ * a full disk. Writes answer 503 `storage unavailable` and change nothing, the log has one line for
+ * the fault period and no stack, `/ready` names the live store while `/health` stays ok, reads keep
+ * working, and once the limit is lifted writes work again without a restart (one recovery line
+ * with the count).
+ */
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isStorageFault, StorageUnavailableError } from '../../src/storage/live.js';
+import { call, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
+
+const W = keyFor('writer');
+const KEYS = { writer: 'WriteTariffs,ReadTariffs' };
+
+function prlimitAvailable(): boolean {
+  try {
+    execFileSync('prlimit', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const company = (id: string, name: string) => ({
+  data: { id, type: 'company', attributes: { name, version: 1, is_cpo: false, is_emp: true, external_source_mapping: {} }, relationships: { supported_emps: { data: [] } } },
+});
+
+describe.runIf(prlimitAvailable())('a live store that cannot be written (file-size limit)', () => {
+  let srv: TestServer;
+  beforeAll(async () => {
+    srv = await startTestServer({ keys: KEYS, env: { WORKERS: '1' } });
+  });
+  afterAll(async () => {
+    await srv.stop();
+  });
+
+  const setLimit = (soft: string): void => {
+    execFileSync('prlimit', ['--pid', String(srv.proc.pid), `--fsize=${soft}:unlimited`]);
+  };
+
+  it('answers writes 503 storage unavailable, logs the fault period once, and recovers without a restart', async () => {
+    const before = randomUUID();
+    expect((await call(srv, 'PUT', `/v1/companies/${before}`, { key: W, body: company(before, 'Before') })).status).toBe(201);
+    const logStart = srv.stdout().length;
+    // No file of the live store may grow past 4 KiB: every commit now fails as on a full disk.
+    setLimit('4096');
+    const failed: string[] = [];
+    try {
+      for (let i = 0; i < 20; i++) {
+        const id = randomUUID();
+        failed.push(id);
+        const r = await call(srv, 'PUT', `/v1/companies/${id}`, { key: W, body: company(id, 'During ' + i) });
+        expect(r.status, r.text).toBe(503);
+        expect(r.json).toEqual({ errors: [{ status: '503', code: 'SERVICE_UNAVAILABLE', title: 'storage unavailable' }] });
+      }
+      const ready = await call(srv, 'GET', '/ready');
+      expect(ready.status).toBe(503);
+      expect(ready.json.errors[0].title).toMatch(/^not ready: live_store \(writes failing since .+\)$/);
+      expect((await call(srv, 'GET', '/health')).status).toBe(200);
+      // Reads still work, and no failed write left anything behind.
+      const list = await call(srv, 'GET', `/v1/companies?filter[id]=${[before, ...failed.slice(0, 10)].join(',')}`, { key: W });
+      expect(list.status, list.text).toBe(200);
+      expect(list.json.data.map((c: { id: string }) => c.id)).toEqual([before]);
+    } finally {
+      setLimit('unlimited');
+    }
+    const after = randomUUID();
+    const ok = await call(srv, 'PUT', `/v1/companies/${after}`, { key: W, body: company(after, 'After') });
+    expect(ok.status, ok.text).toBe(201);
+    const listed = await call(srv, 'GET', `/v1/companies?filter[id]=${after}`, { key: W });
+    expect(listed.json.data.map((c: { id: string }) => c.id)).toEqual([after]);
+    expect((await call(srv, 'GET', '/ready')).status).toBe(200);
+    const log = srv.stdout().slice(logStart);
+    const faultLines = log.split('\n').filter((l) => l.includes('storage unavailable: writes fail'));
+    expect(faultLines).toHaveLength(1);
+    const recovered = log.split('\n').filter((l) => l.includes('storage recovered'));
+    expect(recovered).toHaveLength(1);
+    expect(JSON.parse(recovered[0]).failedWrites).toBe(20);
+    // No stack trace for any failed request.
+    expect(log).not.toMatch(/"stack"|\n\s+at /);
+    expect(log).not.toContain('unhandled error');
+  });
+});
+
+describe('storage fault classification', () => {
+  it('takes full, read-only, I/O and lock faults as storage faults, and nothing else', () => {
+    for (const code of ['SQLITE_FULL', 'SQLITE_READONLY', 'SQLITE_READONLY_DBMOVED', 'SQLITE_IOERR_WRITE', 'SQLITE_IOERR_FSYNC', 'SQLITE_CANTOPEN', 'SQLITE_BUSY', 'ENOSPC', 'EROFS', 'EIO']) {
+      expect(isStorageFault(Object.assign(new Error(code), { code })), code).toBe(true);
+    }
+    for (const code of ['SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_ERROR', 'SQLITE_MISMATCH', 'ENOENT', undefined]) {
+      expect(isStorageFault(Object.assign(new Error(String(code)), { code })), String(code)).toBe(false);
+    }
+    expect(isStorageFault(new StorageUnavailableError('SQLITE_FULL', 'full'))).toBe(true);
+    expect(isStorageFault(null)).toBe(false);
+  });
+});

@@ -1,0 +1,185 @@
+/**
+ * `npm run test:proxy`: the service behind Debian's nginx with deploy/nginx.conf (D108), on
+ * loopback. What the service's HTTP core cannot take gets a proper answer through nginx: request
+ * heads split over many TCP packets, HTTP/1.0, a NUL byte in a header, a missing Host, 100
+ * headers, and oversized bodies (413 readable by curl and fetch, chunked or not). For contrast the
+ * same raw requests are sent to the service directly, where the known limits show.
+ *
+ * Needs `nginx` on PATH (.ci/run installs it with apt when missing); `curl` when present.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const C = keyFor('costs');
+const NGINX = ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/bin/nginx'].find((p) => fs.existsSync(p)) ?? 'nginx';
+const hasCurl = (() => {
+  try {
+    execFileSync('curl', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const p = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(p));
+    });
+  });
+}
+
+/** Writes `pieces` on one connection, `gapMs` apart, and reads the first answer's status line. */
+function raw(port: number, pieces: string[], gapMs = 5, timeoutMs = 3000): Promise<string> {
+  return new Promise((resolve) => {
+    const s = net.connect(port, '127.0.0.1');
+    s.setNoDelay(true);
+    let out = '';
+    const done = (why: string): void => {
+      clearTimeout(timer);
+      s.destroy();
+      resolve(out.length > 0 ? out : why);
+    };
+    const timer = setTimeout(() => done('no answer'), timeoutMs);
+    s.on('data', (d) => {
+      out += d.toString('latin1');
+      const head = out.indexOf('\r\n\r\n');
+      const len = /content-length: (\d+)/i.exec(out);
+      if (head !== -1 && (len === null || out.length >= head + 4 + Number(len[1]))) done('');
+    });
+    s.on('error', () => done('reset'));
+    s.on('close', () => done('closed'));
+    let i = 0;
+    const next = (): void => {
+      if (i < pieces.length && !s.destroyed) {
+        s.write(pieces[i++]);
+        setTimeout(next, gapMs);
+      }
+    };
+    s.on('connect', next);
+  });
+}
+
+const statusOf = (answer: string): string => answer.split('\r\n')[0];
+
+describe('the service behind nginx (deploy/nginx.conf)', () => {
+  let srv: TestServer;
+  let nginx: ChildProcess;
+  let port: number;
+  let prefix: string;
+  let nginxLog = '';
+
+  beforeAll(async () => {
+    srv = await startTestServer({ keys: { costs: 'ReadCosts' }, env: { WORKERS: '1' } });
+    port = await freePort();
+    prefix = fs.mkdtempSync(path.join(os.tmpdir(), 'cps-nginx-'));
+    const conf = fs
+      .readFileSync(path.join(ROOT, 'deploy/nginx.conf'), 'utf8')
+      .replaceAll('UPSTREAM_PORT', String(srv.port))
+      .replaceAll('LISTEN_PORT', String(port))
+      .replaceAll('BODY_LIMIT', '1m');
+    fs.writeFileSync(path.join(prefix, 'nginx.conf'), conf);
+    nginx = spawn(NGINX, ['-p', prefix + '/', '-c', path.join(prefix, 'nginx.conf'), '-e', 'stderr'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    nginx.stderr!.on('data', (d: Buffer) => (nginxLog += d.toString()));
+    nginx.on('error', (e) => (nginxLog += `cannot start ${NGINX}: ${e.message}`));
+    const t0 = Date.now();
+    for (;;) {
+      const ok = await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.status === 200, () => false);
+      if (ok) break;
+      if (Date.now() - t0 > 10_000 || nginx.exitCode !== null) throw new Error(`nginx did not start (install Debian's nginx):\n${nginxLog}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  });
+  afterAll(async () => {
+    nginx?.kill('SIGQUIT');
+    await srv?.stop();
+    if (prefix) fs.rmSync(prefix, { recursive: true, force: true });
+  });
+
+  const head = 'GET /health HTTP/1.1\r\nHost: x\r\nUser-Agent: probe\r\n\r\n';
+
+  it('answers a request head sent one byte per packet (the service alone answers 505)', async () => {
+    expect(statusOf(await raw(port, head.split('')))).toBe('HTTP/1.1 200 OK');
+    expect(statusOf(await raw(port, [head.slice(0, 12), head.slice(12)], 30))).toBe('HTTP/1.1 200 OK');
+    expect(statusOf(await raw(srv.port, head.split('')))).toMatch(/^HTTP\/1\.1 505/);
+  });
+
+  it('answers HTTP/1.0 (the service alone answers 505)', async () => {
+    const a = await raw(port, ['GET /health HTTP/1.0\r\nHost: x\r\n\r\n']);
+    expect(statusOf(a)).toMatch(/^HTTP\/1\.1 200/);
+    expect(a).toContain('"status":"ok"');
+    expect(statusOf(await raw(srv.port, ['GET /health HTTP/1.0\r\nHost: x\r\n\r\n']))).toMatch(/^HTTP\/1\.1 505/);
+  });
+
+  it('answers 400 to a NUL in a header and to a missing Host (the service alone does not answer)', async () => {
+    expect(statusOf(await raw(port, ['GET /health HTTP/1.1\r\nHost: x\r\nX-A: a\0b\r\n\r\n']))).toMatch(/^HTTP\/1\.1 400/);
+    expect(statusOf(await raw(port, ['GET /health HTTP/1.1\r\n\r\n']))).toMatch(/^HTTP\/1\.1 400/);
+    expect(await raw(srv.port, ['GET /health HTTP/1.1\r\n\r\n'], 5, 1000)).toBe('no answer');
+  });
+
+  it('answers a request with 100 headers (the service alone does not answer)', async () => {
+    let many = 'GET /health HTTP/1.1\r\nHost: x\r\n';
+    for (let i = 0; i < 100; i++) many += `X-Header-${i}: value ${i}\r\n`;
+    expect(statusOf(await raw(port, [many + '\r\n']))).toBe('HTTP/1.1 200 OK');
+    expect(await raw(srv.port, [many + '\r\n'], 5, 1000)).toBe('no answer');
+  });
+
+  it('passes keys, bodies (chunked ones with a length) and answers through unchanged', async () => {
+    const body = { data: { type: 'charge_price_request', attributes: { nope: 1 } } };
+    const direct = await call(srv, 'POST', '/v1/charge_prices', { key: C, body });
+    const via = await fetch(`http://127.0.0.1:${port}/v1/charge_prices`, {
+      method: 'POST',
+      headers: { 'Api-Key': C, 'Content-Type': 'application/json', 'X-Request-Id': 'through-nginx-1' },
+      body: JSON.stringify(body),
+    });
+    expect(via.status).toBe(direct.status);
+    expect(await via.text()).toBe(direct.text);
+    expect(via.headers.get('x-request-id')).toBe('through-nginx-1');
+    const bytes = new TextEncoder().encode(JSON.stringify(body));
+    const chunked = await fetch(`http://127.0.0.1:${port}/v1/charge_prices`, {
+      method: 'POST',
+      headers: { 'Api-Key': C, 'Content-Type': 'application/json' },
+      body: new ReadableStream({ start: (c) => (c.enqueue(bytes), c.close()) }),
+      duplex: 'half',
+    } as RequestInit);
+    expect(chunked.status).toBe(direct.status);
+    expect(await chunked.text()).toBe(direct.text);
+    expect((await fetch(`http://127.0.0.1:${port}/v1/charge_prices`, { method: 'POST', body: '{}' })).status).toBe(403);
+  });
+
+  it('ends an oversized body in a readable 413 for fetch, chunked or not', async () => {
+    const chunk = new Uint8Array(64 * 1024).fill(120);
+    let sent = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(c) {
+        if (sent >= 8 << 20) return c.close();
+        sent += chunk.length;
+        c.enqueue(chunk);
+      },
+    });
+    const url = `http://127.0.0.1:${port}/v1/charge_prices`;
+    const headers = { 'Api-Key': C, 'Content-Type': 'application/json' };
+    const chunked = await fetch(url, { method: 'POST', headers, body: stream, duplex: 'half' } as RequestInit);
+    expect(chunked.status).toBe(413);
+    await chunked.text();
+    const declared = await fetch(url, { method: 'POST', headers, body: new Uint8Array(8 << 20).fill(120) });
+    expect(declared.status).toBe(413);
+    await declared.text();
+  });
+
+  it.runIf(hasCurl)('ends an oversized body in a readable 413 for curl, chunked or not', () => {
+    const file = path.join(prefix, 'big.json');
+    fs.writeFileSync(file, Buffer.alloc(3 << 20, 120));
+    for (const extra of [[], ['-H', 'Transfer-Encoding: chunked']]) {
+      const code = execFileSync('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', '-X', 'POST', '-H', `Api-Key: ${C}`, '-H', 'Content-Type: application/json', ...extra, '--data-binary', `@${file}`, `http://127.0.0.1:${port}/v1/charge_prices`]).toString();
+      expect(code).toBe('413');
+    }
+  });
+});
