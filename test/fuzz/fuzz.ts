@@ -1,0 +1,365 @@
+/**
+ * `npm run fuzz`: mutated requests over every route of the running service (the compiled service on
+ * the default snapshot, its own data directory). Each request starts from a valid one and is
+ * mutated: wrong types, nulls, huge numbers, deep nesting, long strings, invalid UTF-8, prototype
+ * keys, missing and unknown members, truncated and non-JSON text, other content types, repeated and
+ * bracketed query parameters, odd path ids, missing or wrong keys, chunked bodies, and bodies cut
+ * off mid-way (the client hangs up). Fails on any 5xx other than 503, an answer slower than
+ * `--hang-ms`, a reset of a well-formed request, or the service exiting.
+ *
+ *   npm run fuzz [-- --count 50000] [--time 300] [--concurrency 16] [--seed 1] [--hang-ms 5000]
+ *
+ * It stops at `--count` requests or after `--time` seconds, whichever comes first, and prints
+ * requests per route and status, and the first failures with the request that caused each.
+ */
+import http from 'node:http';
+import net from 'node:net';
+import { randomUUID } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { defaultSnapshotPath } from '../../src/config.js';
+import { mulberry32 } from '../../src/domain/random.js';
+import { BENCH_KEY, startService } from '../../bench/lib/harness.js';
+import { bulkBody, chargeBody, pickFixture, tariffBody } from '../../bench/scenarios.js';
+
+const { values } = parseArgs({
+  options: {
+    count: { type: 'string', default: '50000' },
+    time: { type: 'string', default: '300' },
+    concurrency: { type: 'string', default: '16' },
+    seed: { type: 'string', default: '1' },
+    'hang-ms': { type: 'string', default: '5000' },
+    help: { type: 'boolean', default: false },
+  },
+});
+if (values.help) {
+  console.log('npm run fuzz [-- --count 50000] [--time 300] [--concurrency 16] [--seed 1] [--hang-ms 5000]');
+  process.exit(0);
+}
+const COUNT = Number(values.count);
+const TIME_MS = Number(values.time) * 1000;
+const CONCURRENCY = Number(values.concurrency);
+const HANG_MS = Number(values['hang-ms']);
+const rnd = mulberry32(Number(values.seed));
+const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)];
+
+interface Template {
+  name: string;
+  method: string;
+  path: string;
+  query?: Record<string, string>;
+  body?: unknown;
+  /** Body-less routes still get a body now and then. */
+  bare?: boolean;
+}
+
+async function put(port: number, p: string, body: unknown): Promise<void> {
+  const r = await fetch(`http://127.0.0.1:${port}${p}`, { method: 'PUT', headers: { 'Api-Key': BENCH_KEY, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  if (r.status >= 300) throw new Error(`setup PUT ${p}: ${r.status} ${await r.text()}`);
+}
+
+async function templates(port: number): Promise<Template[]> {
+  const snapshot = defaultSnapshotPath();
+  const f = pickFixture(snapshot);
+  const emp = randomUUID();
+  const tariff = randomUUID();
+  const station = f.busy.id;
+  const company = { data: { id: emp, type: 'company', attributes: { name: 'Fuzz EMP', version: 1, is_cpo: false, is_emp: true, external_source_mapping: {} }, relationships: { supported_emps: { data: [] } } } };
+  const area = { data: { type: 'area_price_preview_request', attributes: { battery_range: [10, 80], latitude: f.busy.latitude, longitude: f.busy.longitude, radius: 3000, limit: 20 }, relationships: { tariffs: { data: [{ type: 'tariff', id: tariff }] }, vehicle: { data: { type: 'car', id: f.vehicle } } } } };
+  const route = { data: { type: 'route_price_preview_request', attributes: { battery_range: [10, 80], route: { coordinates: [[f.busy.longitude, f.busy.latitude], [f.busy.longitude + 0.05, f.busy.latitude + 0.05]] }, corridor: 2000, limit: 20 }, relationships: { tariffs: { data: [{ type: 'tariff', id: tariff }] }, vehicle: { data: { type: 'car', id: f.vehicle } } } } };
+  // The EMP and its tariff exist, so that unmutated and lightly mutated requests reach the work.
+  await put(port, `/v1/companies/${emp}`, company);
+  await put(port, `/v2/tariffs/${tariff}`, tariffBody(tariff, emp, 1));
+  const nextCompany = JSON.parse(JSON.stringify(company)) as typeof company;
+  nextCompany.data.attributes.version = 2;
+  const nextTariff = tariffBody(tariff, emp, 2);
+  return [
+    { name: 'GET /health', method: 'GET', path: '/health' },
+    { name: 'GET /ready', method: 'GET', path: '/ready' },
+    { name: 'GET /attribution', method: 'GET', path: '/attribution' },
+    { name: 'GET /v1/charging_stations', method: 'GET', path: '/v1/charging_stations', query: { 'filter[latitude]': String(f.busy.latitude), 'filter[longitude]': String(f.busy.longitude), 'filter[radius]': '2000', 'page[size]': '50' } },
+    { name: 'GET /v1/charging_stations/:id', method: 'GET', path: `/v1/charging_stations/${station}` },
+    { name: 'GET /v1/charging_stations/statistics', method: 'GET', path: '/v1/charging_stations/statistics', query: { 'filter[country]': 'DE' } },
+    { name: 'GET /v1/country_statistics', method: 'GET', path: '/v1/country_statistics', query: { 'filter[country]': 'FR' } },
+    { name: 'GET /v1/vehicles', method: 'GET', path: '/v1/vehicles', query: { 'page[size]': '10' } },
+    { name: 'GET /v2/vehicles', method: 'GET', path: '/v2/vehicles', query: { 'page[size]': '10' } },
+    { name: 'GET /v2/vehicle_brands', method: 'GET', path: '/v2/vehicle_brands' },
+    { name: 'GET /v1/companies', method: 'GET', path: '/v1/companies', query: { 'filter[is_emp]': 'true' } },
+    { name: 'PUT /v1/companies/:id', method: 'PUT', path: `/v1/companies/${emp}`, body: nextCompany },
+    { name: 'DELETE /v1/companies/:id', method: 'DELETE', path: `/v1/companies/${randomUUID()}` },
+    { name: 'GET /v1/tariffs', method: 'GET', path: '/v1/tariffs', query: { 'filter[emp.id]': emp } },
+    { name: 'GET /v2/tariffs', method: 'GET', path: '/v2/tariffs', query: { 'filter[emp.id]': emp } },
+    { name: 'PUT /v2/tariffs/:id', method: 'PUT', path: `/v2/tariffs/${tariff}`, body: nextTariff },
+    { name: 'DELETE /v2/tariffs/:id', method: 'DELETE', path: `/v2/tariffs/${randomUUID()}` },
+    { name: 'POST /v1/charge_prices', method: 'POST', path: '/v1/charge_prices', body: chargeBody(f, f.busy, f.operator) },
+    { name: 'POST /v1/charge_prices/bulk', method: 'POST', path: '/v1/charge_prices/bulk', body: bulkBody(f, f.bulkStations.slice(0, 10), [tariff]) },
+    { name: 'POST /v1/charge_prices/area', method: 'POST', path: '/v1/charge_prices/area', body: area },
+    { name: 'POST /v1/charge_prices/route', method: 'POST', path: '/v1/charge_prices/route', body: route },
+    { name: 'POST /v1/tariff_details', method: 'POST', path: '/v1/tariff_details', body: { data: { attributes: { station: { country: f.busy.country, operator: { id: f.operator, type: 'company' } } }, relationships: { tariffs: { data: [{ type: 'tariff', id: tariff }] } } } } },
+    { name: 'POST /v1/user_feedback', method: 'POST', path: '/v1/user_feedback', body: { data: { type: 'other_feedback', attributes: { notes: 'n', email: '', context: '', language: 'en' } } } },
+    { name: 'POST /v1/partner_feedback', method: 'POST', path: '/v1/partner_feedback', body: { data: { type: 'tariff_update', attributes: { content: 'c', tariff: '', cpo: '', emp: '', language: 'en' } } } },
+    { name: 'POST /v1/crm/devices', method: 'POST', path: '/v1/crm/devices', body: { data: { id: randomUUID(), type: 'crm_device', attributes: { fcmToken: 'fcm:x', country: 'de', language: 'DE', app_version: '1', os_version: 'x', user_products: [], disabled_notifications: [] } } } },
+    { name: 'POST /v1/availability', method: 'POST', path: '/v1/availability', body: { data: { type: 'evse_statuses', attributes: { statuses: [{ evse_id: 'DE*ION*E1', status: 'CHARGING' }] } } } },
+    { name: 'PATCH /ocpi/2.2.1/locations/…', method: 'PATCH', path: '/ocpi/2.2.1/locations/DE/ION/loc1/DE*ION*E1', body: { status: 'AVAILABLE' } },
+    { name: 'PUT /ocpi/2.2.1/locations/…', method: 'PUT', path: '/ocpi/2.2.1/locations/DE/ION/loc1/DE*ION*E1', body: { uid: 'DE*ION*E1', evse_id: 'DE*ION*E1', status: 'AVAILABLE', last_updated: '2026-01-01T00:00:00Z' } },
+    { name: 'POST /admin/snapshot', method: 'POST', path: '/admin/snapshot', body: { data: { type: 'snapshot_reload', attributes: { path: '/nonexistent/fuzz.sqlite' } } } },
+  ];
+}
+
+// ---- mutations ----
+
+const deep = (n: number): unknown => {
+  let v: unknown = 1;
+  for (let i = 0; i < n; i++) v = rnd() < 0.5 ? [v] : { a: v };
+  return v;
+};
+const EVIL: (() => unknown)[] = [
+  () => null, () => true, () => 0, () => -1, () => 1e308, () => -1e308, () => 2 ** 53 + 1, () => 0.1 + 0.2, () => -0,
+  () => '', () => 'x'.repeat(100_000), () => '\u0000', () => '\u202e\ud83d\ude00', () => '../../etc/passwd', () => '%00',
+  () => [], () => ({}), () => [null], () => deep(70), () => deep(20), () => ({ __proto__: { polluted: 1 } }), () => ({ constructor: { prototype: { polluted: 1 } } }),
+  () => Array.from({ length: 2000 }, (_, i) => i), () => '2026-02-30T25:61:00Z', () => 'NaN', () => '1e400',
+];
+const PROTO_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty'];
+
+/** Every container path in a JSON value. */
+function paths(v: unknown, at: (string | number)[] = [], out: (string | number)[][] = []): (string | number)[][] {
+  out.push(at);
+  if (v !== null && typeof v === 'object' && at.length < 12) {
+    for (const k of Object.keys(v)) paths((v as Record<string, unknown>)[k], [...at, Array.isArray(v) ? Number(k) : k], out);
+  }
+  return out;
+}
+
+function mutateJson(doc: unknown): unknown {
+  const copy = JSON.parse(JSON.stringify(doc)) as unknown;
+  const n = 1 + Math.floor(rnd() * 3);
+  let root = copy;
+  for (let m = 0; m < n; m++) {
+    const all = paths(root);
+    const p = pick(all);
+    if (p.length === 0) {
+      root = pick(EVIL)();
+      continue;
+    }
+    let parent = root as Record<string | number, unknown> | null;
+    for (const k of p.slice(0, -1)) {
+      const child: unknown = parent === null || typeof parent !== 'object' ? null : parent[k];
+      parent = child !== null && typeof child === 'object' ? (child as Record<string | number, unknown>) : null;
+    }
+    if (parent === null || typeof parent !== 'object') continue;
+    const last = p[p.length - 1];
+    const r = rnd();
+    if (r < 0.6) parent[last] = pick(EVIL)();
+    else if (r < 0.8) delete parent[last];
+    else Object.defineProperty(parent, pick(PROTO_KEYS), { value: pick(EVIL)(), enumerable: true, configurable: true, writable: true });
+  }
+  return root;
+}
+
+/** Bytes of a body: mutated JSON, or text no parser likes. */
+function bodyBytes(t: Template): Buffer {
+  const base = t.body ?? { data: {} };
+  const r = rnd();
+  if (r < 0.7) return Buffer.from(JSON.stringify(mutateJson(base)));
+  const text = JSON.stringify(base);
+  if (r < 0.76) return Buffer.from(text.slice(0, Math.floor(rnd() * text.length)));
+  if (r < 0.82) {
+    // Invalid UTF-8 inside a string value.
+    const b = Buffer.from(text);
+    const at = text.indexOf('"', 10) + 1 || 1;
+    return Buffer.concat([b.subarray(0, at), Buffer.from([0xff, 0xfe, 0xc3]), b.subarray(at)]);
+  }
+  if (r < 0.86) return Buffer.from(text.replace(/\}$/, ',"data":null}'));
+  if (r < 0.9) return Buffer.from('[' .repeat(5000) + ']'.repeat(5000));
+  if (r < 0.94) return Buffer.from('{"data":{"a":1e99999,"b":-1e99999,"c":123456789012345678901234567890}}');
+  if (r < 0.97) return Buffer.alloc(0);
+  return Buffer.from('not json at all \u0000');
+}
+
+const QUERY_EVIL = ['', '-1', '0', '1e309', '99999999999999999999', 'NaN', 'true', '%zz', '%00', 'é', 'x'.repeat(10_000), '[]', '{}', ',,,', '1,2,3', '-180.5', '91'];
+const QUERY_KEYS = ['filter[latitude]', 'filter[longitude]', 'filter[radius]', 'filter[bbox]', 'page[size]', 'page[number]', 'page[offset]', 'filter[id]', 'filter[emp.id]', 'filter[operator.supported_emps.id]', 'filter[country]', 'include', 'sort', 'filter[a][b]', 'page[size][]', '__proto__', 'constructor[prototype]', 'q'];
+
+function queryString(t: Template): string {
+  const q: [string, string][] = Object.entries(t.query ?? {});
+  const n = Math.floor(rnd() * 4);
+  for (let i = 0; i < n; i++) {
+    const r = rnd();
+    if (r < 0.4 && q.length > 0) q[Math.floor(rnd() * q.length)][1] = pick(QUERY_EVIL);
+    else if (r < 0.7) q.push([pick(QUERY_KEYS), pick(QUERY_EVIL)]);
+    else if (q.length > 0) q.push([...q[Math.floor(rnd() * q.length)]]); // repeated
+    else q.push(['&&', '=']);
+  }
+  const enc = (s: string): string => (rnd() < 0.1 ? s : encodeURIComponent(s).replace(/%5B/g, '[').replace(/%5D/g, ']'));
+  const s = q.map(([k, v]) => `${enc(k)}=${enc(v)}`).join('&');
+  return s.length > 0 ? `?${s}` : '';
+}
+
+function pathOf(t: Template): string {
+  if (rnd() < 0.1 && /\/[0-9a-f-]{36}$|\/[A-Z0-9*]+$/i.test(t.path)) {
+    return t.path.replace(/\/[^/]+$/, '/' + pick(['%00', 'x'.repeat(3000), '..%2F..%2Fetc', 'ÿ', '%E2%82', '*', 'null']));
+  }
+  return t.path;
+}
+
+const CONTENT_TYPES = ['application/json', 'application/json', 'application/json', 'application/vnd.api+json; charset=utf-8', 'text/plain', '', 'multipart/form-data; boundary=x', 'application/json; charset=latin1'];
+
+interface Req {
+  route: string;
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: Buffer | null;
+  mode: 'normal' | 'chunked' | 'truncated';
+}
+
+function next(ts: readonly Template[]): Req {
+  const t = pick(ts);
+  const method = rnd() < 0.03 ? pick(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD']) : t.method;
+  const headers: Record<string, string> = {};
+  const k = rnd();
+  if (k < 0.9) headers['Api-Key'] = BENCH_KEY;
+  else if (k < 0.95) headers['Api-Key'] = 'wrong-' + Math.floor(rnd() * 1e6);
+  const ct = pick(CONTENT_TYPES);
+  if (ct !== '') headers['Content-Type'] = ct;
+  if (rnd() < 0.05) headers['Accept-Encoding'] = pick(['br', 'gzip', 'br;q=0, gzip;q=0', '*', 'x'.repeat(500)]);
+  if (rnd() < 0.03) headers['If-None-Match'] = pick(['*', '"x"', 'W/"1", "2"', '"'.repeat(100)]);
+  const hasBody = t.body !== undefined || rnd() < 0.05;
+  const body = hasBody && method !== 'GET' && method !== 'HEAD' ? bodyBytes(t) : null;
+  const m = rnd();
+  const mode = body !== null && m < 0.04 ? 'chunked' : body !== null && m < 0.06 ? 'truncated' : 'normal';
+  return { route: t.name, method, path: pathOf(t) + queryString(t), headers, body, mode };
+}
+
+// ---- sending ----
+
+interface Outcome {
+  status: number | 'hang' | 'reset' | 'hung up';
+  ms: number;
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+
+function sendHttp(port: number, r: Req): Promise<Outcome> {
+  const t0 = performance.now();
+  return new Promise((resolve) => {
+    let settled = false;
+    const done = (status: Outcome['status']): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve({ status, ms: performance.now() - t0 });
+    };
+    const req = http.request({ host: '127.0.0.1', port, method: r.method, path: r.path, agent, headers: { ...r.headers, ...(r.body ? { 'Content-Length': String(r.body.length) } : {}) } }, (res) => {
+      res.on('data', () => undefined);
+      res.on('end', () => done(res.statusCode ?? 0));
+      res.on('error', () => done('reset'));
+    });
+    const timer = setTimeout(() => {
+      done('hang');
+      req.destroy();
+    }, HANG_MS);
+    req.on('error', () => done('reset'));
+    req.end(r.body ?? undefined);
+  });
+}
+
+/** Chunked bodies and bodies cut off mid-way go over a raw socket. */
+function sendRaw(port: number, r: Req): Promise<Outcome> {
+  const t0 = performance.now();
+  return new Promise((resolve) => {
+    const s = net.connect(port, '127.0.0.1');
+    let out = '';
+    let settled = false;
+    const done = (status: Outcome['status']): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      s.destroy();
+      resolve({ status, ms: performance.now() - t0 });
+    };
+    const timer = setTimeout(() => done(r.mode === 'truncated' ? 'hung up' : 'hang'), r.mode === 'truncated' ? 300 : HANG_MS);
+    const head = [`${r.method} ${r.path} HTTP/1.1`, 'Host: fuzz', ...Object.entries(r.headers).map(([k, v]) => `${k}: ${v}`)];
+    const body = r.body!;
+    s.on('connect', () => {
+      if (r.mode === 'chunked') {
+        s.write(head.concat('Transfer-Encoding: chunked', '', '').join('\r\n'));
+        let at = 0;
+        while (at < body.length) {
+          const n = Math.min(body.length - at, 1 + Math.floor(rnd() * 4096));
+          s.write(`${n.toString(16)}\r\n`);
+          s.write(body.subarray(at, at + n));
+          s.write('\r\n');
+          at += n;
+        }
+        s.write('0\r\n\r\n');
+      } else {
+        // Declares the whole body, sends part of it, and hangs up: the service must just drop it.
+        s.write(head.concat(`Content-Length: ${body.length + 10}`, '', '').join('\r\n'));
+        s.write(body.subarray(0, Math.floor(body.length / 2)));
+        setTimeout(() => done('hung up'), 20);
+      }
+    });
+    s.on('data', (d) => {
+      out += d.toString('latin1');
+      const m = /^HTTP\/1\.1 (\d{3})/.exec(out);
+      if (m && out.includes('\r\n\r\n')) done(Number(m[1]));
+    });
+    s.on('error', () => done(r.mode === 'truncated' ? 'hung up' : 'reset'));
+    s.on('close', () => done(r.mode === 'truncated' ? 'hung up' : 'reset'));
+  });
+}
+
+async function main(): Promise<void> {
+  const svc = await startService({ snapshot: defaultSnapshotPath(), env: {} });
+  console.error(`service on port ${svc.port}; fuzzing…`);
+  let exited: number | null | undefined;
+  svc.proc.on('exit', (code) => (exited = code));
+  const ts = await templates(svc.port);
+  const counts = new Map<string, Map<string, number>>();
+  const failures: { why: string; req: Req; outcome: Outcome }[] = [];
+  let sent = 0;
+  const t0 = Date.now();
+  const worker = async (): Promise<void> => {
+    while (sent < COUNT && Date.now() - t0 < TIME_MS && exited === undefined) {
+      sent++;
+      if (sent % 5000 === 0) console.error(`${sent} requests, ${failures.length} failures, ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+      const r = next(ts);
+      const o = r.mode === 'normal' ? await sendHttp(svc.port, r) : await sendRaw(svc.port, r);
+      const byStatus = counts.get(r.route) ?? new Map<string, number>();
+      byStatus.set(String(o.status), (byStatus.get(String(o.status)) ?? 0) + 1);
+      counts.set(r.route, byStatus);
+      let why: string | null = null;
+      if (typeof o.status === 'number' && o.status >= 500 && o.status !== 503) why = `status ${o.status}`;
+      else if (o.status === 'hang') why = `no answer within ${HANG_MS} ms`;
+      else if (o.status === 'reset' && r.mode === 'normal') why = 'connection reset';
+      if (why !== null) failures.push({ why, req: r, outcome: o });
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  const seconds = (Date.now() - t0) / 1000;
+  const health = exited === undefined ? await fetch(`http://127.0.0.1:${svc.port}/health`).then((r) => r.status, () => 0) : 0;
+  if (exited !== undefined) failures.push({ why: `the service exited with ${exited}`, req: next(ts), outcome: { status: 'reset', ms: 0 } });
+  else if (health !== 200) failures.push({ why: `/health answered ${health} after the run`, req: next(ts), outcome: { status: health, ms: 0 } });
+  await svc.stop();
+  console.log(`${sent} mutated requests over ${ts.length} routes in ${seconds.toFixed(1)} s (${Math.round(sent / seconds)}/s), seed ${values.seed}`);
+  console.log('| route | answers by status |\n| --- | --- |');
+  for (const t of ts) {
+    const m = counts.get(t.name);
+    console.log(`| ${t.name} | ${m ? [...m.entries()].sort().map(([s, n]) => `${s}: ${n}`).join(', ') : '–'} |`);
+  }
+  if (failures.length > 0) {
+    console.log(`\n${failures.length} failures; the first ones:`);
+    for (const f of failures.slice(0, 10)) {
+      console.log(`- ${f.why}: ${f.req.method} ${f.req.path.slice(0, 300)} (${f.req.mode}) ${JSON.stringify(f.req.headers)} body ${f.req.body?.subarray(0, 300).toString('latin1') ?? ''}`);
+    }
+    process.exitCode = 1;
+  } else console.log('\nno failures: every answer was below 500 or a 503, none hung, nothing reset, the service kept running');
+  agent.destroy();
+}
+
+main().then(
+  () => process.exit(),
+  (e: unknown) => {
+    console.error(e);
+    process.exit(1);
+  },
+);
