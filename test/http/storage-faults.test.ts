@@ -8,6 +8,9 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isStorageFault, StorageUnavailableError } from '../../src/storage/live.js';
 import { call, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
@@ -82,6 +85,59 @@ describe.runIf(prlimitAvailable())('a live store that cannot be written (file-si
     // No stack trace for any failed request.
     expect(log).not.toMatch(/"stack"|\n\s+at /);
     expect(log).not.toContain('unhandled error');
+  });
+});
+
+/** A small tmpfs (root with mount rights; skipped elsewhere). */
+function smallTmpfs(): string | null {
+  if (process.getuid?.() !== 0) return null;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cps-tmpfs-'));
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=8m', 'tmpfs', dir], { stdio: 'ignore' });
+    return dir;
+  } catch {
+    fs.rmSync(dir, { recursive: true, force: true });
+    return null;
+  }
+}
+
+const tmpfs = smallTmpfs();
+
+describe.runIf(tmpfs !== null)('a data directory on a small tmpfs that fills up', () => {
+  let srv: TestServer;
+  beforeAll(async () => {
+    srv = await startTestServer({ keys: KEYS, dataDir: path.join(tmpfs!, 'data'), env: { WORKERS: '1' } });
+  });
+  afterAll(async () => {
+    await srv?.stop();
+    execFileSync('umount', ['-l', tmpfs!], { stdio: 'ignore' });
+    fs.rmSync(tmpfs!, { recursive: true, force: true });
+  });
+
+  // (A read-only remount is refused while the service holds its files open for writing, so the
+  // read-only case is covered by the classification below and by D107's code list.)
+  it('answers 503 while the file system is full and recovers once space is freed', async () => {
+    const put = (id: string, name: string) => call(srv, 'PUT', `/v1/companies/${id}`, { key: W, body: company(id, name) });
+    expect((await put(randomUUID(), 'Before')).status).toBe(201);
+    // Fill the file system: writes fail as on a full disk, then work once space is freed.
+    const filler = path.join(tmpfs!, 'filler');
+    try {
+      execFileSync('sh', ['-c', `dd if=/dev/zero of=${filler} bs=64k 2>/dev/null || true`]);
+      let full = 0;
+      for (let i = 0; i < 10; i++) {
+        const r = await put(randomUUID(), 'Full ' + i);
+        expect([201, 503]).toContain(r.status);
+        if (r.status === 503) full++;
+      }
+      expect(full).toBeGreaterThan(0);
+    } finally {
+      fs.rmSync(filler, { force: true });
+    }
+    expect((await put(randomUUID(), 'Space again')).status).toBe(201);
+    expect((await call(srv, 'GET', '/ready')).status).toBe(200);
+    const log = srv.stdout();
+    expect(log).not.toMatch(/"stack"/);
+    expect(log.split('\n').filter((l) => l.includes('storage recovered')).length).toBe(1);
   });
 });
 
