@@ -33,6 +33,8 @@ const quick = process.argv.includes('--quick');
 const tariffsArg = process.argv.indexOf('--tariffs');
 const N = tariffsArg > 0 ? Number(process.argv[tariffsArg + 1]) : 1000;
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/** Where the JSON output goes: bench/out/, or BENCH_OUT_DIR (the test suite's temporary directory). */
+const OUT_DIR = process.env.BENCH_OUT_DIR ?? path.join(ROOT, 'bench/out');
 
 const RATES: RateTable = { date: '2025-01-01', rates: { EUR: 1, CHF: 0.94, GBP: 0.85 } };
 const CPO = 'c0000000-0000-4000-8000-0000000000aa';
@@ -149,8 +151,8 @@ async function main(): Promise<void> {
     { measure: 'split in two: critical path (part + merge) ms', value: f(out.splitCriticalPathMs) },
     { measure: 'task / split critical path', value: `${f(out.wholeOverSplit, 1)}×` },
   ]);
-  fs.mkdirSync(path.join(ROOT, 'bench/out'), { recursive: true });
-  fs.writeFileSync(path.join(ROOT, 'bench/out/charge-prices.json'), JSON.stringify(out, null, 2) + '\n');
+  fs.mkdirSync(OUT_DIR, { recursive: true });
+  fs.writeFileSync(path.join(OUT_DIR, 'charge-prices.json'), JSON.stringify(out, null, 2) + '\n');
   if (sink === -1) console.log(sink);
 }
 

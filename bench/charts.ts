@@ -3,7 +3,7 @@
  * bench/charts/*.svg; returns the Markdown that links them from bench/RESULTS.md. Also writes
  * bench/results.json, the committed copy of both outputs.
  *
- *   npm run bench:charts     (re-draws from the last outputs)
+ *   npm run bench:charts     (re-draws from the last outputs; refuses outputs of --quick runs)
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -22,7 +22,14 @@ function readOut<T>(name: string): T | null {
 
 const slug = (s: string): string => s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
 
+/** Outputs of quick (short, smoke) runs, which must not become the committed report. */
+export function quickOutputs(): string[] {
+  return ['http', 'scale'].filter((name) => readOut<{ options?: { quick?: boolean } }>(name)?.options?.quick === true);
+}
+
 export function writeCharts(): { http: string; scale: string } {
+  const quick = quickOutputs();
+  if (quick.length > 0) throw new Error(`${quick.map((n) => `${n}.json`).join(' and ')} in ${getOutDir()} come from a --quick run; run the full benchmark first`);
   fs.mkdirSync(CHART_DIR, { recursive: true });
   const links = { http: '', scale: '' };
   const http = readOut<{ machine: { commit: string; date: string; node: string }; datasets: DatasetResult[] }>('http');
@@ -126,6 +133,11 @@ export function writeCharts(): { http: string; scale: string } {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
-  const l = writeCharts();
-  console.log([l.http, l.scale].filter(Boolean).join('\n\n') || 'no outputs in bench/out/ yet');
+  try {
+    const l = writeCharts();
+    console.log([l.http, l.scale].filter(Boolean).join('\n\n') || 'no outputs in bench/out/ yet');
+  } catch (e) {
+    console.error(`bench:charts: ${(e as Error).message}`);
+    process.exit(1);
+  }
 }

@@ -21,7 +21,6 @@ import { pathToFileURL } from 'node:url';
 import { defaultSnapshotPath } from '../src/config.js';
 import { chargeBody as sharedChargeBody, generateTariffs, pickFixture, type Fixture, type RequestStation } from './scenarios.js';
 import {
-  BENCH_KEY,
   formatTable,
   machineLine,
   runScenarios,

@@ -16,6 +16,8 @@
  * Writes <out>/http.json (default bench/out/), and unless --quick / --no-report the `http` section
  * of bench/RESULTS.md and the charts under bench/charts/. --quick: short runs on the default (or
  * given) snapshot only, 250 generated tariffs, checks that everything answers (not speed).
+ * --check: the same answers checked (statuses, the peer's answers equal, the ceiling's bytes,
+ * compressed bodies decoding to the identity bytes) without any load; what `npm test` runs.
  * --only: the scenarios whose name matches; --profile: the service runs with node --cpu-prof and
  * writes its profiles (main thread and pricing workers) into the directory on exit.
  */
@@ -50,6 +52,8 @@ import { chooseTypical, createBenchEmp, generateTariffs, pickFixture, priceScena
 
 export interface SuiteOptions extends BenchOptions {
   quick: boolean;
+  /** `--check`: answers checked, nothing measured (runs 0). */
+  check?: boolean;
   latencyConnections: number;
   tariffs: number;
   workers: number | undefined;
@@ -87,6 +91,9 @@ export function parse(argv: string[]): SuiteOptions {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--quick') Object.assign(o, { quick: true, durationS: 0.2, runs: 1, warmupS: 0, tariffs: 250, connections: 10, report: false, settle: false });
+    // Every scenario's answers checked (status, peer equality, ceiling bytes, compressed bodies
+    // decoding to the identity bytes), nothing measured: what the test suite runs.
+    else if (a === '--check') Object.assign(o, { quick: true, check: true, durationS: 0, runs: 0, warmupS: 0, tariffs: 250, connections: 10, report: false, settle: false });
     else if (a === '--duration') o.durationS = Number(argv[++i]);
     else if (a === '--runs') o.runs = Number(argv[++i]);
     else if (a === '--warmup') o.warmupS = Number(argv[++i]);
@@ -95,9 +102,16 @@ export function parse(argv: string[]): SuiteOptions {
     else if (a === '--tariffs') o.tariffs = Number(argv[++i]);
     else if (a === '--workers') o.workers = Number(argv[++i]);
     else if (a === '--snapshot') o.snapshot = path.resolve(argv[++i]);
-    else if (a === '--synthetic') (o.synthetic = path.resolve(argv[++i])), (syntheticGiven = true);
-    else if (a === '--stations') (o.stations = Number(argv[++i])), (syntheticGiven = true);
-    else if (a === '--no-synthetic') (o.synthetic = null), (syntheticGiven = true);
+    else if (a === '--synthetic') {
+      o.synthetic = path.resolve(argv[++i]);
+      syntheticGiven = true;
+    } else if (a === '--stations') {
+      o.stations = Number(argv[++i]);
+      syntheticGiven = true;
+    } else if (a === '--no-synthetic') {
+      o.synthetic = null;
+      syntheticGiven = true;
+    }
     else if (a === '--out') o.out = path.resolve(argv[++i]);
     else if (a === '--no-report') o.report = false;
     else if (a === '--only') o.only = new RegExp(argv[++i], 'i');
@@ -274,7 +288,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
     datasets.push(await runDataset(`synthetic ${path.basename(o.synthetic, '.sqlite').replace(/^synthetic-/, '')} stations`, o.synthetic, o));
   }
   const loadAfter = loadLine();
-  const targets = judgeTargets(datasets);
+  const targets = o.check ? [] : judgeTargets(datasets);
   console.log(`\ntargets:\n${targetsTable(targets)}`);
   writeJson(o.jsonName, { machine: machineInfo(), loadBefore, loadAfter, options: o, datasets, targets });
   // The report (RESULTS.md section, charts, bench/results.json) only from complete runs.

@@ -80,7 +80,7 @@ async function measure(port: number, pid: number, sc: Scenario, connections: num
     headers: { 'Api-Key': BENCH_KEY, 'Content-Type': 'application/json' },
     body: JSON.stringify(sc.body),
   });
-  instance.on('response', (_client, status, _bytes, ms) => {
+  void instance.on('response', (_client, status, _bytes, ms) => {
     if (status === 200) {
       ok++;
       lat.push(ms);

@@ -53,6 +53,8 @@ import { mulberry32 } from '../src/domain/random.js';
 
 const quick = process.argv.includes('--quick');
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/** Where the JSON output goes: bench/out/, or BENCH_OUT_DIR (the test suite's temporary directory). */
+const OUT_DIR = process.env.BENCH_OUT_DIR ?? path.join(ROOT, 'bench/out');
 
 const r = mulberry32(20250101);
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
@@ -435,8 +437,8 @@ async function main(): Promise<void> {
     { measure: 'bulk, nothing shared: p99 ms', value: fmt(out.distinctBulkP99Ms, 2) },
     { measure: 'bulk, nothing shared: ns per tariff × charge point', value: fmt(out.distinctBulkNsPerTariffChargePoint) },
   ]);
-  fs.mkdirSync(path.join(ROOT, 'bench/out'), { recursive: true });
-  fs.writeFileSync(path.join(ROOT, 'bench/out/pricing.json'), JSON.stringify(out, null, 2) + '\n');
+  fs.mkdirSync(OUT_DIR, { recursive: true });
+  fs.writeFileSync(path.join(OUT_DIR, 'pricing.json'), JSON.stringify(out, null, 2) + '\n');
   if (sink === -1) console.log(sink);
 }
 

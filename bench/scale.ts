@@ -58,7 +58,10 @@ function parse(argv: string[]): Opts {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--quick') Object.assign(o, { quick: true, starts: 1, durationS: 0.2, warmupS: 0, tariffs: 250, bulkStations: [10, 100], bulkTariffs: [25, 200], report: false });
-    else if (a === '--counts') (o.counts = argv[++i].split(',').map(Number)), (countsGiven = true);
+    else if (a === '--counts') {
+      o.counts = argv[++i].split(',').map(Number);
+      countsGiven = true;
+    }
     else if (a === '--starts') o.starts = Number(argv[++i]);
     else if (a === '--duration') o.durationS = Number(argv[++i]);
     else if (a === '--warmup') o.warmupS = Number(argv[++i]);

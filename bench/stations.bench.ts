@@ -26,6 +26,8 @@ const ROOT = (() => {
   while (!fs.existsSync(path.join(d, 'package.json'))) d = path.dirname(d);
   return d;
 })();
+/** Where the JSON output goes: bench/out/, or BENCH_OUT_DIR (the test suite's temporary directory). */
+const OUT_DIR = process.env.BENCH_OUT_DIR ?? path.join(ROOT, 'bench/out');
 
 const PARIS = { lat: 48.8566, lon: 2.3522 };
 const BOX = { latGte: 48.81, latLte: 48.91, lonGte: 2.25, lonLte: 2.42 };
@@ -149,8 +151,8 @@ async function main(): Promise<void> {
     ),
   ];
   console.log(lines.join('\n'));
-  fs.mkdirSync(path.join(ROOT, 'bench/out'), { recursive: true });
-  fs.writeFileSync(path.join(ROOT, 'bench/out/stations.json'), JSON.stringify({ date: new Date().toISOString(), node: process.version, rows }, null, 2));
+  fs.mkdirSync(OUT_DIR, { recursive: true });
+  fs.writeFileSync(path.join(OUT_DIR, 'stations.json'), JSON.stringify({ date: new Date().toISOString(), node: process.version, rows }, null, 2));
 }
 
 main().catch((e: unknown) => {

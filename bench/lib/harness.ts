@@ -85,6 +85,8 @@ export interface ScenarioResult {
   vsPeer?: number;
   /** Requests per second of every measured run per target (the spread behind the medians). */
   runsRps?: { full: number[]; bare: number[]; peer?: number[] };
+  /** Check mode (`runs` 0): the status each target answered, each answer checked, nothing measured. */
+  checked?: { full: number; bare: number; peer?: number };
 }
 
 export interface BenchOptions {
@@ -97,6 +99,9 @@ export interface BenchOptions {
   /** Wait for each target to be quiet after each load (default true; quick runs skip it). */
   settle?: boolean;
 }
+
+/** No measurement (check mode): every field NaN. */
+const UNMEASURED: Measure = { rps: NaN, mean: NaN, p50: NaN, p90: NaN, p97_5: NaN, p99: NaN, errors: 0, non2xx: 0 };
 
 export const BENCH_KEY = 'bench-key-all-groups-0001';
 
@@ -334,6 +339,7 @@ export async function runScenarios(
 ): Promise<ScenarioResult[]> {
   const captured: { method: string; path: string; status: number; body: string }[] = [];
   const peerBytes: (number | undefined)[] = [];
+  const peerStatus: (number | undefined)[] = [];
   for (const sc of scenarios) {
     const r = await request(port, sc);
     if (r.status !== (sc.expect ?? 200)) throw new Error(`${sc.name}: expected ${sc.expect ?? 200}, got ${r.status}: ${r.body.slice(0, 300)}`);
@@ -344,7 +350,11 @@ export async function runScenarios(
       const diff = sc.peer.equal(r.body, p.body);
       if (diff !== null) throw new Error(`${sc.name}: peer answer differs from the full stack: ${diff}`);
       peerBytes.push(Buffer.byteLength(p.body));
-    } else peerBytes.push(undefined);
+      peerStatus.push(p.status);
+    } else {
+      peerBytes.push(undefined);
+      peerStatus.push(undefined);
+    }
   }
   // The bare app answers by method and path (no query): scenarios sharing a path get separate apps.
   const layerOf: number[] = [];
@@ -359,6 +369,26 @@ export async function runScenarios(
   const out: ScenarioResult[] = [];
   try {
     for (const l of layers) bares.push(await startBare(l));
+    if (o.runs === 0) {
+      // Check mode: the full stack and the peer were checked above; the ceiling must answer the
+      // same status and bytes.
+      for (let i = 0; i < scenarios.length; i++) {
+        const sc = scenarios[i];
+        const b = await request(bares[layerOf[i]].port, sc);
+        if (b.status !== captured[i].status || b.body !== captured[i].body) throw new Error(`${sc.name}: the ceiling does not answer the captured bytes`);
+        out.push({
+          name: sc.name,
+          bytes: Buffer.byteLength(captured[i].body),
+          connections: sc.connections ?? o.connections,
+          full: UNMEASURED,
+          bare: UNMEASURED,
+          ratio: NaN,
+          ...(peerStatus[i] !== undefined ? { peer: UNMEASURED, peerBytes: peerBytes[i] } : {}),
+          checked: { full: captured[i].status, bare: b.status, ...(peerStatus[i] !== undefined ? { peer: peerStatus[i] } : {}) },
+        });
+      }
+      return out;
+    }
     for (let i = 0; i < scenarios.length; i++) {
       const sc = scenarios[i];
       const conns = sc.connections ?? o.connections;
@@ -528,7 +558,7 @@ export function writeResultsSection(name: string, markdown: string): void {
   fs.writeFileSync(file, text);
 }
 
-let outDir = path.join(ROOT, 'bench/out');
+let outDir = process.env.BENCH_OUT_DIR ?? path.join(ROOT, 'bench/out');
 
 /** Where writeJson writes (default bench/out/; tests point it at a temporary directory). */
 export function setOutDir(dir: string): void {

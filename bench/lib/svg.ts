@@ -133,7 +133,7 @@ export function lineChart(o: {
   if (ys.length === 0) ys.push(1);
   let x0 = Math.min(...xs);
   let x1 = Math.max(...xs);
-  let y0 = o.logY ? Math.min(...ys.filter((v) => v > 0)) / 1.5 : 0;
+  const y0 = o.logY ? Math.min(...ys.filter((v) => v > 0)) / 1.5 : 0;
   let y1 = Math.max(...ys) * (o.logY ? 1.5 : 1.1);
   if (o.logX) {
     x0 /= 1.3;

@@ -28,7 +28,7 @@ export class Router {
   private add(r: RouteDef): void {
     if (!r.path.includes(':')) {
       let m = this.exact.get(r.path);
-      if (!m) this.exact.set(r.path, (m = new Map()));
+      if (!m) this.exact.set(r.path, (m = new Map<string, RouteDef>()));
       if (m.has(r.method)) throw new Error(`duplicate route ${r.method} ${r.path}`);
       m.set(r.method, r);
       return;

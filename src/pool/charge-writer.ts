@@ -250,7 +250,7 @@ function fragmentsOf(catalog: PricingCatalog, b: CompiledTariff): Fragments {
     tail: bytes(`]},"relationships":{"tariff":{"data":{"type":"tariff","id":${js(t.id)}}}}}`),
     prefix: new Map(),
     tagsByLang: tags.some((x) => x.show_until != null || x.hide_for_owners === true) ? null : new Map(),
-    heads: [new Map(), new Map()],
+    heads: [new Map<string, Fragment>(), new Map<string, Fragment>()],
     provider: provider.toLowerCase(),
     name: name === null ? null : name.toLowerCase(),
   };
@@ -429,14 +429,14 @@ function write(catalog: PricingCatalog, comp: ChargePriceComputation, rates: Rat
   }
 
   // D92: lowest price, then provider, then tariff name (case-insensitive, null last), then id.
-  const frag: Fragments[] = new Array(shownT.length);
-  const blocks: CompiledTariff[] = new Array(shownT.length);
+  const frag: Fragments[] = new Array<Fragments>(shownT.length);
+  const blocks: CompiledTariff[] = new Array<CompiledTariff>(shownT.length);
   for (let n = 0; n < shownT.length; n++) {
     const b = catalog.block(candidates.slots[shownT[n]])!;
     blocks[n] = b;
     frag[n] = fragmentsOf(catalog, b);
   }
-  const order: number[] = new Array(shownT.length);
+  const order: number[] = new Array<number>(shownT.length);
   for (let n = 0; n < order.length; n++) order[n] = n;
   if (part === null) {
     order.sort((a, c) => {
@@ -466,8 +466,8 @@ function write(catalog: PricingCatalog, comp: ChargePriceComputation, rates: Rat
   const currency = js(o.currency);
   const startTime = num(o.startTime);
   // Per charge point: its head, and the same after a comma (entries after the first).
-  const cpHead: Fragment[] = new Array(nu);
-  const cpNext: Fragment[] = new Array(nu);
+  const cpHead: Fragment[] = new Array<Fragment>(nu);
+  const cpNext: Fragment[] = new Array<Fragment>(nu);
   for (let j = 0; j < nu; j++) {
     const cp = comp.chargePoints[usable[j]];
     cpHead[j] = bytes(`{"plug":${js(cp.plug)},"power":${num(cp.power)},"price":`);

@@ -14,11 +14,11 @@ const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const TSX = path.join(ROOT, 'node_modules/tsx/dist/cli.mjs');
 
+/** Runs one micro-benchmark in quick mode with its output in a temporary directory (never bench/out/). */
 async function quick(file: string, out: string, args: string[] = []): Promise<Record<string, unknown>> {
-  const target = path.join(ROOT, 'bench/out', out);
-  fs.rmSync(target, { force: true });
-  await run(process.execPath, [TSX, path.join(ROOT, 'bench', file), '--quick', ...args], { cwd: ROOT, maxBuffer: 16 << 20 });
-  return JSON.parse(fs.readFileSync(target, 'utf8')) as Record<string, unknown>;
+  const dir = fs.mkdtempSync(path.join(inject('testTmpRoot'), 'micro-'));
+  await run(process.execPath, [TSX, path.join(ROOT, 'bench', file), '--quick', ...args], { cwd: ROOT, maxBuffer: 16 << 20, env: { ...process.env, BENCH_OUT_DIR: dir } });
+  return JSON.parse(fs.readFileSync(path.join(dir, out), 'utf8')) as Record<string, unknown>;
 }
 
 describe('micro-benchmarks (quick mode)', () => {

@@ -47,7 +47,7 @@ describe('charge prices: options, include modes, texts, sorting, vehicles', () =
     const other = await putTariff(srv, W, emp, { attributes: { prices: [comp([seg('kwh', 0.31)])] } });
     const pco = await putTariff(srv, W, emp, { attributes: { provider_customer_only: true, prices: [comp([seg('kwh', 0.2)])] } });
     const unusable = await putTariff(srv, W, outsider, { attributes: { prices: [comp([seg('kwh', 0.1)])] } });
-    const body = (rel?: unknown) => chargeBody({ network: cpoX, ...(rel ? { relationships: rel } : {}) });
+    const body = (rel?: Record<string, unknown>) => chargeBody({ network: cpoX, ...(rel ? { relationships: rel } : {}) });
     expect(ids((await post(body())).json).sort()).toEqual([plain, other].sort());
     expect(ids((await post(body(listed([plain, pco, unusable])))).json)).toEqual([plain]);
     expect(ids((await post(body(listed([plain, pco, unusable], 'filter')))).json)).toEqual([plain]);
@@ -275,7 +275,7 @@ describe('charge prices: options, include modes, texts, sorting, vehicles', () =
 
   it('ext_b: network by ext_b_names, country by name, plugs mapped; ext_c by operator id; unresolved → empty (D38)', async () => {
     const emp = await newEmp();
-    const cpoX = await putCompany(srv, W, {
+    await putCompany(srv, W, {
       is_cpo: true,
       is_emp: false,
       supported_emps: [emp],

@@ -75,7 +75,7 @@ function randomCatalog(seed: number) {
   };
   const segment = (): Segment => {
     const s: Segment = { dimension: pick(['session', 'kwh', 'kwh', 'minute'] as const), price: Math.round(r() * 1000) / 1000 };
-    if (s.dimension === 'minute' && chance(0.3)) s.begin_minute = int(0, 120);
+    if (s.dimension === 'minute' && chance(0.3)) s.range_gte = int(0, 120);
     return s;
   };
   const component = (): PriceComponent => {

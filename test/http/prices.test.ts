@@ -12,7 +12,6 @@ const B = keyFor('bench');
 describe('POST /v1/charge_prices', () => {
   let srv: TestServer;
   let rates: Record<string, number>;
-  let vehicleId: string;
   let emp: string;
   let cpo: string;
   let empName: string;
@@ -24,8 +23,6 @@ describe('POST /v1/charge_prices', () => {
     const snap = Snapshot.open(inject('testSnapshot'));
     try {
       rates = snap.rates();
-      const v = snap.vehicles().find((x) => Array.isArray((x.data as any).dc_charger?.ports) || (x.data as any).dc_charger);
-      vehicleId = (v ?? snap.vehicles()[0]).id;
     } finally {
       snap.close();
     }

@@ -16,7 +16,7 @@ export interface CompanyOpts {
   external_source_mapping?: Record<string, unknown>;
 }
 
-export async function putCompany(srv: TestServer, key: string, o: CompanyOpts = {}, id = randomUUID(), version = 1): Promise<string> {
+export async function putCompany(srv: TestServer, key: string, o: CompanyOpts = {}, id: string = randomUUID(), version = 1): Promise<string> {
   const r = await call(srv, 'PUT', `/v1/companies/${id}`, {
     key,
     body: {
@@ -50,7 +50,7 @@ export interface TariffOpts {
   version?: number;
 }
 
-export async function putTariff(srv: TestServer, key: string, emp: string, o: TariffOpts = {}, id = randomUUID()): Promise<string> {
+export async function putTariff(srv: TestServer, key: string, emp: string, o: TariffOpts = {}, id: string = randomUUID()): Promise<string> {
   const type = o.type ?? 'tariff';
   const r = await call(srv, 'PUT', `/v2/tariffs/${id}`, {
     key,

@@ -165,7 +165,7 @@ export function companiesRoutes(ctx: AppContext): RouteDef[] {
       overall = matches.length;
     }
     const pageItems = matches.slice(pg.offset, pg.offset + pg.size);
-    const parts: string[] = new Array(pageItems.length);
+    const parts: string[] = new Array<string>(pageItems.length);
     for (let i = 0; i < pageItems.length; i++) {
       parts[i] = fieldset === undefined ? docs.json(pageItems[i]) : JSON.stringify(sparse(docs.resource(pageItems[i]), fieldset));
     }

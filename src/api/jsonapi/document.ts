@@ -26,7 +26,7 @@ export function toOne(type: string, id: string | null | undefined): { data: Reso
 
 /** To-many relationship; `{data:[]}` when empty. */
 export function toMany(type: string, ids: readonly string[]): { data: ResourceIdentifier[] } {
-  const data: ResourceIdentifier[] = new Array(ids.length);
+  const data: ResourceIdentifier[] = new Array<ResourceIdentifier>(ids.length);
   for (let i = 0; i < ids.length; i++) data[i] = { type, id: ids[i] };
   return { data };
 }

@@ -293,7 +293,7 @@ export function tariffsRoutes(ctx: AppContext): RouteDef[] {
               (superSet === undefined || t.super_tariff_ids.some((s) => superSet.has(s))),
           );
     const items = matches.slice(pg.offset, pg.offset + pg.size);
-    const parts: string[] = new Array(items.length);
+    const parts: string[] = new Array<string>(items.length);
     for (let i = 0; i < items.length; i++) {
       const t = items[i];
       const fs = t.type === 'tariff' ? fTariff : fSub;

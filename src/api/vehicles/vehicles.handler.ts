@@ -65,7 +65,7 @@ export function vehiclesRoutes(ctx: AppContext): RouteDef[] {
     }
     const pageItems = matches.slice(pg.offset, pg.offset + pg.size);
     const withBrands = fieldSet === undefined || fieldSet.has('manufacturer');
-    const parts: string[] = new Array(pageItems.length);
+    const parts: string[] = new Array<string>(pageItems.length);
     const brandIds: string[] = [];
     const seen = new Set<string>();
     for (let i = 0; i < pageItems.length; i++) {

@@ -370,7 +370,7 @@ export class PricingCatalog {
     const owners = target?.type === 'sub_tariff' ? (target.super_tariff_ids ?? []) : [sp.tariff_id];
     for (const owner of owners) {
       let m = this.stationPrices.get(owner);
-      if (!m) this.stationPrices.set(owner, (m = new Map()));
+      if (!m) this.stationPrices.set(owner, (m = new Map<string, PriceComponent[]>()));
       const had = m.has(sp.station_id);
       if (sp.prices.length === 0) m.delete(sp.station_id);
       else m.set(sp.station_id, sp.prices);

@@ -488,7 +488,7 @@ export function bulkPreview(
       const energyType = resolveEnergyType(cp);
       const byPlug = kindOf[energyType];
       let byPower = byPlug.get(cp.plug);
-      if (byPower === undefined) byPlug.set(cp.plug, (byPower = new Map()));
+      if (byPower === undefined) byPlug.set(cp.plug, (byPower = new Map<number, number>()));
       let kind = byPower.get(cp.power);
       if (kind === undefined) {
         kind = kindSession.length;
@@ -517,7 +517,7 @@ export function bulkPreview(
       continue;
     }
     let byCountry = ctxOf.get(station.cpo_id);
-    if (byCountry === undefined) ctxOf.set(station.cpo_id, (byCountry = new Map()));
+    if (byCountry === undefined) ctxOf.set(station.cpo_id, (byCountry = new Map<string, number>()));
     const country = station.country.toUpperCase();
     let ctx = byCountry.get(country);
     if (ctx === undefined) {

@@ -31,7 +31,7 @@ export class TariffCatalog {
     for (const t of tariffs) this.put(t);
     for (const sp of stationPrices) {
       let m = this.stationPricesById.get(sp.tariff_id);
-      if (m === undefined) this.stationPricesById.set(sp.tariff_id, (m = new Map()));
+      if (m === undefined) this.stationPricesById.set(sp.tariff_id, (m = new Map<string, StoredStationPrices>()));
       m.set(sp.station_id, sp);
     }
     this.gen = generation;

@@ -16,6 +16,7 @@ import {
   visibleTags,
   type VehiclePricing,
 } from '../../../src/domain/pricing/index.js';
+import type { CandidateQuery } from '../../../src/domain/pricing/request.js';
 import { CPO, EMP, RATES, catalogWith, comp, company, priceOf, seg, subTariff, tariff } from './helpers.js';
 
 const car: VehiclePricing = {
@@ -57,16 +58,16 @@ describe('D66 usability and D67 candidates', () => {
     tariff('f-other', [comp([seg('kwh', 0.3)])], { emp_id: OTHER }),
   ];
   const c = catalogWith(tariffs, companies);
-  const base = {
+  const base: CandidateQuery = {
     cpoId: CPO,
     country: 'DE',
     options: { ...DEFAULT_CHARGE_PRICE_OPTIONS, foreign_tariffs: false },
     vehicleBrandId: 'brand-a',
     hasVehicle: true,
     listed: null,
-    include: 'filter' as const,
+    include: 'filter',
   };
-  const ids = (q: Partial<typeof base> & { listed?: string[] | null; include?: 'filter' | 'always' | 'exclusive' }) =>
+  const ids = (q: Partial<CandidateQuery>) =>
     selectCandidates(c, { ...base, ...q }, RATES).slots.map((s) => c.block(s)!.id).sort();
 
   it('filters drop provider-customer, foreign, brand-restricted and too expensive tariffs (fee + min sales ≤ X + 1e-9)', () => {
