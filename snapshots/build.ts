@@ -15,6 +15,7 @@
  * stations, emp_count 0 because the snapshot holds no EMPs) to that file, so it is kept when later
  * builds move to newer station data.
  */
+import { parseArgs as utilParseArgs } from 'node:util';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -306,25 +307,43 @@ export function writeServiceSnapshot(input: ServiceSnapshotInput): void {
   bar?.stop();
 }
 
-function parseArgs(argv: string[]): BuildOptions {
-  const o: BuildOptions = { progress: true };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === '--out') o.out = argv[++i];
-    else if (a === '--sample') o.sample = true;
-    else if (a === '--no-progress') o.progress = false;
-    else if (a === '--extra') o.extra = argv[++i];
-    else if (a === '--history') o.history = argv[++i];
-    else if (a === '--record-history') o.recordHistory = true;
-    else
-      throw new Error(
-        `unknown argument ${a}; usage: snapshot:build [--out <file>] [--sample] [--extra <jsonl>] [--history <jsonl>] [--record-history] [--no-progress]`,
-      );
+const BUILD_USAGE = 'usage: snapshot:build [--out <file>] [--sample] [--extra <jsonl>] [--history <jsonl>] [--record-history] [--no-progress]';
+
+/** The command line of `npm run snapshot:build` (node:util parseArgs; --help prints the usage). */
+function buildArgs(argv: string[]): BuildOptions {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    console.log(BUILD_USAGE);
+    process.exit(0);
   }
-  return o;
+  let values;
+  try {
+    ({ values } = utilParseArgs({
+      args: argv,
+      strict: true,
+      options: {
+        out: { type: 'string' },
+        sample: { type: 'boolean' },
+        'no-progress': { type: 'boolean' },
+        extra: { type: 'string' },
+        history: { type: 'string' },
+        'record-history': { type: 'boolean' },
+      },
+    }));
+  } catch (e) {
+    console.error(`${(e as Error).message}\n${BUILD_USAGE}`);
+    process.exit(2);
+  }
+  return {
+    progress: values['no-progress'] !== true,
+    ...(values.out !== undefined ? { out: values.out } : {}),
+    ...(values.sample ? { sample: true } : {}),
+    ...(values.extra !== undefined ? { extra: values.extra } : {}),
+    ...(values.history !== undefined ? { history: values.history } : {}),
+    ...(values['record-history'] ? { recordHistory: true } : {}),
+  };
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
-  const r = buildSnapshot(parseArgs(process.argv.slice(2)));
+  const r = buildSnapshot(buildArgs(process.argv.slice(2)));
   console.log(`snapshot ${r.file}: ${r.stations} stations in ${Math.round(r.ms)} ms`);
 }

@@ -8,6 +8,7 @@
  *
  *   npm run snapshot:synthetic -- --stations 1000000 [--out snapshots/synthetic-1000000.sqlite]
  */
+import { parseArgs } from 'node:util';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -114,14 +115,21 @@ export function buildSynthetic(count: number, out: string): { file: string; stat
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
+  const USAGE = 'usage: snapshot:synthetic [--stations <n, default 1000000>] [--out <file>]';
   const argv = process.argv.slice(2);
-  let count = 1_000_000;
-  let out: string | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === '--stations') count = Number(argv[++i]);
-    else if (argv[i] === '--out') out = argv[++i];
-    else throw new Error(`unknown argument ${argv[i]}; usage: snapshot:synthetic [--stations <n>] [--out <file>]`);
+  if (argv.includes('--help') || argv.includes('-h')) {
+    console.log(USAGE);
+    process.exit(0);
   }
+  let values;
+  try {
+    ({ values } = parseArgs({ args: argv, strict: true, options: { stations: { type: 'string' }, out: { type: 'string' } } }));
+  } catch (e) {
+    console.error(`${(e as Error).message}\n${USAGE}`);
+    process.exit(2);
+  }
+  const count = values.stations === undefined ? 1_000_000 : Number(values.stations);
+  const out = values.out;
   if (!Number.isInteger(count) || count < 1) throw new Error('--stations must be a positive integer');
   const file = path.resolve(out ?? path.join(PROJECT_ROOT, 'snapshots', `synthetic-${count}.sqlite`));
   const r = buildSynthetic(count, file);

@@ -1,4 +1,5 @@
 /** What the command-line tools share: usage errors (exit code 2) and the service's configuration. */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config.js';
 
 /** Prints `msg` to stderr and exits with code 2 (usage or configuration error). */
@@ -14,5 +15,30 @@ export function cliConfig(): Config {
   } catch (e) {
     if (e instanceof ConfigError) fail(`configuration error: ${e.message}`);
     throw e;
+  }
+}
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/**
+ * Parses a command line with `node:util` parseArgs (strict: unknown options and missing values are
+ * usage errors, exit code 2). `--help` / `-h` prints `usage` and exits 0.
+ */
+export function parseCli<O extends Options>(args: string[], options: O, usage: string, allowPositionals = false) {
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(usage + '\n');
+    process.exit(0);
+  }
+  // A negative number after a string option is its value (`--ttl -5`), not an option.
+  const joined: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const name = args[i].startsWith('--') ? args[i].slice(2) : null;
+    if (name !== null && options[name]?.type === 'string' && /^-\d/.test(args[i + 1] ?? '')) joined.push(`${args[i]}=${args[++i]}`);
+    else joined.push(args[i]);
+  }
+  try {
+    return parseArgs({ args: joined, options, strict: true, allowPositionals });
+  } catch (e) {
+    fail(`${(e as Error).message}\n${usage}`);
   }
 }

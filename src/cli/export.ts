@@ -12,7 +12,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { cliConfig, fail } from './common.js';
+import { cliConfig, fail, parseCli } from './common.js';
 import { DeviceStore } from '../storage/devices.js';
 import { FeedbackStore } from '../storage/feedback.js';
 import { LiveStore } from '../storage/live.js';
@@ -70,31 +70,24 @@ async function write(chunk: string): Promise<void> {
 }
 
 async function main(argv: string[]): Promise<void> {
-  const config = cliConfig();
   const [kind, ...rest] = argv;
   if (kind === '--help' || kind === '-h') {
     process.stdout.write(USAGE + '\n');
     return;
   }
   if (kind === undefined || !(KINDS as readonly string[]).includes(kind)) fail(USAGE);
+  const { values } = parseCli(rest, { since: { type: 'string' }, format: { type: 'string' } }, USAGE);
+  const config = cliConfig();
   let since = 0;
   let format: 'jsonl' | 'csv' = 'jsonl';
-  for (let i = 0; i < rest.length; i++) {
-    const a = rest[i];
-    const v = rest[i + 1];
-    if (a === '--since') {
-      if (v === undefined) fail(`--since needs a value\n${USAGE}`);
-      const t = parseSince(v);
-      if (t === null) fail(`--since must be an ISO 8601 date or date-time, e.g. 2024-05-01 or 2024-05-01T12:00:00Z; got "${v}"`);
-      since = t;
-      i++;
-    } else if (a === '--format') {
-      if (v !== 'jsonl' && v !== 'csv') fail(`--format must be jsonl or csv\n${USAGE}`);
-      format = v;
-      i++;
-    } else {
-      fail(`unknown argument ${a}\n${USAGE}`);
-    }
+  if (values.since !== undefined) {
+    const t = parseSince(values.since);
+    if (t === null) fail(`--since must be an ISO 8601 date or date-time, e.g. 2024-05-01 or 2024-05-01T12:00:00Z; got "${values.since}"`);
+    since = t;
+  }
+  if (values.format !== undefined) {
+    if (values.format !== 'jsonl' && values.format !== 'csv') fail(`--format must be jsonl or csv\n${USAGE}`);
+    format = values.format;
   }
   const file = path.join(config.dataDir, 'live.sqlite');
   if (!fs.existsSync(file)) fail(`no live store at ${file}; set DATA_DIR to the service's data directory`);

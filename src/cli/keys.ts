@@ -8,7 +8,7 @@
  */
 import { GROUPS, parseGroupList } from '../auth/groups.js';
 import { KeyError, createKey } from '../auth/keys.js';
-import { cliConfig, fail } from './common.js';
+import { cliConfig, fail, parseCli } from './common.js';
 import { LiveStore } from '../storage/live.js';
 
 const USAGE = `usage:
@@ -19,29 +19,23 @@ groups: ${GROUPS.join(', ')}`;
 
 
 function main(argv: string[]): void {
-  const config = cliConfig();
   const [cmd, ...rest] = argv;
   if (cmd === undefined || cmd === '--help' || cmd === '-h') {
     process.stdout.write(USAGE + '\n');
     if (cmd === undefined) process.exit(2);
     return;
   }
+  const parsed =
+    cmd === 'create'
+      ? parseCli(rest, { groups: { type: 'string' }, key: { type: 'string' }, name: { type: 'string' } }, USAGE)
+      : parseCli(rest, {}, USAGE, true);
+  const config = cliConfig();
   const store = LiveStore.open(config.dataDir);
   try {
     if (cmd === 'create') {
-      let groups: string | undefined;
-      let key: string | undefined;
-      let name: string | undefined;
-      for (let i = 0; i < rest.length; i++) {
-        const a = rest[i];
-        const v = rest[i + 1];
-        if ((a === '--groups' || a === '--key' || a === '--name') && (v === undefined || v.startsWith('--'))) {
-          fail(`${a} needs a value\n${USAGE}`);
-        }
-        if (a === '--groups') groups = rest[++i];
-        else if (a === '--key') key = rest[++i];
-        else if (a === '--name') name = rest[++i];
-        else fail(`unknown argument ${a}\n${USAGE}`);
+      const { groups, key, name } = parsed.values as { groups?: string; key?: string; name?: string };
+      for (const [flag, v] of [['--groups', groups], ['--key', key], ['--name', name]] as const) {
+        if (v !== undefined && v.startsWith('--')) fail(`${flag} needs a value\n${USAGE}`);
       }
       if (groups === undefined) fail(`--groups is required\n${USAGE}`);
       let list;
@@ -59,6 +53,7 @@ function main(argv: string[]): void {
         throw e;
       }
     } else if (cmd === 'list') {
+      if (parsed.positionals.length > 0) fail(`list takes no arguments\n${USAGE}`);
       const rows = store.allKeys();
       if (rows.length === 0) process.stdout.write('no keys\n');
       for (const r of rows) {
@@ -68,8 +63,8 @@ function main(argv: string[]): void {
         );
       }
     } else if (cmd === 'revoke') {
-      const name = rest[0];
-      if (name === undefined || rest.length !== 1) fail(`revoke needs exactly one key name\n${USAGE}`);
+      const name = parsed.positionals[0];
+      if (name === undefined || parsed.positionals.length !== 1) fail(`revoke needs exactly one key name\n${USAGE}`);
       if (!store.revokeKey(name)) fail(`no active key named "${name}"`);
       process.stderr.write(`revoked key "${name}"\n`);
     } else {

@@ -6,7 +6,7 @@
  *
  * A negative --ttl issues an already expired token (for testing clients).
  */
-import { cliConfig, fail } from './common.js';
+import { cliConfig, fail, parseCli } from './common.js';
 import { hs256Secret, issueToken } from '../auth/token.js';
 import { LiveStore } from '../storage/live.js';
 
@@ -14,18 +14,15 @@ const USAGE = 'usage: token --sub <user> [--ttl <seconds, default 3600>]';
 
 
 async function main(argv: string[]): Promise<void> {
+  const { values } = parseCli(argv, { sub: { type: 'string' }, ttl: { type: 'string' } }, USAGE);
   const config = cliConfig();
   if (config.jwtAlgorithm !== 'HS256') fail(`the service verifies ${config.jwtAlgorithm} tokens; issue them with the user-auth service's private key`);
-  let sub: string | undefined;
+  const sub = values.sub;
   let ttl = 3600;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === '--sub') sub = argv[++i];
-    else if (a === '--ttl') {
-      const v = Number(argv[++i]);
-      if (!Number.isInteger(v)) fail(`--ttl must be an integer number of seconds\n${USAGE}`);
-      ttl = v;
-    } else fail(`unknown argument ${a}\n${USAGE}`);
+  if (values.ttl !== undefined) {
+    const v = Number(values.ttl);
+    if (!Number.isInteger(v) || values.ttl.trim() === '') fail(`--ttl must be an integer number of seconds\n${USAGE}`);
+    ttl = v;
   }
   if (!sub) fail(`--sub is required\n${USAGE}`);
   if (ttl > config.tokenMaxLifetimeS) fail(`--ttl must be at most TOKEN_MAX_LIFETIME_S (${config.tokenMaxLifetimeS} s): the service refuses longer-lived tokens (D103)`);
