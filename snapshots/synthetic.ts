@@ -16,7 +16,7 @@ import zlib from 'node:zlib';
 import { v5 as uuidv5 } from 'uuid';
 import { PROJECT_ROOT } from '../src/config.js';
 import { writeSnapshot, type BrandRow, type OperatorRow, type StationRow, type VehicleRow } from '../src/storage/snapshot.js';
-import { HISTORY_FILE, SOURCES_DIR, readAttribution, readHistory, statisticsMonthOf, toStationRow } from './build.js';
+import { HISTORY_FILE, SOURCES_DIR, readAttribution, readHistory, statisticsMonthOf, toStationRow } from '../src/import/default-snapshot.js';
 import { mulberry32, fnv1a } from '../src/domain/random.js';
 
 /** The namespace of the station ids of the committed data (data README). */

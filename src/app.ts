@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { accessLog } from './log.js';
-import { buildSnapshot } from '../snapshots/build.js';
+import { buildSnapshot } from './import/default-snapshot.js';
 import type { AppContext } from './api/context.js';
 import { buildRoutes } from './api/routes.js';
 import { KeyRegistry, ensureDevelopmentKey } from './auth/keys.js';
@@ -14,12 +14,13 @@ import { TokenVerifier } from './auth/token.js';
 import { loadCompanies } from './storage/companies.js';
 import { TariffCatalog } from './domain/tariffs/catalog.js';
 import { catalogGeneration, catalogSeedOf, loadStationPrices, loadTariffs, seedDefaultCatalog } from './storage/tariffs.js';
-import { LiveStore, isStorageFault } from './storage/live.js';
-import { ApiError } from './api/jsonapi/errors.js';
+import { LiveStore } from './storage/live.js';
+import { serviceError } from './api/service-errors.js';
 import { Snapshot, SnapshotFormatError } from './storage/snapshot.js';
 import { StationIndex } from './domain/stations/index.js';
 import { AvailabilityStore } from './storage/availability.js';
-import { OUTPUT_SLOT_BYTES, OUTPUT_SLOTS_PER_WORKER, PricePool } from './pool/pool.js';
+import { PricePool } from './pool/pool.js';
+import { OUTPUT_SLOT_BYTES, OUTPUT_SLOTS_PER_WORKER } from './pool/protocol.js';
 import { createOutputSlots } from './pool/output.js';
 import { mainCatalog, rateTable } from './pool/catalog.js';
 import { shareStationColumns } from './pool/stations.js';
@@ -132,10 +133,9 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
       failing: (code, message) => logger.error({ code, reason: message }, 'storage unavailable: writes fail until the data directory can be written again'),
       recovered: (failedWrites, ms) => logger.warn({ failedWrites, ms: Math.round(ms) }, 'storage recovered: writes work again'),
     };
-    const storageUnavailable = (e: unknown): ApiError | null => (isStorageFault(e) ? new ApiError('SERVICE_UNAVAILABLE', 'storage unavailable') : null);
     const server = await startServer(config.host, config.port, {
       routes: buildRoutes(ctx),
-      mapError: storageUnavailable,
+      mapError: serviceError,
       refusalDelayMs: config.refusalDelayMs,
       keys,
       bodyLimitBytes: config.bodyLimitBytes,

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
-import { buildSnapshot } from '../snapshots/build.js';
+import { buildSnapshot } from '../src/import/default-snapshot.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -9,7 +9,7 @@ import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { StoreCatalog, rateTable } from '../src/pool/catalog.js';
 import { recycleDocument } from '../src/pool/charge-writer.js';
 import { OutputSlots } from '../src/pool/output.js';
-import type { PartMessage, PartReply, StationChannelMessage, TaskMessage, TaskReply, WorkerInit } from '../src/pool/pool.js';
+import type { PartMessage, PartReply, StationChannelMessage, TaskMessage, TaskReply, WorkerInit } from '../src/pool/protocol.js';
 import { collectGarbage } from '../src/gc.js';
 import { StationView } from '../src/pool/stations.js';
 import { runChargePricesPart, runTask, type TaskDocument } from '../src/pool/tasks.js';

@@ -8,7 +8,7 @@
 import uWS from 'uWebSockets.js';
 import type { Logger } from 'pino';
 import type { AccessLog } from '../log.js';
-import { ApiError, errorDocument, type ErrorObject } from '../api/jsonapi/errors.js';
+import { ApiError, errorDocument, overloadedError, type ErrorObject } from '../api/jsonapi/errors.js';
 import { parseQueryString } from '../api/jsonapi/query.js';
 import { MAX_DEPTH, deepPointer, tooDeep } from '../api/jsonapi/depth.js';
 import type { ApiRequest, ApiResponse, RequestHeaders, RouteDef } from '../api/types.js';
@@ -93,8 +93,6 @@ function acceptableMediaType(ct: string): boolean {
   const base = (semi === -1 ? ct : ct.slice(0, semi)).trim().toLowerCase();
   return base === 'application/json' || base === 'application/vnd.api+json';
 }
-
-const overloadedError = (): ApiError => new ApiError('SERVICE_UNAVAILABLE', 'overloaded, retry later', { headers: { 'Retry-After': '1' } });
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
 

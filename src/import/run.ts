@@ -7,7 +7,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { SOURCES_DIR, writeServiceSnapshot } from '../../snapshots/build.js';
+import { SOURCES_DIR, writeServiceSnapshot } from './default-snapshot.js';
 import { stationIdOf } from '../domain/stations/normalize.js';
 import type { StationRecord } from '../domain/stations/model.js';
 import { Snapshot } from '../storage/snapshot.js';

@@ -21,65 +21,16 @@ import { fileURLToPath } from 'node:url';
 import { BroadcastChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { Logger } from 'pino';
-import { ApiError } from '../api/jsonapi/errors.js';
 import type { PricingCatalog, RateTable } from '../domain/pricing/index.js';
 import { GrowableBytes } from '../domain/bytes.js';
 import { mergeChargePriceParts, type ChargePricePartView } from './charge-writer.js';
-import { OutputSlots, type OutputSlotsInit } from './output.js';
+import { OutputSlots } from './output.js';
+import type { PartMessage, PartReply, StationChannelMessage, TaskMessage, TaskReply, WorkerInit } from './protocol.js';
 import { StationView, type SharedStationData } from './stations.js';
-import { runTask, type ChargePricesPartTask, type ChargePricesTask, type TaskInputs, type TaskName, type TaskResult } from './tasks.js';
+import { runTask, type ChargePricesTask, type TaskInputs, type TaskName, type TaskResult } from './tasks.js';
 
 /** Compiled worker module, located relative to this module (dist/src/pool → dist/workers). */
 export const WORKER_FILE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../workers/pricing.worker.js');
-
-export interface WorkerInit {
-  dataDir: string;
-  snapshotPath: string;
-  stations: SharedStationData;
-  /**
-   * Generation of `stations` (0 at start, +1 per snapshot swap); a worker started later gets the
-   * current data and generation here, running workers get new data on `stationChannel`.
-   */
-  stationGeneration?: number;
-  /** BroadcastChannel name for station data swaps (set by the pool). */
-  stationChannel?: string;
-  /** Test hook (never set in production): a worker thread exits when a task mentions this id. */
-  exitOnNetwork: string | null;
-  /** Shared output slots the workers copy their answers into (src/pool/output.ts). */
-  output: OutputSlotsInit;
-}
-
-/** Size of one output slot: a busy station's charge prices (1,000 tariffs × 4 charge points) are about 1.2 MB. */
-export const OUTPUT_SLOT_BYTES = 4 << 20;
-
-/** Output slots per worker: one answer being sent while the next is written. */
-export const OUTPUT_SLOTS_PER_WORKER = 2;
-
-/** What a worker answers: an output slot and the answer's length, or the answer's bytes (transferred). */
-export type TaskReply = { slot: number; length: number } | Uint8Array;
-
-/** One part of a split charge price request (see `PricePool.run`). */
-export interface PartMessage {
-  generation: number;
-  /** Station data generation the request was admitted on. */
-  stations: number;
-  input: ChargePricesPartTask;
-}
-
-/**
- * A part's entries (in output slot `slot`, or in `bytes` when `slot` is −1) with their index, and
- * the catalog generation the worker wrote them at.
- */
-export interface PartReply {
-  generation: number;
-  slot: number;
-  length: number;
-  bytes: Uint8Array | null;
-  ends: Int32Array;
-  lows: Float64Array;
-  ranks: Int32Array;
-  closing: string;
-}
 
 /** Parts a charge price request is split into at most (one per worker). */
 export const MAX_PARTS = 4;
@@ -114,22 +65,21 @@ export interface PoolOptions {
   logger: Logger;
 }
 
-export interface TaskMessage {
-  name: TaskName;
-  generation: number;
-  /** Station data generation the request was admitted on (the worker uses that data). */
-  stations: number;
-  input: TaskInputs[TaskName];
-}
-
-/** Messages on the station channel: new data for a generation, or an old generation no task uses any more. */
-export type StationChannelMessage = { generation: number; stations: SharedStationData } | { release: number };
-
 /** A Buffer over the same bytes (no copy). */
 const bufferOf = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
-export const overloaded = (): ApiError =>
-  new ApiError('SERVICE_UNAVAILABLE', 'overloaded, retry later', { headers: { 'Retry-After': '1' } });
+/**
+ * Price work refused (D106): closed, `maxQueue` tasks waiting, waited longer than
+ * `maxQueueWaitMs`, or past `deadlineMs`. The API answers it 503 `overloaded, retry later`.
+ */
+export class PoolOverloadedError extends Error {
+  constructor(readonly reason: 'closed' | 'full' | 'expired' | 'deadline') {
+    super(`price work refused: ${reason}`);
+  }
+}
+
+/** The worker running a task died (it is replaced). The API answers it 500 `price calculation failed`. */
+export class PoolTaskFailedError extends Error {}
 
 /** A task waiting for a free worker. */
 interface Waiting {
@@ -274,11 +224,12 @@ export class PricePool {
   }
 
   /**
-   * Runs a task inline (no workers, or `evaluations` small enough) or in a worker. Rejects with ApiError 503 when the queue is full and 500
-   * when the worker running the task died.
+   * Runs a task inline (no workers, or `evaluations` small enough) or in a worker. Rejects with
+   * PoolOverloadedError when the work is refused (D106) and PoolTaskFailedError when the worker
+   * running the task died.
    */
   async run<K extends TaskName>(name: K, input: TaskInputs[K], evaluations = Infinity): Promise<TaskResult> {
-    if (this.closed) throw overloaded();
+    if (this.closed) throw new PoolOverloadedError('closed');
     const p = this.piscina;
     if (p === null || (this.o.inlineMaxEvaluations > 0 && evaluations <= this.o.inlineMaxEvaluations)) {
       const r = runTask({ catalog: this.catalog!, rates: this.o.rates, stations: this.stations }, name, input);
@@ -332,7 +283,7 @@ export class PricePool {
     }
     if (this.queued >= this.o.maxQueue) {
       this.admission.full++;
-      throw overloaded();
+      throw new PoolOverloadedError('full');
     }
     return new Promise<void>((resolve, reject) => {
       this.waiting.push({
@@ -341,7 +292,7 @@ export class PricePool {
           this.running++;
           resolve();
         },
-        refuse: () => reject(overloaded()),
+        refuse: () => reject(new PoolOverloadedError('expired')),
       });
       if (this.sweep === null) {
         this.sweep = setInterval(() => this.pump(), Math.max(5, this.o.maxQueueWaitMs / 4));
@@ -422,7 +373,7 @@ export class PricePool {
             (r) => this.drop(r),
             () => undefined,
           );
-          reject(overloaded());
+          reject(new PoolOverloadedError('deadline'));
         },
         Math.max(0, this.o.deadlineMs - (t0 - dispatched)),
       );
@@ -430,10 +381,10 @@ export class PricePool {
     try {
       return await Promise.race([run, deadline]);
     } catch (e) {
-      if (e instanceof ApiError) throw e;
-      if (e instanceof Error && e.message === 'Task queue is at limit') throw overloaded();
+      if (e instanceof PoolOverloadedError) throw e;
+      if (e instanceof Error && e.message === 'Task queue is at limit') throw new PoolOverloadedError('full');
       this.o.logger.error({ err: e, task }, 'pricing worker failed');
-      throw new ApiError('INTERNAL_SERVER_ERROR', 'price calculation failed');
+      throw new PoolTaskFailedError('price calculation failed');
     } finally {
       clearTimeout(timer);
     }

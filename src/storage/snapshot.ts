@@ -82,7 +82,7 @@ export interface SnapshotContent {
    */
   countryStatisticsHistory?: Iterable<CountryStatisticsAttributes>;
   /**
-   * The default tariff catalog (snapshots/tariffs.ts): rows of kind `company`, `roaming`, `tariff`
+   * The default tariff catalog (src/import/default-catalog.ts): rows of kind `company`, `roaming`, `tariff`
    * and `station_prices`, each a JSON document; seeded into the live store on first start. Omitted → none.
    */
   catalog?: Iterable<CatalogRow>;

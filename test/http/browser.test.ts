@@ -10,7 +10,7 @@ import net from 'node:net';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { buildSnapshot } from '../../snapshots/build.js';
+import { buildSnapshot } from '../../src/import/default-snapshot.js';
 import { MAIN, ROOT, call, freshDataDir, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
 import { chargeBody, putCompany, putTariff, comp, ref, seg } from '../pool/price-fixtures.js';
 import { FIX } from './stations.fixture.js';

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { buildSnapshot } from '../../snapshots/build.js';
+import { buildSnapshot } from '../../src/import/default-snapshot.js';
 import { Snapshot } from '../../src/storage/snapshot.js';
 import { ROOT, call, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
 import { chargeBody } from '../pool/price-fixtures.js';

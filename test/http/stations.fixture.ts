@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { inject } from 'vitest';
-import { buildSnapshot } from '../../snapshots/build.js';
+import { buildSnapshot } from '../../src/import/default-snapshot.js';
 import { LiveStore } from '../../src/storage/live.js';
 import { Snapshot, type StationRow } from '../../src/storage/snapshot.js';
 import { ROOT, freshDataDir } from '../helpers/server.js';

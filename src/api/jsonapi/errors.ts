@@ -97,3 +97,6 @@ export function errorDocument(errors: readonly ErrorObject[], withCode: boolean)
     }),
   });
 }
+
+/** Price work refused for load (D106): 503 with Retry-After, the same wherever it is refused. */
+export const overloadedError = (): ApiError => new ApiError('SERVICE_UNAVAILABLE', 'overloaded, retry later', { headers: { 'Retry-After': '1' } });

@@ -18,8 +18,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { v5 as uuidv5 } from 'uuid';
-import { ocpiToComponents } from '../src/domain/pricing/ocpi.js';
-import { importOcpiTariff, type OcpiConverter, type OcpiTariffObject } from '../src/domain/tariffs/ocpi-import.js';
+import { ocpiToComponents } from '../domain/pricing/ocpi.js';
+import { importOcpiTariff, type OcpiConverter, type OcpiTariffObject } from '../domain/tariffs/ocpi-import.js';
 import type {
   StoredComponent,
   StoredRestriction,
@@ -27,8 +27,8 @@ import type {
   StoredStationPrices,
   StoredTag,
   StoredTariff,
-} from '../src/domain/tariffs/model.js';
-import { mulberry32 } from '../src/domain/random.js';
+} from '../domain/tariffs/model.js';
+import { mulberry32 } from '../domain/random.js';
 
 /** Namespace of the catalog's name-based ids. */
 const NS = '6d1f8a52-3c1e-4b7a-9d51-0f2b9a7c4e10';
@@ -316,7 +316,7 @@ function syntheticEmps(input: CatalogInput, cpoTariffOperators: readonly string[
     const tags: StoredTag[] = chance(0.3)
       ? [{ kind: 'info', localized_text: { en: 'Synthetic demo tariff', de: 'Synthetischer Demo-Tarif', fr: 'Tarif de démonstration synthétique' }, url: null, show_until: null, hide_for_owners: false }]
       : [];
-    const notes = 'SYNTHETIC: generated demo tariff (snapshots/tariffs.ts), not a real offer.';
+    const notes = 'SYNTHETIC: generated demo tariff (src/import/default-catalog.ts), not a real offer.';
     const ac = restriction({ charge_point_energy_type: 'ac' });
     const dc = restriction({ charge_point_energy_type: 'dc' });
     const hpc = restriction({ charge_point_energy_type: 'dc', charge_point_powers: [150, 1000], charge_point_power_is_range: true });
