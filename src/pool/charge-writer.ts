@@ -13,6 +13,7 @@ import { Buffer } from 'node:buffer';
 import { computedId } from '../domain/ids.js';
 import {
   REASONS,
+  compareSortKeys,
   convertAmount,
   metaChargePoints,
   reasonText,
@@ -291,11 +292,6 @@ const SINGLE_DIMENSION_TAIL = (['session', 'kwh', 'minute'] as const).flatMap((d
 
 const IS_ROAMING = [bytes('false,"is_promoted":false,"currency":'), bytes('true,"is_promoted":false,"currency":')];
 
-function compareText(x: string | null, y: string | null): number {
-  if (x === null || y === null) return x === y ? 0 : x === null ? 1 : -1;
-  return x < y ? -1 : x > y ? 1 : 0;
-}
-
 export interface ChargePriceWrite {
   showPriceUnavailable: boolean;
   lang: Language;
@@ -391,7 +387,7 @@ function tariffRanks(catalog: PricingCatalog): Int32Array {
 
 /** D92 after the lowest price: provider, then tariff name (case-insensitive, null last), then id. */
 function compareTies(fa: Fragments, a: CompiledTariff, fc: Fragments, c: CompiledTariff): number {
-  const r = compareText(fa.provider, fc.provider) || compareText(fa.name, fc.name);
+  const r = compareSortKeys(fa.provider, fc.provider) || compareSortKeys(fa.name, fc.name);
   if (r !== 0) return r;
   return a.id < c.id ? -1 : a.id > c.id ? 1 : 0;
 }
@@ -436,24 +432,18 @@ function write(catalog: PricingCatalog, comp: ChargePriceComputation, rates: Rat
     blocks[n] = b;
     frag[n] = fragmentsOf(catalog, b);
   }
+  // Ties by each tariff's rank in the generation's tie-break order (`tariffRanks`): one order for
+  // whole answers and for split parts, which are merged by the same (lowest price, rank).
+  const ranks = tariffRanks(catalog);
   const order: number[] = new Array<number>(shownT.length);
   for (let n = 0; n < order.length; n++) order[n] = n;
-  if (part === null) {
-    order.sort((a, c) => {
-      const la = low[a];
-      const lc = low[c];
-      if (la !== lc) return la < lc ? -1 : 1;
-      return compareTies(frag[a], blocks[a], frag[c], blocks[c]);
-    });
-  } else {
-    // The same order through the ranks the parts are merged by.
-    const ranks = tariffRanks(catalog);
-    order.sort((a, c) => {
-      const la = low[a];
-      const lc = low[c];
-      if (la !== lc) return la < lc ? -1 : 1;
-      return ranks[blocks[a].slot] - ranks[blocks[c].slot];
-    });
+  order.sort((a, c) => {
+    const la = low[a];
+    const lc = low[c];
+    if (la !== lc) return la < lc ? -1 : 1;
+    return ranks[blocks[a].slot] - ranks[blocks[c].slot];
+  });
+  if (part !== null) {
     for (let k = 0; k < order.length; k++) {
       part.lows.push(low[order[k]]);
       part.ranks.push(ranks[blocks[order[k]].slot]);

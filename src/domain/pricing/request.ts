@@ -295,11 +295,18 @@ function lowestPrice(e: ChargePriceEntry): number {
   return best;
 }
 
-function compareText(a: string | null, b: string | null): number {
-  if (a === null || b === null) return a === b ? 0 : a === null ? 1 : -1;
-  const x = a.toLowerCase();
-  const y = b.toLowerCase();
+/**
+ * D92's text order on sort keys that are already lower-cased: code unit order, null last. The
+ * one implementation: the document writer (src/pool/charge-writer.ts) compares its pre-lowered
+ * keys with it, and `sortChargePrices` below through `compareText`.
+ */
+export function compareSortKeys(x: string | null, y: string | null): number {
+  if (x === null || y === null) return x === y ? 0 : x === null ? 1 : -1;
   return x < y ? -1 : x > y ? 1 : 0;
+}
+
+function compareText(a: string | null, b: string | null): number {
+  return compareSortKeys(a === null ? null : a.toLowerCase(), b === null ? null : b.toLowerCase());
 }
 
 /**
