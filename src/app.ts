@@ -23,7 +23,7 @@ import { PricePool } from './pool/pool.js';
 import { OUTPUT_SLOT_BYTES, OUTPUT_SLOTS_PER_WORKER } from './pool/protocol.js';
 import { createOutputSlots } from './pool/output.js';
 import { mainCatalog, rateTable } from './pool/catalog.js';
-import { shareStationColumns } from './pool/stations.js';
+import { adoptSharedColumns, shareStationColumns } from './pool/stations.js';
 import { SnapshotSwap } from './snapshot-swap.js';
 import { LiveAvailability } from './domain/stations/live-availability.js';
 import type { SwapResult } from './api/admin/admin.handler.js';
@@ -97,6 +97,8 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     // Station columns without the list fragments first: the pricing workers start on them while
     // the main thread reads the fragments (most of the bytes) below.
     const stationColumns = snapshot.stationColumns({ fragments: false });
+    const sharedStations = shareStationColumns(stationColumns);
+    adoptSharedColumns(stationColumns, sharedStations);
     const availability = new AvailabilityStore(live);
     const prices = new PricePool({
       workers: config.workers,
@@ -108,7 +110,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
       init: {
         dataDir: config.dataDir,
         snapshotPath: config.snapshotPath,
-        stations: shareStationColumns(stationColumns),
+        stations: sharedStations,
         exitOnNetwork: process.env.PRICING_TEST_EXIT_ON_NETWORK || null,
         output: createOutputSlots(config.workers * OUTPUT_SLOTS_PER_WORKER, OUTPUT_SLOT_BYTES),
       },

@@ -13,7 +13,7 @@ import type { RouteDef } from './api/types.js';
 import { StationIndex } from './domain/stations/index.js';
 import type { HttpServer } from './http/server.js';
 import type { PricePool } from './pool/pool.js';
-import { shareStationColumns } from './pool/stations.js';
+import { adoptSharedColumns, shareStationColumns } from './pool/stations.js';
 import type { Snapshot } from './storage/snapshot.js';
 import { SnapshotRefused, loadSnapshotOffThread } from './storage/snapshot-loader.js';
 import { collectGarbage } from './gc.js';
@@ -92,8 +92,9 @@ export class SnapshotSwap implements SnapshotControl {
       }
       // From here on synchronous: no request runs between the first and the last assignment.
       const t0 = performance.now();
-      const stations = new StationIndex(loaded.columns);
       const shared = shareStationColumns(loaded.columns);
+      adoptSharedColumns(loaded.columns, shared);
+      const stations = new StationIndex(loaded.columns);
       const generation = this.cur.generation + 1;
       const ctx: AppContext = { ...this.ctx, snapshot: loaded.snapshot, stations };
       const routes = this.deps.buildRoutes(ctx);

@@ -4,6 +4,7 @@
  * and every pricing worker reads the same memory (no copy per worker). Pure: no I/O.
  */
 import type { ChargePointInput, EnergyType } from '../domain/pricing/index.js';
+import { findStationId } from '../domain/stations/index.js';
 
 const ID_BYTES = 36;
 const NO_OPERATOR = -1;
@@ -44,9 +45,24 @@ function shared<T extends Uint8Array | Int32Array | Uint16Array | Uint32Array | 
   src: T,
   make: (buf: SharedArrayBuffer) => T,
 ): T {
-  const out = make(new SharedArrayBuffer(Math.max(1, src.byteLength)));
+  // At least one element: a typed array over a shorter buffer cannot be made (an empty column).
+  const out = make(new SharedArrayBuffer(Math.max(src.BYTES_PER_ELEMENT, src.byteLength)));
   out.set(src as never);
   return out;
+}
+
+/**
+ * Points the main thread's station columns at their shared copies, so that the main thread holds
+ * one copy of each column (the station index and the pricing workers read the same memory).
+ */
+export function adoptSharedColumns(c: { n: number; ids: Buffer } & Omit<StationColumnsLike, 'ids' | 'dict' | 'n'>, s: SharedStationData): void {
+  c.ids = Buffer.from(s.ids.buffer, s.ids.byteOffset, c.n * ID_BYTES);
+  c.operator = s.operator;
+  c.country = s.country;
+  c.cpStart = s.cpStart;
+  c.cpPlug = s.cpPlug;
+  c.cpEnergy = s.cpEnergy;
+  c.cpPower = s.cpPower;
 }
 
 /** Copies the needed columns once into SharedArrayBuffers and builds the operator postings. */
@@ -86,42 +102,15 @@ export interface StoredStation {
 /** Read access to shared station data (on the main thread or in a worker). */
 export class StationView {
   private readonly operatorIndex: Map<string, number>;
-  private readonly key = new Uint8Array(ID_BYTES);
   private readonly groupCache = new Map<string, ChargePointInput[]>();
 
   constructor(readonly d: SharedStationData) {
     this.operatorIndex = new Map(d.operators.map((id, i) => [id, i]));
   }
 
-  /** Station index of an id (case-insensitive), or -1. */
+  /** Station index of an id (ASCII letters in any case), or -1 (`findStationId`). */
   find(id: string): number {
-    if (id.length !== ID_BYTES) return -1;
-    const key = this.key;
-    for (let k = 0; k < ID_BYTES; k++) {
-      let ch = id.charCodeAt(k);
-      if (ch >= 65 && ch <= 90) ch += 32;
-      if (ch > 127) return -1;
-      key[k] = ch;
-    }
-    const ids = this.d.ids;
-    let lo = 0;
-    let hi = this.d.n - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      const base = mid * ID_BYTES;
-      let cmp = 0;
-      for (let k = 0; k < ID_BYTES; k++) {
-        const diff = key[k] - ids[base + k];
-        if (diff !== 0) {
-          cmp = diff;
-          break;
-        }
-      }
-      if (cmp === 0) return mid;
-      if (cmp > 0) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return -1;
+    return findStationId(this.d.ids, this.d.n, id);
   }
 
   idAt(i: number): string {

@@ -103,7 +103,7 @@ export function stationsRoutes(ctx: AppContext): RouteDef[] {
       throw forbidden('action read_stations_with_availability not allowed');
     }
     const raw = req.params.id;
-    let i = index.findId(raw);
+    let i = index.find(raw);
     if (i === -1) {
       const sid = ctx.snapshot.stationIdByEvse(raw);
       if (sid !== null) i = index.find(sid);

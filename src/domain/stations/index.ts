@@ -130,47 +130,9 @@ export class StationIndex {
     return this.c.ids.toString('latin1', i * ID_BYTES, (i + 1) * ID_BYTES);
   }
 
-  /** Station index of an id (case-insensitive), or -1. */
+  /** Station index of an id (ASCII letters in any case), or -1 (`findStationId`). */
   find(id: string): number {
-    if (id.length !== ID_BYTES) return -1;
-    const key = Buffer.from(id.toLowerCase(), 'latin1');
-    const ids = this.c.ids;
-    let lo = 0;
-    let hi = this.c.n - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      const cmp = ids.compare(key, 0, ID_BYTES, mid * ID_BYTES, (mid + 1) * ID_BYTES);
-      if (cmp === 0) return mid;
-      if (cmp < 0) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return -1;
-  }
-
-  /**
-   * As find(), compared in place over the id bytes (no key buffer per call; hot path of the single
-   * read). Only ASCII letters are case-folded; any other non-ASCII character never matches.
-   */
-  findId(id: string): number {
-    if (id.length !== ID_BYTES) return -1;
-    const ids = this.c.ids;
-    let lo = 0;
-    let hi = this.c.n - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      const o = mid * ID_BYTES;
-      let cmp = 0;
-      for (let j = 0; j < ID_BYTES; j++) {
-        let ch = id.charCodeAt(j);
-        if (ch >= 65 && ch <= 90) ch += 32;
-        cmp = ch - ids[o + j];
-        if (cmp !== 0) break;
-      }
-      if (cmp === 0) return mid;
-      if (cmp > 0) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return -1;
+    return findStationId(this.c.ids, this.c.n, id);
   }
 
   operatorOf(i: number): string | null {
@@ -374,4 +336,31 @@ function gather(groups: number[], offsets: Uint32Array, data: Uint32Array): Uint
     o += offsets[g + 1] - offsets[g];
   }
   return out.sort();
+}
+
+/**
+ * The index of the station with id `id` among `n` sorted, lower-case 36-byte ids, or -1: binary
+ * search compared in place over the id bytes (no key buffer; the single station read's hot path),
+ * ASCII letters case-folded, any other non-ASCII character never matches. The one id lookup of the
+ * service: the station index and the pricing workers' station view use it.
+ */
+export function findStationId(ids: Uint8Array, n: number, id: string): number {
+  if (id.length !== ID_BYTES) return -1;
+  let lo = 0;
+  let hi = n - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const o = mid * ID_BYTES;
+    let cmp = 0;
+    for (let j = 0; j < ID_BYTES; j++) {
+      let ch = id.charCodeAt(j);
+      if (ch >= 65 && ch <= 90) ch += 32;
+      cmp = ch - ids[o + j];
+      if (cmp !== 0) break;
+    }
+    if (cmp === 0) return mid;
+    if (cmp > 0) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
 }

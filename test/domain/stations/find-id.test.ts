@@ -3,6 +3,7 @@ import { StationColumnsBuilder, decodeColumns, encodeColumns } from '../../../sr
 import { StationIndex } from '../../../src/domain/stations/index.js';
 import type { StationRecord } from '../../../src/domain/stations/model.js';
 import { mulberry32 } from '../../../src/domain/random.js';
+import { StationView, shareStationColumns } from '../../../src/pool/stations.js';
 
 const r = mulberry32(7);
 const hexId = (): string => {
@@ -27,14 +28,17 @@ function index(n: number): { index: StationIndex; ids: string[] } {
   return { index: new StationIndex(decodeColumns((k) => blobs.get(k), parts)), ids };
 }
 
-describe('StationIndex.findId (allocation-free id lookup)', () => {
+describe('StationIndex.find (findStationId: the allocation-free id lookup)', () => {
   const { index: ix, ids } = index(3000);
+  // The pricing workers' view of the same columns uses the same lookup.
+  const view = new StationView(shareStationColumns(ix.c));
 
-  it('finds every id, in any letter case, like find()', () => {
+  it('finds every id, in any letter case', () => {
     ids.forEach((id, i) => {
-      expect(ix.findId(id)).toBe(i);
-      expect(ix.findId(id.toUpperCase())).toBe(i);
+      expect(ix.find(id)).toBe(i);
       expect(ix.find(id.toUpperCase())).toBe(i);
+      expect(ix.find(id.toUpperCase())).toBe(i);
+      expect(view.find(id.toUpperCase())).toBe(i);
     });
   });
 
@@ -49,15 +53,15 @@ describe('StationIndex.findId (allocation-free id lookup)', () => {
       ids[5].slice(0, 35) + 'g',
     ];
     for (const m of misses) {
-      expect(ix.findId(m)).toBe(-1);
       expect(ix.find(m)).toBe(-1);
+      expect(view.find(m)).toBe(-1);
     }
   });
 
   it('does not fold non-ASCII characters onto ASCII id bytes', () => {
     // U+0161 would truncate to 0x61 ('a') in a latin1 key buffer.
     const withA = ids.find((id) => id.includes('a'))!;
-    expect(ix.findId(withA.replace('a', 'š'))).toBe(-1);
-    expect(ix.findId(withA.replace('a', 'A'))).toBe(ids.indexOf(withA));
+    expect(ix.find(withA.replace('a', 'š'))).toBe(-1);
+    expect(ix.find(withA.replace('a', 'A'))).toBe(ids.indexOf(withA));
   });
 });
