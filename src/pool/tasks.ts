@@ -24,7 +24,7 @@ import {
   type BulkRequest,
   type StationContext,
 } from '../domain/pricing/index.js';
-import type { StoredTariff } from '../domain/tariffs/model.js';
+import { totalMonthlyFee, type StoredTariff } from '../domain/tariffs/model.js';
 import { writeChargePricePart, writeChargePrices, type ChargePricePart } from './charge-writer.js';
 import type { StationView } from './stations.js';
 
@@ -321,7 +321,7 @@ function includedTariff(t: StoredTariff): unknown {
     type: 'tariff',
     attributes: {
       name: t.name,
-      total_monthly_fee: (t.monthly_fee ?? 0) + (t.yearly_service_fee ?? 0) / 12,
+      total_monthly_fee: totalMonthlyFee(t),
       is_direct_payment: t.is_direct_payment === true,
       is_card_payment: t.is_card_payment === true,
       is_secondary_tariff: t.is_secondary_tariff === true,

@@ -14,6 +14,7 @@ import { StationPageWriter } from '../stations/stations.document.js';
 import { currencyOf, vehicleOf } from '../prices/prices.handler.js';
 import { aroundInto, haversineMeters } from '../../domain/stations/geo.js';
 import { Route } from '../../domain/stations/corridor.js';
+import { DEFAULT_CHARGE_PRICE_OPTIONS } from '../../domain/pricing/index.js';
 import type { StationPricesTask } from '../../pool/tasks.js';
 import { validateArea, validateRoute, type AreaAttributes, type RouteAttributes, type SearchBody } from './area-prices.schema.js';
 
@@ -69,8 +70,8 @@ export function areaPricesRoutes(ctx: AppContext): RouteDef[] {
       vehicle: vehicleOf(ctx, rel.vehicle.data.id),
       batteryRange: [a.battery_range[0], a.battery_range[1]],
       currency: currencyOf(a.currency, rates),
-      startTime: a.start_time ?? 720,
-      allowUnbalancedLoad: a.allow_unbalanced_load ?? false,
+      startTime: a.start_time ?? DEFAULT_CHARGE_PRICE_OPTIONS.start_time,
+      allowUnbalancedLoad: a.allow_unbalanced_load ?? DEFAULT_CHARGE_PRICE_OPTIONS.allow_unbalanced_load,
       includeDirectPayment: a.include_direct_payment ?? false,
       chargePointsPowerLte: a.charge_points_power_lte ?? null,
       chargePointsPowerGte: a.charge_points_power_gte ?? null,

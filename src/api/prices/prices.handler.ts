@@ -6,6 +6,7 @@
  */
 import { aroundInto } from '../../domain/stations/geo.js';
 import {
+  DEFAULT_CHARGE_PRICE_OPTIONS as DEFAULTS,
   pickLanguage,
   type ChargeInput,
   type ChargePointInput,
@@ -170,14 +171,14 @@ export function pricesRoutes(ctx: AppContext): RouteDef[] {
     const networkWide = a.station.latitude === 0 && a.station.longitude === 0;
     const options: ChargePriceOptions = {
       currency,
-      start_time: o.start_time ?? 720,
-      car_ac_phases: o.car_ac_phases ?? 3,
-      allow_unbalanced_load: o.allow_unbalanced_load ?? false,
-      provider_customer_tariffs: o.provider_customer_tariffs ?? false,
-      foreign_tariffs: o.foreign_tariffs ?? true,
-      show_all_brand_restricted_tariffs: o.show_all_brand_restricted_tariffs ?? false,
-      max_monthly_fees: o.max_monthly_fees ?? null,
-      average_prices: networkWide && (o.average_prices ?? false),
+      start_time: o.start_time ?? DEFAULTS.start_time,
+      car_ac_phases: o.car_ac_phases ?? DEFAULTS.car_ac_phases,
+      allow_unbalanced_load: o.allow_unbalanced_load ?? DEFAULTS.allow_unbalanced_load,
+      provider_customer_tariffs: o.provider_customer_tariffs ?? DEFAULTS.provider_customer_tariffs,
+      foreign_tariffs: o.foreign_tariffs ?? DEFAULTS.foreign_tariffs,
+      show_all_brand_restricted_tariffs: o.show_all_brand_restricted_tariffs ?? DEFAULTS.show_all_brand_restricted_tariffs,
+      max_monthly_fees: o.max_monthly_fees ?? DEFAULTS.max_monthly_fees,
+      average_prices: networkWide && (o.average_prices ?? DEFAULTS.average_prices),
     };
     const listed = rel.tariffs === undefined ? null : rel.tariffs.data.map((t) => t.id);
     const include = rel.tariffs?.meta?.include ?? 'filter';
@@ -232,8 +233,8 @@ export function pricesRoutes(ctx: AppContext): RouteDef[] {
       vehicle,
       batteryRange: [a.battery_range[0], a.battery_range[1]],
       currency,
-      startTime: a.start_time ?? 720,
-      allowUnbalancedLoad: a.allow_unbalanced_load ?? false,
+      startTime: a.start_time ?? DEFAULTS.start_time,
+      allowUnbalancedLoad: a.allow_unbalanced_load ?? DEFAULTS.allow_unbalanced_load,
       includeDirectPayment: a.include_direct_payment ?? false,
       chargePointsPowerLte: a.charge_points_power_lte ?? null,
     });

@@ -19,6 +19,7 @@ import type {
   StationPrices,
   TariffInput,
 } from './model.js';
+import { totalMonthlyFee } from '../tariffs/model.js';
 
 export const DIM_SESSION = 0;
 export const DIM_KWH = 1;
@@ -565,7 +566,7 @@ export class PricingCatalog {
       applyPricesToSubTariff: t.apply_prices_to_sub_tariff === true,
       vehicleBrandIds: t.vehicle_brand_ids ?? [],
       supportedCountries: Int32Array.from(t.supported_countries ?? [], (c) => this.countryIndex(c)),
-      totalMonthlyFee: (t.monthly_fee ?? 0) + (t.yearly_service_fee ?? 0) / 12,
+      totalMonthlyFee: totalMonthlyFee(t),
       monthlyMinSales: t.monthly_min_sales ?? 0,
       policy: policyCode(t.no_price_policy),
       reason: reasonCode(t.no_price_reason),

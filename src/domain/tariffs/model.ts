@@ -101,9 +101,12 @@ export interface StoredStationPrices {
   prices: StoredComponent[];
 }
 
-/** D86: monthly fee plus a twelfth of the yearly service fee. */
-export function totalMonthlyFee(t: Pick<StoredTariff, 'monthly_fee' | 'yearly_service_fee'>): number {
-  return t.monthly_fee + t.yearly_service_fee / 12;
+/**
+ * D86: monthly fee plus a twelfth of the yearly service fee (absent fees count 0). The one
+ * implementation: tariff documents, the pricing catalog and included tariffs use it.
+ */
+export function totalMonthlyFee(t: { monthly_fee?: number | null; yearly_service_fee?: number | null }): number {
+  return (t.monthly_fee ?? 0) + (t.yearly_service_fee ?? 0) / 12;
 }
 
 /** The effective currency of a segment: its own, else the tariff's (D56). */
