@@ -30,7 +30,18 @@ export function companyInput(c: Company): CompanyInput {
 }
 
 /** Stored tariffs carry every field pricing reads (StoredTariff is a superset of TariffInput). */
-const tariffInput = (t: StoredTariff): TariffInput => t as unknown as TariffInput;
+const tariffInput = (t: StoredTariff): TariffInput => t;
+
+/**
+ * The stored tariff behind a catalog entry, for the documents that show stored fields (name,
+ * tags, fees, flags). Every catalog of the pool is built from StoredTariffs (`buildCatalog`,
+ * `mainCatalog`, `StoreCatalog`), so each entry is one: this is the one place that says so.
+ */
+export function storedOf(t: TariffInput): StoredTariff;
+export function storedOf(t: TariffInput | null): StoredTariff | null;
+export function storedOf(t: TariffInput | null): StoredTariff | null {
+  return t as StoredTariff | null;
+}
 
 export function buildCatalog(
   companies: Iterable<Company>,

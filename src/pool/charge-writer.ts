@@ -25,7 +25,7 @@ import {
   type PricingCatalog,
   type RateTable,
 } from '../domain/pricing/index.js';
-import type { StoredTariff } from '../domain/tariffs/model.js';
+import { storedOf } from './catalog.js';
 import { GrowableBytes } from '../domain/bytes.js';
 
 const js = JSON.stringify;
@@ -230,7 +230,7 @@ function prefixOf(f: Fragments, b: CompiledTariff, target: string, currencyJson:
 }
 
 function fragmentsOf(catalog: PricingCatalog, b: CompiledTariff): Fragments {
-  const t = b.tariff as unknown as StoredTariff;
+  const t = storedOf(b.tariff);
   let f = cache.byId.get(b.id);
   if (f !== undefined) return f;
   const emp = catalog.companies.get(t.emp_id);
@@ -309,7 +309,7 @@ const state = { writer: new ByteWriter(), low: [] as number[] };
 function tagsOf(f: Fragments, b: CompiledTariff, o: ChargePriceWrite): Fragment {
   let tags = f.tagsByLang?.get(o.lang);
   if (tags === undefined) {
-    const tariff = b.tariff as unknown as StoredTariff;
+    const tariff = storedOf(b.tariff);
     tags = bytes(`,"tags":${js(visibleTags(tariff.tags ?? [], o.lang, o.nowMs, o.listed !== null && o.listed.has(tariff.id)))}`);
     f.tagsByLang?.set(o.lang, tags);
   }

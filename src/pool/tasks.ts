@@ -25,6 +25,7 @@ import {
   type StationContext,
 } from '../domain/pricing/index.js';
 import { totalMonthlyFee, type StoredTariff } from '../domain/tariffs/model.js';
+import { storedOf } from './catalog.js';
 import { writeChargePricePart, writeChargePrices, type ChargePricePart } from './charge-writer.js';
 import type { StationView } from './stations.js';
 
@@ -264,7 +265,7 @@ export function runTariffDetails(env: TaskEnv, t: TariffDetailsTask): TaskDocume
     included.push(make());
   };
   for (const tariffId of sortedIds) {
-    const tariff = catalog.tariffs.get(tariffId) as unknown as StoredTariff;
+    const tariff = storedOf(catalog.tariffs.get(tariffId)!);
     for (let ti = 0; ti < targets.length; ti++) {
       if (!perTarget[ti].has(tariffId)) continue;
       const tg = targets[ti];
@@ -279,7 +280,7 @@ export function runTariffDetails(env: TaskEnv, t: TariffDetailsTask): TaskDocume
       });
       if (d === null) continue;
       if (!f.tariffs_without_prices && d.restrictedSegments.length === 0) continue;
-      const sub = d.subTariff as unknown as StoredTariff | null;
+      const sub = storedOf(d.subTariff);
       const updatedAt = Math.max(tariff.updated_at ?? 0, sub?.updated_at ?? 0);
       const perStation = catalog.stationPricesOf(tariffId);
       const perStationAvailable = perStation.size > 0 && stations.operatorHasAny(tg.cpoId, perStation.keys());
