@@ -136,32 +136,22 @@ export interface CompiledTariff {
 
   /** Per restriction. */
   rAllow: Uint8Array;
-  rEnergy: Uint8Array;
-  rPowStart: Int32Array;
-  rPowCount: Int32Array;
-  rPowRange: Uint8Array;
-  rConsumed: Uint8Array;
   rCpoStart: Int32Array;
   rCpoCount: Int32Array;
   rCountryStart: Int32Array;
   rCountryCount: Int32Array;
-  powPool: Float64Array;
   idPool: Int32Array;
 
   /** Per segment. */
   sDim: Uint8Array;
-  sPrice: Float64Array;
-  sGte: Float64Array;
-  sLt: Float64Array;
-  sInc: Float64Array;
-  sCur: Int32Array;
-  sWinStart: Float64Array;
-  sWinEnd: Float64Array;
   sFlags: Uint8Array;
   /**
    * What an evaluation reads, packed into one array: the segments (SEG_STRIDE doubles each,
    * SEG_PRICE … SEG_DIM) from 0, the restrictions (R_STRIDE doubles each) from `rBase`, then the
-   * powers they list (`powPool` is a view of them).
+   * powers they list. A segment's price, range, increment, window and currency, and a
+   * restriction's energy type and powers, are kept here only (the planner and the evaluator read
+   * them from here); the per-segment and per-restriction arrays above hold what listings and
+   * candidate selection read.
    */
   evalData: Float64Array;
   rBase: number;
@@ -521,37 +511,25 @@ export class PricingCatalog {
         ni += (r.cpo_ids?.length ?? 0) + (r.countries?.length ?? 0);
       }
     }
-    // Doubles: evalData (segments, restrictions, powers), sPrice, sGte, sLt, sInc, sWinStart, sWinEnd. 32-bit: 4 per
-    // component, 6 per restriction, idPool, sCur. Bytes: 3 per component, 4 per restriction, sDim, sFlags.
-    const arena = new Arena(ns * SEG_STRIDE + nr * R_STRIDE + np + 6 * ns, 4 * nc + 6 * nr + ni + ns, 3 * nc + 4 * nr + 2 * ns);
+    // Doubles: evalData (segments, restrictions, powers). 32-bit: 4 per component, 4 per
+    // restriction, idPool. Bytes: 3 per component, 1 per restriction, sDim, sFlags.
+    const arena = new Arena(ns * SEG_STRIDE + nr * R_STRIDE + np, 4 * nc + 4 * nr + ni, 3 * nc + nr + 2 * ns);
     const rBase = ns * SEG_STRIDE;
-    const evalData = arena.f64(rBase + nr * R_STRIDE + np);
-    const powPool = evalData.subarray(rBase + nr * R_STRIDE);
-    const sPrice = arena.f64(ns);
-    const sGte = arena.f64(ns);
-    const sLt = arena.f64(ns);
-    const sInc = arena.f64(ns);
-    const sWinStart = arena.f64(ns);
-    const sWinEnd = arena.f64(ns);
+    const powBase = rBase + nr * R_STRIDE;
+    const evalData = arena.f64(powBase + np);
     const compRStart = arena.i32(nc);
     const compREnd = arena.i32(nc);
     const compSStart = arena.i32(nc);
     const compSEnd = arena.i32(nc);
-    const rPowStart = arena.i32(nr);
-    const rPowCount = arena.i32(nr);
     const rCpoStart = arena.i32(nr);
     const rCpoCount = arena.i32(nr);
     const rCountryStart = arena.i32(nr);
     const rCountryCount = arena.i32(nr);
     const idPool = arena.i32(ni);
-    const sCur = arena.i32(ns);
     const compChargePointCriteria = arena.u8(nc);
     const compStationCriteria = arena.u8(nc);
     const compListsCpo = arena.u8(nc);
     const rAllow = arena.u8(nr);
-    const rEnergy = arena.u8(nr);
-    const rPowRange = arena.u8(nr);
-    const rConsumed = arena.u8(nr);
     const sDim = arena.u8(ns);
     const sFlags = arena.u8(ns);
     const b: CompiledTariff = {
@@ -589,25 +567,12 @@ export class PricingCatalog {
       compStationCriteria,
       compChargePointCriteria,
       rAllow,
-      rEnergy,
-      rPowStart,
-      rPowCount,
-      rPowRange,
-      rConsumed,
       rCpoStart,
       rCpoCount,
       rCountryStart,
       rCountryCount,
-      powPool,
       idPool,
       sDim,
-      sPrice,
-      sGte,
-      sLt,
-      sInc,
-      sCur,
-      sWinStart,
-      sWinEnd,
       sFlags,
       evalData,
       rBase,
@@ -626,12 +591,10 @@ export class PricingCatalog {
       b.compRStart[c] = r;
       for (const rest of comp.restrictions) {
         b.rAllow[r] = rest.allowance === 'deny' ? 0 : 1;
-        b.rEnergy[r] = energyCode(rest.charge_point_energy_type);
-        b.rPowStart[r] = p;
-        for (const w of rest.charge_point_powers ?? []) b.powPool[p++] = w;
-        b.rPowCount[r] = p - b.rPowStart[r];
-        b.rPowRange[r] = rest.charge_point_power_is_range ? 1 : 0;
-        b.rConsumed[r] = rest.use_consumed_charging_power ? 1 : 0;
+        const energy = energyCode(rest.charge_point_energy_type);
+        const powStart = p;
+        for (const w of rest.charge_point_powers ?? []) b.evalData[powBase + p++] = w;
+        const powCount = p - powStart;
         b.rCpoStart[r] = id;
         for (const cpo of rest.cpo_ids ?? []) b.idPool[id++] = this.companyIds.of(cpo);
         b.rCpoCount[r] = id - b.rCpoStart[r];
@@ -640,40 +603,33 @@ export class PricingCatalog {
         b.rCountryCount[r] = id - b.rCountryStart[r];
         if (b.rAllow[r] === 1 && b.rCpoCount[r] > 0) b.compListsCpo[c] = 1;
         if (b.rCpoCount[r] > 0 || b.rCountryCount[r] > 0) b.compStationCriteria[c] = 1;
-        if (b.rEnergy[r] !== ENERGY_ANY || b.rPowCount[r] > 0) b.compChargePointCriteria[c] = 1;
+        if (energy !== ENERGY_ANY || powCount > 0) b.compChargePointCriteria[c] = 1;
         const ro = rBase + r * R_STRIDE;
         b.evalData[ro + R_ALLOW] = b.rAllow[r];
-        b.evalData[ro + R_ENERGY] = b.rEnergy[r];
-        b.evalData[ro + R_POW_COUNT] = b.rPowCount[r];
-        b.evalData[ro + R_POW_START] = rBase + nr * R_STRIDE + b.rPowStart[r];
-        b.evalData[ro + R_POW_RANGE] = b.rPowRange[r];
-        b.evalData[ro + R_CONSUMED] = b.rConsumed[r];
+        b.evalData[ro + R_ENERGY] = energy;
+        b.evalData[ro + R_POW_COUNT] = powCount;
+        b.evalData[ro + R_POW_START] = powBase + powStart;
+        b.evalData[ro + R_POW_RANGE] = rest.charge_point_power_is_range ? 1 : 0;
+        b.evalData[ro + R_CONSUMED] = rest.use_consumed_charging_power ? 1 : 0;
         r++;
       }
       b.compREnd[c] = r;
       b.compSStart[c] = s;
       for (const seg of comp.decomposition) {
         b.sDim[s] = dimensionCode(seg.dimension);
-        b.sPrice[s] = seg.price;
-        b.sGte[s] = seg.range_gte ?? -Infinity;
-        b.sLt[s] = seg.range_lt ?? Infinity;
-        b.sInc[s] = seg.billing_increment != null && seg.billing_increment > 0 ? seg.billing_increment : 0;
-        b.sCur[s] = this.currencyCodes.of(seg.currency ?? ownerCurrency);
         const [ws, we] = unrollWindow(seg.time_of_day_start, seg.time_of_day_end);
-        b.sWinStart[s] = ws;
-        b.sWinEnd[s] = we;
         b.sFlags[s] =
           (seg.is_average_price ? SEG_AVERAGE : 0) |
           (seg.occupancy_gte != null || seg.occupancy_lt != null ? SEG_OCCUPANCY : 0) |
           (seg.range_gte == null || seg.range_gte === 0 ? SEG_STARTS_AT_ZERO : 0);
         const o = s * SEG_STRIDE;
-        b.evalData[o + SEG_PRICE] = b.sPrice[s];
-        b.evalData[o + SEG_GTE] = b.sGte[s];
-        b.evalData[o + SEG_LT] = b.sLt[s];
-        b.evalData[o + SEG_INC] = b.sInc[s];
+        b.evalData[o + SEG_PRICE] = seg.price;
+        b.evalData[o + SEG_GTE] = seg.range_gte ?? -Infinity;
+        b.evalData[o + SEG_LT] = seg.range_lt ?? Infinity;
+        b.evalData[o + SEG_INC] = seg.billing_increment != null && seg.billing_increment > 0 ? seg.billing_increment : 0;
         b.evalData[o + SEG_WIN_START] = ws;
         b.evalData[o + SEG_WIN_END] = we;
-        b.evalData[o + SEG_CUR] = b.sCur[s];
+        b.evalData[o + SEG_CUR] = this.currencyCodes.of(seg.currency ?? ownerCurrency);
         b.evalData[o + SEG_DIM] = b.sDim[s];
         s++;
       }
