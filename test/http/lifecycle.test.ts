@@ -1,14 +1,12 @@
-import fs from 'node:fs';
-/** Process-level behaviour: keys CLI, key refresh, restart, snapshot format check, configuration errors. */
-import { execFile, spawn } from 'node:child_process';
+/** Process-level behaviour: the keys and token CLIs, key changes reaching a running server (start-up: startup.test.ts). */
+import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import Database from 'better-sqlite3';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createKey, hashKey, KeyRegistry } from '../../src/auth/keys.js';
 import { GROUP_BIT } from '../../src/auth/groups.js';
 import { LiveStore } from '../../src/storage/live.js';
-import { call, freshDataDir, MAIN, ROOT, startTestServer } from '../helpers/server.js';
+import { call, freshDataDir, ROOT, startTestServer } from '../helpers/server.js';
 
 const run = promisify(execFile);
 const KEYS_CLI = path.join(ROOT, 'dist/src/cli/keys.js');
@@ -133,114 +131,6 @@ describe('keys CLI against a running server', () => {
   });
 });
 
-describe('start-up and restart', () => {
-  it('SIGTERM in any phase of start-up ends the process promptly (D102)', async () => {
-    const dataDir = freshDataDir();
-    for (const delayMs of [0, 60, 150, 300, 600, 1200]) {
-      const proc = spawn(process.execPath, [MAIN], {
-        cwd: ROOT,
-        env: { PATH: process.env.PATH ?? '', PORT: '0', DATA_DIR: dataDir, SNAPSHOT: inject('testSnapshot'), LOG_LEVEL: 'info', WORKERS: '2' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal })));
-      await new Promise((r) => setTimeout(r, delayMs));
-      const t0 = Date.now();
-      proc.kill('SIGTERM');
-      const r = await Promise.race([exited, new Promise<'hang'>((resolve) => setTimeout(() => resolve('hang'), 5000))]);
-      if (r === 'hang') proc.kill('SIGKILL');
-      expect(r, `SIGTERM ${delayMs} ms after spawn`).not.toBe('hang');
-      // Before the handlers are installed the default action ends it; after, a clean exit 0.
-      expect(r === 'hang' ? null : r.code === 0 || r.signal === 'SIGTERM', `exit after SIGTERM at ${delayMs} ms: ${JSON.stringify(r)}`).toBe(true);
-      expect(Date.now() - t0).toBeLessThan(5000);
-    }
-  });
-
-  it('a restart keeps API keys and acknowledged writes', async () => {
-    const first = await startTestServer({ keys: { writer: 'WriteUserFeedback,ReadVehicles' } });
-    const fb = {
-      data: { type: 'tariff_update', attributes: { content: 'kept across restart', tariff: '', cpo: '', emp: '', language: 'en' } },
-    };
-    expect((await call(first, 'POST', '/v1/partner_feedback', { key: 'test-key-writer', body: fb })).status).toBe(204);
-    expect(await first.stop()).toBe(0);
-    const second = await startTestServer({ dataDir: first.dataDir });
-    try {
-      expect((await call(second, 'GET', '/v2/vehicle_brands', { key: 'test-key-writer' })).status).toBe(200);
-      const store = LiveStore.open(first.dataDir);
-      const n = (store.db.prepare("SELECT count(*) AS n FROM partner_feedback WHERE content = 'kept across restart'").get() as { n: number }).n;
-      store.close();
-      expect(n).toBe(1);
-    } finally {
-      expect(await second.stop()).toBe(0);
-    }
-  });
-
-  it('prints a development key on the first start only; a restart keeps keys and seeded companies', async () => {
-    const first = await startTestServer();
-    expect(first.devKey).toMatch(/^cps_/);
-    // D104: never in the JSON log on stdout; a file only its owner can read, and the log says where.
-    expect(first.stdout()).not.toContain(first.devKey);
-    expect(first.stderr()).not.toContain(first.devKey);
-    expect(fs.statSync(path.join(first.dataDir, 'dev-key.txt')).mode & 0o777).toBe(0o600);
-    expect(first.stdout()).toContain(path.join(first.dataDir, 'dev-key.txt'));
-    expect(await first.stop()).toBe(0);
-    const shown = await startTestServer({ env: { PRINT_DEV_KEY: '1' } });
-    try {
-      const key = /Development API key[^:]*: (\S+)/.exec(shown.stderr())?.[1] ?? '';
-      expect(key).toMatch(/^cps_/);
-      expect(shown.stdout()).not.toContain(key);
-      expect(fs.existsSync(path.join(shown.dataDir, 'dev-key.txt'))).toBe(false);
-      expect((await call(shown, 'GET', '/v2/vehicle_brands', { key })).status).toBe(200);
-    } finally {
-      await shown.stop();
-    }
-    const store = LiveStore.open(first.dataDir);
-    const companies = (store.db.prepare('SELECT count(*) AS n FROM companies').get() as { n: number }).n;
-    store.close();
-    expect(companies).toBeGreaterThan(100);
-
-    const second = await startTestServer({ dataDir: first.dataDir });
-    try {
-      expect(second.devKey).toBe('');
-      expect(second.stdout()).not.toContain('Development API key');
-      expect((await call(second, 'GET', '/health')).status).toBe(200);
-      expect((await call(second, 'GET', '/v2/vehicle_brands', { key: first.devKey })).status).toBe(200);
-      const again = LiveStore.open(first.dataDir);
-      expect(again.activeKeys().map((k) => k.name)).toEqual(['development']);
-      expect((again.db.prepare('SELECT count(*) AS n FROM companies').get() as { n: number }).n).toBe(companies);
-      again.close();
-    } finally {
-      expect(await second.stop()).toBe(0);
-    }
-  });
-
-  it('refuses to start on a snapshot of another format version, with a clear message', async () => {
-    const dir = freshDataDir();
-    const file = path.join(dir, 'old.sqlite');
-    const db = new Database(file);
-    db.exec("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL); INSERT INTO meta VALUES ('format_version', '999')");
-    db.close();
-    const r = await runMain({ SNAPSHOT: file, DATA_DIR: dir });
-    expect(r.code).toBe(3);
-    expect(r.stderr).toContain('format version 999');
-    expect(r.stderr).toContain('npm run snapshot:build');
-    const missing = await runMain({ SNAPSHOT: path.join(dir, 'nope.sqlite'), DATA_DIR: dir });
-    expect(missing.code).toBe(3);
-    expect(missing.stderr).toContain('does not exist');
-  });
-
-  it('refuses an invalid configuration with exit code 2', async () => {
-    const r = await runMain({ PORT: 'eighty', DATA_DIR: freshDataDir() });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain('PORT must be an integer');
-    const negative = await runMain({ PRICING_INLINE_MAX_EVALUATIONS: '-1', DATA_DIR: freshDataDir() });
-    expect(negative.code).toBe(2);
-    expect(negative.stderr).toContain('PRICING_INLINE_MAX_EVALUATIONS');
-    const split = await runMain({ PRICING_SPLIT_MIN_EVALUATIONS: 'half', DATA_DIR: freshDataDir() });
-    expect(split.code).toBe(2);
-    expect(split.stderr).toContain('PRICING_SPLIT_MIN_EVALUATIONS');
-  });
-});
-
 describe('token CLI', () => {
   it('issues HS256 tokens with the secret stored on first use', async () => {
     const dir = freshDataDir();
@@ -256,30 +146,3 @@ describe('token CLI', () => {
   });
 });
 
-function runMain(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((resolve) => {
-    const p = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH ?? '', PORT: '0', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    p.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    p.on('exit', (code) => resolve({ code, stderr }));
-  });
-}
-
-describe('unusable DATA_DIR (D102)', () => {
-  it('exits promptly with code 2 and a message naming the directory', async () => {
-    const file = path.join(freshDataDir(), 'a-file');
-    fs.writeFileSync(file, 'x');
-    for (const dir of ['/proc/nope', '/proc/self/nope/deeper', file, path.join(file, 'below')]) {
-      const t0 = Date.now();
-      const p = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH ?? '', DATA_DIR: dir, SNAPSHOT: inject('testSnapshot'), PORT: '0', WORKERS: '0' }, stdio: ['ignore', 'ignore', 'pipe'] });
-      let err = '';
-      p.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-      const timer = setTimeout(() => p.kill('SIGKILL'), 15_000);
-      const code = await new Promise<number | null>((res) => p.on('exit', res));
-      clearTimeout(timer);
-      expect(code, `${dir}: ${err}`).toBe(2);
-      expect(err).toContain(`DATA_DIR ${dir}`);
-      expect(Date.now() - t0).toBeLessThan(15_000);
-    }
-  });
-});

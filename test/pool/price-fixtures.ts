@@ -103,3 +103,25 @@ export function chargeBody(o: {
     },
   };
 }
+
+/** 300 tariffs of one EMP at a CPO (written with key `W`), and a 100-charge-point request: a few ms of price work per request. */
+export async function heavySetup(srv: TestServer, W: string): Promise<{ cpo: string; body: unknown }> {
+  const emp = await putCompany(srv, W, {});
+  const cpo = await putCompany(srv, W, { is_cpo: true, is_emp: false, supported_emps: [emp] });
+  for (let i = 0; i < 300; i += 25) {
+    await Promise.all(
+      Array.from({ length: 25 }, (_, k) =>
+        putTariff(srv, W, emp, {
+          attributes: {
+            prices: [
+              comp([seg('kwh', 0.3 + (i + k) / 1000, { time_of_day_start: 360, time_of_day_end: 1320 }), seg('kwh', 0.25, { time_of_day_start: 1320, time_of_day_end: 360 }), seg('minute', 0.02, { range_gte: 60, billing_increment: 5 })]),
+              comp([seg('session', 1)], [{ allowance: 'allow', charge_point_energy_type: 'dc', charge_point_powers: [50, 350], charge_point_power_is_range: true }]),
+            ],
+          },
+        }),
+      ),
+    );
+  }
+  const cps = Array.from({ length: 100 }, (_, i) => ({ plug: i % 2 === 0 ? 'ccs' : 'type2', power: 11 + i }));
+  return { cpo, body: chargeBody({ network: cpo, charge_points: cps, options: { energy: 40, duration: 600, start_time: 1200 } }) };
+}
