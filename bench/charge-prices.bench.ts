@@ -24,8 +24,9 @@ import { Bench } from 'tinybench';
 import { DEFAULT_CHARGE_PRICE_OPTIONS, PricingCatalog, computeChargePrices, type RateTable, type TariffInput } from '../src/domain/pricing/index.js';
 import type { StationView } from '../src/pool/stations.js';
 import { GrowableBytes } from '../src/domain/bytes.js';
-import { mergeChargePriceParts } from '../src/pool/charge-writer.js';
-import { runChargePrices, runChargePricesPart, type ChargePricesTask } from '../src/pool/tasks.js';
+import { mergeChargePriceParts } from '../src/api/prices/charge-prices.writer.js';
+import { runChargePrices, runChargePricesPart } from '../src/api/prices/prices.tasks.js';
+import type { ChargePricesTask } from '../src/pool/protocol.js';
 import { straightforwardChargePrices } from './lib/charge-document.js';
 import { generatedTariffs } from './scenarios.js';
 

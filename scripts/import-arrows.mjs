@@ -14,10 +14,12 @@ const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..')
 const LAYERS = [
   ['src/domain', 'src/gc.ts'],
   ['src/storage', 'src/log.ts', 'src/config.ts'],
-  ['src/import', 'src/auth', 'src/pool', 'workers'],
+  ['src/import', 'src/auth', 'src/pool'],
   ['src/api'],
   ['src/http'],
-  ['src/app.ts', 'src/snapshot-swap.ts', 'src/main.ts', 'src/cli', 'snapshots'],
+  // Entry points: the process (main, app), the pricing workers (they run the API's price
+  // documents on the pool's protocol), the command lines.
+  ['src/app.ts', 'src/snapshot-swap.ts', 'src/main.ts', 'src/cli', 'snapshots', 'workers'],
 ];
 const layerOf = (part) => LAYERS.findIndex((l) => l.includes(part));
 

@@ -20,6 +20,7 @@ import { Snapshot, SnapshotFormatError } from './storage/snapshot.js';
 import { StationIndex } from './domain/stations/index.js';
 import { AvailabilityStore } from './storage/availability.js';
 import { PricePool } from './pool/pool.js';
+import { mergeChargePriceParts, runTask } from './api/price-work.js';
 import { OUTPUT_SLOT_BYTES, OUTPUT_SLOTS_PER_WORKER } from './pool/protocol.js';
 import { createOutputSlots } from './pool/output.js';
 import { mainCatalog, rateTable } from './pool/catalog.js';
@@ -114,6 +115,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
         exitOnNetwork: process.env.PRICING_TEST_EXIT_ON_NETWORK || null,
         output: createOutputSlots(config.workers * OUTPUT_SLOTS_PER_WORKER, OUTPUT_SLOT_BYTES),
       },
+      work: { runTask, mergeChargePriceParts },
       catalog: () => mainCatalog(companies, tariffs),
       rates: rateTable(snapshot.meta.ratesDate, snapshot.rates()),
       generation: () => tariffs.generation,

@@ -7,12 +7,12 @@
 import { BroadcastChannel, workerData } from 'node:worker_threads';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { StoreCatalog, rateTable } from '../src/pool/catalog.js';
-import { recycleDocument } from '../src/pool/charge-writer.js';
 import { OutputSlots } from '../src/pool/output.js';
 import type { PartMessage, PartReply, StationChannelMessage, TaskMessage, TaskReply, WorkerInit } from '../src/pool/protocol.js';
 import { collectGarbage } from '../src/gc.js';
 import { StationView } from '../src/pool/stations.js';
-import { runChargePricesPart, runTask, type TaskDocument } from '../src/pool/tasks.js';
+import { recycleDocument, runChargePricesPart, runTask } from '../src/api/price-work.js';
+import type { TaskDocument } from '../src/pool/protocol.js';
 import { LiveStore } from '../src/storage/live.js';
 import { Snapshot } from '../src/storage/snapshot.js';
 

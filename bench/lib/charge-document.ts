@@ -1,7 +1,7 @@
 /**
  * The straightforward `POST /v1/charge_prices` document: `chargePriceEntries` objects, one
  * attributes object per entry and JSON.stringify. The service writes the same document straight
- * into bytes (src/pool/charge-writer.ts); this path is the reference for its byte-for-byte test
+ * into bytes (src/api/prices/charge-prices.writer.ts); this path is the reference for its byte-for-byte test
  * (test/http/prices-serialize.test.ts) and the baseline of its micro-benchmark
  * (bench/charge-prices.bench.ts).
  */
@@ -16,7 +16,7 @@ import {
   type RateTable,
 } from '../../src/domain/pricing/index.js';
 import type { StoredTariff } from '../../src/domain/tariffs/model.js';
-import type { ChargePricesTask } from '../../src/pool/tasks.js';
+import type { ChargePricesTask } from '../../src/pool/protocol.js';
 
 export function straightforwardChargePrices(catalog: PricingCatalog, t: ChargePricesTask, rates: RateTable): string {
   const js = JSON.stringify;

@@ -23,11 +23,22 @@ import { Piscina } from 'piscina';
 import type { Logger } from 'pino';
 import type { PricingCatalog, RateTable } from '../domain/pricing/index.js';
 import { GrowableBytes } from '../domain/bytes.js';
-import { mergeChargePriceParts, type ChargePricePartView } from './charge-writer.js';
 import { OutputSlots } from './output.js';
-import type { PartMessage, PartReply, StationChannelMessage, TaskMessage, TaskReply, WorkerInit } from './protocol.js';
+import type {
+  ChargePricePartView,
+  ChargePricesTask,
+  PartMessage,
+  PartReply,
+  PriceWork,
+  StationChannelMessage,
+  TaskInputs,
+  TaskMessage,
+  TaskName,
+  TaskReply,
+  TaskResult,
+  WorkerInit,
+} from './protocol.js';
 import { StationView, type SharedStationData } from './stations.js';
-import { runTask, type ChargePricesTask, type TaskInputs, type TaskName, type TaskResult } from './tasks.js';
 
 /** Compiled worker module, located relative to this module (dist/src/pool → dist/workers). */
 export const WORKER_FILE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../workers/pricing.worker.js');
@@ -54,6 +65,8 @@ export interface PoolOptions {
    */
   splitMinEvaluations: number;
   init: WorkerInit;
+  /** The task table for inline work and the merge of split requests (src/api/price-work.ts). */
+  work: PriceWork;
   /**
    * Builds the main-thread catalog (kept current by change events) for inline tasks; called once
    * at construction, and only when some task runs inline.
@@ -232,7 +245,7 @@ export class PricePool {
     if (this.closed) throw new PoolOverloadedError('closed');
     const p = this.piscina;
     if (p === null || (this.o.inlineMaxEvaluations > 0 && evaluations <= this.o.inlineMaxEvaluations)) {
-      const r = runTask({ catalog: this.catalog!, rates: this.o.rates, stations: this.stations }, name, input);
+      const r = this.o.work.runTask({ catalog: this.catalog!, rates: this.o.rates, stations: this.stations }, name, input);
       return typeof r.body === 'string' ? { status: r.status, body: r.body } : { status: r.status, body: bufferOf(r.body) };
     }
     const parts = Math.min(this.o.workers, MAX_PARTS);
@@ -431,7 +444,7 @@ export class PricePool {
     if (consistent) {
       if (this.mergeBusy) out = new GrowableBytes(1 << 20);
       else this.mergeBusy = true;
-      body = mergeChargePriceParts(views, replies[0].closing, out);
+      body = this.o.work.mergeChargePriceParts(views, replies[0].closing, out);
     }
     for (const r of replies) if (r.slot >= 0) slots.release(r.slot);
     if (failure !== null) throw failure;

@@ -5,7 +5,20 @@
  */
 import type { OutputSlotsInit } from './output.js';
 import type { SharedStationData } from './stations.js';
-import type { ChargePricesPartTask, TaskInputs, TaskName } from './tasks.js';
+import type {
+  BulkRequest,
+  ChargeInput,
+  ChargePointInput,
+  ChargePriceOptions,
+  Dimension,
+  IncludeMode,
+  Language,
+  PricingCatalog,
+  RateTable,
+  StationContext,
+} from '../domain/pricing/index.js';
+import type { GrowableBytes } from '../domain/bytes.js';
+import type { StationView } from './stations.js';
 
 export interface WorkerInit {
   dataDir: string;
@@ -66,3 +79,110 @@ export interface TaskMessage {
 
 /** Messages on the station channel: new data for a generation, or an old generation no task uses any more. */
 export type StationChannelMessage = { generation: number; stations: SharedStationData } | { release: number };
+
+// ---- Price tasks: the inputs the main thread resolves and the documents a thread returns ----
+
+export interface ChargePricesTask {
+  station: StationContext;
+  input: ChargeInput;
+  options: ChargePriceOptions;
+  listed: string[] | null;
+  include: IncludeMode;
+  showPriceUnavailable: boolean;
+  lang: Language;
+  nowMs: number;
+}
+
+/** A bulk preview request with its stations as raw ids, resolved in the worker's station view. */
+export interface BulkTask extends Omit<BulkRequest, 'stations'> {
+  stationIds: string[];
+}
+
+export interface TariffDetailsFilter {
+  brand_restricted_tariffs: boolean;
+  foreign_tariffs: boolean;
+  provider_customer_tariffs: boolean;
+  tariffs_without_prices: boolean;
+  average_prices: boolean;
+  dimensions: Dimension[];
+}
+
+export interface TariffDetailsTask {
+  /** CPO query (country + operator) or station query (ids, in request order). */
+  query: { kind: 'cpo'; country: string; operatorId: string } | { kind: 'stations'; ids: string[] };
+  chargePoint: ChargePointInput | null;
+  filter: TariffDetailsFilter;
+  /** `relationships.tariffs` IDs, or null when absent. */
+  tariffs: string[] | null;
+}
+
+export type TaskName = 'chargePrices' | 'bulk' | 'tariffDetails' | 'stationPrices';
+
+/**
+ * The bulk calculation (D91) over stations given by id (area and route price search, D110–D114;
+ * ids, not indices, so that a snapshot swap between routing and pricing cannot mix snapshots),
+ * with their charge points narrowed to `plugs` (null: all) and power ≥ `chargePointsPowerGte`.
+ * Answers `{"p":[[position,price,energy,duration,plug,power],…]}` per priced station, position
+ * in `stationIds`, in input order.
+ */
+export interface StationPricesTask extends Omit<BulkRequest, 'stations'> {
+  stationIds: string[];
+  plugs: string[] | null;
+  chargePointsPowerGte: number | null;
+}
+
+export interface TaskInputs {
+  chargePrices: ChargePricesTask;
+  bulk: BulkTask;
+  tariffDetails: TariffDetailsTask;
+  stationPrices: StationPricesTask;
+}
+
+/**
+ * What a task computes: the status and serialized document (always a value, never a throw), as
+ * JSON text or as UTF-8 bytes in an ArrayBuffer of their own (transferable).
+ */
+export interface TaskDocument {
+  status: number;
+  body: string | Uint8Array;
+}
+
+/** Outcome handed to a handler: the document as JSON text (inline) or UTF-8 bytes (from a worker). */
+export interface TaskResult {
+  status: number;
+  body: string | Buffer;
+  /** Frees the body's shared output slot once it has been sent (see src/pool/output.ts). */
+  release?: () => void;
+}
+
+/** Everything a thread needs to run tasks. */
+export interface TaskEnv {
+  catalog: PricingCatalog;
+  rates: RateTable;
+  stations: StationView;
+}
+
+/** One share of a charge price request's candidates (see `ChargePriceRequest.part`). */
+export interface ChargePricesPartTask extends ChargePricesTask {
+  part: { index: number; count: number };
+}
+
+/** Runs a named task against a thread's catalog (the task table, src/api/price-work.ts). */
+export type RunTask = (env: TaskEnv, name: TaskName, input: TaskInputs[TaskName]) => TaskDocument;
+
+/** A part's entries as received by the thread that merges them (its bytes may sit in a shared output slot). */
+export interface ChargePricePartView {
+  bytes: Buffer;
+  ends: Int32Array;
+  lows: Float64Array;
+  ranks: Int32Array;
+}
+
+/** Merges the parts of a split charge price request into the whole document (src/api/prices/charge-prices.writer.ts). */
+export type MergeParts = (parts: readonly ChargePricePartView[], closing: string, out: GrowableBytes) => Buffer;
+
+/** The price work a pool runs: the task table and the merge of split charge prices (src/api/price-work.ts). */
+export interface PriceWork {
+  runTask: RunTask;
+  mergeChargePriceParts: MergeParts;
+}

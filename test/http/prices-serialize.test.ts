@@ -1,5 +1,5 @@
 /**
- * The charge price document writer (src/pool/charge-writer.ts, used by runChargePrices) against
+ * The charge price document writer (src/api/prices/charge-prices.writer.ts, used by runChargePrices) against
  * the reference path it replaced: `chargePriceEntries` objects + JSON.stringify. Seeded random
  * catalogs and requests (languages, currencies, show_price_unavailable, include modes, listed
  * tariffs, tags with show_until / hide_for_owners, null names and urls, non-ASCII and quoted text,
@@ -25,9 +25,10 @@ import {
 } from '../../src/domain/pricing/index.js';
 import { mulberry32 } from '../../src/domain/random.js';
 import type { StationView } from '../../src/pool/stations.js';
-import { ByteWriter, mergeChargePriceParts, recycleDocument } from '../../src/pool/charge-writer.js';
+import { ByteWriter, mergeChargePriceParts, recycleDocument } from '../../src/api/prices/charge-prices.writer.js';
 import { GrowableBytes } from '../../src/domain/bytes.js';
-import { runChargePrices, runChargePricesPart, type ChargePricesTask } from '../../src/pool/tasks.js';
+import { runChargePrices, runChargePricesPart } from '../../src/api/prices/prices.tasks.js';
+import type { ChargePricesTask } from '../../src/pool/protocol.js';
 
 const RATES: RateTable = { date: '2025-01-01', rates: { EUR: 1, CHF: 1.23, GBP: 0.85, DKK: 7.46, SEK: 11.2 } };
 const CPO = 'c0000000-0000-4000-8000-000000000001';

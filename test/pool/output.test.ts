@@ -8,7 +8,7 @@ import path from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { OutputSlots, createOutputSlots } from '../../src/pool/output.js';
-import type { ChargePricesTask, TaskResult } from '../../src/pool/tasks.js';
+import type { ChargePricesTask, TaskResult } from '../../src/pool/protocol.js';
 import { DEFAULT_CHARGE_PRICE_OPTIONS } from '../../src/domain/pricing/index.js';
 
 // The pool module resolves its worker file next to itself, so it is loaded from the build.
@@ -55,6 +55,7 @@ describe('a pricing worker answering through the slots', () => {
 
   beforeAll(async () => {
     const { PricePool } = await import(dist('src/pool/pool.js'));
+    const work = await import(dist('src/api/price-work.js'));
     const { createOutputSlots: create } = await import(dist('src/pool/output.js'));
     const { LiveStore } = await import(dist('src/storage/live.js'));
     const { Snapshot } = await import(dist('src/storage/snapshot.js'));
@@ -91,6 +92,7 @@ describe('a pricing worker answering through the slots', () => {
           exitOnNetwork: null,
           output: create(2, 1 << 20),
         },
+        work: { runTask: work.runTask, mergeChargePriceParts: work.mergeChargePriceParts },
         catalog: () => mainCatalog(companies, tariffs),
         rates: rateTable(snapshot.meta.ratesDate, snapshot.rates()),
         generation,

@@ -15,7 +15,7 @@ import { currencyOf, vehicleOf } from '../prices/prices.handler.js';
 import { aroundInto, haversineMeters } from '../../domain/stations/geo.js';
 import { Route } from '../../domain/stations/corridor.js';
 import { DEFAULT_CHARGE_PRICE_OPTIONS } from '../../domain/pricing/index.js';
-import type { StationPricesTask } from '../../pool/tasks.js';
+import type { StationPricesTask } from '../../pool/protocol.js';
 import { validateArea, validateRoute, type AreaAttributes, type RouteAttributes, type SearchBody } from './area-prices.schema.js';
 
 const A = '/data/attributes';

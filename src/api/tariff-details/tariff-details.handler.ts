@@ -8,7 +8,7 @@ import type { AppContext } from '../context.js';
 import { badPointer } from '../jsonapi/errors.js';
 import { dropNulls } from '../jsonapi/validate.js';
 import type { ApiRequest, ApiResponse, RouteDef } from '../types.js';
-import type { TariffDetailsFilter } from '../../pool/tasks.js';
+import type { TariffDetailsFilter } from '../../pool/protocol.js';
 import { validateTariffDetails } from './tariff-details.schema.js';
 
 const S = '/data/attributes/station';

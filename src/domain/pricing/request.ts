@@ -297,7 +297,7 @@ function lowestPrice(e: ChargePriceEntry): number {
 
 /**
  * D92's text order on sort keys that are already lower-cased: code unit order, null last. The
- * one implementation: the document writer (src/pool/charge-writer.ts) compares its pre-lowered
+ * one implementation: the document writer (src/api/prices/charge-prices.writer.ts) compares its pre-lowered
  * keys with it, and `sortChargePrices` below through `compareText`.
  */
 export function compareSortKeys(x: string | null, y: string | null): number {

@@ -10,7 +10,7 @@
  * `chargePriceEntries` + `JSON.stringify` would give (test/http/prices-serialize.test.ts).
  */
 import { Buffer } from 'node:buffer';
-import { computedId } from '../domain/ids.js';
+import { computedId } from '../../domain/ids.js';
 import {
   REASONS,
   compareSortKeys,
@@ -24,9 +24,10 @@ import {
   type NoPriceReason,
   type PricingCatalog,
   type RateTable,
-} from '../domain/pricing/index.js';
-import { storedOf } from './catalog.js';
-import { GrowableBytes } from '../domain/bytes.js';
+} from '../../domain/pricing/index.js';
+import { storedOf } from '../../pool/catalog.js';
+import type { ChargePricePartView } from '../../pool/protocol.js';
+import { GrowableBytes } from '../../domain/bytes.js';
 
 const js = JSON.stringify;
 
@@ -565,13 +566,6 @@ function write(catalog: PricingCatalog, comp: ChargePriceComputation, rates: Rat
 }
 
 /** A part's entries as received by the thread that merges them (its bytes may sit in a shared output slot). */
-export interface ChargePricePartView {
-  bytes: Buffer;
-  ends: Int32Array;
-  lows: Float64Array;
-  ranks: Int32Array;
-}
-
 /**
  * Assembles the `POST /v1/charge_prices` document from the parts of a split request, written at
  * one catalog generation: the entries merged by (lowest price, tariff rank), which is the D92
