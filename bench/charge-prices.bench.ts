@@ -13,7 +13,7 @@
  * The catalog holds the HTTP suite's generated tariffs (bench/scenarios.ts), all of the station's
  * operator.
  *
- *   npm run bench:charge-prices [-- --quick] [-- --tariffs N]
+ *   npm run bench:charge-prices [-- --quick | --check] [-- --tariffs N]
  *
  * Prints a table and writes bench/out/charge-prices.json.
  */
@@ -30,7 +30,9 @@ import type { ChargePricesTask } from '../src/pool/protocol.js';
 import { straightforwardChargePrices } from './lib/charge-document.js';
 import { generatedTariffs } from './scenarios.js';
 
-const quick = process.argv.includes('--quick');
+/** `--check`: the byte checks and a token measurement (what the test suite runs); `--quick`: short runs. */
+const check = process.argv.includes('--check');
+const quick = check || process.argv.includes('--quick');
 const tariffsArg = process.argv.indexOf('--tariffs');
 const N = tariffsArg > 0 ? Number(process.argv[tariffsArg + 1]) : 1000;
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -90,7 +92,7 @@ async function main(): Promise<void> {
     throw new Error('the merged parts differ from the straightforward document');
   }
 
-  const bench = new Bench({ time: quick ? 150 : 3000, warmupTime: quick ? 50 : 500 });
+  const bench = new Bench({ time: check ? 5 : quick ? 150 : 3000, warmupTime: check ? 0 : quick ? 50 : 500 });
   bench.add('compute', () => {
     sink += computeChargePrices(catalog, request, RATES).results.price[0] || 0;
   });

@@ -15,7 +15,7 @@
  *   lets the flag be set at run time) and bytes allocated per call (sampling heap profiler,
  *   counting objects already collected).
  *
- *   npm run bench:pricing [-- --quick]
+ *   npm run bench:pricing [-- --quick | --check]
  *
  * Prints a table and writes bench/out/pricing.json.
  */
@@ -51,7 +51,9 @@ import {
 } from '../src/domain/pricing/index.js';
 import { mulberry32 } from '../src/domain/random.js';
 
-const quick = process.argv.includes('--quick');
+/** `--check`: every self-check and a token measurement (what the test suite runs); `--quick`: short runs. */
+const check = process.argv.includes('--check');
+const quick = check || process.argv.includes('--quick');
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** Where the JSON output goes: bench/out/, or BENCH_OUT_DIR (the test suite's temporary directory). */
 const OUT_DIR = process.env.BENCH_OUT_DIR ?? path.join(ROOT, 'bench/out');
@@ -351,8 +353,8 @@ interface SamplingNode {
 }
 
 async function main(): Promise<void> {
-  const time = quick ? 150 : 2000;
-  const warmupTime = quick ? 50 : 500;
+  const time = check ? 5 : quick ? 150 : 2000;
+  const warmupTime = check ? 0 : quick ? 50 : 500;
   const bench = new Bench({ time, warmupTime });
   bench.add('compiled: 200 tariffs × (plan + 4 charge points)', compiledAll);
   bench.add('reference: 200 tariffs × 4 charge points', referenceAll);
@@ -376,11 +378,11 @@ async function main(): Promise<void> {
   const ownBulk = stat('bulk, one operator per station (no shared contexts)');
   const distinctBulk = stat('bulk, nothing shared (a sub tariff per station and tariff)');
   const pairs = N_STATION * N_TARIFF * 4;
-  const heap = heapDelta(bulkOnce, quick ? 3 : 9);
-  const interleaved = interleavedRatio(quick ? 5 : 21);
-  const allocated = await allocatedPerCall(bulkOnce, quick ? 10 : 50);
-  const evseAllocated = await allocatedPerCall(evseBulkOnce, quick ? 10 : 50);
-  const ownAllocated = await allocatedPerCall(ownOperatorBulkOnce, quick ? 10 : 50);
+  const heap = heapDelta(bulkOnce, check ? 1 : quick ? 3 : 9);
+  const interleaved = interleavedRatio(check ? 1 : quick ? 5 : 21);
+  const allocated = await allocatedPerCall(bulkOnce, check ? 2 : quick ? 10 : 50);
+  const evseAllocated = await allocatedPerCall(evseBulkOnce, check ? 2 : quick ? 10 : 50);
+  const ownAllocated = await allocatedPerCall(ownOperatorBulkOnce, check ? 2 : quick ? 10 : 50);
   const out = {
     date: new Date().toISOString(),
     node: process.version,

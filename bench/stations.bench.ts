@@ -4,7 +4,7 @@
  * beside a naive full scan answering the same query in the same run, and the page body built from
  * cached fragments beside JSON.stringify of the same page.
  *
- *   npm run bench:stations [-- --quick] [--snapshot <file>] [--synthetic <file>]
+ *   npm run bench:stations [-- --quick | --check] [--snapshot <file>] [--synthetic <file>]
  *
  * --snapshot: instead of snapshots/default.sqlite (the test suite passes its sample snapshot).
  *
@@ -28,6 +28,8 @@ const ROOT = (() => {
 })();
 /** Where the JSON output goes: bench/out/, or BENCH_OUT_DIR (the test suite's temporary directory). */
 const OUT_DIR = process.env.BENCH_OUT_DIR ?? path.join(ROOT, 'bench/out');
+/** `--check`: the checks and a token measurement (what the test suite runs). */
+const CHECK = process.argv.includes('--check');
 
 const PARIS = { lat: 48.8566, lon: 2.3522 };
 const BOX = { latGte: 48.81, latLte: 48.91, lonGte: 2.25, lonLte: 2.42 };
@@ -45,22 +47,24 @@ interface Row {
   matches: number;
 }
 
-function args(): { quick: boolean; snapshot: string; synthetic: string } {
+function args(): { quick: boolean; check: boolean; snapshot: string; synthetic: string } {
   const a = process.argv.slice(2);
   let quick = false;
+  let check = false;
   let snapshot = path.join(ROOT, 'snapshots/default.sqlite');
   let synthetic = path.join(ROOT, 'snapshots/synthetic-1000000.sqlite');
   for (let i = 0; i < a.length; i++) {
     if (a[i] === '--quick') quick = true;
+    else if (a[i] === '--check') quick = check = true;
     else if (a[i] === '--snapshot') snapshot = path.resolve(a[++i]);
     else if (a[i] === '--synthetic') synthetic = path.resolve(a[++i]);
     else throw new Error(`unknown argument ${a[i]}`);
   }
-  return { quick, snapshot, synthetic };
+  return { quick, check, snapshot, synthetic };
 }
 
 async function median(name: string, fn: () => unknown, quick: boolean): Promise<number> {
-  const b = new Bench({ time: quick ? 200 : 1500, warmup: true, warmupTime: quick ? 50 : 300 });
+  const b = new Bench({ time: CHECK ? 5 : quick ? 200 : 1500, warmup: !CHECK, warmupTime: quick ? 50 : 300 });
   b.add(name, fn);
   await b.run();
   const t = b.tasks[0].result as unknown as { latency?: { p50?: number; mean?: number } };

@@ -1,5 +1,5 @@
 /**
- * The in-process micro-benchmarks run (quick mode) and report what they measure: the pricing
+ * The in-process micro-benchmarks run (check mode: their self-checks and token timings) and report what they measure: the pricing
  * engine (compiled vs reference, bulk previews), the busy-station charge price task (which also
  * checks its bytes against the objects + JSON.stringify document before measuring) and the station
  * index. Speed is not checked here; catalog writes run in the HTTP suite's quick test.
@@ -14,14 +14,14 @@ const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const TSX = path.join(ROOT, 'node_modules/tsx/dist/cli.mjs');
 
-/** Runs one micro-benchmark in quick mode with its output in a temporary directory (never bench/out/). */
+/** Runs one micro-benchmark in check mode (self-checks, token timings) with its output in a temporary directory (never bench/out/). */
 async function quick(file: string, out: string, args: string[] = []): Promise<Record<string, unknown>> {
   const dir = fs.mkdtempSync(path.join(inject('testTmpRoot'), 'micro-'));
-  await run(process.execPath, [TSX, path.join(ROOT, 'bench', file), '--quick', ...args], { cwd: ROOT, maxBuffer: 16 << 20, env: { ...process.env, BENCH_OUT_DIR: dir } });
+  await run(process.execPath, [TSX, path.join(ROOT, 'bench', file), '--check', ...args], { cwd: ROOT, maxBuffer: 16 << 20, env: { ...process.env, BENCH_OUT_DIR: dir } });
   return JSON.parse(fs.readFileSync(path.join(dir, out), 'utf8')) as Record<string, unknown>;
 }
 
-describe('micro-benchmarks (quick mode)', () => {
+describe('micro-benchmarks (check mode)', () => {
   it('pricing: compiled vs reference, bulk previews, allocation', { timeout: 120_000 }, async () => {
     const j = await quick('pricing.bench.ts', 'pricing.json');
     for (const k of ['ratio', 'ratioInterleaved', 'bulkMedianMs', 'unsharedBulkMedianMs', 'distinctBulkMedianMs', 'evseBulkMedianMs', 'bulkAllocatedBytes']) {
