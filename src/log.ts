@@ -6,8 +6,8 @@
  * template string and written to the logger's own destination, instead of going through pino's
  * generic object serializer (which walks the object and stringifies every value: about a fifth of
  * the main thread's time per request on a cached station read). The line is what pino itself
- * writes for `logger.info({reqId, method, route, status, ms}, 'request')`: the same keys in the
- * same order, the logger's time function and bindings, the same stream and flushing
+ * writes for `logger.info({reqId, method, route, status, ms, remoteAddress, keyName, bytesIn,
+ * bytesOut}, 'request')`: the same keys in the same order, the logger's time function and bindings, the same stream and flushing
  * (test/http/access-log.test.ts compares the two).
  */
 import pino, { type Logger } from 'pino';
@@ -16,8 +16,22 @@ export function createLogger(level: string): Logger {
   return pino({ level, base: { pid: process.pid } }, pino.destination({ dest: 1, sync: false }));
 }
 
-/** Writes the access line of one request (no-op below level info). */
-export type AccessLog = (reqId: string, method: string, route: string | null, status: number, ms: number) => void;
+/**
+ * Writes the access line of one request (no-op below level info): request id, method, route
+ * template, status, service time in ms, the client's address, the name of the API key used (never
+ * the key; null without one), and the request and response body bytes (as sent on the wire).
+ */
+export type AccessLog = (
+  reqId: string,
+  method: string,
+  route: string | null,
+  status: number,
+  ms: number,
+  remoteAddress: string,
+  keyName: string | null,
+  bytesIn: number,
+  bytesOut: number,
+) => void;
 
 interface PinoInternals {
   [key: symbol]: unknown;
@@ -30,11 +44,12 @@ export function accessLog(logger: Logger): AccessLog {
   const bindings = internals[pino.symbols.chindingsSym] as string;
   const info = logger.levels.values.info;
   const js = JSON.stringify;
-  return (reqId, method, route, status, ms) => {
+  return (reqId, method, route, status, ms, remoteAddress, keyName, bytesIn, bytesOut) => {
     if (!logger.isLevelEnabled('info')) return;
     stream.write(
       `{"level":${info}${time()}${bindings},"reqId":${js(reqId)},"method":${js(method)},"route":${route === null ? 'null' : js(route)},` +
-        `"status":${status},"ms":${ms},"msg":"request"}\n`,
+        `"status":${status},"ms":${ms},"remoteAddress":${js(remoteAddress)},"keyName":${keyName === null ? 'null' : js(keyName)},` +
+        `"bytesIn":${bytesIn},"bytesOut":${bytesOut},"msg":"request"}\n`,
     );
   };
 }

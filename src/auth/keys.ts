@@ -48,10 +48,15 @@ const KEY_CACHE_LIMIT = 10_000;
  * another process (the keys CLI) commits, checked every `refreshMs`, so a revocation takes effect
  * within about one refresh interval.
  */
+interface KeyEntry {
+  mask: number;
+  name: string;
+}
+
 export class KeyRegistry {
-  private byHash = new Map<string, number>();
-  /** Presented key → mask (or -1), so a key is hashed once per reload, not per request; bounded. */
-  private byKey = new Map<string, number>();
+  private byHash = new Map<string, KeyEntry>();
+  /** Presented key → its entry (or null), so a key is hashed once per reload, not per request; bounded. */
+  private byKey = new Map<string, KeyEntry | null>();
   private lastVersion = -1;
   private timer: NodeJS.Timeout | null = null;
 
@@ -60,8 +65,8 @@ export class KeyRegistry {
   }
 
   reload(): void {
-    const next = new Map<string, number>();
-    for (const row of this.store.activeKeys()) next.set(row.key_hash, maskOf(row.groups.split(',')));
+    const next = new Map<string, KeyEntry>();
+    for (const row of this.store.activeKeys()) next.set(row.key_hash, { mask: maskOf(row.groups.split(',')), name: row.name });
     this.byHash = next;
     this.byKey = new Map();
     this.lastVersion = this.store.dataVersion();
@@ -83,15 +88,24 @@ export class KeyRegistry {
     this.timer = null;
   }
 
-  /** Group mask of a presented key, or -1 when the key is unknown. */
-  maskOfKey(key: string): number {
-    let m = this.byKey.get(key);
-    if (m === undefined) {
-      m = this.byHash.get(hashKey(key)) ?? -1;
+  private entryOf(key: string): KeyEntry | null {
+    let e = this.byKey.get(key);
+    if (e === undefined) {
+      e = this.byHash.get(hashKey(key)) ?? null;
       // Unknown keys are cached too; the bound keeps a flood of random keys from growing memory.
       if (this.byKey.size >= KEY_CACHE_LIMIT) this.byKey.clear();
-      this.byKey.set(key, m);
+      this.byKey.set(key, e);
     }
-    return m;
+    return e;
+  }
+
+  /** Group mask of a presented key, or -1 when the key is unknown. */
+  maskOfKey(key: string): number {
+    return this.entryOf(key)?.mask ?? -1;
+  }
+
+  /** The name of a presented key (for the access log; never the key itself), or null when unknown. */
+  nameOfKey(key: string): string | null {
+    return this.entryOf(key)?.name ?? null;
   }
 }

@@ -21,6 +21,8 @@ import { etagOf, ifNoneMatchHits } from './conditional.js';
 export interface KeyLookup {
   /** Group mask of a key, or -1 when unknown. */
   maskOfKey(key: string): number;
+  /** The key's name for the access log (never the key), or null. */
+  nameOfKey?(key: string): string | null;
 }
 
 export interface ServerOptions {
@@ -107,6 +109,10 @@ interface State {
   head: boolean;
   /** ETag of a cacheable answer (D95), or null. */
   etag: string | null;
+  /** For the access log: the client's address, the name of the key used, the body bytes read. */
+  remote: string;
+  keyName: string | null;
+  bytesIn: number;
 }
 
 export function startServer(host: string, port: number, opts: ServerOptions): Promise<HttpServer> {
@@ -237,7 +243,8 @@ export function startServer(host: string, port: number, opts: ServerOptions): Pr
       }
     });
     finish(state);
-    accessLog(reqId, method, routePath, r.status, Math.round((performance.now() - t0) * 1000) / 1000);
+    const bytesOut = body === undefined || state.head ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+    accessLog(reqId, method, routePath, r.status, Math.round((performance.now() - t0) * 1000) / 1000, state.remote, state.keyName, state.bytesIn, bytesOut);
   };
 
   const errorResponse = (e: ApiError, withCode: boolean): ApiResponse => ({
@@ -275,7 +282,8 @@ export function startServer(host: string, port: number, opts: ServerOptions): Pr
     const enc = compression ? negotiateEncoding(req.getHeader('accept-encoding')) : null;
     const ifNoneMatch = req.getHeader('if-none-match');
 
-    const state: State = { aborted: false, done: false, origin, enc, head, etag: null };
+    const remote = Buffer.from(res.getRemoteAddressAsText()).toString();
+    const state: State = { aborted: false, done: false, origin, enc, head, etag: null, remote, keyName: null, bytesIn: 0 };
     inFlight++;
     res.onAborted(() => {
       state.aborted = true;
@@ -304,6 +312,7 @@ export function startServer(host: string, port: number, opts: ServerOptions): Pr
         if (key.length === 0) throw new ApiError('FORBIDDEN', 'api_key missing');
         const mask = keys.maskOfKey(key);
         if (mask === -1) throw new ApiError('FORBIDDEN', 'api_key invalid');
+        state.keyName = keys.nameOfKey?.(key) ?? null;
         let allowed = false;
         for (const g of route.groups) if ((mask & GROUP_BIT[g]) !== 0) allowed = true;
         if (!allowed) throw new ApiError('FORBIDDEN', `action ${snakeCase(route.groups[0])} not allowed`);
@@ -514,6 +523,7 @@ function readBody(res: uWS.HttpResponse, state: State, limit: number, cb: (buf: 
   res.onData((ab, isLast) => {
     if (state.aborted || state.done) return;
     size += ab.byteLength;
+    state.bytesIn = size;
     if (over || size > limit) {
       if (!over) {
         over = true;

@@ -6,7 +6,7 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accessLog } from '../../src/log.js';
-import { call, startTestServer, type TestServer } from '../helpers/server.js';
+import { call, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
 
 function memoryLogger(level: string) {
   const lines: string[] = [];
@@ -15,30 +15,30 @@ function memoryLogger(level: string) {
 }
 
 describe('access log line', () => {
-  const cases: [string, string, string | null, number, number][] = [
-    ['abc-123', 'GET', '/v1/charging_stations/:id', 200, 0.123],
-    ['he said "hi" \\ ⚡ \u0001', 'POST', '/v1/charge_prices', 503, 12],
-    ['x', 'DELETE', null, 404, 0],
+  const cases: [string, string, string | null, number, number, string, string | null, number, number][] = [
+    ['abc-123', 'GET', '/v1/charging_stations/:id', 200, 0.123, '127.0.0.1', 'map-client', 0, 906],
+    ['he said "hi" \\ ⚡ \u0001', 'POST', '/v1/charge_prices', 503, 12, '::1', 'key "quoted" \\ ⚡', 1234, 78],
+    ['x', 'DELETE', null, 404, 0, '0000:0000:0000:0000:0000:ffff:7f00:0001', null, 0, 0],
   ];
 
-  it('is byte for byte the line pino writes for logger.info({reqId, method, route, status, ms}, "request")', () => {
-    for (const [reqId, method, route, status, ms] of cases) {
+  it('is byte for byte the line pino writes for logger.info({reqId, method, route, status, ms, remoteAddress, keyName, bytesIn, bytesOut}, "request")', () => {
+    for (const [reqId, method, route, status, ms, remoteAddress, keyName, bytesIn, bytesOut] of cases) {
       const fast = memoryLogger('info');
-      accessLog(fast.logger)(reqId, method, route, status, ms);
+      accessLog(fast.logger)(reqId, method, route, status, ms, remoteAddress, keyName, bytesIn, bytesOut);
       const slow = memoryLogger('info');
-      slow.logger.info({ reqId, method, route, status, ms }, 'request');
+      slow.logger.info({ reqId, method, route, status, ms, remoteAddress, keyName, bytesIn, bytesOut }, 'request');
       expect(fast.lines).toEqual(slow.lines);
-      expect(JSON.parse(fast.lines[0])).toMatchObject({ level: 30, pid: 4242, reqId, method, route, status, ms, msg: 'request' });
+      expect(JSON.parse(fast.lines[0])).toMatchObject({ level: 30, pid: 4242, reqId, method, route, status, ms, remoteAddress, keyName, bytesIn, bytesOut, msg: 'request' });
     }
   });
 
   it('writes nothing below level info, and follows a level changed at run time', () => {
     const m = memoryLogger('warn');
     const log = accessLog(m.logger);
-    log('a', 'GET', '/health', 200, 1);
+    log('a', 'GET', '/health', 200, 1, '127.0.0.1', null, 0, 10);
     expect(m.lines).toEqual([]);
     m.logger.level = 'info';
-    log('b', 'GET', '/health', 200, 1);
+    log('b', 'GET', '/health', 200, 1, '127.0.0.1', null, 0, 10);
     expect(m.lines).toHaveLength(1);
   });
 });
@@ -46,17 +46,20 @@ describe('access log line', () => {
 describe('access log of the running service', () => {
   let srv: TestServer;
   beforeAll(async () => {
-    srv = await startTestServer();
+    srv = await startTestServer({ keys: { 'map-client': 'ReadCosts' } });
   });
   afterAll(async () => {
     await srv.stop();
   });
 
-  it('writes one line per request, with the request id, route, status and time', async () => {
-    const ids = ['log-check-1', 'log-check-2'];
-    await call(srv, 'GET', '/health', { headers: { 'X-Request-Id': ids[0] } });
+  it('writes one line per request, with the request id, route, status, time, client, key name and bytes', async () => {
+    const ids = ['log-check-1', 'log-check-2', 'log-check-3'];
+    const health = await call(srv, 'GET', '/health', { headers: { 'X-Request-Id': ids[0] } });
     const miss = await call(srv, 'GET', '/v9/nothing', { headers: { 'X-Request-Id': ids[1] } });
     expect(miss.status).toBe(404);
+    const raw = '{"data":{"type":"charge_price_request"}}';
+    const priced = await call(srv, 'POST', '/v1/charge_prices', { key: keyFor('map-client'), raw, headers: { 'X-Request-Id': ids[2] } });
+    expect(priced.status).toBe(400);
     const linesOf = (id: string) =>
       srv
         .stdout()
@@ -65,12 +68,16 @@ describe('access log of the running service', () => {
         .map((l) => JSON.parse(l) as Record<string, unknown>);
     const deadline = Date.now() + 5000;
     while (Date.now() < deadline && ids.some((id) => linesOf(id).length === 0)) await new Promise((r) => setTimeout(r, 20));
-    const [health] = linesOf(ids[0]);
+    const [line] = linesOf(ids[0]);
     expect(linesOf(ids[0])).toHaveLength(1);
-    expect(health).toMatchObject({ level: 30, method: 'GET', route: '/health', status: 200, msg: 'request' });
-    expect(typeof health.ms).toBe('number');
-    expect(typeof health.time).toBe('number');
-    expect(typeof health.pid).toBe('number');
+    expect(line).toMatchObject({ level: 30, method: 'GET', route: '/health', status: 200, remoteAddress: '127.0.0.1', keyName: null, bytesIn: 0, msg: 'request' });
+    expect(line.bytesOut).toBe(Buffer.byteLength(health.text));
+    expect(typeof line.ms).toBe('number');
+    expect(typeof line.time).toBe('number');
+    expect(typeof line.pid).toBe('number');
     expect(linesOf(ids[1])).toEqual([expect.objectContaining({ route: null, status: 404, msg: 'request' })]);
+    // The key's name, never the key.
+    expect(linesOf(ids[2])).toEqual([expect.objectContaining({ route: '/v1/charge_prices', status: 400, keyName: 'map-client', bytesIn: raw.length, bytesOut: Buffer.byteLength(priced.text) })]);
+    expect(srv.stdout()).not.toContain(keyFor('map-client'));
   });
 });
