@@ -16,6 +16,7 @@ import { TariffCatalog } from './domain/tariffs/catalog.js';
 import { catalogGeneration, catalogSeedOf, loadStationPrices, loadTariffs, seedDefaultCatalog } from './storage/tariffs.js';
 import { LiveStore } from './storage/live.js';
 import { serviceError } from './api/service-errors.js';
+import { RateLimiter } from './auth/rate-limit.js';
 import { Snapshot, SnapshotFormatError } from './storage/snapshot.js';
 import { StationIndex } from './domain/stations/index.js';
 import { AvailabilityStore } from './storage/availability.js';
@@ -137,10 +138,12 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
       failing: (code, message) => logger.error({ code, reason: message }, 'storage unavailable: writes fail until the data directory can be written again'),
       recovered: (failedWrites, ms) => logger.warn({ failedWrites, ms: Math.round(ms) }, 'storage recovered: writes work again'),
     };
+    const limiter = config.rateLimits === null ? null : new RateLimiter(config.rateLimits);
     const server = await startServer(config.host, config.port, {
       routes: buildRoutes(ctx),
       mapError: serviceError,
       refusalDelayMs: config.refusalDelayMs,
+      ...(limiter !== null ? { rateLimit: (key: string, priceWork: boolean) => limiter.take(key, priceWork) } : {}),
       keys,
       bodyLimitBytes: config.bodyLimitBytes,
       logger,

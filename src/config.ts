@@ -62,6 +62,8 @@ export interface Config {
   readonly priceDeadlineMs: number;
   /** D106: a price request refused for saturation is answered this long after it arrived. */
   readonly refusalDelayMs: number;
+  /** D24, D109: rate limits per key, or null (off, the default). */
+  readonly rateLimits: { perWindow: number; windowS: number; pricesPerWindow: number; pricesWindowS: number } | null;
   /**
    * Price requests whose estimated evaluations (candidate tariffs × charge points) are at most
    * this run on the main thread instead of a worker (0 = always a worker).
@@ -190,6 +192,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxQueueWaitMs: int(env, 'MAX_QUEUE_WAIT_MS', DEFAULT_MAX_QUEUE_WAIT_MS, 1, 600_000),
     priceDeadlineMs: int(env, 'PRICE_DEADLINE_MS', 2_000, 10, 600_000),
     refusalDelayMs: int(env, 'REFUSAL_DELAY_MS', DEFAULT_REFUSAL_DELAY_MS, 0, 60_000),
+    rateLimits: onOff(env, 'RATE_LIMIT', false)
+      ? {
+          perWindow: int(env, 'RATE_LIMIT_REQUESTS', 5000, 1, 100_000_000),
+          windowS: int(env, 'RATE_LIMIT_WINDOW_S', 300, 1, 86_400),
+          pricesPerWindow: int(env, 'RATE_LIMIT_PRICE_REQUESTS', 400, 1, 100_000_000),
+          pricesWindowS: int(env, 'RATE_LIMIT_PRICE_WINDOW_S', 60, 1, 86_400),
+        }
+      : null,
     inlineMaxEvaluations: int(env, 'PRICING_INLINE_MAX_EVALUATIONS', DEFAULT_INLINE_MAX_EVALUATIONS, 0, 1_000_000),
     splitMinEvaluations: int(env, 'PRICING_SPLIT_MIN_EVALUATIONS', DEFAULT_SPLIT_MIN_EVALUATIONS, 0, 1_000_000_000),
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 1024 * 1024 * 1024),

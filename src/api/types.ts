@@ -66,6 +66,8 @@ export interface RouteDef {
    * `Retry-After` before its body is read.
    */
   readonly saturated?: () => boolean;
+  /** Price work: counts against the price rate limit of D24 as well (D109). */
+  readonly priceWork?: boolean;
   readonly handler: Handler;
 }
 

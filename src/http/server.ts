@@ -44,6 +44,11 @@ export interface ServerOptions {
    * arrived (0: at once), so a client that ignores Retry-After cannot come back faster.
    */
   refusalDelayMs?: number;
+  /**
+   * Rate limits per key (D24, D109): counts a keyed request and answers 0, or the Retry-After
+   * seconds of a 429. Absent: no limits.
+   */
+  rateLimit?: (key: string, priceWork: boolean) => number;
 }
 
 export interface TransportOptions {
@@ -119,7 +124,7 @@ export function startServer(host: string, port: number, opts: ServerOptions): Pr
   let router = new Router(opts.routes);
   // Handlers below must not capture `opts`: it holds the first route table, which would keep the
   // first snapshot's station data alive after a snapshot swap.
-  const { logger: log, accessLog, keys, bodyLimitBytes, mapError } = opts;
+  const { logger: log, accessLog, keys, bodyLimitBytes, mapError, rateLimit } = opts;
   const refusalDelayMs = opts.refusalDelayMs ?? 0;
   const transport = opts.transport ?? DEFAULT_TRANSPORT;
   const cors = corsPolicy(transport.corsOrigins);
@@ -313,6 +318,10 @@ export function startServer(host: string, port: number, opts: ServerOptions): Pr
         const mask = keys.maskOfKey(key);
         if (mask === -1) throw new ApiError('FORBIDDEN', 'api_key invalid');
         state.keyName = keys.nameOfKey?.(key) ?? null;
+        if (rateLimit !== undefined) {
+          const wait = rateLimit(key, route.priceWork === true);
+          if (wait > 0) throw new ApiError('TOO_MANY_REQUESTS', 'rate limit exceeded', { headers: { 'Retry-After': String(wait) } });
+        }
         let allowed = false;
         for (const g of route.groups) if ((mask & GROUP_BIT[g]) !== 0) allowed = true;
         if (!allowed) throw new ApiError('FORBIDDEN', `action ${snakeCase(route.groups[0])} not allowed`);

@@ -207,8 +207,8 @@ export function areaPricesRoutes(ctx: AppContext): RouteDef[] {
 
   const saturated = (): boolean => ctx.prices.saturated();
   return [
-    { method: 'POST', path: '/v1/charge_prices/area', groups: ['ReadCosts'], body: true, saturated, handler: area },
-    { method: 'POST', path: '/v1/charge_prices/route', groups: ['ReadCosts'], body: true, saturated, handler: route },
+    { method: 'POST', path: '/v1/charge_prices/area', groups: ['ReadCosts'], body: true, saturated, priceWork: true, handler: area },
+    { method: 'POST', path: '/v1/charge_prices/route', groups: ['ReadCosts'], body: true, saturated, priceWork: true, handler: route },
   ];
 }
 

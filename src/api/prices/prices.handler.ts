@@ -243,8 +243,8 @@ export function pricesRoutes(ctx: AppContext): RouteDef[] {
 
   const saturated = (): boolean => ctx.prices.saturated();
   return [
-    { method: 'POST', path: '/v1/charge_prices', groups: ['ReadCosts'], body: true, saturated, handler: chargePricesHandler },
-    { method: 'POST', path: '/v1/charge_prices/bulk', groups: ['ReadCosts'], body: true, saturated, handler: bulkHandler },
+    { method: 'POST', path: '/v1/charge_prices', groups: ['ReadCosts'], body: true, saturated, priceWork: true, handler: chargePricesHandler },
+    { method: 'POST', path: '/v1/charge_prices/bulk', groups: ['ReadCosts'], body: true, saturated, priceWork: true, handler: bulkHandler },
   ];
 }
 

@@ -1,0 +1,65 @@
+/**
+ * Rate limits per key (D24, D109): off by default; with RATE_LIMIT=on every keyed request counts
+ * against a sliding window per key, price work also against its own, and requests over a limit
+ * answer 429 with Retry-After before anything else happens (refused requests do not count).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RateLimiter } from '../../src/auth/rate-limit.js';
+import { call, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
+
+describe('RateLimiter (sliding windows of 30 buckets)', () => {
+  it('admits up to the limit per window, answers the seconds until room returns, and slides', () => {
+    const r = new RateLimiter({ perWindow: 10, windowS: 300, pricesPerWindow: 3, pricesWindowS: 60 });
+    const t0 = 1_700_000_000_000;
+    for (let i = 0; i < 3; i++) expect(r.take('a', true, t0 + i)).toBe(0);
+    // The 4th price request within the minute waits until the first bucket leaves (≤ 60 s).
+    const wait = r.take('a', true, t0 + 10);
+    expect(wait).toBeGreaterThan(0);
+    expect(wait).toBeLessThanOrEqual(60);
+    // Refused requests are not counted; other work of the key still has room.
+    for (let i = 0; i < 7; i++) expect(r.take('a', false, t0 + 20 + i)).toBe(0);
+    expect(r.take('a', false, t0 + 40)).toBeGreaterThan(0);
+    // Another key has its own windows.
+    expect(r.take('b', true, t0 + 50)).toBe(0);
+    // A minute later the price window has room again, but the 5-minute window is still full.
+    expect(r.take('a', true, t0 + 61_000)).toBeGreaterThan(60);
+    // Five minutes later all is free again.
+    expect(r.take('a', true, t0 + 301_000)).toBe(0);
+    expect(r.limited).toBe(3);
+  });
+});
+
+describe('rate limits over HTTP', () => {
+  let srv: TestServer;
+  const A = keyFor('client-a');
+  const B = keyFor('client-b');
+  beforeAll(async () => {
+    srv = await startTestServer({
+      keys: { 'client-a': 'ReadCosts,ReadVehicles', 'client-b': 'ReadCosts,ReadVehicles' },
+      env: { RATE_LIMIT: 'on', RATE_LIMIT_REQUESTS: '12', RATE_LIMIT_PRICE_REQUESTS: '3' },
+    });
+  });
+  afterAll(async () => {
+    await srv.stop();
+  });
+
+  it('answers 429 with Retry-After past a key limit, per key, and never limits keyless routes', async () => {
+    const price = (key: string) => call(srv, 'POST', '/v1/charge_prices', { key, raw: '{"data":{"type":"charge_price_request"}}' });
+    for (let i = 0; i < 3; i++) expect((await price(A)).status).toBe(400);
+    const limited = await price(A);
+    expect(limited.status).toBe(429);
+    expect(limited.json).toEqual({ errors: [{ status: '429', code: 'TOO_MANY_REQUESTS', title: 'rate limit exceeded' }] });
+    const retry = Number(limited.headers.get('retry-after'));
+    expect(retry).toBeGreaterThanOrEqual(1);
+    expect(retry).toBeLessThanOrEqual(60);
+    // The other key is not affected; other routes of the same key still have room.
+    expect((await price(B)).status).toBe(400);
+    for (let i = 0; i < 9; i++) expect((await call(srv, 'GET', '/v2/vehicle_brands', { key: A })).status).toBe(200);
+    const all = await call(srv, 'GET', '/v2/vehicle_brands', { key: A });
+    expect(all.status).toBe(429);
+    expect(Number(all.headers.get('retry-after'))).toBeGreaterThan(0);
+    for (let i = 0; i < 20; i++) expect((await call(srv, 'GET', '/health')).status).toBe(200);
+    // A wrong key is refused as before (403), not counted.
+    expect((await call(srv, 'GET', '/v2/vehicle_brands', { key: 'nope' })).status).toBe(403);
+  });
+});
