@@ -17,6 +17,7 @@ import { catalogGeneration, catalogSeedOf, loadStationPrices, loadTariffs, seedD
 import { LiveStore } from './storage/live.js';
 import { serviceError } from './api/service-errors.js';
 import { RateLimiter } from './auth/rate-limit.js';
+import { Metrics } from './metrics.js';
 import { Snapshot, SnapshotFormatError } from './storage/snapshot.js';
 import { StationIndex } from './domain/stations/index.js';
 import { AvailabilityStore } from './storage/availability.js';
@@ -131,14 +132,36 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
       snapshot,
       stations,
     );
+    const limiter = config.rateLimits === null ? null : new RateLimiter(config.rateLimits);
+    const metrics = !config.metrics ? undefined : new Metrics({
+      pool: () => ({
+        queued: prices.queued,
+        threads: prices.threads,
+        inline: prices.counts.inline,
+        pooled: prices.counts.pooled,
+        split: prices.splits.merged,
+        refusedFull: prices.admission.full,
+        expired: prices.admission.expired,
+        deadline: prices.admission.deadline,
+        workerDeaths: prices.counts.workerDeaths,
+        waitSecondsSum: prices.counts.waitMs / 1000,
+        waitCount: prices.counts.waited,
+      }),
+      catalogGeneration: () => tariffs.generation,
+      snapshot: () => {
+        const c = swap.current();
+        return { version: c.version, stations: c.stationCount };
+      },
+      storageErrors: () => live.faultsTotal,
+      rateLimited: () => limiter?.limited ?? 0,
+    });
     const ctx: AppContext = { config, logger, snapshot, live, companies, tariffs, vehicles, tokens, stations, availability, prices, startedAt, snapshots: swap,
-      liveAvailability: new LiveAvailability(config.availabilityTtlS * 1000) };
+      liveAvailability: new LiveAvailability(config.availabilityTtlS * 1000), ...(metrics ? { metrics } : {}) };
     // D107: one log line when writes start failing, one when they work again; no stack per request.
     live.faultListener = {
       failing: (code, message) => logger.error({ code, reason: message }, 'storage unavailable: writes fail until the data directory can be written again'),
       recovered: (failedWrites, ms) => logger.warn({ failedWrites, ms: Math.round(ms) }, 'storage recovered: writes work again'),
     };
-    const limiter = config.rateLimits === null ? null : new RateLimiter(config.rateLimits);
     const server = await startServer(config.host, config.port, {
       routes: buildRoutes(ctx),
       mapError: serviceError,
@@ -148,6 +171,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
       bodyLimitBytes: config.bodyLimitBytes,
       logger,
       accessLog: accessLog(logger),
+      ...(metrics ? { observe: (method: string, route: string | null, status: number, ms: number, bytesOut: number) => metrics.observe(method, route, status, ms, bytesOut) } : {}),
       transport: {
         corsOrigins: config.corsOrigins,
         compression: config.compression,

@@ -62,6 +62,10 @@ export interface Config {
   readonly priceDeadlineMs: number;
   /** D106: a price request refused for saturation is answered this long after it arrived. */
   readonly refusalDelayMs: number;
+  /** Prometheus metrics: recorded per request and served at `GET /metrics` (default on). */
+  readonly metrics: boolean;
+  /** `GET /metrics` needs a key with group ReadMetrics (default: no key). */
+  readonly metricsKeyRequired: boolean;
   /** D24, D109: rate limits per key, or null (off, the default). */
   readonly rateLimits: { perWindow: number; windowS: number; pricesPerWindow: number; pricesWindowS: number } | null;
   /**
@@ -192,6 +196,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxQueueWaitMs: int(env, 'MAX_QUEUE_WAIT_MS', DEFAULT_MAX_QUEUE_WAIT_MS, 1, 600_000),
     priceDeadlineMs: int(env, 'PRICE_DEADLINE_MS', 2_000, 10, 600_000),
     refusalDelayMs: int(env, 'REFUSAL_DELAY_MS', DEFAULT_REFUSAL_DELAY_MS, 0, 60_000),
+    metrics: onOff(env, 'METRICS', true),
+    metricsKeyRequired: onOff(env, 'METRICS_KEY_REQUIRED', false),
     rateLimits: onOff(env, 'RATE_LIMIT', false)
       ? {
           perWindow: int(env, 'RATE_LIMIT_REQUESTS', 5000, 1, 100_000_000),

@@ -9,6 +9,7 @@ import type { Snapshot } from '../storage/snapshot.js';
 import type { StationIndex } from '../domain/stations/index.js';
 import type { AvailabilityStore } from '../storage/availability.js';
 import type { PricePool } from '../pool/pool.js';
+import type { Metrics } from '../metrics.js';
 import type { SnapshotControl } from './admin/admin.handler.js';
 import type { LiveAvailability } from '../domain/stations/live-availability.js';
 
@@ -38,4 +39,6 @@ export interface AppContext {
   readonly snapshots?: SnapshotControl;
   /** performance.now() at start, for uptime. */
   readonly startedAt: number;
+  /** Prometheus metrics (`GET /metrics`); absent in contexts built by tests. */
+  readonly metrics?: Metrics;
 }

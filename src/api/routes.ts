@@ -13,8 +13,9 @@ import { tariffDetailsRoutes } from './tariff-details/tariff-details.handler.js'
 import { adminRoutes } from './admin/admin.handler.js';
 import { availabilityRoutes } from './availability/availability.handler.js';
 import { areaPricesRoutes } from './area-prices/area-prices.handler.js';
+import { metricsRoutes } from './metrics/metrics.handler.js';
 
 /** The one route table: every endpoint of the service, by feature. */
 export function buildRoutes(ctx: AppContext): RouteDef[] {
-  return [...healthRoutes(ctx), ...companiesRoutes(ctx), ...tariffsRoutes(ctx), ...vehiclesRoutes(ctx), ...feedbackRoutes(ctx), ...devicesRoutes(ctx), ...stationsRoutes(ctx), ...statisticsRoutes(ctx), ...pricesRoutes(ctx), ...tariffDetailsRoutes(ctx), ...adminRoutes(ctx), ...availabilityRoutes(ctx), ...areaPricesRoutes(ctx)];
+  return [...healthRoutes(ctx), ...companiesRoutes(ctx), ...tariffsRoutes(ctx), ...vehiclesRoutes(ctx), ...feedbackRoutes(ctx), ...devicesRoutes(ctx), ...stationsRoutes(ctx), ...statisticsRoutes(ctx), ...pricesRoutes(ctx), ...tariffDetailsRoutes(ctx), ...adminRoutes(ctx), ...availabilityRoutes(ctx), ...areaPricesRoutes(ctx), ...metricsRoutes(ctx)];
 }

@@ -15,6 +15,7 @@ export const GROUPS = [
   'ReadCountryStatistics',
   'Admin',
   'WriteAvailability',
+  'ReadMetrics',
 ] as const;
 
 export type Group = (typeof GROUPS)[number];

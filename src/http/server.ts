@@ -49,6 +49,8 @@ export interface ServerOptions {
    * seconds of a 429. Absent: no limits.
    */
   rateLimit?: (key: string, priceWork: boolean) => number;
+  /** Called once per answered request (metrics): method, route template, status, ms, body bytes out. */
+  observe?: (method: string, route: string | null, status: number, ms: number, bytesOut: number) => void;
 }
 
 export interface TransportOptions {
@@ -124,7 +126,7 @@ export function startServer(host: string, port: number, opts: ServerOptions): Pr
   let router = new Router(opts.routes);
   // Handlers below must not capture `opts`: it holds the first route table, which would keep the
   // first snapshot's station data alive after a snapshot swap.
-  const { logger: log, accessLog, keys, bodyLimitBytes, mapError, rateLimit } = opts;
+  const { logger: log, accessLog, keys, bodyLimitBytes, mapError, rateLimit, observe } = opts;
   const refusalDelayMs = opts.refusalDelayMs ?? 0;
   const transport = opts.transport ?? DEFAULT_TRANSPORT;
   const cors = corsPolicy(transport.corsOrigins);
@@ -237,7 +239,8 @@ export function startServer(host: string, port: number, opts: ServerOptions): Pr
       } else {
         if (vary.length > 0) res.writeHeader('Vary', vary);
         if (enc !== null) res.writeHeader('Content-Encoding', enc);
-        res.writeHeader('Content-Type', JSON_TYPE);
+        // JSON unless the handler said otherwise (GET /metrics).
+        if (r.headers?.['Content-Type'] === undefined) res.writeHeader('Content-Type', JSON_TYPE);
         if (state.head) {
           // endWithoutBody(length) of this uWS build closes the connection after the answer; the
           // header written by hand keeps it alive (HEAD answers carry no body either way).
@@ -249,7 +252,9 @@ export function startServer(host: string, port: number, opts: ServerOptions): Pr
     });
     finish(state);
     const bytesOut = body === undefined || state.head ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.length;
-    accessLog(reqId, method, routePath, r.status, Math.round((performance.now() - t0) * 1000) / 1000, state.remote, state.keyName, state.bytesIn, bytesOut);
+    const ms = Math.round((performance.now() - t0) * 1000) / 1000;
+    accessLog(reqId, method, routePath, r.status, ms, state.remote, state.keyName, state.bytesIn, bytesOut);
+    observe?.(method, routePath, r.status, ms, bytesOut);
   };
 
   const errorResponse = (e: ApiError, withCode: boolean): ApiResponse => ({

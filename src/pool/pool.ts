@@ -137,6 +137,8 @@ export class PricePool {
   private serviceMs = 0;
   private sweep: NodeJS.Timeout | null = null;
   readonly admission: AdmissionCounts = { full: 0, expired: 0, deadline: 0 };
+  /** Tasks run inline and in workers, workers that died, and the time tasks waited (metrics). */
+  readonly counts = { inline: 0, pooled: 0, workerDeaths: 0, waitMs: 0, waited: 0 };
 
   constructor(private readonly o: PoolOptions) {
     this.stations = new StationView(o.init.stations);
@@ -245,6 +247,7 @@ export class PricePool {
     if (this.closed) throw new PoolOverloadedError('closed');
     const p = this.piscina;
     if (p === null || (this.o.inlineMaxEvaluations > 0 && evaluations <= this.o.inlineMaxEvaluations)) {
+      this.counts.inline++;
       const r = this.o.work.runTask({ catalog: this.catalog!, rates: this.o.rates, stations: this.stations }, name, input);
       return typeof r.body === 'string' ? { status: r.status, body: r.body } : { status: r.status, body: bufferOf(r.body) };
     }
@@ -350,6 +353,9 @@ export class PricePool {
     const dispatched = performance.now();
     const wait = this.acquire();
     if (wait !== null) await wait;
+    this.counts.pooled++;
+    this.counts.waited++;
+    this.counts.waitMs += performance.now() - dispatched;
     // From here until the worker answers (also past a deadline) the task holds a worker, and its
     // station generation stays in use.
     this.inFlight++;
@@ -396,6 +402,7 @@ export class PricePool {
     } catch (e) {
       if (e instanceof PoolOverloadedError) throw e;
       if (e instanceof Error && e.message === 'Task queue is at limit') throw new PoolOverloadedError('full');
+      this.counts.workerDeaths++;
       this.o.logger.error({ err: e, task }, 'pricing worker failed');
       throw new PoolTaskFailedError('price calculation failed');
     } finally {

@@ -89,6 +89,8 @@ export class LiveStore {
   private fault: { since: number; count: number; code: string; message: string } | null = null;
   /** Set by the service (src/app.ts) to log fault periods. */
   faultListener: StorageFaultListener | null = null;
+  /** Writes that failed for the storage since start (metrics). */
+  faultsTotal = 0;
   private readonly stmts: {
     getSetting: Database.Statement<[string], { value: string }>;
     setSetting: Database.Statement<[string, string]>;
@@ -185,6 +187,7 @@ export class LiveStore {
       if (!isStorageFault(e)) throw e;
       const code = e instanceof StorageUnavailableError ? e.code : String((e as { code: unknown }).code);
       const message = (e as Error).message;
+      this.faultsTotal++;
       if (this.fault === null) {
         this.fault = { since: performance.now(), count: 1, code, message };
         this.faultListener?.failing(code, message);

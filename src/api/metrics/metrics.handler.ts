@@ -1,0 +1,20 @@
+/**
+ * `GET /metrics` (and HEAD): the Prometheus text exposition of src/metrics.ts. No key by default;
+ * with `METRICS_KEY_REQUIRED=on` only keys with group ReadMetrics.
+ */
+import type { AppContext } from '../context.js';
+import type { RouteDef } from '../types.js';
+
+export function metricsRoutes(ctx: AppContext): RouteDef[] {
+  const m = ctx.metrics;
+  if (m === undefined) return [];
+  return [
+    {
+      method: 'GET',
+      path: '/metrics',
+      groups: ctx.config.metricsKeyRequired ? ['ReadMetrics'] : null,
+      body: false,
+      handler: async () => ({ status: 200, body: await m.text(), headers: { 'Content-Type': m.contentType } }),
+    },
+  ];
+}

@@ -1,0 +1,190 @@
+/**
+ * Prometheus metrics (prom-client; the only importer of it), served by `GET /metrics`.
+ *
+ * Per request the HTTP layer calls `observe` (requests by route template, method and status; a
+ * latency histogram per route and method; bytes out per route). That runs on every request, so
+ * it adds to plain counters in maps keyed by one string (no label objects, no prom-client call);
+ * the exposition turns them into prom-client metric objects when scraped. Everything else
+ * (price queue, tasks inline / pooled / split, worker deaths, catalog generation, snapshot,
+ * storage errors, rate-limited requests) is read from its owner at scrape time, and
+ * prom-client's default process metrics come with it.
+ */
+import client from 'prom-client';
+
+const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/** Latency buckets in seconds (0.5 ms … 5 s). */
+const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+
+export interface MetricSources {
+  pool(): {
+    queued: number;
+    threads: number;
+    inline: number;
+    pooled: number;
+    split: number;
+    refusedFull: number;
+    expired: number;
+    deadline: number;
+    workerDeaths: number;
+    waitSecondsSum: number;
+    waitCount: number;
+  };
+  catalogGeneration(): number;
+  snapshot(): { version: string; stations: number };
+  storageErrors(): number;
+  rateLimited(): number;
+}
+
+interface RequestSlot {
+  method: string;
+  route: string;
+  status: string;
+  count: number;
+}
+
+interface LatencySlot {
+  method: string;
+  route: string;
+  buckets: Float64Array;
+  sum: number;
+  count: number;
+  bytes: number;
+}
+
+type Value = { metricName?: string; labels: Record<string, string | number>; value: number };
+
+/** A metric object the registry formats like its own (name, help, type and values at scrape time). */
+function custom(name: string, help: string, type: 'counter' | 'histogram' | 'gauge', values: () => Value[]) {
+  return {
+    name,
+    help,
+    type,
+    aggregator: 'sum',
+    get: async () => ({ name, help, type, aggregator: 'sum', values: values() }),
+    reset: () => undefined,
+  };
+}
+
+export class Metrics {
+  readonly registry = new client.Registry();
+  private readonly requests = new Map<string, RequestSlot>();
+  private readonly latency = new Map<string, LatencySlot>();
+
+  constructor(sources: MetricSources) {
+    const r = this.registry;
+    client.collectDefaultMetrics({ register: r });
+    r.registerMetric(
+      custom('http_requests_total', 'Requests answered, by route template, method and status.', 'counter', () =>
+        [...this.requests.values()].map((s) => ({ labels: { route: s.route, method: s.method, status: s.status }, value: s.count })),
+      ) as never,
+    );
+    r.registerMetric(
+      custom('http_request_duration_seconds', 'Service time of requests, by route template and method.', 'histogram', () => {
+        const out: Value[] = [];
+        for (const s of this.latency.values()) {
+          const labels = { route: s.route, method: s.method };
+          let acc = 0;
+          for (let k = 0; k < BUCKETS.length; k++) {
+            acc += s.buckets[k];
+            out.push({ metricName: 'http_request_duration_seconds_bucket', labels: { ...labels, le: BUCKETS[k] }, value: acc });
+          }
+          out.push({ metricName: 'http_request_duration_seconds_bucket', labels: { ...labels, le: '+Inf' }, value: s.count });
+          out.push({ metricName: 'http_request_duration_seconds_sum', labels, value: s.sum });
+          out.push({ metricName: 'http_request_duration_seconds_count', labels, value: s.count });
+        }
+        return out;
+      }) as never,
+    );
+    r.registerMetric(
+      custom('http_response_bytes_total', 'Response body bytes sent (compressed where compressed), by route template.', 'counter', () => {
+        const byRoute = new Map<string, number>();
+        for (const s of this.latency.values()) byRoute.set(s.route, (byRoute.get(s.route) ?? 0) + s.bytes);
+        return [...byRoute].map(([route, value]) => ({ labels: { route }, value }));
+      }) as never,
+    );
+    const pool = sources.pool;
+    const gauge = (name: string, help: string, read: () => number): void => {
+      new client.Gauge({ name, help, registers: [r], collect() {
+        this.set(read());
+      } });
+    };
+    const counter = (name: string, help: string, read: () => number): void => {
+      r.registerMetric(custom(name, help, 'counter', () => [{ labels: {}, value: read() }]) as never);
+    };
+    gauge('price_queue_depth', 'Price tasks waiting for a worker.', () => pool().queued);
+    gauge('price_workers', 'Pricing worker threads running.', () => pool().threads);
+    r.registerMetric(
+      custom('price_queue_wait_seconds', 'Time price tasks waited for a worker (sum and count).', 'summary' as never, () => {
+        const p = pool();
+        return [
+          { metricName: 'price_queue_wait_seconds_sum', labels: {}, value: p.waitSecondsSum },
+          { metricName: 'price_queue_wait_seconds_count', labels: {}, value: p.waitCount },
+        ];
+      }) as never,
+    );
+    r.registerMetric(
+      custom('price_tasks_total', 'Price tasks run, by where: inline on the main thread, pooled in a worker, or split over the workers.', 'counter', () => {
+        const p = pool();
+        return [
+          { labels: { mode: 'inline' }, value: p.inline },
+          { labels: { mode: 'pooled' }, value: p.pooled },
+          { labels: { mode: 'split' }, value: p.split },
+        ];
+      }) as never,
+    );
+    r.registerMetric(
+      custom('price_refused_total', 'Price work refused 503 (D106), by reason: queue full, waited too long, past the deadline.', 'counter', () => {
+        const p = pool();
+        return [
+          { labels: { reason: 'full' }, value: p.refusedFull },
+          { labels: { reason: 'expired' }, value: p.expired },
+          { labels: { reason: 'deadline' }, value: p.deadline },
+        ];
+      }) as never,
+    );
+    counter('price_worker_deaths_total', 'Pricing workers that died running a task (each was replaced).', () => pool().workerDeaths);
+    gauge('catalog_generation', 'Generation of the tariff catalog (every company and tariff write).', () => sources.catalogGeneration());
+    r.registerMetric(
+      custom('snapshot_info', 'The station snapshot served (value 1; its version as a label).', 'gauge', () => [{ labels: { version: sources.snapshot().version }, value: 1 }]) as never,
+    );
+    gauge('snapshot_stations', 'Stations in the snapshot served.', () => sources.snapshot().stations);
+    counter('storage_errors_total', 'Writes that failed for the storage (D107).', () => sources.storageErrors());
+    counter('rate_limited_total', 'Requests refused 429 by the rate limits (D109).', () => sources.rateLimited());
+  }
+
+  /** Records one answered request (hot path: two map lookups and a few additions). */
+  observe(rawMethod: string, route: string | null, status: number, ms: number, bytesOut: number): void {
+    const rt = route ?? 'unmatched';
+    // Clients choose the method: only the known ones become labels (bounded series).
+    const method = KNOWN_METHODS.has(rawMethod) ? rawMethod : 'OTHER';
+    const key = method + ' ' + rt;
+    let l = this.latency.get(key);
+    if (l === undefined) {
+      l = { method, route: rt, buckets: new Float64Array(BUCKETS.length), sum: 0, count: 0, bytes: 0 };
+      this.latency.set(key, l);
+    }
+    const s = ms / 1000;
+    let k = 0;
+    while (k < BUCKETS.length && s > BUCKETS[k]) k++;
+    if (k < BUCKETS.length) l.buckets[k]++;
+    l.sum += s;
+    l.count++;
+    l.bytes += bytesOut;
+    const rkey = key + ' ' + status;
+    let q = this.requests.get(rkey);
+    if (q === undefined) {
+      q = { method, route: rt, status: String(status), count: 0 };
+      this.requests.set(rkey, q);
+    }
+    q.count++;
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+}

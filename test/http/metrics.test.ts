@@ -1,0 +1,94 @@
+/**
+ * `GET /metrics` over HTTP: Prometheus text format with the request counters, latency histograms
+ * and bytes by route template, the price pool, catalog, snapshot, storage and rate-limit series,
+ * and prom-client's process metrics; no key by default, group ReadMetrics with
+ * METRICS_KEY_REQUIRED=on.
+ */
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
+
+/** `name{labels} value` lines of the exposition, as name + label string → value. */
+function samples(text: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (line.startsWith('#') || line.trim() === '') continue;
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})? (\S+)$/.exec(line);
+    expect(m, `exposition line: ${line}`).not.toBeNull();
+    out.set(m![1] + (m![2] ?? ''), Number(m![3]));
+  }
+  return out;
+}
+
+describe('GET /metrics', () => {
+  let srv: TestServer;
+  beforeAll(async () => {
+    srv = await startTestServer({ keys: { costs: 'ReadCosts' }, env: { WORKERS: '1', PRICING_INLINE_MAX_EVALUATIONS: '0' } });
+  });
+  afterAll(async () => {
+    await srv.stop();
+  });
+
+  it('exposes requests, latency and bytes by route, the pool, catalog, snapshot and process, without a key', async () => {
+    const health = await call(srv, 'GET', '/health');
+    await call(srv, 'GET', '/v9/unknown');
+    await call(srv, 'POST', '/v1/charge_prices', { key: keyFor('costs'), raw: '{"data":{"type":"charge_price_request"}}' });
+    // A method no route has: counted under OTHER, not as a label of its own.
+    await new Promise<void>((resolve) => {
+      const s = net.connect(srv.port, '127.0.0.1', () => s.write('FROB /health HTTP/1.1\r\nHost: x\r\n\r\n'));
+      s.on('data', () => (s.destroy(), resolve()));
+      s.on('error', () => resolve());
+    });
+    const r = await fetch(`${srv.url}/metrics`);
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    const text = await r.text();
+    expect(text).toContain('# TYPE http_requests_total counter');
+    expect(text).toContain('# TYPE http_request_duration_seconds histogram');
+    const s = samples(text);
+    expect(s.get('http_requests_total{route="/health",method="GET",status="200"}')).toBe(1);
+    expect(s.get('http_requests_total{route="unmatched",method="GET",status="404"}')).toBe(1);
+    expect(s.get('http_requests_total{route="/v1/charge_prices",method="POST",status="400"}')).toBe(1);
+    expect([...s.keys()].some((k) => k.includes('method="OTHER"'))).toBe(true);
+    expect([...s.keys()].some((k) => k.includes('FROB'))).toBe(false);
+    expect(s.get('http_request_duration_seconds_count{route="/health",method="GET"}')).toBe(1);
+    expect(s.get('http_request_duration_seconds_bucket{route="/health",method="GET",le="+Inf"}')).toBe(1);
+    expect(s.get('http_response_bytes_total{route="/health"}')).toBe(Buffer.byteLength(health.text));
+    expect(s.get('price_workers')).toBe(1);
+    expect(s.get('price_queue_depth')).toBe(0);
+    for (const mode of ['inline', 'pooled', 'split']) expect(s.has(`price_tasks_total{mode="${mode}"}`)).toBe(true);
+    expect(s.get('price_worker_deaths_total')).toBe(0);
+    expect(s.get('storage_errors_total')).toBe(0);
+    expect(s.get('rate_limited_total')).toBe(0);
+    expect(s.get('snapshot_stations')).toBe(1935);
+    const version = (await call(srv, 'GET', '/health')).json.snapshot.version;
+    expect(s.get(`snapshot_info{version="${version}"}`)).toBe(1);
+    expect(s.has('catalog_generation')).toBe(true);
+    expect(s.has('process_cpu_user_seconds_total')).toBe(true);
+    expect(s.has('nodejs_eventloop_lag_seconds')).toBe(true);
+    // HEAD answers like GET, without the body.
+    const head = await fetch(`${srv.url}/metrics`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe('');
+  });
+});
+
+describe('GET /metrics with METRICS_KEY_REQUIRED=on', () => {
+  let srv: TestServer;
+  beforeAll(async () => {
+    srv = await startTestServer({ keys: { ops: 'ReadMetrics', costs: 'ReadCosts' }, env: { METRICS_KEY_REQUIRED: 'on' } });
+  });
+  afterAll(async () => {
+    await srv.stop();
+  });
+
+  it('needs a key of group ReadMetrics', async () => {
+    expect((await call(srv, 'GET', '/metrics')).json).toEqual({ errors: [{ status: '403', code: 'FORBIDDEN', title: 'api_key missing' }] });
+    const wrong = await call(srv, 'GET', '/metrics', { key: keyFor('costs') });
+    expect(wrong.status).toBe(403);
+    expect(wrong.json.errors[0].title).toBe('action read_metrics not allowed');
+    const ok = await fetch(`${srv.url}/metrics`, { headers: { 'Api-Key': keyFor('ops') } });
+    expect(ok.status).toBe(200);
+    expect(await ok.text()).toContain('http_requests_total');
+  });
+});
