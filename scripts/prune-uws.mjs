@@ -1,0 +1,25 @@
+#!/usr/bin/env node
+// `npm run prune:uws`: deletes the HTTP core's native binaries for other platforms, architectures
+// and Node versions from node_modules/uWebSockets.js (it ships 54 of them, 257 MB), keeping the one
+// this Node loads (uws_<platform>_<arch>_<ABI>.node). For production installs and images; run it
+// again after switching Node versions (or reinstall).
+import fs from 'node:fs';
+import path from 'node:path';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const dir = path.join(root, 'node_modules', 'uWebSockets.js');
+const keep = `uws_${process.platform}_${process.arch}_${process.versions.modules}.node`;
+if (!fs.existsSync(path.join(dir, keep))) {
+  console.error(`prune:uws: ${keep} is not in ${dir}; nothing deleted`);
+  process.exit(1);
+}
+let freed = 0;
+let n = 0;
+for (const f of fs.readdirSync(dir)) {
+  if (!f.endsWith('.node') || f === keep) continue;
+  const p = path.join(dir, f);
+  freed += fs.statSync(p).size;
+  fs.rmSync(p);
+  n++;
+}
+console.log(`prune:uws: kept ${keep}, deleted ${n} other binaries (${Math.round(freed / 2 ** 20)} MB)`);
