@@ -8,12 +8,13 @@
 //   npm run arrows [-- --json]
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** Layers from the bottom: a part may import its own layer and those below. */
 const LAYERS = [
   ['src/domain', 'src/gc.ts'],
-  ['src/storage', 'src/log.ts', 'src/config.ts'],
+  ['src/storage', 'src/log.ts', 'src/metrics.ts', 'src/config.ts'],
   ['src/import', 'src/auth', 'src/pool'],
   ['src/api'],
   ['src/http'],

@@ -5,8 +5,9 @@
 // again after switching Node versions (or reinstall).
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dir = path.join(root, 'node_modules', 'uWebSockets.js');
 const keep = `uws_${process.platform}_${process.arch}_${process.versions.modules}.node`;
 if (!fs.existsSync(path.join(dir, keep))) {
