@@ -323,13 +323,14 @@ export function startServer(host: string, port: number, opts: ServerOptions): Pr
         const mask = keys.maskOfKey(key);
         if (mask === -1) throw new ApiError('FORBIDDEN', 'api_key invalid');
         state.keyName = keys.nameOfKey?.(key) ?? null;
+        let allowed = false;
+        for (const g of route.groups) if ((mask & GROUP_BIT[g]) !== 0) allowed = true;
+        if (!allowed) throw new ApiError('FORBIDDEN', `action ${snakeCase(route.groups[0])} not allowed`);
+        // D109: after the key and group checks (403s are not counted), before the body is read.
         if (rateLimit !== undefined) {
           const wait = rateLimit(key, route.priceWork === true);
           if (wait > 0) throw new ApiError('TOO_MANY_REQUESTS', 'rate limit exceeded', { headers: { 'Retry-After': String(wait) } });
         }
-        let allowed = false;
-        for (const g of route.groups) if ((mask & GROUP_BIT[g]) !== 0) allowed = true;
-        if (!allowed) throw new ApiError('FORBIDDEN', `action ${snakeCase(route.groups[0])} not allowed`);
         groups = mask;
       }
       // Mutable here only: the body is set once it has been read (one object per request).

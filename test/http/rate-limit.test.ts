@@ -59,7 +59,8 @@ describe('rate limits over HTTP', () => {
     expect(all.status).toBe(429);
     expect(Number(all.headers.get('retry-after'))).toBeGreaterThan(0);
     for (let i = 0; i < 20; i++) expect((await call(srv, 'GET', '/health')).status).toBe(200);
-    // A wrong key is refused as before (403), not counted.
+    // A wrong key, or a key without the route's group, is refused 403 as before (not 429).
     expect((await call(srv, 'GET', '/v2/vehicle_brands', { key: 'nope' })).status).toBe(403);
+    expect((await call(srv, 'GET', '/v1/charging_stations/00000000-0000-0000-0000-000000000000', { key: A })).status).toBe(403);
   });
 });
