@@ -247,3 +247,16 @@ export function vehicleFromEvData(v: EvDataVehicle): VehiclePricing {
     dc_curve: v.dc_charger?.charging_curve ?? null,
   };
 }
+
+/**
+ * The longest session priced, in minutes: the bound of an explicit `options.duration`. A vehicle
+ * session longer than that (or without end: a charge point of 0 kW) makes the charge point
+ * unusable (D78) instead of a session whose evaluation would walk a day at a time for ever.
+ */
+export const MAX_SESSION_MINUTES = 1_000_000;
+
+/** `s` when it ends within MAX_SESSION_MINUTES, else null (unusable, D78). */
+export function boundedSession(s: ChargeSession): ChargeSession | null {
+  return s.duration <= MAX_SESSION_MINUTES ? s : null;
+}
+

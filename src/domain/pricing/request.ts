@@ -12,6 +12,7 @@ import {
   isChargePointUsable,
   resolveEnergyType,
   sessionForEnergy,
+  boundedSession,
   sessionForVehicle,
   type ChargeSession,
 } from './charging.js';
@@ -107,7 +108,7 @@ export function chargePointSessions(
       // D38: the vehicle's DC ports are checked only for plug names that map to a known plug.
       const checkPort = energyTypeOfPlug(cp.plug) !== null;
       session = isChargePointUsable(input.vehicle, energyType, cp.plug, checkPort)
-        ? sessionForVehicle(input.vehicle, energyType, cp.power, input.battery_range, opts)
+        ? boundedSession(sessionForVehicle(input.vehicle, energyType, cp.power, input.battery_range, opts))
         : null;
     }
     return { plug: cp.plug, power: cp.power, energyType, session };
@@ -509,7 +510,7 @@ export function bulkPreview(
         kindPower[kind] = cp.power;
         kindSession.push(
           isChargePointUsable(req.vehicle, energyType, cp.plug)
-            ? sessionForVehicle(req.vehicle, energyType, cp.power, req.batteryRange, sessionOpts)
+            ? boundedSession(sessionForVehicle(req.vehicle, energyType, cp.power, req.batteryRange, sessionOpts))
             : null,
         );
       }
