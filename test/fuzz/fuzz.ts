@@ -336,10 +336,16 @@ async function main(): Promise<void> {
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   const seconds = (Date.now() - t0) / 1000;
-  const health = exited === undefined ? await fetch(`http://127.0.0.1:${svc.port}/health`).then((r) => r.status, () => 0) : 0;
+  const health =
+    exited === undefined ? await fetch(`http://127.0.0.1:${svc.port}/health`, { signal: AbortSignal.timeout(HANG_MS) }).then((r) => r.status, () => 0) : 0;
   if (exited !== undefined) failures.push({ why: `the service exited with ${exited}`, req: next(ts), outcome: { status: 'reset', ms: 0 } });
-  else if (health !== 200) failures.push({ why: `/health answered ${health} after the run`, req: next(ts), outcome: { status: health, ms: 0 } });
-  await svc.stop();
+  else if (health !== 200) failures.push({ why: `/health answered ${health === 0 ? 'nothing' : health} after the run`, req: next(ts), outcome: { status: health, ms: 0 } });
+  // A service that no longer answers may not handle SIGTERM either.
+  const stopped = await Promise.race([svc.stop().then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 15_000))]);
+  if (!stopped) {
+    svc.proc.kill('SIGKILL');
+    failures.push({ why: 'the service did not stop within 15 s of SIGTERM', req: next(ts), outcome: { status: 'hang', ms: 0 } });
+  }
   console.log(`${sent} mutated requests over ${ts.length} routes in ${seconds.toFixed(1)} s (${Math.round(sent / seconds)}/s), seed ${values.seed}`);
   console.log('| route | answers by status |\n| --- | --- |');
   for (const t of ts) {
