@@ -166,6 +166,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
       routes: buildRoutes(ctx),
       mapError: serviceError,
       refusalDelayMs: config.refusalDelayMs,
+      priceWorkSaturated: () => prices.saturated(),
       ...(limiter !== null ? { rateLimit: (key: string, priceWork: boolean) => limiter.take(key, priceWork) } : {}),
       keys,
       bodyLimitBytes: config.bodyLimitBytes,

@@ -112,6 +112,10 @@ export class Metrics {
     const counter = (name: string, help: string, read: () => number): void => {
       r.registerMetric(custom(name, help, 'counter', () => [{ labels: {}, value: read() }]) as never);
     };
+    /** A counter with one label, its series read at scrape time. */
+    const counterBy = (name: string, help: string, label: string, read: () => Record<string, number>): void => {
+      r.registerMetric(custom(name, help, 'counter', () => Object.entries(read()).map(([k, value]) => ({ labels: { [label]: k }, value }))) as never);
+    };
     gauge('price_queue_depth', 'Price tasks waiting for a worker.', () => pool().queued);
     gauge('price_workers', 'Pricing worker threads running.', () => pool().threads);
     r.registerMetric(
@@ -123,26 +127,14 @@ export class Metrics {
         ];
       }) as never,
     );
-    r.registerMetric(
-      custom('price_tasks_total', 'Price tasks run, by where: inline on the main thread, pooled in a worker, or split over the workers.', 'counter', () => {
-        const p = pool();
-        return [
-          { labels: { mode: 'inline' }, value: p.inline },
-          { labels: { mode: 'pooled' }, value: p.pooled },
-          { labels: { mode: 'split' }, value: p.split },
-        ];
-      }) as never,
-    );
-    r.registerMetric(
-      custom('price_refused_total', 'Price work refused 503 (D106), by reason: queue full, waited too long, past the deadline.', 'counter', () => {
-        const p = pool();
-        return [
-          { labels: { reason: 'full' }, value: p.refusedFull },
-          { labels: { reason: 'expired' }, value: p.expired },
-          { labels: { reason: 'deadline' }, value: p.deadline },
-        ];
-      }) as never,
-    );
+    counterBy('price_tasks_total', 'Price tasks run, by where: inline on the main thread, pooled in a worker, or split over the workers.', 'mode', () => {
+      const p = pool();
+      return { inline: p.inline, pooled: p.pooled, split: p.split };
+    });
+    counterBy('price_refused_total', 'Price work refused 503 (D106), by reason: queue full, waited too long, past the deadline.', 'reason', () => {
+      const p = pool();
+      return { full: p.refusedFull, expired: p.expired, deadline: p.deadline };
+    });
     counter('price_worker_deaths_total', 'Pricing workers that died running a task (each was replaced).', () => pool().workerDeaths);
     gauge('catalog_generation', 'Generation of the tariff catalog (every company and tariff write).', () => sources.catalogGeneration());
     r.registerMetric(

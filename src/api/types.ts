@@ -62,11 +62,9 @@ export interface RouteDef {
    */
   readonly cache?: (req: ApiRequest) => string | null;
   /**
-   * Price work saturated (D106): when this answers true the request is refused 503 with
-   * `Retry-After` before its body is read.
+   * Price work: refused 503 before its body is read while price work is saturated (D106), and
+   * counted against the price rate limit of D24 as well (D109).
    */
-  readonly saturated?: () => boolean;
-  /** Price work: counts against the price rate limit of D24 as well (D109). */
   readonly priceWork?: boolean;
   readonly handler: Handler;
 }

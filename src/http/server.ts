@@ -44,6 +44,8 @@ export interface ServerOptions {
    * arrived (0: at once), so a client that ignores Retry-After cannot come back faster.
    */
   refusalDelayMs?: number;
+  /** D106: whether price work is saturated now (price-work routes are then refused unread). */
+  priceWorkSaturated?: () => boolean;
   /**
    * Rate limits per key (D24, D109): counts a keyed request and answers 0, or the Retry-After
    * seconds of a 429. Absent: no limits.
@@ -126,7 +128,7 @@ export function startServer(host: string, port: number, opts: ServerOptions): Pr
   let router = new Router(opts.routes);
   // Handlers below must not capture `opts`: it holds the first route table, which would keep the
   // first snapshot's station data alive after a snapshot swap.
-  const { logger: log, accessLog, keys, bodyLimitBytes, mapError, rateLimit, observe } = opts;
+  const { logger: log, accessLog, keys, bodyLimitBytes, mapError, rateLimit, observe, priceWorkSaturated } = opts;
   const refusalDelayMs = opts.refusalDelayMs ?? 0;
   const transport = opts.transport ?? DEFAULT_TRANSPORT;
   const cors = corsPolicy(transport.corsOrigins);
@@ -355,7 +357,7 @@ export function startServer(host: string, port: number, opts: ServerOptions): Pr
           }
         }
       }
-      if (r.saturated?.() === true) {
+      if (r.priceWork === true && priceWorkSaturated?.() === true) {
         // D106: refused before the body is read or parsed; uWS skips the unread body and keeps
         // the connection.
         refuse(res, state, r, reqId, method, t0);

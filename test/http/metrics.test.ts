@@ -70,6 +70,11 @@ describe('GET /metrics', () => {
     const head = await fetch(`${srv.url}/metrics`, { method: 'HEAD' });
     expect(head.status).toBe(200);
     expect(await head.text()).toBe('');
+    // Other methods: 405 with the allowed ones.
+    const post = await call(srv, 'POST', '/metrics', { raw: '{}' });
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET, HEAD');
+    expect(post.json.errors[0].code).toBe('METHOD_NOT_ALLOWED');
   });
 });
 

@@ -205,10 +205,9 @@ export function areaPricesRoutes(ctx: AppContext): RouteDef[] {
     }
   }
 
-  const saturated = (): boolean => ctx.prices.saturated();
   return [
-    { method: 'POST', path: '/v1/charge_prices/area', groups: ['ReadCosts'], body: true, saturated, priceWork: true, handler: area },
-    { method: 'POST', path: '/v1/charge_prices/route', groups: ['ReadCosts'], body: true, saturated, priceWork: true, handler: route },
+    { method: 'POST', path: '/v1/charge_prices/area', groups: ['ReadCosts'], body: true, priceWork: true, handler: area },
+    { method: 'POST', path: '/v1/charge_prices/route', groups: ['ReadCosts'], body: true, priceWork: true, handler: route },
   ];
 }
 

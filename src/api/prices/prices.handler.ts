@@ -241,10 +241,9 @@ export function pricesRoutes(ctx: AppContext): RouteDef[] {
     return r;
   }
 
-  const saturated = (): boolean => ctx.prices.saturated();
   return [
-    { method: 'POST', path: '/v1/charge_prices', groups: ['ReadCosts'], body: true, saturated, priceWork: true, handler: chargePricesHandler },
-    { method: 'POST', path: '/v1/charge_prices/bulk', groups: ['ReadCosts'], body: true, saturated, priceWork: true, handler: bulkHandler },
+    { method: 'POST', path: '/v1/charge_prices', groups: ['ReadCosts'], body: true, priceWork: true, handler: chargePricesHandler },
+    { method: 'POST', path: '/v1/charge_prices/bulk', groups: ['ReadCosts'], body: true, priceWork: true, handler: bulkHandler },
   ];
 }
 

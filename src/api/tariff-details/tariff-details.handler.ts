@@ -50,6 +50,5 @@ export function tariffDetailsRoutes(ctx: AppContext): RouteDef[] {
     });
     return r;
   }
-  const saturated = (): boolean => ctx.prices.saturated();
-  return [{ method: 'POST', path: '/v1/tariff_details', groups: ['ViewPriceBenchmark'], body: true, saturated, priceWork: true, handler }];
+  return [{ method: 'POST', path: '/v1/tariff_details', groups: ['ViewPriceBenchmark'], body: true, priceWork: true, handler }];
 }
