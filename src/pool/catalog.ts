@@ -49,14 +49,16 @@ export function buildCatalog(
   stationPrices: Iterable<StoredStationPrices>,
 ): PricingCatalog {
   const cat = new PricingCatalog();
-  for (const c of companies) cat.upsertCompany(companyInput(c));
-  const subs: StoredTariff[] = [];
-  for (const t of tariffs) {
-    if (t.type === 'sub_tariff') subs.push(t);
-    else cat.upsertTariff(tariffInput(t));
-  }
-  for (const t of subs) cat.upsertTariff(tariffInput(t));
-  for (const sp of stationPrices) cat.upsertStationPrices(sp as never);
+  cat.batch(() => {
+    for (const c of companies) cat.upsertCompany(companyInput(c));
+    const subs: StoredTariff[] = [];
+    for (const t of tariffs) {
+      if (t.type === 'sub_tariff') subs.push(t);
+      else cat.upsertTariff(tariffInput(t));
+    }
+    for (const t of subs) cat.upsertTariff(tariffInput(t));
+    for (const sp of stationPrices) cat.upsertStationPrices(sp as never);
+  });
   return cat;
 }
 
@@ -114,7 +116,7 @@ export class StoreCatalog {
       else stationPrices = true;
     }
     if (companies) replaceCompanies(this.catalog, loadCompanies(this.store));
-    if (stationPrices || tariffs.size > 0) {
+    if (stationPrices || tariffs.size > 0) this.catalog.batch(() => {
       // Sub tariffs after their super tariffs, so each block compiles with its current subs.
       const upserts: StoredTariff[] = [];
       for (const id of tariffs) {
@@ -125,7 +127,7 @@ export class StoreCatalog {
       upserts.sort((a, b) => (a.type === b.type ? 0 : a.type === 'tariff' ? -1 : 1));
       for (const t of upserts) this.catalog.upsertTariff(tariffInput(t));
       if (stationPrices) for (const sp of loadStationPrices(this.store)) this.catalog.upsertStationPrices(sp as never);
-    }
+    });
     this.gen = top;
   }
 }

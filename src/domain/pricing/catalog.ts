@@ -443,7 +443,31 @@ export class PricingCatalog {
     for (const sup of t.super_tariff_ids ?? []) this.subsOf.get(sup)?.delete(t.id);
   }
 
+  /**
+   * Runs `fn` with every recompile it causes deferred to its end, each tariff compiled once. Loading
+   * a catalog, or a worker's catch-up after a station-price write (which reloads every station
+   * price), would otherwise compile a tariff once per station-price row: 109 ms of a 1.1 s test
+   * start on the default catalog, quadratic in the rows per tariff. Slots are given in the order
+   * of the first recompile, as without the batch, so the blocks are the same.
+   */
+  batch<T>(fn: () => T): T {
+    if (this.deferred) return fn();
+    const deferred = (this.deferred = new Set<string>());
+    try {
+      return fn();
+    } finally {
+      this.deferred = null;
+      for (const id of deferred) this.recompile(id);
+    }
+  }
+
+  private deferred: Set<string> | null = null;
+
   private recompile(id: string): void {
+    if (this.deferred) {
+      this.deferred.add(id);
+      return;
+    }
     const t = this.tariffs.get(id);
     if (!t || t.type !== 'tariff') return;
     let slot = this.slotById.get(id);

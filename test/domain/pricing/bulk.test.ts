@@ -24,7 +24,7 @@ import {
   type BulkRequest,
   type CompanyInput,
   type PriceComponent,
-  type PricingCatalog,
+  PricingCatalog,
   type RateTable,
   type Restriction,
   type Segment,
@@ -214,7 +214,7 @@ function scenario(seed: number) {
     includeDirectPayment: chance(0.5),
     chargePointsPowerLte: chance(0.2) ? 50 : null,
   };
-  return { catalog, request };
+  return { catalog, request, inputs: { tariffs, companies, stationPrices } };
 }
 
 describe('D91 bulk preview = per-station reading of D91', () => {
@@ -228,6 +228,29 @@ describe('D91 bulk preview = per-station reading of D91', () => {
       previews += expected.length;
     }
     expect(previews).toBeGreaterThan(4_000);
+  });
+
+  it('prices the same when the catalog is loaded in one batch (each tariff compiled once)', () => {
+    const scratch = new BulkScratch();
+    for (let seed = 1; seed <= 100; seed++) {
+      const { catalog, request, inputs } = scenario(seed);
+      const batched = new PricingCatalog();
+      batched.batch(() => {
+        for (const co of inputs.companies) batched.upsertCompany(co);
+        for (const t of inputs.tariffs.filter((t) => t.type === 'tariff')) batched.upsertTariff(t);
+        for (const t of inputs.tariffs.filter((t) => t.type === 'sub_tariff')) batched.upsertTariff(t);
+        for (const sp of inputs.stationPrices) batched.upsertStationPrices(sp);
+      });
+      expect(batched.slots(), `seed ${seed}`).toEqual(catalog.slots());
+      expect(bulkPreview(batched, request, RATES, scratch), `seed ${seed}`).toEqual(bulkPreview(catalog, request, RATES, scratch));
+      // A later batch of writes (a worker's catch-up) prices as the same writes one by one.
+      const more = inputs.stationPrices.map((sp, i) => ({ ...sp, prices: i % 2 === 0 ? [] : sp.prices.slice(0, 1) }));
+      batched.batch(() => {
+        for (const sp of more) batched.upsertStationPrices(sp);
+      });
+      for (const sp of more) catalog.upsertStationPrices(sp);
+      expect(bulkPreview(batched, request, RATES, scratch), `seed ${seed} after writes`).toEqual(bulkPreview(catalog, request, RATES, scratch));
+    }
   });
 
   it('prices a station with station-level components in its own context', () => {
