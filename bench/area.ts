@@ -6,35 +6,41 @@
  * `--synthetic <file>` (npm run snapshot:synthetic), the 1 M one. 200 tariffs: the default
  * catalog's plus generated ones at the busiest operator. Both paths' prices are checked equal once.
  *
- *   npm run bench:area [-- --duration 5] [--runs 3] [--synthetic snapshots/synthetic-1000000.sqlite]
- *        [--only <regex of case names>] [--no-default]
+ * Network round trips: each case is measured at every `--rtt` (milliseconds, default 0 and 20).
+ * Above 0 both paths go through a TCP relay on loopback that holds every chunk rtt/2 in each
+ * direction (latency only, no bandwidth limit), so the client path pays its sequential round trips
+ * as it would on a mobile network, where map clients run.
+ *
+ *   npm run bench:area [-- --duration 5] [--runs 3] [--rtt 0,20] [--synthetic snapshots/synthetic-1000000.sqlite]
+ *        [--only <regex of case names>] [--no-default] [--client-max-s <s>]
+ *
+ * The HTTP suite (`npm run bench:http`) runs the same cases on its datasets (`runAreaCases`); in
+ * its `--check` mode (npm test) only the equality of both paths is checked.
  *
  * Routes: bench/fixtures/*.polyline (made by bench/fixtures/make-routes.mjs from the towns along
  * the A6 Paris → Lyon, 435 km, and Hamburg → München, 774 km, one point every 250 m).
  */
 import fs from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import polyline from '@mapbox/polyline';
 import { defaultSnapshotPath } from '../src/config.js';
 import { BENCH_KEY, ROOT, loadLine, machineLine, median, startService } from './lib/harness.js';
 import { generateTariffs, pickFixture } from './scenarios.js';
 
-const { values } = parseArgs({
-  options: {
-    duration: { type: 'string', default: '5' },
-    runs: { type: 'string', default: '3' },
-    synthetic: { type: 'string' },
-    snapshot: { type: 'string' },
-    quick: { type: 'boolean', default: false },
-    only: { type: 'string' },
-    'no-default': { type: 'boolean', default: false },
-  },
-});
-const ONLY = values.only === undefined ? null : new RegExp(values.only, 'i');
-const DURATION = values.quick ? 0.5 : Number(values.duration);
-const RUNS = values.quick ? 1 : Number(values.runs);
+export interface AreaOptions {
+  /** Seconds per path and round; 0 = check the answers only. */
+  duration: number;
+  runs: number;
+  /** Round-trip times to measure at (ms). */
+  rtts: number[];
+  only: RegExp | null;
+  /** A client path slower than this (one pass, seconds) is measured once instead of for `duration`. */
+  clientMaxS: number;
+}
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 function req(port: number, method: string, p: string, body?: unknown): Promise<any> {
@@ -58,6 +64,34 @@ interface Ctx {
   port: number;
   tariffs: string[];
   vehicle: string;
+}
+
+/** A TCP relay on loopback holding every chunk `oneWayMs` in each direction (order kept: equal timeouts fire in order). */
+async function delayRelay(target: number, oneWayMs: number): Promise<{ port: number; close(): Promise<void> }> {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(target, '127.0.0.1');
+    for (const s of [client, upstream]) {
+      s.setNoDelay(true);
+      sockets.add(s);
+      s.on('error', () => undefined);
+    }
+    const forward = (from: net.Socket, to: net.Socket): void => {
+      from.on('data', (chunk: Buffer) => setTimeout(() => to.writable && to.write(chunk), oneWayMs));
+      from.on('close', () => setTimeout(() => to.destroy(), oneWayMs));
+    };
+    forward(client, upstream);
+    forward(upstream, client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
 }
 
 const pricing = (_c: Ctx) => ({ battery_range: [10, 80] as [number, number] });
@@ -142,54 +176,126 @@ const pct = (xs: number[], q: number): number => {
   return s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)];
 };
 
-async function dataset(label: string, snapshot: string, route: string | null, routeLabel: string): Promise<string[]> {
-  const svc = await startService({ snapshot });
-  const rows: string[] = [];
-  try {
-    const fixture = pickFixture(snapshot);
-    const catalog = (await req(svc.port, 'GET', '/v1/tariffs')).data.map((t: { id: string }) => t.id) as string[];
-    const generated = await generateTariffs(svc.port, fixture.operator, Math.max(0, 200 - catalog.length));
-    const vehicles = (await req(svc.port, 'GET', '/v2/vehicles')).data;
-    const c: Ctx = { port: svc.port, tariffs: [...catalog, ...generated].slice(0, 200), vehicle: (vehicles.find((v: any) => v.attributes.dc_charger) ?? vehicles[0]).id };
-    for (const k of cases(route, routeLabel).filter((x) => ONLY === null || ONLY.test(x.name))) {
-      // Same stations and prices both ways (membership: the client's radius searches cover the corridor).
-      const a = await k.one(c);
-      const b = await k.client(c);
-      let same = 0;
-      for (const d of a.data) if (b.get(d.id) === d.attributes.price) same++;
-      if (same !== a.data.length) throw new Error(`${k.name}: ${a.data.length - same} prices differ from the client path`);
-      const one: number[][] = [];
-      const client: number[][] = [];
-      await timed(() => k.one(c), DURATION / 2);
-      for (let r = 0; r < RUNS; r++) {
-        one.push(await timed(() => k.one(c), DURATION));
-        client.push(await timed(() => k.client(c), DURATION));
+export interface AreaRow {
+  name: string;
+  rttMs: number;
+  considered: number;
+  priced: number;
+  /** Priced stations whose price the client path found equal (all of them, or the run stops). */
+  equal: number;
+  one: { p50: number; p99: number; n: number } | null;
+  client: { p50: number; n: number } | null;
+  /** client p50 / one-request p50. */
+  ratio: number | null;
+}
+
+/**
+ * The area and route cases on a running service: 200 tariffs (the catalog's plus ones generated at
+ * the snapshot's busiest operator), both paths' prices checked equal, then measured at each RTT.
+ */
+export async function runAreaCases(port: number, snapshot: string, route: { file: string; label: string } | null, o: AreaOptions): Promise<AreaRow[]> {
+  const fixture = pickFixture(snapshot);
+  const catalog = (await req(port, 'GET', '/v1/tariffs')).data.map((t: { id: string }) => t.id) as string[];
+  const generated = catalog.length >= 200 ? [] : await generateTariffs(port, fixture.operator, 200 - catalog.length);
+  const vehicles = (await req(port, 'GET', '/v2/vehicles')).data;
+  const vehicle = (vehicles.find((v: any) => v.attributes.dc_charger) ?? vehicles[0]).id;
+  const tariffs = [...catalog, ...generated].slice(0, 200);
+  const rows: AreaRow[] = [];
+  for (const k of cases(route?.file ?? null, route?.label ?? '').filter((x) => o.only === null || o.only.test(x.name))) {
+    // Same stations and prices both ways (membership: the client's radius searches cover the corridor).
+    const direct: Ctx = { port, tariffs, vehicle };
+    const a = await k.one(direct);
+    const t0 = performance.now();
+    const b = await k.client(direct);
+    const clientOnceS = (performance.now() - t0) / 1000;
+    let equal = 0;
+    for (const d of a.data) if (b.get(d.id) === d.attributes.price) equal++;
+    if (equal !== a.data.length) throw new Error(`${k.name}: ${a.data.length - equal} prices differ from the client path`);
+    for (const rtt of o.duration > 0 ? o.rtts : [0]) {
+      const relay = rtt > 0 ? await delayRelay(port, rtt / 2) : null;
+      const c: Ctx = { port: relay?.port ?? port, tariffs, vehicle };
+      const row: AreaRow = { name: k.name, rttMs: rtt, considered: a.meta.stations_considered, priced: a.meta.stations_priced, equal, one: null, client: null, ratio: null };
+      try {
+        if (o.duration > 0) {
+          const one: number[][] = [];
+          const client: number[][] = [];
+          await timed(() => k.one(c), o.duration / 2);
+          // A client path that takes longer than `clientMaxS` per pass is timed once per round.
+          const clientSeconds = clientOnceS > o.clientMaxS ? 0 : o.duration;
+          for (let r = 0; r < o.runs; r++) {
+            one.push(await timed(() => k.one(c), o.duration));
+            client.push(await timed(() => k.client(c), clientSeconds));
+          }
+          row.one = { p50: median(one.map((l) => pct(l, 0.5))), p99: median(one.map((l) => pct(l, 0.99))), n: one.reduce((s, l) => s + l.length, 0) };
+          row.client = { p50: median(client.map((l) => pct(l, 0.5))), n: client.reduce((s, l) => s + l.length, 0) };
+          row.ratio = row.client.p50 / row.one.p50;
+        }
+      } finally {
+        await relay?.close();
       }
-      const p50 = median(one.map((l) => pct(l, 0.5)));
-      const p99 = median(one.map((l) => pct(l, 0.99)));
-      const c50 = median(client.map((l) => pct(l, 0.5)));
-      rows.push(`| ${label} | ${k.name} | ${a.meta.stations_considered} / ${a.meta.stations_priced} | ${p50.toFixed(2)} | ${p99.toFixed(2)} | ${c50.toFixed(1)} | ${(c50 / p50).toFixed(1)}× |`);
-      console.error(rows[rows.length - 1]);
+      rows.push(row);
+      console.error(formatAreaRow('', row));
     }
-  } finally {
-    await svc.stop();
   }
   return rows;
 }
 
+export function formatAreaRow(label: string, r: AreaRow): string {
+  const f = (x: number | undefined, d: number) => (x === undefined ? '–' : x.toFixed(d));
+  return `| ${label} | ${r.name} | ${r.rttMs} | ${r.considered} / ${r.priced} | ${f(r.one?.p50, 2)} | ${f(r.one?.p99, 2)} | ${f(r.client?.p50, 1)} (n ${r.client?.n ?? 0}) | ${r.ratio === null ? '–' : `${r.ratio.toFixed(1)}×`} |`;
+}
+
+export const AREA_TABLE_HEAD =
+  '| snapshot | search | RTT ms | stations considered / priced | one request p50 ms | p99 ms | client path p50 ms | client / one |\n| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |';
+
+export const ROUTES = {
+  parisLyon: { file: path.join(ROOT, 'bench/fixtures/route-paris-lyon.polyline'), label: 'Paris → Lyon' },
+  hamburgMunich: { file: path.join(ROOT, 'bench/fixtures/route-hamburg-munich.polyline'), label: 'Hamburg → München' },
+};
+
+async function dataset(label: string, snapshot: string, route: { file: string; label: string }, o: AreaOptions): Promise<string[]> {
+  const svc = await startService({ snapshot });
+  try {
+    return (await runAreaCases(svc.port, snapshot, route, o)).map((r) => formatAreaRow(label, r));
+  } finally {
+    await svc.stop();
+  }
+}
+
 async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      duration: { type: 'string', default: '5' },
+      runs: { type: 'string', default: '3' },
+      rtt: { type: 'string', default: '0,20' },
+      'client-max-s': { type: 'string', default: '2' },
+      synthetic: { type: 'string' },
+      snapshot: { type: 'string' },
+      quick: { type: 'boolean', default: false },
+      only: { type: 'string' },
+      'no-default': { type: 'boolean', default: false },
+    },
+  });
+  const o: AreaOptions = {
+    duration: values.quick ? 0.5 : Number(values.duration),
+    runs: values.quick ? 1 : Number(values.runs),
+    rtts: values.rtt.split(',').map(Number),
+    only: values.only === undefined ? null : new RegExp(values.only, 'i'),
+    clientMaxS: Number(values['client-max-s']),
+  };
   const rows: string[] = [];
-  if (!values['no-default']) rows.push(...(await dataset('default', values.snapshot ?? defaultSnapshotPath(), path.join(ROOT, 'bench/fixtures/route-paris-lyon.polyline'), 'Paris → Lyon')));
-  if (values.synthetic) rows.push(...(await dataset('1 M synthetic', values.synthetic, path.join(ROOT, 'bench/fixtures/route-hamburg-munich.polyline'), 'Hamburg → München')));
+  if (!values['no-default']) rows.push(...(await dataset('default', values.snapshot ?? defaultSnapshotPath(), ROUTES.parisLyon, o)));
+  if (values.synthetic) rows.push(...(await dataset('1 M synthetic', values.synthetic, ROUTES.hamburgMunich, o)));
   console.log(machineLine());
   console.log(loadLine());
-  console.log(`one connection, ${RUNS} × ${DURATION} s per path alternating, medians; 200 tariffs\n`);
-  console.log('| snapshot | search | stations considered / priced | one request p50 ms | p99 ms | client path p50 ms | client / one |');
-  console.log('| --- | --- | ---: | ---: | ---: | ---: | ---: |');
+  console.log(`one connection, ${o.runs} × ${o.duration} s per path alternating (client paths slower than ${o.clientMaxS} s: one pass per round), medians; 200 tariffs\n`);
+  console.log(AREA_TABLE_HEAD);
   console.log(rows.join('\n'));
 }
 
-main().catch((e: unknown) => {
-  console.error(e);
-  process.exit(1);
-});
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  main().catch((e: unknown) => {
+    console.error(e);
+    process.exit(1);
+  });
+}

@@ -189,6 +189,15 @@ export class PricePool {
     if ((this.perStationGen.get(old) ?? 0) === 0) this.releaseStations(old);
   }
 
+  /**
+   * Whether `ids` (a station index's id column) is the station data tasks are dispatched with now.
+   * A handler of a route table from before a snapshot swap (its request's body was still being
+   * read) holds the older index: its station indices mean other stations in the current data.
+   */
+  dispatchesStations(ids: ArrayBufferView): boolean {
+    return ids.buffer === this.stations.d.ids.buffer;
+  }
+
   /** The station data generation tasks are dispatched with. */
   get stationGeneration(): number {
     return this.stationGen;

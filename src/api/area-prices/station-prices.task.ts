@@ -1,5 +1,5 @@
 /**
- * The bulk calculation over stations given by id for area and route price search (D110–D114), as
+ * The bulk calculation over stations given by index for area and route price search (D110–D114), as
  * a compact document the handler reads (`{"p":[[position,price,energy,duration,plug,power],…]}`).
  */
 import { bulkPreview, type StationContext } from '../../domain/pricing/index.js';
@@ -14,9 +14,11 @@ export function runStationPrices(env: TaskEnv, t: StationPricesTask): TaskDocume
   const at: number[] = [];
   const plugs = t.plugs === null ? null : new Set(t.plugs.map((p) => p.toLowerCase()));
   const gte = t.chargePointsPowerGte;
-  for (let pos = 0; pos < t.stationIds.length; pos++) {
-    const i = stations.find(t.stationIds[pos]);
-    if (i < 0) continue;
+  const given = t.stations;
+  const count = 'indices' in given ? given.indices.length : given.ids.length;
+  for (let pos = 0; pos < count; pos++) {
+    const i = 'indices' in given ? given.indices[pos] : stations.find(given.ids[pos]);
+    if (!(i >= 0 && i < stations.d.n)) continue;
     const op = stations.operatorAt(i);
     if (op === null) continue;
     let cps = stations.chargePointsAt(i);

@@ -58,6 +58,9 @@ abstract class StationBytesWriter extends GrowableBytes {
 
 export class StationPageWriter extends StationBytesWriter {
   private readonly tail: (more: boolean) => Buffer;
+  /** Where the last page's `],"included":[` and its closing `],"meta":` start (area price search splices the parts). */
+  midAt = 0;
+  tailAt = 0;
 
   constructor(index: StationIndex, companies: CompanyRegistry, disabledExtBCountries: readonly string[]) {
     super(index, companies, 1 << 20);
@@ -141,11 +144,13 @@ export class StationPageWriter extends StationBytesWriter {
       }
       this.put(frags, at, end);
     }
+    this.midAt = this.pos;
     this.put(MID);
     for (let k = 0; k < ops.length; k++) {
       if (k > 0) this.put(COMMA);
       this.put(this.companyRecord(ops[k], p));
     }
+    this.tailAt = this.pos;
     this.put(this.tail(p.moreAvailable));
     return this.buf.subarray(0, this.pos);
   }
