@@ -47,6 +47,7 @@ import {
   type Measure,
   type ScenarioResult,
 } from './lib/harness.js';
+import { AREA_TABLE_HEAD, ROUTES, formatAreaRow, runAreaCases, type AreaRow } from './area.js';
 import { formatCompressionTable, judgeCompression, runCompression, type CompressionRow } from './lib/compression.js';
 import { chooseTypical, createBenchEmp, generateTariffs, pickFixture, priceScenarios, putScenario, stationScenarios } from './scenarios.js';
 
@@ -157,12 +158,14 @@ export interface DatasetResult {
   rows: ScenarioResult[];
   /** Identity, br and gzip answers of the same requests, full stack, alternating (D94). */
   compression: CompressionRow[];
+  /** Area and route price search against the client path (bench/area.ts), at each round-trip time. */
+  area: AreaRow[];
 }
 
 /** The scenarios measured compressed beside identity. */
 const COMPRESSED = /^radius 5 km Paris centre, page (400|50)$|^station read$|^charge prices, busy station \(|^bulk worst case/;
 
-export async function runDataset(label: string, snapshot: string, o: SuiteOptions): Promise<DatasetResult> {
+export async function runDataset(label: string, snapshot: string, o: SuiteOptions, route = ROUTES.parisLyon): Promise<DatasetResult> {
   const snap = Snapshot.open(snapshot);
   const stations = snap.stationCount();
   snap.close();
@@ -190,6 +193,8 @@ export async function runDataset(label: string, snapshot: string, o: SuiteOption
     const compressed = scenarios.filter((sc) => COMPRESSED.test(sc.name));
     console.error(`[${label}] compression: ${compressed.length} scenarios, identity / br / gzip alternating…`);
     const compression = await runCompression(svc.port, svc.proc.pid, compressed, o);
+    console.error(`[${label}] area and route price search against the client path (round trips of 0 and 20 ms)…`);
+    const area = await runAreaCases(svc.port, snapshot, route, { duration: o.check ? 0 : o.durationS, runs: o.runs, rtts: [0, 20], only: o.only, clientMaxS: 2 });
     const result: DatasetResult = {
       label,
       snapshot: path.relative(ROOT, snapshot),
@@ -201,15 +206,21 @@ export async function runDataset(label: string, snapshot: string, o: SuiteOption
       peerRssMb: rssOf(peer.pid).rssMb,
       rows,
       compression,
+      area,
     };
     console.log(`\n${label}: ${stations} stations, ${o.tariffs} generated tariffs; start ${Math.round(svc.startMs)} ms, RSS ${Math.round(rssStart.rssMb)} MB\n`);
     console.log(formatPeerTable(rows));
     if (compression.length > 0) console.log(`\ncompression (full stack):\n\n${formatCompressionTable(compression)}`);
+    if (area.length > 0) console.log(`\narea and route price search:\n\n${formatAreaTable(label, area)}`);
     return result;
   } finally {
     await peer?.stop();
     await svc.stop();
   }
+}
+
+function formatAreaTable(label: string, rows: readonly AreaRow[]): string {
+  return [AREA_TABLE_HEAD, ...rows.map((r) => formatAreaRow(label, r))].join('\n');
 }
 
 export interface Target {
@@ -261,6 +272,15 @@ export function judgeTargets(datasets: readonly DatasetResult[]): Target[] {
       });
     }
     for (const t of judgeCompression(d.compression ?? [])) out.push({ ...t, dataset: d.label });
+    for (const a of d.area ?? []) {
+      if (a.one === null || a.ratio === null) continue;
+      const at = `at ${a.rttMs} ms round trip`;
+      if (a.name.startsWith('route Paris') && a.rttMs === 0) {
+        out.push({ target: 'route Paris → Lyon p50 ≤ 25 ms, p99 ≤ 60 ms', dataset: d.label, value: `${f1(a.one.p50)} / ${f1(a.one.p99)} ms`, met: a.one.p50 <= 25 && a.one.p99 <= 60 });
+      }
+      if (a.name.startsWith('radius') && a.rttMs === 0) out.push({ target: 'area radius 5 km p50 ≤ 20 ms', dataset: d.label, value: `${f1(a.one.p50)} ms`, met: a.one.p50 <= 20 });
+      out.push({ target: `≥ 5× the client path ${at}: ${a.name}`, dataset: d.label, value: `${a.ratio.toFixed(1)}× (${f1(a.client!.p50)} / ${f1(a.one.p50)} ms)`, met: a.ratio >= 5 });
+    }
     if (d.stations >= 1_000_000) {
       out.push({ target: '1 M stations: start-up ≤ 3 s', dataset: d.label, value: `${Math.round(d.startMs)} ms`, met: d.startMs <= 3000 });
       out.push({ target: '1 M stations: RSS ≤ 1.5 GB', dataset: d.label, value: `${Math.round(d.rssStartMb)} MB after start, peak ${Math.round(d.peakRssMb)} MB`, met: d.peakRssMb <= 1536 });
@@ -285,7 +305,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   datasets.push(await runDataset(o.snapshot ? path.basename(snapshot) : 'default snapshot', snapshot, o));
   if (o.synthetic !== null) {
     ensureSynthetic(o.synthetic, o.stations);
-    datasets.push(await runDataset(`synthetic ${path.basename(o.synthetic, '.sqlite').replace(/^synthetic-/, '')} stations`, o.synthetic, o));
+    datasets.push(await runDataset(`synthetic ${path.basename(o.synthetic, '.sqlite').replace(/^synthetic-/, '')} stations`, o.synthetic, o, ROUTES.hamburgMunich));
   }
   const loadAfter = loadLine();
   const targets = o.check ? [] : judgeTargets(datasets);
@@ -295,7 +315,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   if (o.report && o.only === null && o.jsonName === 'http') {
     const charts = writeCharts();
     const sections = datasets
-      .map((d) => `### ${d.label} (${d.stations.toLocaleString('en')} stations, + ${d.tariffsGenerated} generated tariffs)\n\nService start-up ${Math.round(d.startMs)} ms to listening, RSS ${Math.round(d.rssStartMb)} MB after start, peak ${Math.round(d.peakRssMb)} MB; peer RSS ${Math.round(d.peerRssMb)} MB.\n\n${formatPeerTable(d.rows)}\n\nCompressed answers (full stack; identity, br and gzip of the same requests alternating, medians; bodies checked to decode to the identity bytes):\n\n${formatCompressionTable(d.compression)}\n`)
+      .map((d) => `### ${d.label} (${d.stations.toLocaleString('en')} stations, + ${d.tariffsGenerated} generated tariffs)\n\nService start-up ${Math.round(d.startMs)} ms to listening, RSS ${Math.round(d.rssStartMb)} MB after start, peak ${Math.round(d.peakRssMb)} MB; peer RSS ${Math.round(d.peerRssMb)} MB.\n\n${formatPeerTable(d.rows)}\n\nCompressed answers (full stack; identity, br and gzip of the same requests alternating, medians; bodies checked to decode to the identity bytes):\n\n${formatCompressionTable(d.compression)}\n\nArea and route price search (one request) against the client path (station searches, then bulk previews in chunks of 100), one connection, alternating; at 20 ms both go through a relay holding each chunk 10 ms each way (bench/area.ts):\n\n${formatAreaTable(d.label, d.area)}\n`)
       .join('\n');
     writeResultsSection(
       'http',

@@ -40,6 +40,14 @@ describe('HTTP bench suite (check mode)', () => {
     // Compressed beside identity: the five scenarios; each compressed body was decoded and found
     // equal to the identity bytes before this file was written.
     expect(d.compression.map((r: { name: string }) => r.name.split(',')[0].split(' (')[0])).toEqual(['radius 5 km Paris centre', 'radius 5 km Paris centre', 'station read', 'charge prices', 'bulk worst case']);
+    // Area and route price search against the client path: both paths priced every station alike
+    // (the suite throws when a price differs); nothing measured in check mode.
+    expect(d.area.map((r: { name: string }) => r.name.split(' (')[0])).toEqual(['radius 5 km around Paris', 'box over Paris', 'route Paris → Lyon']);
+    for (const r of d.area) {
+      expect(r.priced, r.name).toBeGreaterThan(100);
+      expect(r.equal, r.name).toBe(Math.min(r.priced, 1000));
+      expect(r.one, r.name).toBeNull();
+    }
     for (const r of d.compression) {
       if (r.bytes.identity >= 1024) {
         expect(r.bytes.br, r.name).toBeLessThan(r.bytes.identity / 3);
