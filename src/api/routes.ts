@@ -14,8 +14,15 @@ import { adminRoutes } from './admin/admin.handler.js';
 import { availabilityRoutes } from './availability/availability.handler.js';
 import { areaPricesRoutes } from './area-prices/area-prices.handler.js';
 import { metricsRoutes } from './metrics/metrics.handler.js';
+import { openApiRoutes } from './openapi/openapi.js';
+import { SERVICE_VERSION } from '../version.js';
 
-/** The one route table: every endpoint of the service, by feature. */
+/** The one route table: every endpoint of the service, by feature, and its OpenAPI description (D121). */
 export function buildRoutes(ctx: AppContext): RouteDef[] {
+  const routes = featureRoutes(ctx);
+  return [...routes, ...openApiRoutes(routes, SERVICE_VERSION)];
+}
+
+function featureRoutes(ctx: AppContext): RouteDef[] {
   return [...healthRoutes(ctx), ...companiesRoutes(ctx), ...tariffsRoutes(ctx), ...vehiclesRoutes(ctx), ...feedbackRoutes(ctx), ...devicesRoutes(ctx), ...stationsRoutes(ctx), ...statisticsRoutes(ctx), ...pricesRoutes(ctx), ...tariffDetailsRoutes(ctx), ...adminRoutes(ctx), ...availabilityRoutes(ctx), ...areaPricesRoutes(ctx), ...metricsRoutes(ctx)];
 }

@@ -38,7 +38,7 @@ export interface SnapshotControl {
   reload(file?: string): Promise<SwapResult>;
 }
 
-const validate = compile<{ data: { type?: string; attributes?: { path?: string } } }>({
+export const validateSnapshotReload = compile<{ data: { type?: string; attributes?: { path?: string } } }>({
   type: 'object',
   required: ['data'],
   properties: {
@@ -60,7 +60,7 @@ export function adminRoutes(ctx: AppContext): RouteDef[] {
   const control = ctx.snapshots;
   if (control === undefined) return [];
   const reload = async (req: ApiRequest): Promise<ApiResponse> => {
-    const path = validate(req.body).data.attributes?.path;
+    const path = validateSnapshotReload(req.body).data.attributes?.path;
     if (path !== undefined && path.includes('\0')) throw badPointer('/data/attributes/path', 'path must not contain NUL');
     try {
       const r = await control.reload(path);

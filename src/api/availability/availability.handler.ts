@@ -19,7 +19,7 @@ export const MAX_BULK_STATUSES = 10_000;
 
 const DATE_TIME = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+-]\\d{2}:\\d{2})?$';
 
-const validateEvse = compile<{ uid?: string; evse_id?: string; status: EvseStatus; last_updated?: string }>({
+export const validateEvse = compile<{ uid?: string; evse_id?: string; status: EvseStatus; last_updated?: string }>({
   type: 'object',
   required: ['status'],
   properties: {
@@ -30,7 +30,7 @@ const validateEvse = compile<{ uid?: string; evse_id?: string; status: EvseStatu
   },
 });
 
-const validateBulk = compile<{ data: { attributes: { statuses: Array<{ evse_id: string; status: EvseStatus; last_updated?: string }> } } }>({
+export const validateAvailabilityBulk = compile<{ data: { attributes: { statuses: Array<{ evse_id: string; status: EvseStatus; last_updated?: string }> } } }>({
   type: 'object',
   required: ['data'],
   properties: {
@@ -109,7 +109,7 @@ export function availabilityRoutes(ctx: AppContext): RouteDef[] {
   };
 
   const bulk = (req: ApiRequest): ApiResponse => {
-    const items = validateBulk(req.body).data.attributes.statuses;
+    const items = validateAvailabilityBulk(req.body).data.attributes.statuses;
     const now = Date.now();
     // Validate every item before applying any: a rejected body changes nothing.
     const times = items.map((s, i) => timeOf(s.last_updated, now, `/data/attributes/statuses/${i}/last_updated`));

@@ -31,7 +31,7 @@ export interface DeviceBody {
 
 const nonEmpty = { type: 'string', minLength: 1 } as const;
 
-const validate = compile<DeviceBody>({
+export const deviceBodySchema = compile<DeviceBody>({
   type: 'object',
   required: ['data'],
   properties: {
@@ -67,7 +67,7 @@ const PATTERN_TITLES: Record<string, string> = {
 /** Validates a device body; pattern failures get readable titles. */
 export function validateDevice(body: unknown): DeviceBody {
   try {
-    return validate(body);
+    return deviceBodySchema(body);
   } catch (e) {
     const errors = (e as { errors?: { title: string; source?: { pointer?: string } }[] }).errors;
     if (errors) {

@@ -2,7 +2,7 @@
  * JSON Schemas of the feedback bodies (spec endpoints 4 and 6, D43, D45), compiled once at load.
  * Required strings may be empty; lengths are maxima in characters (code points).
  */
-import { compile } from '../jsonapi/validate.js';
+import { compile, type SchemaValidator } from '../jsonapi/validate.js';
 
 export const USER_FEEDBACK_TYPES = ['other_feedback', 'missing_price', 'missing_station', 'missing_vehicle', 'wrong_price'] as const;
 export type UserFeedbackType = (typeof USER_FEEDBACK_TYPES)[number];
@@ -111,7 +111,7 @@ export const validateUserFeedbackEnvelope = compile<UserFeedbackBody>({
   },
 });
 
-export const validateUserFeedbackOfType: Readonly<Record<UserFeedbackType, (body: unknown) => UserFeedbackBody>> =
+export const validateUserFeedbackOfType: Readonly<Record<UserFeedbackType, SchemaValidator<UserFeedbackBody>>> =
   Object.fromEntries(
     USER_FEEDBACK_TYPES.map((t) => [
       t,
@@ -134,7 +134,7 @@ export const validateUserFeedbackOfType: Readonly<Record<UserFeedbackType, (body
         },
       }),
     ]),
-  ) as Record<UserFeedbackType, (body: unknown) => UserFeedbackBody>;
+  ) as Record<UserFeedbackType, SchemaValidator<UserFeedbackBody>>;
 
 export interface PartnerFeedbackBody {
   data: { type: 'tariff_update'; attributes: { content: string; tariff: string; cpo: string; emp: string; language: string } };

@@ -34,15 +34,19 @@ export interface Validator<T> {
 }
 
 /** Compiles a JSON Schema once; the returned function throws an ApiError (400) listing every failure. */
-export function compile<T>(schema: object): (data: unknown) => T {
+export function compile<T>(schema: object): SchemaValidator<T> {
   declared.push(schema);
   let fn: ValidateFunction<T> | null = null;
-  return (data: unknown): T => {
+  const validate = (data: unknown): T => {
     fn ??= ajv.compile<T>(schema);
     if (fn(data)) return data;
     throw ApiError.many(400, toErrors(fn.errors ?? []));
   };
+  return Object.assign(validate, { schema });
 }
+
+/** A compiled body validator and the JSON Schema it checks (the OpenAPI description shows the same schema). */
+export type SchemaValidator<T> = ((data: unknown) => T) & { readonly schema: object };
 
 const declared: object[] = [];
 

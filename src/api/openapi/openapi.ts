@@ -1,0 +1,202 @@
+/**
+ * The OpenAPI 3.1 description of the route table (D121), served at `GET /openapi.json` without a
+ * key, and the docs page at `GET /docs` rendering it with the self-hosted Swagger UI of the
+ * `swagger-ui-dist` package (no CDN: it works offline).
+ *
+ * The document is generated from the route table itself (every route is an operation; a route
+ * without an entry in OPERATIONS, or an entry without a route, stops the start with an error),
+ * the request bodies' JSON Schemas are the objects their validators compile, and the example
+ * answers are captured from the running service (`npm run openapi:examples`).
+ */
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import type { ApiRequest, ApiResponse, RouteDef } from '../types.js';
+import { notFound } from '../jsonapi/errors.js';
+import { EXAMPLE_RESPONSES } from './examples.generated.js';
+import { OPERATIONS, type OperationDoc } from './operations.js';
+
+/** Answers are JSON:API documents sent as `application/json` (D12); request bodies may use either type. */
+const JSON_MEDIA = 'application/json';
+
+const ERRORS_SCHEMA = {
+  type: 'object',
+  required: ['errors'],
+  properties: {
+    errors: {
+      type: 'array',
+      minItems: 1,
+      items: {
+        type: 'object',
+        required: ['status', 'title'],
+        properties: {
+          status: { type: 'string' },
+          code: { type: 'string' },
+          title: { type: 'string' },
+          detail: { type: 'string' },
+          source: { type: 'object', properties: { pointer: { type: 'string' }, parameter: { type: 'string' } } },
+        },
+      },
+    },
+  },
+};
+
+const ERROR_TEXT: Record<string, string> = {
+  '400': 'Bad request: a wrong type, a missing field, an over-limit value (`source.pointer` or `source.parameter` says where)',
+  '403': 'Key missing, invalid, or without the group of the operation',
+  '404': 'Unknown id',
+  '405': 'Method not allowed (the `Allow` header lists the path’s methods)',
+  '409': 'Version conflict (optimistic lock) or a conflicting operation',
+  '413': 'Body too large',
+  '415': 'Content type not JSON',
+  '429': 'Rate limit exceeded (`Retry-After`)',
+  '503': 'Overloaded or storage unavailable (`Retry-After`)',
+};
+
+/** Which error answers an operation can give. */
+function errorsOf(r: RouteDef): string[] {
+  const out = ['400'];
+  if (r.groups !== null) out.push('403');
+  if (r.path.includes(':') || r.body) out.push('404');
+  out.push('405');
+  if (r.method === 'PUT' || r.method === 'DELETE' || r.path === '/admin/snapshot') out.push('409');
+  if (r.body) out.push('413', '415');
+  if (r.groups !== null) out.push('429');
+  if (r.priceWork || r.body || r.method === 'DELETE') out.push('503');
+  return out;
+}
+
+const keyOf = (r: Pick<RouteDef, 'method' | 'path'>): string => `${r.method} ${r.path}`;
+const openApiPath = (p: string): string => p.replace(/:([a-z_]+)/g, '{$1}');
+
+function operation(r: RouteDef, doc: OperationDoc): object {
+  const media = doc.mediaType ?? JSON_MEDIA;
+  const example = EXAMPLE_RESPONSES[keyOf(r)];
+  const params = [
+    ...[...r.path.matchAll(/:([a-z_]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } })),
+    ...(doc.query ?? []).map((q) => ({ name: q.name, in: 'query', required: q.required ?? false, description: q.description, schema: q.schema })),
+  ];
+  const success: Record<string, unknown> = { description: doc.summary };
+  if (doc.status !== 204) {
+    const content: Record<string, unknown> = {};
+    if (doc.response !== undefined) content.schema = doc.response;
+    if (example !== undefined) content.example = example.body;
+    success.content = { [media]: content };
+  }
+  const responses: Record<string, unknown> = { [String(doc.status)]: success };
+  for (const s of errorsOf(r)) responses[s] = { $ref: `#/components/responses/E${s}` };
+  return {
+    operationId: `${r.method.toLowerCase()}${r.path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
+    summary: doc.summary,
+    description: [doc.description, r.groups === null ? 'No key needed.' : `Key groups: ${r.groups.join(' or ')}.`].filter(Boolean).join('\n\n'),
+    tags: [doc.tag],
+    ...(r.groups === null ? { security: [] } : { security: [{ ApiKey: [] }], 'x-groups': [...r.groups] }),
+    ...(params.length > 0 ? { parameters: params } : {}),
+    ...(doc.body !== undefined
+      ? {
+          requestBody: {
+            required: true,
+            content: { [JSON_MEDIA]: { schema: doc.body, example: doc.example.body } },
+          },
+        }
+      : {}),
+    responses,
+    'x-example-request': { path: doc.example.path, ...(doc.example.headers ? { headers: doc.example.headers } : {}) },
+  };
+}
+
+/** The OpenAPI 3.1 document of a route table; throws when the table and OPERATIONS disagree. */
+export function openApiDocument(routes: readonly RouteDef[], version: string): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  const seen = new Set<string>();
+  for (const r of routes) {
+    const k = keyOf(r);
+    const doc = OPERATIONS[k];
+    if (doc === undefined) throw new Error(`route ${k} has no description in src/api/openapi/operations.ts`);
+    seen.add(k);
+    (paths[openApiPath(r.path)] ??= {})[r.method.toLowerCase()] = operation(r, doc);
+  }
+  const orphans = Object.keys(OPERATIONS).filter((k) => !seen.has(k) && !OPTIONAL.has(k));
+  if (orphans.length > 0) throw new Error(`operations without a route: ${orphans.join(', ')}`);
+  const responses: Record<string, unknown> = {};
+  for (const [s, text] of Object.entries(ERROR_TEXT)) responses[`E${s}`] = { description: text, content: { [JSON_MEDIA]: { schema: { $ref: '#/components/schemas/Errors' } } } };
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Charging Price Service',
+      version,
+      description: 'EV charging prices, station search and tariffs. JSON:API documents; the behaviour is specified in docs/api-spec.md and docs/decisions.md.',
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    servers: [{ url: '/' }],
+    tags: [...new Set(Object.values(OPERATIONS).map((o) => o.tag))].map((name) => ({ name })),
+    paths,
+    components: {
+      securitySchemes: { ApiKey: { type: 'apiKey', in: 'header', name: 'Api-Key', description: 'API key; each operation names the key groups that may call it (x-groups).' } },
+      schemas: { Errors: ERRORS_SCHEMA },
+      responses,
+    },
+  };
+}
+
+/** Operations whose route exists only with some settings (the availability feeds, D134). */
+const OPTIONAL = new Set(['POST /v1/availability', 'PUT /ocpi/2.2.1/locations/:country_code/:party_id/:location_id/:evse_uid', 'PATCH /ocpi/2.2.1/locations/:country_code/:party_id/:location_id/:evse_uid', 'GET /metrics']);
+
+// ---- The docs page ----
+
+const DOCS_HTML = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Charging Price Service API</title>
+<link rel="stylesheet" href="/docs/swagger-ui.css">
+</head>
+<body>
+<div id="swagger-ui"></div>
+<script src="/docs/swagger-ui-bundle.js"></script>
+<script src="/docs/init.js"></script>
+</body>
+</html>
+`;
+
+const INIT_JS = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true, docExpansion: 'list', defaultModelsExpandDepth: 0 });\n`;
+
+const ASSETS: Record<string, string> = { 'swagger-ui.css': 'text/css; charset=utf-8', 'swagger-ui-bundle.js': 'application/javascript; charset=utf-8' };
+const assetCache = new Map<string, Buffer>();
+
+function asset(name: string): Buffer {
+  let b = assetCache.get(name);
+  if (b === undefined) {
+    const dir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+    b = fs.readFileSync(path.join(dir, name));
+    assetCache.set(name, b);
+  }
+  return b;
+}
+
+/** `GET /openapi.json`, `GET /docs` and `GET /docs/:file` for a route table (which they join). */
+export function openApiRoutes(routes: readonly RouteDef[], version: string): RouteDef[] {
+  const own: RouteDef[] = [
+    { method: 'GET', path: '/openapi.json', groups: null, body: false, cache: () => version, handler: () => ({ status: 200, body: text(), headers: { 'Content-Type': 'application/json' } }) },
+    { method: 'GET', path: '/docs', groups: null, body: false, cache: () => version, handler: () => ({ status: 200, body: DOCS_HTML, headers: { 'Content-Type': 'text/html; charset=utf-8' } }) },
+    {
+      method: 'GET',
+      path: '/docs/:file',
+      groups: null,
+      body: false,
+      cache: () => version,
+      handler: (req: ApiRequest): ApiResponse => {
+        const f = req.params.file;
+        if (f === 'init.js') return { status: 200, body: INIT_JS, headers: { 'Content-Type': 'application/javascript; charset=utf-8' } };
+        const type = ASSETS[f];
+        if (type === undefined) throw notFound(`no file ${f}`);
+        return { status: 200, body: asset(f), headers: { 'Content-Type': type } };
+      },
+    },
+  ];
+  // Built with the route table (a route without a description stops the start), serialised once.
+  const doc = JSON.stringify(openApiDocument([...routes, ...own], version));
+  const text = (): string => doc;
+  return own;
+}

@@ -1,0 +1,439 @@
+/**
+ * What the OpenAPI description (D121) says of each operation beyond the route table: a summary,
+ * the query parameters, the request body's JSON Schema (the very object its validator compiles),
+ * the success answer's schema and an example request. Example answers are captured from the
+ * running service by `npm run openapi:examples` (examples.generated.ts). Query parameters are
+ * parsed by the handlers' own parsers (src/api/jsonapi/query.ts, stations.query.ts), not by AJV:
+ * they are described here, and the examples exercise them against the running service.
+ */
+import { validateSnapshotReload } from '../admin/admin.handler.js';
+import { validateArea, validateRoute } from '../area-prices/area-prices.schema.js';
+import { validateAvailabilityBulk, validateEvse } from '../availability/availability.handler.js';
+import { validateCompanyPut } from '../companies/companies.schema.js';
+import { deviceBodySchema } from '../devices/devices.schema.js';
+import { validatePartnerFeedback, validateUserFeedbackOfType } from '../feedback/feedback.schema.js';
+import { validateBulk, validateChargePrices } from '../prices/prices.schema.js';
+import { validateTariffDetails } from '../tariff-details/tariff-details.schema.js';
+import { validateTariffPut } from '../tariffs/tariffs.schema.js';
+
+export interface QueryParam {
+  name: string;
+  schema: object;
+  description: string;
+  required?: boolean;
+}
+
+export interface OperationDoc {
+  summary: string;
+  tag: string;
+  description?: string;
+  query?: readonly QueryParam[];
+  /** JSON Schema of the request body (the validator's), when the operation takes one. */
+  body?: object;
+  /** Status of the documented success answer. */
+  status: 200 | 201 | 204;
+  /** Media type of the success answer (default application/json, D12). */
+  mediaType?: string;
+  /** Schema of the success answer (a JSON document; absent for 204 and non-JSON answers). */
+  response?: object;
+  /** The example request: a concrete path with its query, and the body. */
+  example: { path: string; body?: unknown; headers?: Record<string, string> };
+}
+
+// ---- Answer schemas: JSON:API documents of the spec's resource types ----
+
+const str = { type: 'string' } as const;
+const ID = { type: 'string', minLength: 1 } as const;
+
+function resource(type: string | readonly string[], attributes: readonly string[] = [], relationships: readonly string[] = []): object {
+  return {
+    type: 'object',
+    required: ['id', 'type', ...(attributes.length > 0 ? ['attributes'] : []), ...(relationships.length > 0 ? ['relationships'] : [])],
+    properties: {
+      id: ID,
+      type: typeof type === 'string' ? { const: type } : { enum: [...type] },
+      attributes: { type: 'object', required: [...attributes] },
+      relationships: { type: 'object', required: [...relationships] },
+    },
+  };
+}
+
+const list = (items: object, meta: readonly string[] = []): object => ({
+  type: 'object',
+  required: ['data', ...(meta.length > 0 ? ['meta'] : [])],
+  properties: { data: { type: 'array', items }, included: { type: 'array', items: resource(['company', 'charging_station', 'tariff', 'sub_tariff', 'vehicle_brand', 'car']) }, meta: { type: 'object', required: [...meta] } },
+});
+const single = (item: object): object => ({ type: 'object', required: ['data'], properties: { data: item, included: { type: 'array' } } });
+const metaOnly = (meta: readonly string[]): object => ({ type: 'object', required: ['meta'], properties: { meta: { type: 'object', required: [...meta] } } });
+
+const STATION = resource('charging_station', ['name', 'latitude', 'longitude', 'country', 'address', 'charge_points'], ['operator']);
+const COMPANY = resource('company', ['name', 'is_cpo', 'is_emp']);
+const RAW_TARIFF = resource(['tariff', 'sub_tariff'], ['version'], ['emp']);
+const PREVIEW = resource('charge_price_preview', ['energy', 'duration', 'price', 'currency'], ['charging_station']);
+const AREA_PREVIEW = resource('charge_price_preview', ['energy', 'duration', 'price', 'currency', 'distance', 'charge_point'], ['charging_station']);
+
+// ---- Example inputs: ids of the default catalog and snapshot (also in the test snapshot) ----
+
+const STATION_ID = '006552ff-0c7f-5334-896a-eb1f5346b444';
+const OPERATOR_ID = 'ac96f6c4-8933-5e71-b606-46d3d63b8777';
+const TARIFF_ID = '18663f49-0af6-550d-9681-4af1727bdf22';
+const EMP_ID = '5bb4ebcc-4dc7-5caa-b5b6-46accf7b9554';
+const VEHICLE_ID = '01936832-c987-da0e-cbb3-9f6793becdfe';
+/** The example company and tariff the write examples create and delete. */
+export const EXAMPLE_COMPANY_ID = '7d6f1e2a-3b4c-4d5e-8f60-718293a4b5c6';
+export const EXAMPLE_TARIFF_ID = '8e7f2a3b-4c5d-4e6f-9071-8293a4b5c6d7';
+
+const tariffs = { data: [{ type: 'tariff', id: TARIFF_ID }] };
+const vehicle = { data: { type: 'car', id: VEHICLE_ID } };
+
+const page = (size: string): QueryParam[] => [
+  { name: 'page[size]', schema: { type: 'integer', minimum: 1 }, description: `Items per page (${size})` },
+  { name: 'page[number]', schema: { type: 'integer', minimum: 1 }, description: 'Page, from 1' },
+];
+const csv = (name: string, description: string, required = false): QueryParam => ({ name, schema: str, description: `${description} (comma-separated)`, required });
+const num = (name: string, description: string): QueryParam => ({ name, schema: { type: 'number' }, description });
+const boolParam = (name: string, description: string): QueryParam => ({ name, schema: { type: 'boolean' }, description });
+
+const feedbackSchema = { oneOf: Object.values(validateUserFeedbackOfType).map((v) => v.schema) };
+
+/** The operations, by `METHOD path` as in the route table. */
+export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
+  'GET /health': {
+    summary: 'Liveness and the snapshot served',
+    tag: 'Operations',
+    status: 200,
+    response: { type: 'object', required: ['status', 'snapshot'], properties: { status: { const: 'ok' }, snapshot: { type: 'object', required: ['version'] } } },
+    example: { path: '/health' },
+  },
+  'GET /ready': {
+    summary: 'Readiness: snapshot loaded, pool alive, live store writable (D105)',
+    description: 'Answers 503 naming every failing part while not ready.',
+    tag: 'Operations',
+    status: 200,
+    response: { type: 'object', required: ['status'], properties: { status: { const: 'ready' } } },
+    example: { path: '/ready' },
+  },
+  'GET /attribution': {
+    summary: 'Licences and attribution of the station and vehicle data',
+    tag: 'Operations',
+    status: 200,
+    response: metaOnly(['attribution', 'snapshot']),
+    example: { path: '/attribution' },
+  },
+  'GET /metrics': {
+    summary: 'Prometheus metrics (D120)',
+    description: 'No key by default; with METRICS_KEY_REQUIRED=on a key of group ReadMetrics is needed.',
+    tag: 'Operations',
+    status: 200,
+    mediaType: 'text/plain',
+    example: { path: '/metrics' },
+  },
+  'GET /openapi.json': {
+    summary: 'This description (OpenAPI 3.1)',
+    tag: 'Operations',
+    status: 200,
+    mediaType: 'application/json',
+    response: { type: 'object', required: ['openapi', 'info', 'paths'], properties: { openapi: { const: '3.1.0' } } },
+    example: { path: '/openapi.json' },
+  },
+  'GET /docs': {
+    summary: 'This description rendered as a page (self-hosted Swagger UI)',
+    tag: 'Operations',
+    status: 200,
+    mediaType: 'text/html',
+    example: { path: '/docs' },
+  },
+  'GET /docs/:file': {
+    summary: 'Scripts and styles of the docs page',
+    tag: 'Operations',
+    status: 200,
+    mediaType: 'application/javascript',
+    example: { path: '/docs/init.js' },
+  },
+  'GET /v1/charging_stations': {
+    summary: 'Search stations (1): radius, box, ids, refinements',
+    tag: 'Stations',
+    query: [
+      csv('filter[id]', 'Station ids, at most 50'),
+      num('filter[latitude]', 'Radius search centre'),
+      num('filter[longitude]', 'Radius search centre'),
+      { name: 'filter[radius]', schema: { type: 'integer', minimum: 1 }, description: 'Radius in metres' },
+      num('filter[latitude.gte]', 'Box: lower latitude'),
+      num('filter[latitude.lte]', 'Box: upper latitude'),
+      num('filter[longitude.gte]', 'Box: lower longitude'),
+      num('filter[longitude.lte]', 'Box: upper longitude'),
+      csv('filter[operator.id]', 'Operators'),
+      csv('filter[evse_operator]', 'EVSE operators (eMI3)'),
+      csv('filter[charge_points.plug.in]', 'Plugs'),
+      num('filter[charge_points.power.gte]', 'Minimum power (kW)'),
+      num('filter[charge_points.power.lte]', 'Maximum power (kW)'),
+      csv('filter[operator.supported_emps.id]', 'EMPs supported at the station'),
+      boolParam('filter[free_charging]', 'Only free charging'),
+      boolParam('filter[free_parking]', 'Only free parking'),
+      csv('filter[facilities]', 'Facilities nearby'),
+      csv('filter[parking_type]', 'Parking types'),
+      csv('filter[country]', 'Countries'),
+      csv('fields[company]', 'Company fields: name, supported_emps'),
+      ...page('default 400, at most 1000'),
+    ],
+    status: 200,
+    response: list(STATION, ['more_available']),
+    example: { path: '/v1/charging_stations?filter[latitude]=48.8566&filter[longitude]=2.3522&filter[radius]=1000&page[size]=2' },
+  },
+  'GET /v1/charging_stations/:id': {
+    summary: 'Read one station (15)',
+    tag: 'Stations',
+    status: 200,
+    response: single(STATION),
+    example: { path: `/v1/charging_stations/${STATION_ID}` },
+  },
+  'GET /v1/charging_stations/statistics': {
+    summary: 'Charge point statistics (9)',
+    tag: 'Stations',
+    query: [csv('filter[country]', 'Countries')],
+    status: 200,
+    response: list(resource('charge_point_statistics')),
+    example: { path: '/v1/charging_stations/statistics?filter[country]=FR' },
+  },
+  'GET /v1/country_statistics': {
+    summary: 'Country statistics (11)',
+    tag: 'Stations',
+    query: [csv('filter[country]', 'Countries'), { name: 'filter[year]', schema: { type: 'integer' }, description: 'Year' }, { name: 'filter[month]', schema: { type: 'integer', minimum: 1, maximum: 12 }, description: 'Month' }, ...page('default 100, at most 100')],
+    status: 200,
+    response: list(resource('country_statistics')),
+    example: { path: '/v1/country_statistics?filter[country]=DE&page[size]=2' },
+  },
+  'POST /v1/charge_prices': {
+    summary: 'Charge prices at a station or network (3)',
+    tag: 'Prices',
+    body: validateChargePrices.schema,
+    status: 200,
+    response: list(resource('charge_price', ['provider', 'tariff_name', 'currency', 'charge_point_prices']), ['charge_points']),
+    example: {
+      path: '/v1/charge_prices',
+      body: {
+        data: {
+          type: 'charge_price_request',
+          attributes: {
+            data_adapter: 'native',
+            station: { longitude: 2.319539, latitude: 48.859367, country: 'FR', network: OPERATOR_ID, charge_points: [{ plug: 'type2', power: 7 }] },
+            options: { energy: 20, duration: 60, currency: 'EUR' },
+          },
+        },
+      },
+    },
+  },
+  'POST /v1/charge_prices/bulk': {
+    summary: 'Bulk price previews of up to 100 stations (8)',
+    tag: 'Prices',
+    body: validateBulk.schema,
+    status: 200,
+    response: list(PREVIEW),
+    example: {
+      path: '/v1/charge_prices/bulk',
+      body: {
+        data: {
+          type: 'bulk_price_preview_request',
+          attributes: { battery_range: [10, 80] },
+          relationships: { charging_stations: { data: [{ type: 'charging_station', id: STATION_ID }] }, tariffs, vehicle },
+        },
+      },
+    },
+  },
+  'POST /v1/charge_prices/area': {
+    summary: 'Cheapest or nearest priced stations in a radius or box (D110–D114)',
+    tag: 'Prices',
+    body: validateArea.schema,
+    status: 200,
+    response: list(AREA_PREVIEW, ['stations_considered', 'stations_priced', 'more_available']),
+    example: {
+      path: '/v1/charge_prices/area',
+      body: { data: { type: 'area_price_preview_request', attributes: { battery_range: [10, 80], latitude: 48.8566, longitude: 2.3522, radius: 2000, limit: 2 }, relationships: { tariffs, vehicle } } },
+    },
+  },
+  'POST /v1/charge_prices/route': {
+    summary: 'Priced stations along a route, within a corridor (D110–D114)',
+    tag: 'Prices',
+    body: validateRoute.schema,
+    status: 200,
+    response: list(resource('charge_price_preview', ['energy', 'duration', 'price', 'currency', 'distance', 'detour', 'charge_point'], ['charging_station']), ['stations_considered', 'stations_priced', 'more_available']),
+    example: {
+      path: '/v1/charge_prices/route',
+      body: {
+        data: {
+          type: 'route_price_preview_request',
+          attributes: { battery_range: [10, 80], route: { coordinates: [[2.3522, 48.8566], [2.2945, 48.8584]] }, corridor: 1000, limit: 2 },
+          relationships: { tariffs, vehicle },
+        },
+      },
+    },
+  },
+  'POST /v1/tariff_details': {
+    summary: 'Tariff details and price benchmark at stations or a network (2)',
+    tag: 'Prices',
+    body: validateTariffDetails.schema,
+    status: 200,
+    response: list(resource('station_tariff_details')),
+    example: { path: '/v1/tariff_details', body: { data: { type: 'tariff_details_request', attributes: { station: { id: [STATION_ID] } } } } },
+  },
+  'GET /v1/tariffs': {
+    summary: 'Tariff metadata (14)',
+    tag: 'Tariffs',
+    query: [boolParam('filter[provider_customer_only]', 'Only provider-customer tariffs'), boolParam('filter[direct_payment]', 'Only direct-payment tariffs'), csv('filter[id]', 'Only these ids')],
+    status: 200,
+    response: list(resource('tariff', ['name'])),
+    example: { path: `/v1/tariffs?filter[id]=${TARIFF_ID}` },
+  },
+  'GET /v2/tariffs': {
+    summary: 'Raw tariffs of one EMP (13)',
+    tag: 'Tariffs',
+    query: [{ name: 'filter[emp.id]', schema: ID, description: 'The EMP', required: true }, csv('filter[id]', 'Only these ids'), csv('filter[type]', 'tariff, sub_tariff'), ...page('default 100, at most 100')],
+    status: 200,
+    response: list(RAW_TARIFF),
+    example: { path: `/v2/tariffs?filter[emp.id]=${EMP_ID}&page[size]=1` },
+  },
+  'PUT /v2/tariffs/:id': {
+    summary: 'Create or update a raw tariff (12); optimistic version check',
+    tag: 'Tariffs',
+    body: validateTariffPut.schema,
+    status: 201,
+    response: single(RAW_TARIFF),
+    example: {
+      path: `/v2/tariffs/${EXAMPLE_TARIFF_ID}`,
+      body: {
+        data: {
+          id: EXAMPLE_TARIFF_ID,
+          type: 'tariff',
+          attributes: { name: 'Example Flex', currency: 'EUR', version: 1, prices: [{ decomposition: [{ dimension: 'kwh', price: 0.45 }] }] },
+          relationships: { emp: { data: { type: 'company', id: EXAMPLE_COMPANY_ID } } },
+        },
+      },
+    },
+  },
+  'DELETE /v2/tariffs/:id': {
+    summary: 'Delete a raw tariff',
+    tag: 'Tariffs',
+    status: 204,
+    example: { path: `/v2/tariffs/${EXAMPLE_TARIFF_ID}` },
+  },
+  'GET /v1/companies': {
+    summary: 'List companies (10)',
+    tag: 'Companies',
+    query: [csv('filter[id]', 'Only these ids'), boolParam('filter[is_emp]', 'EMPs'), boolParam('filter[is_cpo]', 'CPOs'), ...page('default 100, at most 100')],
+    status: 200,
+    response: list(COMPANY),
+    example: { path: `/v1/companies?filter[id]=${OPERATOR_ID}` },
+  },
+  'PUT /v1/companies/:id': {
+    summary: 'Create or update a company (7); optimistic version check',
+    tag: 'Companies',
+    body: validateCompanyPut.schema,
+    status: 201,
+    response: single(COMPANY),
+    example: {
+      path: `/v1/companies/${EXAMPLE_COMPANY_ID}`,
+      body: {
+        data: {
+          id: EXAMPLE_COMPANY_ID,
+          type: 'company',
+          attributes: { name: 'Example Mobility', version: 1, is_cpo: false, is_emp: true, external_source_mapping: {} },
+          relationships: { supported_emps: { data: [] } },
+        },
+      },
+    },
+  },
+  'DELETE /v1/companies/:id': {
+    summary: 'Delete a company',
+    tag: 'Companies',
+    status: 204,
+    example: { path: `/v1/companies/${EXAMPLE_COMPANY_ID}` },
+  },
+  'GET /v1/vehicles': {
+    summary: 'List vehicles (16, deprecated)',
+    tag: 'Vehicles',
+    status: 200,
+    response: list(resource('car')),
+    example: { path: '/v1/vehicles' },
+  },
+  'GET /v2/vehicle_brands': {
+    summary: 'List vehicle brands (17)',
+    tag: 'Vehicles',
+    status: 200,
+    response: list(resource('vehicle_brand', ['name'])),
+    example: { path: '/v2/vehicle_brands' },
+  },
+  'GET /v2/vehicles': {
+    summary: 'List vehicles (18)',
+    tag: 'Vehicles',
+    query: [{ name: 'q', schema: str, description: 'Text search' }],
+    status: 200,
+    response: list(resource('car', ['usable_battery_size'])),
+    example: { path: '/v2/vehicles?q=530e' },
+  },
+  'POST /v1/user_feedback': {
+    summary: 'User feedback (6)',
+    tag: 'Feedback',
+    body: feedbackSchema,
+    status: 204,
+    example: { path: '/v1/user_feedback', body: { data: { type: 'missing_vehicle', attributes: { notes: 'Please add it', email: 'driver@example.org', context: 'vehicle list', language: 'en', brand: 'Example', model: 'EV 1' } } } },
+  },
+  'POST /v1/partner_feedback': {
+    summary: 'Partner feedback (4)',
+    tag: 'Feedback',
+    body: validatePartnerFeedback.schema,
+    status: 204,
+    example: { path: '/v1/partner_feedback', body: { data: { type: 'tariff_update', attributes: { content: 'New prices from 1 January', tariff: 'Flex', cpo: 'Example CPO', emp: 'Example Mobility', language: 'en' } } } },
+  },
+  'POST /v1/crm/devices': {
+    summary: 'Register or update a device (5); needs a bearer token',
+    tag: 'Devices',
+    body: deviceBodySchema.schema,
+    status: 200,
+    response: single(resource('crm_device')),
+    example: {
+      path: '/v1/crm/devices',
+      headers: { Authorization: 'Bearer <token from npm run token>' },
+      body: {
+        data: {
+          id: '3f2b8c1e-6d4a-4e5f-9a7b-1c2d3e4f5a6b',
+          type: 'crm_device',
+          attributes: { fcmToken: 'fcm:APA91bH-token', country: 'de', language: 'DE', app_version: '5.12.0', os_version: 'Android 14', user_products: ['mobile_premium'], disabled_notifications: ['product_updates'] },
+        },
+      },
+    },
+  },
+  'POST /admin/snapshot': {
+    summary: 'Load a station snapshot without a restart (D133)',
+    tag: 'Operations',
+    body: validateSnapshotReload.schema,
+    status: 200,
+    response: single(resource('snapshots', ['version', 'stations'])),
+    example: { path: '/admin/snapshot', body: { data: { type: 'snapshot_reload', attributes: {} } } },
+  },
+  'POST /v1/availability': {
+    summary: 'EVSE statuses in bulk (D134–D136)',
+    tag: 'Availability',
+    body: validateAvailabilityBulk.schema,
+    status: 200,
+    response: metaOnly(['received', 'applied', 'stale', 'unknown']),
+    example: { path: '/v1/availability', body: { data: { type: 'evse_statuses', attributes: { statuses: [{ evse_id: 'DK*FIX*E1', status: 'AVAILABLE' }] } } } },
+  },
+  'PUT /ocpi/2.2.1/locations/:country_code/:party_id/:location_id/:evse_uid': {
+    summary: 'OCPI 2.2.1 EVSE object (receiver interface)',
+    tag: 'Availability',
+    body: validateEvse.schema,
+    status: 200,
+    mediaType: 'application/json',
+    response: { type: 'object', required: ['status_code'] },
+    example: { path: '/ocpi/2.2.1/locations/DK/FIX/LOC1/E1', body: { uid: 'E1', evse_id: 'DK*FIX*E1', status: 'CHARGING', connectors: [] } },
+  },
+  'PATCH /ocpi/2.2.1/locations/:country_code/:party_id/:location_id/:evse_uid': {
+    summary: 'OCPI 2.2.1 EVSE status change (receiver interface)',
+    tag: 'Availability',
+    body: validateEvse.schema,
+    status: 200,
+    mediaType: 'application/json',
+    response: { type: 'object', required: ['status_code'] },
+    example: { path: '/ocpi/2.2.1/locations/DK/FIX/LOC1/E1', body: { status: 'AVAILABLE' } },
+  },
+};

@@ -1,0 +1,136 @@
+/**
+ * The OpenAPI description (D121): valid OpenAPI 3.1 (checked with @seriousme/openapi-schema-validator
+ * against the official schema), the same operations as the route table, every example request
+ * accepted by the running service with the documented status, and every example answer (stored in
+ * the description, and the live one) matching its schema. Also the docs page's files.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { Ajv } from 'ajv';
+import { SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { buildSnapshot } from '../../src/import/default-snapshot.js';
+import { openApiDocument } from '../../src/api/openapi/openapi.js';
+import { runExamples } from '../../src/api/openapi/examples-runner.js';
+import { ROOT, call, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
+
+const SECRET = 'openapi-test-secret-0123456789abcdef';
+const ALL = keyFor('all');
+
+describe('OpenAPI description and docs page', () => {
+  let srv: TestServer;
+  let doc: any;
+
+  beforeAll(async () => {
+    // The snapshot the examples were captured on: the sample plus the fixture stations with EVSEs.
+    const snapshot = path.join(fs.mkdtempSync(path.join(inject('testTmpRoot'), 'openapi-')), 'sample-extra.sqlite');
+    buildSnapshot({ out: snapshot, sample: true, progress: false, extra: path.join(ROOT, 'test/fixtures/stations-extra.jsonl') });
+    srv = await startTestServer({ keys: { all: 'all', reader: 'ReadStations' }, env: { SNAPSHOT: snapshot, JWT_SECRET: SECRET } });
+    const r = await call(srv, 'GET', '/openapi.json');
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toBe('application/json');
+    doc = r.json;
+  });
+  afterAll(async () => {
+    await srv?.stop();
+  });
+
+  it('is a valid OpenAPI 3.1 document, served without a key', async () => {
+    const v = new Validator();
+    const res = await v.validate(doc);
+    expect(res.errors ?? [], JSON.stringify(res.errors ?? []).slice(0, 2000)).toEqual([]);
+    expect(res.valid).toBe(true);
+    expect(v.version).toBe('3.1');
+    expect(doc.components.securitySchemes.ApiKey).toEqual(expect.objectContaining({ type: 'apiKey', in: 'header', name: 'Api-Key' }));
+    // Conditional GET works on it like on any cacheable answer.
+    const again = await fetch(`${srv.url}/openapi.json`, { headers: { 'If-None-Match': (await fetch(`${srv.url}/openapi.json`)).headers.get('etag')! } });
+    expect(again.status).toBe(304);
+  });
+
+  it('lists the route table: every documented path answers a preflight with exactly its methods', async () => {
+    const ops: string[] = [];
+    for (const [p, item] of Object.entries<Record<string, any>>(doc.paths)) {
+      const methods = Object.keys(item).map((m) => m.toUpperCase());
+      ops.push(...methods.map((m) => `${m} ${p}`));
+      const concrete = p.replace(/\{[a-z_]+\}/g, (m) => (m === '{file}' ? 'init.js' : m === '{country_code}' ? 'DK' : m === '{party_id}' ? 'FIX' : 'x1'));
+      const r = await fetch(srv.url + concrete, { method: 'OPTIONS', headers: { Origin: 'https://app.example', 'Access-Control-Request-Method': methods[0] } });
+      expect(r.status, p).toBe(204);
+      const allowed = r.headers.get('access-control-allow-methods')!.split(/,\s*/).filter((m) => m !== 'HEAD' && m !== 'OPTIONS').sort();
+      expect(allowed, p).toEqual([...methods].sort());
+      for (const m of Object.values(item)) {
+        expect(m.summary, `${p}`).toBeTruthy();
+        expect(m.responses).toBeTruthy();
+        if (m['x-groups']) expect(m.security).toEqual([{ ApiKey: [] }]);
+        else expect(m.security).toEqual([]);
+      }
+    }
+    expect(ops.length).toBeGreaterThanOrEqual(32);
+    // A path not in the description is not served.
+    expect((await fetch(`${srv.url}/v1/nothing`, { method: 'OPTIONS', headers: { Origin: 'https://app.example', 'Access-Control-Request-Method': 'GET' } })).status).toBe(404);
+  });
+
+  it('refuses to describe a route table with an undescribed route', () => {
+    const handler = () => ({ status: 200 });
+    expect(() => openApiDocument([{ method: 'GET', path: '/v1/undescribed', groups: null, body: false, handler }], '0')).toThrow(/no description/);
+  });
+
+  it('every example request is accepted with its documented status, and every answer matches its schema', async () => {
+    const ajv = new Ajv({ strict: false, allErrors: true });
+    const ops = new Map<string, any>();
+    for (const [p, item] of Object.entries<Record<string, any>>(doc.paths)) {
+      for (const [m, op] of Object.entries(item)) ops.set(`${m.toUpperCase()} ${p.replace(/\{([a-z_]+)\}/g, ':$1')}`, op);
+    }
+    const now = Math.floor(Date.now() / 1000);
+    const token = await new SignJWT({ sub: 'example-user' }).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setIssuedAt(now).setExpirationTime(now + 600).sign(new TextEncoder().encode(SECRET));
+    const results = await runExamples(srv.url, ALL, token, [...ops.keys()]);
+    expect(results).toHaveLength(ops.size);
+    let stored = 0;
+    for (const r of results) {
+      const op = ops.get(r.key);
+      const [status, success] = Object.entries<any>(op.responses).find(([s]) => s.startsWith('2'))!;
+      expect(r.status, `${r.key}: ${JSON.stringify(r.body).slice(0, 300)}`).toBe(Number(status));
+      const content = success.content as Record<string, { schema?: object; example?: unknown }> | undefined;
+      if (content === undefined) continue;
+      const [media, c] = Object.entries(content)[0];
+      expect(r.contentType.split(';')[0], r.key).toBe(media === 'application/javascript' && r.key === 'GET /docs/:file' ? 'application/javascript' : media);
+      if (c.schema === undefined) continue;
+      const validate = ajv.compile(c.schema);
+      expect(validate(r.body), `${r.key} live answer: ${ajv.errorsText(validate.errors)}`).toBe(true);
+      expect(c.example, `${r.key} has an example answer`).toBeDefined();
+      expect(validate(c.example), `${r.key} example answer: ${ajv.errorsText(validate.errors)}`).toBe(true);
+      stored++;
+    }
+    expect(stored).toBeGreaterThanOrEqual(25);
+    // Every request body example is valid under its own schema too.
+    for (const [k, op] of ops) {
+      const body = op.requestBody?.content && Object.values<any>(op.requestBody.content)[0];
+      if (body) expect(ajv.validate(body.schema, body.example), `${k} request example`).toBe(true);
+    }
+  });
+
+  it('errors are documented with the JSON:API error schema, and an example answers them', async () => {
+    const ajv = new Ajv({ strict: false });
+    const errors = doc.components.schemas.Errors;
+    const r = await call(srv, 'GET', '/v1/charging_stations?filter[radius]=x', { key: keyFor('reader') });
+    expect(r.status).toBe(400);
+    expect(ajv.validate(errors, r.json)).toBe(true);
+    expect(doc.paths['/v1/charging_stations'].get.responses['403']).toEqual({ $ref: '#/components/responses/E403' });
+  });
+
+  it('serves the docs page and its self-hosted files; unknown files are 404', async () => {
+    const page = await fetch(`${srv.url}/docs`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const html = await page.text();
+    for (const src of [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1])) {
+      expect(src.startsWith('/docs/'), `${src} is served here, not from a CDN`).toBe(true);
+      const f = await fetch(srv.url + src);
+      expect(f.status, src).toBe(200);
+      expect((await f.arrayBuffer()).byteLength, src).toBeGreaterThan(100);
+    }
+    expect((await fetch(`${srv.url}/docs/../package.json`)).status).toBe(404);
+    expect((await fetch(`${srv.url}/docs/index.html`)).status).toBe(404);
+    expect((await fetch(`${srv.url}/docs`, { method: 'POST' })).status).toBe(405);
+  });
+});
