@@ -1,0 +1,37 @@
+# syntax=docker/dockerfile:1
+# Multi-stage image of the service (see README, "Production install"):
+#   podman build -t charging-price-service .      (or docker build)
+#   podman run -p 8080:8080 -v cps-data:/data charging-price-service
+# Build stage: npm ci compiles better-sqlite3 and dist/ (the prepare script), the default snapshot
+# is built from snapshots/sources, then dev dependencies and the HTTP core's binaries for other
+# platforms are removed. Run stage: only the runtime tree, as the unprivileged `node` user.
+FROM node:20-bookworm-slim AS build
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY package.json package-lock.json ./
+COPY scripts ./scripts
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+COPY workers ./workers
+COPY snapshots ./snapshots
+RUN npm ci --no-audit --no-fund \
+ && node dist/snapshots/build.js \
+ && npm prune --omit=dev --no-audit --no-fund \
+ && npm run prune:uws
+
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 DATA_DIR=/data
+WORKDIR /app
+COPY --from=build /app/package.json /app/package-lock.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY --from=build /app/snapshots/default.sqlite /app/snapshots/default.sqlite
+COPY --from=build /app/snapshots/sources/ATTRIBUTION.md /app/snapshots/sources/ATTRIBUTION.md
+COPY LICENSE README.md ./
+RUN mkdir -p /data && chown node:node /data
+USER node
+VOLUME /data
+EXPOSE 8080
+HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
+  CMD node -e "fetch('http://127.0.0.1:8080/ready').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
+CMD ["node", "dist/src/main.js"]
