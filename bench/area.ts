@@ -101,8 +101,8 @@ const rels = (c: Ctx) => ({ tariffs: { data: c.tariffs.map((id) => ({ type: 'tar
 async function clientPath(c: Ctx, searches: string[]): Promise<Map<string, number>> {
   const ids = new Set<string>();
   for (const s of searches) {
-    for (let offset = 0; ; offset += 1000) {
-      const page = await req(c.port, 'GET', `${s}&page[size]=1000&page[offset]=${offset}`);
+    for (let n = 1; ; n++) {
+      const page = await req(c.port, 'GET', `${s}&page[size]=1000&page[number]=${n}`);
       for (const d of page.data) ids.add(d.id);
       if (!page.meta?.more_available) break;
     }
