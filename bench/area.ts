@@ -176,6 +176,20 @@ const pct = (xs: number[], q: number): number => {
   return s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)];
 };
 
+/** The `n` operators with the most stations within 5 km of points every ~25 km along the route. */
+async function operatorsAlong(port: number, routeFile: string, n: number): Promise<string[]> {
+  const pts = polyline.decode(fs.readFileSync(routeFile, 'utf8').trim(), 5);
+  const count = new Map<string, number>();
+  for (let i = 0; i < pts.length; i += 100) {
+    const page = await req(port, 'GET', `/v1/charging_stations?filter[latitude]=${pts[i][0]}&filter[longitude]=${pts[i][1]}&filter[radius]=5000&page[size]=1000`);
+    for (const d of page.data) {
+      const op = d.relationships?.operator?.data?.id as string | undefined;
+      if (op !== undefined) count.set(op, (count.get(op) ?? 0) + 1);
+    }
+  }
+  return [...count.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, n).map(([op]) => op);
+}
+
 export interface AreaRow {
   name: string;
   rttMs: number;
@@ -196,7 +210,13 @@ export interface AreaRow {
 export async function runAreaCases(port: number, snapshot: string, route: { file: string; label: string } | null, o: AreaOptions): Promise<AreaRow[]> {
   const fixture = pickFixture(snapshot);
   const catalog = (await req(port, 'GET', '/v1/tariffs')).data.map((t: { id: string }) => t.id) as string[];
-  const generated = catalog.length >= 200 ? [] : await generateTariffs(port, fixture.operator, 200 - catalog.length);
+  // Generated tariffs are own-operator tariffs (their EMP is the operator): half at the snapshot's
+  // busiest operator (the Paris cases), half at the three busiest along the route, so that both
+  // have priced stations also on a snapshot without the default catalog (the synthetic 1 M one).
+  const missing = Math.max(0, 200 - catalog.length);
+  const routeOps = route === null || missing === 0 ? [] : await operatorsAlong(port, route.file, 3);
+  const half = Math.ceil(missing / 2);
+  const generated = await generateTariffs(port, (i) => (routeOps.length === 0 || i < half ? fixture.operator : routeOps[(i - half) % routeOps.length]), missing);
   const vehicles = (await req(port, 'GET', '/v2/vehicles')).data;
   const vehicle = (vehicles.find((v: any) => v.attributes.dc_charger) ?? vehicles[0]).id;
   const tariffs = [...catalog, ...generated].slice(0, 200);
@@ -211,6 +231,7 @@ export async function runAreaCases(port: number, snapshot: string, route: { file
     let equal = 0;
     for (const d of a.data) if (b.get(d.id) === d.attributes.price) equal++;
     if (equal !== a.data.length) throw new Error(`${k.name}: ${a.data.length - equal} prices differ from the client path`);
+    if (a.meta.stations_priced === 0) throw new Error(`${k.name}: no station priced (the tariffs apply nowhere in the area): nothing to measure`);
     for (const rtt of o.duration > 0 ? o.rtts : [0]) {
       const relay = rtt > 0 ? await delayRelay(port, rtt / 2) : null;
       const c: Ctx = { port: relay?.port ?? port, tariffs, vehicle };

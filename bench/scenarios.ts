@@ -183,15 +183,17 @@ export function generatedTariffs(n: number): GeneratedTariff[] {
 }
 
 /** Writes `n` generated tariffs (`generatedTariffs`) of the operator (direct, D66) through the API. */
-export async function generateTariffs(port: number, operator: string, n: number): Promise<string[]> {
-  const bodies: [string, unknown][] = generatedTariffs(n).map((t) => [
+/** `operator`: the EMP of every tariff, or of the i-th one. */
+export async function generateTariffs(port: number, operator: string | ((i: number) => string), n: number): Promise<string[]> {
+  const empOf = typeof operator === 'string' ? () => operator : operator;
+  const bodies: [string, unknown][] = generatedTariffs(n).map((t, i) => [
     t.id,
     {
       data: {
         id: t.id,
         type: 'tariff',
         attributes: { ...t.attributes, version: 1 },
-        relationships: { emp: { data: { type: 'company', id: operator } } },
+        relationships: { emp: { data: { type: 'company', id: empOf(i) } } },
       },
     },
   ]);
