@@ -12,12 +12,12 @@ import { describe, expect, inject, it } from 'vitest';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const TSX = path.join(ROOT, 'node_modules/tsx/dist/cli.mjs');
 
 /** Runs one micro-benchmark in check mode (self-checks, token timings) with its output in a temporary directory (never bench/out/). */
 async function quick(file: string, out: string, args: string[] = []): Promise<Record<string, unknown>> {
   const dir = fs.mkdtempSync(path.join(inject('testTmpRoot'), 'micro-'));
-  await run(process.execPath, [TSX, path.join(ROOT, 'bench', file), '--check', ...args], { cwd: ROOT, maxBuffer: 16 << 20, env: { ...process.env, BENCH_OUT_DIR: dir } });
+  // The compiled bench (the test run has just built dist/), as `npm run bench:*` runs it.
+  await run(process.execPath, [path.join(ROOT, 'dist/bench', file.replace(/\.ts$/, '.js')), '--check', ...args], { cwd: ROOT, maxBuffer: 16 << 20, env: { ...process.env, BENCH_OUT_DIR: dir } });
   return JSON.parse(fs.readFileSync(path.join(dir, out), 'utf8')) as Record<string, unknown>;
 }
 
