@@ -6,6 +6,13 @@
 # is built from snapshots/sources, then dev dependencies and the HTTP core's binaries for other
 # platforms are removed. Run stage: only the runtime tree, as the unprivileged `node` user.
 FROM node:20-bookworm-slim AS build
+# Build-only settings for networks without nodejs.org or behind a TLS-inspecting proxy (unset by
+# default): npm_config_nodedir=/usr takes the Node headers from the base image instead of
+# downloading them, NODE_EXTRA_CA_CERTS names a mounted CA bundle, e.g.
+#   podman build -v /etc/ssl/certs:/etc/ssl/host-certs:ro \
+#     --build-arg NODE_EXTRA_CA_CERTS=/etc/ssl/host-certs/ca-certificates.crt --build-arg npm_config_nodedir=/usr .
+ARG NODE_EXTRA_CA_CERTS
+ARG npm_config_nodedir
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./

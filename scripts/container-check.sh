@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# `npm run test:container`: builds the Dockerfile with podman and checks the image: the service
+# starts as the unprivileged user from the image's files, /ready answers, a station search and the
+# docs page answer. Prints the image size and the time to /ready.
+#
+# Needs root and podman (apt-get install podman; debootstrap too when no base image can be pulled).
+# Where no container registry is reachable, the base image `node:20-bookworm-slim` is made locally:
+# Debian bookworm (debootstrap, from the Debian mirror) plus this machine's Node 20 and npm.
+# Where no OCI runtime can start containers (some VMs refuse the runtimes' rlimit calls), the image's
+# root file system is mounted and the service runs in it with chroot as uid 1000, the image's user.
+# CONTAINER_PORT (default 18080) is the loopback port used.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PORT="${CONTAINER_PORT:-18080}"
+IMAGE=localhost/charging-price-service:check
+BASE=docker.io/library/node:20-bookworm-slim
+
+command -v podman >/dev/null || { echo "podman is not installed (apt-get install podman)"; exit 1; }
+
+if ! podman image exists "$BASE" && ! podman pull -q "$BASE" >/dev/null 2>&1; then
+  echo "no registry reachable: making $BASE locally (debootstrap bookworm + this machine's Node $(node -v))"
+  command -v debootstrap >/dev/null || { echo "debootstrap is not installed (apt-get install debootstrap)"; exit 1; }
+  ROOTFS=$(mktemp -d /tmp/cps-rootfs-XXXX)
+  debootstrap --variant=minbase bookworm "$ROOTFS" http://deb.debian.org/debian >/dev/null
+  NODE_BIN=$(readlink -f "$(command -v node)")
+  NPM_DIR=$(dirname "$(dirname "$(readlink -f "$(command -v npm)")")")
+  mkdir -p "$ROOTFS/usr/include" "$ROOTFS/usr/lib/node_modules"
+  cp "$NODE_BIN" "$ROOTFS/usr/bin/node"
+  cp -a "$NPM_DIR" "$ROOTFS/usr/lib/node_modules/npm"
+  ln -sf ../lib/node_modules/npm/bin/npm-cli.js "$ROOTFS/usr/bin/npm"
+  [ -d /usr/include/node ] && cp -a /usr/include/node "$ROOTFS/usr/include/node"
+  cp /etc/resolv.conf "$ROOTFS/etc/resolv.conf"
+  chroot "$ROOTFS" sh -c 'groupadd -g 1000 node && useradd -u 1000 -g node -m -s /bin/sh node'
+  chroot "$ROOTFS" sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ca-certificates >/dev/null && rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/*.deb'
+  (cd "$ROOTFS" && tar -c .) | podman import -q --change 'CMD ["node"]' - "$BASE" >/dev/null
+  rm -rf "$ROOTFS"
+fi
+
+# Build-only settings of this machine (a TLS-inspecting proxy's CA bundle; Node headers from the base).
+BUILD_ARGS=()
+if [ -n "${NODE_EXTRA_CA_CERTS:-}" ] && [ -f "$NODE_EXTRA_CA_CERTS" ]; then
+  BUILD_ARGS+=(-v "$(dirname "$NODE_EXTRA_CA_CERTS"):/etc/ssl/host-certs:ro" --build-arg "NODE_EXTRA_CA_CERTS=/etc/ssl/host-certs/$(basename "$NODE_EXTRA_CA_CERTS")")
+fi
+[ -d /usr/include/node ] && BUILD_ARGS+=(--build-arg npm_config_nodedir=/usr)
+SRC=$(mktemp -d /tmp/cps-src-XXXX)
+git ls-files -z | xargs -0 -I{} cp --parents {} "$SRC"/
+t0=$(date +%s.%N)
+podman build -q --pull=never --isolation=chroot --format docker "${BUILD_ARGS[@]}" -t "$IMAGE" "$SRC" >/dev/null
+t1=$(date +%s.%N)
+rm -rf "$SRC"
+echo "image built in $(printf '%.0f' "$(echo "$t1 - $t0" | bc)") s; size $(podman image inspect "$IMAGE" --format '{{.Size}}' | awk '{printf "%.0f MB", $1/1e6}') (base $(podman image inspect "$BASE" --format '{{.Size}}' | awk '{printf "%.0f MB", $1/1e6}'))"
+[ "$(podman image inspect "$IMAGE" --format '{{.Config.User}}')" = node ] || { echo "the image does not run as user node"; exit 1; }
+podman image inspect "$IMAGE" --format '{{json .Config}}' | grep -q '/ready' || { echo "no HEALTHCHECK on /ready"; exit 1; }
+
+DATA=$(mktemp -d /tmp/cps-data-XXXX)
+chown 1000:1000 "$DATA"
+cleanup() {
+  podman rm -f cps-check >/dev/null 2>&1 || true
+  [ -n "${PID:-}" ] && kill "$PID" 2>/dev/null || true
+  [ -n "${MNT:-}" ] && { umount "$MNT/data" 2>/dev/null || true; podman image unmount "$IMAGE" >/dev/null 2>&1 || true; }
+  rm -rf "$DATA"
+}
+trap cleanup EXIT
+t0=$(date +%s.%N)
+if podman run -d --name cps-check --network host -v "$DATA:/data" -e HOST=127.0.0.1 -e PORT="$PORT" "$IMAGE" >/dev/null 2>&1; then
+  how="podman run"
+else
+  podman rm -f cps-check >/dev/null 2>&1 || true
+  how="chroot into the image's files as uid 1000 (podman run refused here: no OCI runtime can start a container)"
+  MNT=$(podman image mount "$IMAGE")
+  mount --bind "$DATA" "$MNT/data"
+  cp /etc/resolv.conf "$MNT/etc/resolv.conf" 2>/dev/null || true
+  chroot --userspec=1000:1000 "$MNT" /usr/bin/env -i PATH=/usr/bin:/bin HOME=/home/node NODE_ENV=production HOST=127.0.0.1 PORT="$PORT" DATA_DIR=/data sh -c 'cd /app && exec node dist/src/main.js' >"$DATA/log" 2>&1 &
+  PID=$!
+fi
+for _ in $(seq 1 300); do curl -sf "http://127.0.0.1:$PORT/ready" >/dev/null && break; sleep 0.1; done
+t1=$(date +%s.%N)
+curl -sf "http://127.0.0.1:$PORT/ready" >/dev/null || { echo "/ready did not answer"; cat "$DATA/log" 2>/dev/null | tail -5; exit 1; }
+echo "started with $how; /ready after $(printf '%.2f' "$(echo "$t1 - $t0" | bc)") s"
+KEY=$(tr -d '\n' < "$DATA/dev-key.txt")
+code=$(curl -sg -o /dev/null -w '%{http_code}' -H "Api-Key: $KEY" "http://127.0.0.1:$PORT/v1/charging_stations?filter[latitude]=48.8566&filter[longitude]=2.3522&filter[radius]=1000")
+[ "$code" = 200 ] || { echo "station search answered $code"; exit 1; }
+code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/docs/swagger-ui-bundle.js")
+[ "$code" = 200 ] || { echo "docs page files answered $code"; exit 1; }
+owner=$(stat -c %u "$DATA/live.sqlite")
+[ "$owner" = 1000 ] || { echo "the live store is owned by uid $owner, not the image's user"; exit 1; }
+echo "container check passed: /ready, station search and /docs answer; data written as uid 1000"
