@@ -50,7 +50,7 @@ t1=$(date +%s.%N)
 rm -rf "$SRC"
 echo "image built in $(printf '%.0f' "$(echo "$t1 - $t0" | bc)") s; size $(podman image inspect "$IMAGE" --format '{{.Size}}' | awk '{printf "%.0f MB", $1/1e6}') (base $(podman image inspect "$BASE" --format '{{.Size}}' | awk '{printf "%.0f MB", $1/1e6}'))"
 [ "$(podman image inspect "$IMAGE" --format '{{.Config.User}}')" = node ] || { echo "the image does not run as user node"; exit 1; }
-podman image inspect "$IMAGE" --format '{{json .Config}}' | grep -q '/ready' || { echo "no HEALTHCHECK on /ready"; exit 1; }
+podman image inspect "$IMAGE" | grep -q "process.env.PORT || 8080) + '/ready'" || { echo "no HEALTHCHECK on /ready"; exit 1; }
 
 DATA=$(mktemp -d /tmp/cps-data-XXXX)
 chown 1000:1000 "$DATA"
