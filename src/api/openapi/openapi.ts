@@ -54,15 +54,16 @@ const ERROR_TEXT: Record<string, string> = {
 };
 
 /** Which error answers an operation can give. */
-function errorsOf(r: RouteDef): string[] {
-  const out = ['400'];
+function errorsOf(r: RouteDef, doc: OperationDoc): string[] {
+  const out: string[] = [];
+  if (r.body || r.path.includes(':') || (doc.query?.length ?? 0) > 0) out.push('400');
   if (r.groups !== null) out.push('403');
   if (r.path.includes(':') || r.body) out.push('404');
   out.push('405');
   if (r.method === 'PUT' || r.method === 'DELETE' || r.path === '/admin/snapshot') out.push('409');
   if (r.body) out.push('413', '415');
   if (r.groups !== null) out.push('429');
-  if (r.priceWork || r.body || r.method === 'DELETE') out.push('503');
+  if (r.priceWork || r.body || r.method === 'DELETE' || r.path === '/ready') out.push('503');
   return out;
 }
 
@@ -84,7 +85,7 @@ function operation(r: RouteDef, doc: OperationDoc): object {
     success.content = { [media]: content };
   }
   const responses: Record<string, unknown> = { [String(doc.status)]: success };
-  for (const s of errorsOf(r)) responses[s] = { $ref: `#/components/responses/E${s}` };
+  for (const s of errorsOf(r, doc)) responses[s] = { $ref: `#/components/responses/E${s}` };
   return {
     operationId: `${r.method.toLowerCase()}${r.path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
     summary: doc.summary,
