@@ -76,6 +76,8 @@ async function templates(port: number): Promise<Template[]> {
     { name: 'GET /health', method: 'GET', path: '/health' },
     { name: 'GET /ready', method: 'GET', path: '/ready' },
     { name: 'GET /attribution', method: 'GET', path: '/attribution' },
+    { name: 'GET /openapi.json', method: 'GET', path: '/openapi.json' },
+    { name: 'GET /docs/:file', method: 'GET', path: '/docs/init.js' },
     { name: 'GET /v1/charging_stations', method: 'GET', path: '/v1/charging_stations', query: { 'filter[latitude]': String(f.busy.latitude), 'filter[longitude]': String(f.busy.longitude), 'filter[radius]': '2000', 'page[size]': '50' } },
     { name: 'GET /v1/charging_stations/:id', method: 'GET', path: `/v1/charging_stations/${station}` },
     { name: 'GET /v1/charging_stations/statistics', method: 'GET', path: '/v1/charging_stations/statistics', query: { 'filter[country]': 'DE' } },

@@ -253,7 +253,7 @@ describe('browser clients: CORS, compression, conditional requests, HEAD', () =>
   });
 
   it('answers HEAD on every GET route with the GET headers and no body', async () => {
-    for (const p of ['/health', '/ready', '/attribution', STATIONS, `/v1/charging_stations/${FIX(1)}`, '/v1/charging_stations/statistics', '/v1/country_statistics', '/v1/companies', '/v1/tariffs', `/v2/tariffs?filter[emp.id]=${emp}`, '/v2/tariffs', '/v1/vehicles', '/v2/vehicles', '/v2/vehicle_brands']) {
+    for (const p of ['/health', '/ready', '/attribution', '/openapi.json', '/docs', '/docs/init.js', '/docs/swagger-ui.css', STATIONS, `/v1/charging_stations/${FIX(1)}`, '/v1/charging_stations/statistics', '/v1/country_statistics', '/v1/companies', '/v1/tariffs', `/v2/tariffs?filter[emp.id]=${emp}`, '/v2/tariffs', '/v1/vehicles', '/v2/vehicles', '/v2/vehicle_brands']) {
       for (const ae of ['', 'br']) {
         const h = { 'Api-Key': ALL, ...(ae ? { 'Accept-Encoding': ae } : {}) };
         const g = await raw(srv, 'GET', p, h);
