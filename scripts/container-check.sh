@@ -48,7 +48,7 @@ t0=$(date +%s.%N)
 podman build -q --pull=never --isolation=chroot --format docker "${BUILD_ARGS[@]}" -t "$IMAGE" "$SRC" >/dev/null
 t1=$(date +%s.%N)
 rm -rf "$SRC"
-echo "image built in $(printf '%.0f' "$(echo "$t1 - $t0" | bc)") s; size $(podman image inspect "$IMAGE" --format '{{.Size}}' | awk '{printf "%.0f MB", $1/1e6}') (base $(podman image inspect "$BASE" --format '{{.Size}}' | awk '{printf "%.0f MB", $1/1e6}'))"
+echo "image built in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", b - a }') s; size $(podman image inspect "$IMAGE" --format '{{.Size}}' | awk '{printf "%.0f MB", $1/1e6}') (base $(podman image inspect "$BASE" --format '{{.Size}}' | awk '{printf "%.0f MB", $1/1e6}'))"
 [ "$(podman image inspect "$IMAGE" --format '{{.Config.User}}')" = node ] || { echo "the image does not run as user node"; exit 1; }
 podman image inspect "$IMAGE" | grep -q "process.env.PORT || 8080) + '/ready'" || { echo "no HEALTHCHECK on /ready"; exit 1; }
 
@@ -76,7 +76,7 @@ fi
 for _ in $(seq 1 300); do curl -sf "http://127.0.0.1:$PORT/ready" >/dev/null && break; sleep 0.1; done
 t1=$(date +%s.%N)
 curl -sf "http://127.0.0.1:$PORT/ready" >/dev/null || { echo "/ready did not answer"; cat "$DATA/log" 2>/dev/null | tail -5; exit 1; }
-echo "started with $how; /ready after $(printf '%.2f' "$(echo "$t1 - $t0" | bc)") s"
+echo "started with $how; /ready after $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s"
 KEY=$(tr -d '\n' < "$DATA/dev-key.txt")
 code=$(curl -sg -o /dev/null -w '%{http_code}' -H "Api-Key: $KEY" "http://127.0.0.1:$PORT/v1/charging_stations?filter[latitude]=48.8566&filter[longitude]=2.3522&filter[radius]=1000")
 [ "$code" = 200 ] || { echo "station search answered $code"; exit 1; }
