@@ -14,6 +14,7 @@ import { adminRoutes } from './admin/admin.handler.js';
 import { availabilityRoutes } from './availability/availability.handler.js';
 import { areaPricesRoutes } from './area-prices/area-prices.handler.js';
 import { metricsRoutes } from './metrics/metrics.handler.js';
+import { cdrCostRoutes } from './cdr-cost/cdr-cost.js';
 import { openApiRoutes } from './openapi/openapi.js';
 import { SERVICE_VERSION } from '../version.js';
 
@@ -24,5 +25,5 @@ export function buildRoutes(ctx: AppContext): RouteDef[] {
 }
 
 function featureRoutes(ctx: AppContext): RouteDef[] {
-  return [...healthRoutes(ctx), ...companiesRoutes(ctx), ...tariffsRoutes(ctx), ...vehiclesRoutes(ctx), ...feedbackRoutes(ctx), ...devicesRoutes(ctx), ...stationsRoutes(ctx), ...statisticsRoutes(ctx), ...pricesRoutes(ctx), ...tariffDetailsRoutes(ctx), ...adminRoutes(ctx), ...availabilityRoutes(ctx), ...areaPricesRoutes(ctx), ...metricsRoutes(ctx)];
+  return [...healthRoutes(ctx), ...companiesRoutes(ctx), ...tariffsRoutes(ctx), ...vehiclesRoutes(ctx), ...feedbackRoutes(ctx), ...devicesRoutes(ctx), ...stationsRoutes(ctx), ...statisticsRoutes(ctx), ...pricesRoutes(ctx), ...tariffDetailsRoutes(ctx), ...adminRoutes(ctx), ...availabilityRoutes(ctx), ...areaPricesRoutes(ctx), ...cdrCostRoutes(ctx), ...metricsRoutes(ctx)];
 }

@@ -97,6 +97,21 @@ async function templates(port: number): Promise<Template[]> {
     { name: 'POST /v1/charge_prices/area', method: 'POST', path: '/v1/charge_prices/area', body: area },
     { name: 'POST /v1/charge_prices/route', method: 'POST', path: '/v1/charge_prices/route', body: route },
     { name: 'POST /v1/tariff_details', method: 'POST', path: '/v1/tariff_details', body: { data: { attributes: { station: { country: f.busy.country, operator: { id: f.operator, type: 'company' } } }, relationships: { tariffs: { data: [{ type: 'tariff', id: tariff }] } } } } },
+    {
+      name: 'POST /v1/ocpi/cdr_cost',
+      method: 'POST',
+      path: '/v1/ocpi/cdr_cost',
+      body: {
+        data: {
+          type: 'ocpi_cdr_cost_request',
+          attributes: {
+            tariff: { currency: 'EUR', min_price: { excl_vat: 1 }, elements: [{ price_components: [{ type: 'TIME', price: 2, vat: 20, step_size: 300 }], restrictions: { start_time: '22:00', end_time: '06:00', min_kwh: 5, day_of_week: ['MONDAY'] } }, { price_components: [{ type: 'ENERGY', price: 0.3, step_size: 100 }, { type: 'PARKING_TIME', price: 5 }] }] },
+            cdr: { start_date_time: '2026-03-02T21:00:00Z', end_date_time: '2026-03-02T23:30:00Z', charging_periods: [{ start_date_time: '2026-03-02T21:00:00Z', dimensions: [{ type: 'ENERGY', volume: 20 }, { type: 'TIME', volume: 2 }] }, { start_date_time: '2026-03-02T23:00:00Z', dimensions: [{ type: 'PARKING_TIME', volume: 0.5 }] }] },
+            timezone: 'Europe/Berlin',
+          },
+        },
+      },
+    },
     { name: 'POST /v1/user_feedback', method: 'POST', path: '/v1/user_feedback', body: { data: { type: 'other_feedback', attributes: { notes: 'n', email: '', context: '', language: 'en' } } } },
     { name: 'POST /v1/partner_feedback', method: 'POST', path: '/v1/partner_feedback', body: { data: { type: 'tariff_update', attributes: { content: 'c', tariff: '', cpo: '', emp: '', language: 'en' } } } },
     { name: 'POST /v1/crm/devices', method: 'POST', path: '/v1/crm/devices', body: { data: { id: randomUUID(), type: 'crm_device', attributes: { fcmToken: 'fcm:x', country: 'de', language: 'DE', app_version: '1', os_version: 'x', user_products: [], disabled_notifications: [] } } } },

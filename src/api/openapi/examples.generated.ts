@@ -8,8 +8,8 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
         "type": "company",
         "attributes": {
           "name": "Example Mobility",
-          "created_at": 1795615080236,
-          "updated_at": 1795615080236,
+          "created_at": 1795619782820,
+          "updated_at": 1795619782820,
           "version": 1,
           "url": null,
           "is_cpo": false,
@@ -45,8 +45,8 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
         "type": "tariff",
         "attributes": {
           "name": "Example Flex",
-          "created_at": 1795615080287,
-          "updated_at": 1795615080287,
+          "created_at": 1795619782862,
+          "updated_at": 1795619782862,
           "version": 1,
           "monthly_min_sales": 0,
           "monthly_fee": 0,
@@ -120,7 +120,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
         "built_at": "2022-12-05T00:00:00.000Z",
         "rates_date": "2024-12-31"
       },
-      "uptime_seconds": 0.33
+      "uptime_seconds": 0.32
     }
   },
   "GET /ready": {
@@ -151,7 +151,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
   },
   "GET /metrics": {
     "status": 200,
-    "body": "# HELP process_cpu_user_seconds_total Total user CPU time spent in seconds.\n# TYPE process_cpu_user_seconds_total counter\nprocess_cpu_user_seconds_total 0.136207\n\n# HELP process_cpu_system_seconds_total Total system CPU time spent in seconds.\n# TYPE process_cpu_system_seconds_total counter\nprocess_cpu_system_seconds_total 0.018712\n\n# HELP process_cpu_seconds_total Total user and system CPU time spent in seconds.\n# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total 0.154919\n\n# HELP process_start_time_seconds Start time of the process since unix epoch in seconds.\n# TYPE process_sta…"
+    "body": "# HELP process_cpu_user_seconds_total Total user CPU time spent in seconds.\n# TYPE process_cpu_user_seconds_total counter\nprocess_cpu_user_seconds_total 0.142216\n\n# HELP process_cpu_system_seconds_total Total system CPU time spent in seconds.\n# TYPE process_cpu_system_seconds_total counter\nprocess_cpu_system_seconds_total 0.011042\n\n# HELP process_cpu_seconds_total Total user and system CPU time spent in seconds.\n# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total 0.153258\n\n# HELP process_start_time_seconds Start time of the process since unix epoch in seconds.\n# TYPE process_sta…"
   },
   "GET /openapi.json": {
     "status": 200,
@@ -920,6 +920,62 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
       }
     }
   },
+  "POST /v1/ocpi/cdr_cost": {
+    "status": 200,
+    "body": {
+      "data": {
+        "id": "441e5626553521143156bcbc1c9d9395",
+        "type": "cdr_cost",
+        "attributes": {
+          "currency": "EUR",
+          "timezone": "Europe/Amsterdam",
+          "total_cost": {
+            "excl_vat": 7,
+            "incl_vat": 7.9
+          },
+          "total_energy_cost": {
+            "excl_vat": 5,
+            "incl_vat": 5.5
+          },
+          "total_time_cost": {
+            "excl_vat": 0,
+            "incl_vat": 0
+          },
+          "total_parking_time_cost": {
+            "excl_vat": 1.5,
+            "incl_vat": 1.8
+          },
+          "total_fixed_cost": {
+            "excl_vat": 0.5,
+            "incl_vat": 0.6
+          },
+          "total_reservation_cost": {
+            "excl_vat": 0,
+            "incl_vat": 0
+          },
+          "total_energy": 20,
+          "total_time": 0,
+          "total_parking_time": 0.75,
+          "total_reservation_time": 0,
+          "price_bound": null,
+          "charging_periods": [
+            {
+              "start_date_time": "2026-03-02T17:00:00Z",
+              "tariff_elements": {
+                "ENERGY": 1
+              }
+            },
+            {
+              "start_date_time": "2026-03-02T19:00:00Z",
+              "tariff_elements": {
+                "PARKING_TIME": 2
+              }
+            }
+          ]
+        }
+      }
+    }
+  },
   "POST /v1/tariff_details": {
     "status": 200,
     "body": {
@@ -929,7 +985,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "type": "station_tariff_details",
           "attributes": {
             "country": "FR",
-            "updated_at": 1795615079983,
+            "updated_at": 1795619782570,
             "is_roaming": true,
             "tariff_level": "country",
             "restricted_segments": [
@@ -1005,7 +1061,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "type": "station_tariff_details",
           "attributes": {
             "country": "FR",
-            "updated_at": 1795615079983,
+            "updated_at": 1795619782570,
             "is_roaming": true,
             "tariff_level": "country",
             "restricted_segments": [
@@ -1156,8 +1212,8 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "type": "tariff",
           "attributes": {
             "name": "Currago Roam Flex",
-            "created_at": 1795615079983,
-            "updated_at": 1795615079983,
+            "created_at": 1795619782570,
+            "updated_at": 1795619782570,
             "version": 1,
             "monthly_min_sales": 0,
             "monthly_fee": 0,
@@ -1287,8 +1343,8 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "type": "company",
           "attributes": {
             "name": "TOTALENERGIES",
-            "created_at": 1795615079976,
-            "updated_at": 1795615079976,
+            "created_at": 1795619782560,
+            "updated_at": 1795619782560,
             "version": 1,
             "url": null,
             "is_cpo": true,
@@ -1542,7 +1598,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
       "data": null,
       "status_code": 1000,
       "status_message": "Success",
-      "timestamp": "2026-11-25T13:58:00.468Z"
+      "timestamp": "2026-11-25T15:16:23.109Z"
     }
   },
   "PATCH /ocpi/2.2.1/locations/:country_code/:party_id/:location_id/:evse_uid": {
@@ -1551,7 +1607,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
       "data": null,
       "status_code": 1000,
       "status_message": "Success",
-      "timestamp": "2026-11-25T13:58:00.469Z"
+      "timestamp": "2026-11-25T15:16:23.110Z"
     }
   },
   "POST /admin/snapshot": {
@@ -1563,11 +1619,11 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
         "attributes": {
           "version": "98403f2ccf627410",
           "built_at": "2022-12-05T00:00:00.000Z",
-          "file": "/tmp/cps-openapi-dItHyZ/sample.sqlite",
+          "file": "/tmp/cps-openapi-RlT3AP/sample.sqlite",
           "stations": 1941,
           "generation": 1,
-          "load_ms": 9,
-          "swap_ms": 13.22
+          "load_ms": 8,
+          "swap_ms": 9.16
         }
       }
     }

@@ -9,6 +9,7 @@
 import { validateSnapshotReload } from '../admin/admin.handler.js';
 import { validateArea, validateRoute } from '../area-prices/area-prices.schema.js';
 import { validateAvailabilityBulk, validateEvse } from '../availability/availability.handler.js';
+import { validateCdrCost } from '../cdr-cost/cdr-cost.js';
 import { validateCompanyPut } from '../companies/companies.schema.js';
 import { deviceBodySchema } from '../devices/devices.schema.js';
 import { validatePartnerFeedback, validateUserFeedbackOfType } from '../feedback/feedback.schema.js';
@@ -264,6 +265,40 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
           type: 'route_price_preview_request',
           attributes: { battery_range: [10, 80], route: { coordinates: [[2.3522, 48.8566], [2.2945, 48.8584]] }, corridor: 1000, limit: 2 },
           relationships: { tariffs, vehicle },
+        },
+      },
+    },
+  },
+  'POST /v1/ocpi/cdr_cost': {
+    summary: 'Cost of a charging session under an OCPI 2.2.1 or 2.1.1 Tariff (D140–D146)',
+    tag: 'Prices',
+    body: validateCdrCost.schema,
+    status: 200,
+    response: single(resource('cdr_cost', ['total_cost', 'total_energy_cost', 'total_time_cost', 'total_parking_time_cost', 'total_fixed_cost', 'total_reservation_cost', 'charging_periods'])),
+    example: {
+      path: '/v1/ocpi/cdr_cost',
+      body: {
+        data: {
+          type: 'ocpi_cdr_cost_request',
+          attributes: {
+            tariff: {
+              currency: 'EUR',
+              elements: [
+                { price_components: [{ type: 'FLAT', price: 0.5, vat: 20, step_size: 1 }] },
+                { price_components: [{ type: 'ENERGY', price: 0.25, vat: 10, step_size: 1 }] },
+                { price_components: [{ type: 'PARKING_TIME', price: 2, vat: 20, step_size: 900 }] },
+              ],
+            },
+            cdr: {
+              start_date_time: '2026-03-02T17:00:00Z',
+              end_date_time: '2026-03-02T19:40:00Z',
+              charging_periods: [
+                { start_date_time: '2026-03-02T17:00:00Z', dimensions: [{ type: 'ENERGY', volume: 20 }, { type: 'TIME', volume: 2 }] },
+                { start_date_time: '2026-03-02T19:00:00Z', dimensions: [{ type: 'PARKING_TIME', volume: 0.6667 }] },
+              ],
+            },
+            timezone: 'Europe/Amsterdam',
+          },
         },
       },
     },

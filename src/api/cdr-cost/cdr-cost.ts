@@ -1,0 +1,220 @@
+/**
+ * `POST /v1/ocpi/cdr_cost` (group ReadCosts, D140–D146): the cost of a charging session under an
+ * OCPI 2.2.1 or 2.1.1 Tariff. The body's schema, the checks that need more than a schema (dates,
+ * period order, currencies, the time zone) and the answer document; `npm run ocpi:cost` prints the
+ * same document from files.
+ */
+import { createHash } from 'node:crypto';
+import { CdrTooComplex, cdrCost, isTimeZone, type OcpiSessionInput, type OcpiTariffInput } from '../../domain/ocpi/cdr-cost.js';
+import type { AppContext } from '../context.js';
+import { ApiError, type ErrorObject } from '../jsonapi/errors.js';
+import { compile } from '../jsonapi/validate.js';
+import { json, type ApiRequest, type ApiResponse, type RouteDef } from '../types.js';
+
+const A = '/data/attributes';
+const MAX_PERIODS = 10_000;
+/** Longest session priced (days): the period cuts grow with the session's length. */
+const MAX_SESSION_DAYS = 31;
+
+const num0 = { type: 'number', minimum: 0, maximum: 1e9 } as const;
+const optNum = { type: ['number', 'null'], minimum: 0, maximum: 1e9 } as const;
+const HHMM = { type: ['string', 'null'], pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$' } as const;
+const DATE = { type: ['string', 'null'], pattern: '^[12][0-9]{3}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$' } as const;
+const DATE_TIME = { type: 'string', format: 'date-time' } as const;
+const price = { type: ['object', 'null'], required: ['excl_vat'], properties: { excl_vat: num0, incl_vat: optNum } } as const;
+/** CDR dimension types of OCPI 2.2.1 and 2.1.1. */
+export const CDR_DIMENSIONS = [
+  'CURRENT',
+  'ENERGY',
+  'ENERGY_EXPORT',
+  'ENERGY_IMPORT',
+  'MAX_CURRENT',
+  'MIN_CURRENT',
+  'MAX_POWER',
+  'MIN_POWER',
+  'PARKING_TIME',
+  'POWER',
+  'RESERVATION_TIME',
+  'STATE_OF_CHARGE',
+  'TIME',
+  'FLAT',
+] as const;
+
+export interface CdrCostAttributes {
+  tariff: OcpiTariffInput;
+  cdr: { id?: string; currency?: string; start_date_time: string; end_date_time?: string; stop_date_time?: string; charging_periods: OcpiSessionInput['charging_periods'] };
+  timezone?: string;
+}
+
+const attributesSchema = {
+  type: 'object',
+  required: ['tariff', 'cdr'],
+  properties: {
+    tariff: {
+      type: 'object',
+      required: ['currency', 'elements'],
+      properties: {
+        currency: { type: 'string', pattern: '^[A-Z]{3}$' },
+        min_price: price,
+        max_price: price,
+        elements: {
+          type: 'array',
+          minItems: 1,
+          maxItems: 1000,
+          items: {
+            type: 'object',
+            required: ['price_components'],
+            properties: {
+              price_components: {
+                type: 'array',
+                minItems: 1,
+                maxItems: 10,
+                items: {
+                  type: 'object',
+                  required: ['type', 'price'],
+                  properties: {
+                    type: { enum: ['ENERGY', 'FLAT', 'PARKING_TIME', 'TIME'] },
+                    price: num0,
+                    vat: { type: ['number', 'null'], minimum: 0, maximum: 100 },
+                    step_size: { type: ['integer', 'null'], minimum: 0, maximum: 1e9 },
+                  },
+                },
+              },
+              restrictions: {
+                type: ['object', 'null'],
+                properties: {
+                  start_time: HHMM,
+                  end_time: HHMM,
+                  start_date: DATE,
+                  end_date: DATE,
+                  min_kwh: optNum,
+                  max_kwh: optNum,
+                  min_current: optNum,
+                  max_current: optNum,
+                  min_power: optNum,
+                  max_power: optNum,
+                  min_duration: { type: ['integer', 'null'], minimum: 0, maximum: 1e9 },
+                  max_duration: { type: ['integer', 'null'], minimum: 0, maximum: 1e9 },
+                  day_of_week: { type: ['array', 'null'], maxItems: 7, items: { enum: ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'] } },
+                  reservation: { enum: ['RESERVATION', 'RESERVATION_EXPIRES', null] },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    cdr: {
+      type: 'object',
+      required: ['start_date_time', 'charging_periods'],
+      properties: {
+        id: { type: 'string', maxLength: 200 },
+        currency: { type: 'string', pattern: '^[A-Z]{3}$' },
+        start_date_time: DATE_TIME,
+        end_date_time: DATE_TIME,
+        stop_date_time: DATE_TIME,
+        charging_periods: {
+          type: 'array',
+          minItems: 1,
+          maxItems: MAX_PERIODS,
+          items: {
+            type: 'object',
+            required: ['start_date_time', 'dimensions'],
+            properties: {
+              start_date_time: DATE_TIME,
+              dimensions: {
+                type: 'array',
+                maxItems: 20,
+                items: { type: 'object', required: ['type', 'volume'], properties: { type: { enum: CDR_DIMENSIONS }, volume: num0 } },
+              },
+            },
+          },
+        },
+      },
+    },
+    timezone: { type: 'string', minLength: 1, maxLength: 64 },
+  },
+} as const;
+
+export const validateCdrCost = compile<{ data: { type: 'ocpi_cdr_cost_request'; attributes: CdrCostAttributes } }>({
+  type: 'object',
+  required: ['data'],
+  properties: {
+    data: {
+      type: 'object',
+      required: ['type', 'attributes'],
+      properties: { type: { const: 'ocpi_cdr_cost_request' }, attributes: attributesSchema },
+    },
+  },
+});
+
+/** The checks a schema cannot make; every failure with its pointer (under `base`). */
+export function checkCdrCost(a: CdrCostAttributes, base = A): ErrorObject[] {
+  const errors: ErrorObject[] = [];
+  const bad = (pointer: string, title: string) => errors.push({ status: '400', code: 'BAD_REQUEST', title, source: { pointer: `${base}${pointer}` } });
+  const tz = a.timezone ?? 'UTC';
+  if (!isTimeZone(tz)) bad('/timezone', `timezone ${tz} is not an IANA time zone`);
+  const endText = a.cdr.end_date_time ?? a.cdr.stop_date_time;
+  if (endText === undefined) bad('/cdr/end_date_time', 'cdr end_date_time (or stop_date_time for OCPI 2.1.1) is required');
+  if (a.cdr.currency !== undefined && a.cdr.currency !== a.tariff.currency) bad('/cdr/currency', `the CDR currency ${a.cdr.currency} differs from the tariff currency ${a.tariff.currency}`);
+  const start = Date.parse(a.cdr.start_date_time);
+  const end = endText === undefined ? NaN : Date.parse(endText);
+  if (!Number.isNaN(end) && end < start) bad(a.cdr.end_date_time !== undefined ? '/cdr/end_date_time' : '/cdr/stop_date_time', 'the session ends before it starts');
+  if (!Number.isNaN(end) && end - start > MAX_SESSION_DAYS * 86_400_000) bad('/cdr/end_date_time', `sessions of at most ${MAX_SESSION_DAYS} days are priced`);
+  // The first period may start before the session: real CDRs start it at the whole hour or at
+  // the first meter value (D141). Durations still count from the session's start_date_time.
+  let previous = -Infinity;
+  a.cdr.charging_periods.forEach((p, i) => {
+    const t = Date.parse(p.start_date_time);
+    if (t < previous) bad(`/cdr/charging_periods/${i}/start_date_time`, 'charging periods must be in order of start_date_time');
+    else if (!Number.isNaN(end) && t > end) bad(`/cdr/charging_periods/${i}/start_date_time`, 'the charging period starts after the session ended');
+    previous = Math.max(previous, t);
+  });
+  return errors;
+}
+
+export interface CdrCostDocument {
+  data: { id: string; type: 'cdr_cost'; attributes: Record<string, unknown> };
+}
+
+/** Validates a request body and prices it; throws ApiError (400) with every failure. */
+export function cdrCostDocument(body: unknown): CdrCostDocument {
+  const a = validateCdrCost(body).data.attributes;
+  const errors = checkCdrCost(a);
+  if (errors.length > 0) throw ApiError.many(400, errors);
+  let r: ReturnType<typeof cdrCost>;
+  try {
+    r = cdrCost(a.tariff, { start_date_time: a.cdr.start_date_time, end_date_time: (a.cdr.end_date_time ?? a.cdr.stop_date_time)!, charging_periods: a.cdr.charging_periods }, a.timezone ?? 'UTC');
+  } catch (e) {
+    if (!(e instanceof CdrTooComplex)) throw e;
+    throw ApiError.many(400, [{ status: '400', code: 'BAD_REQUEST', title: e.message, source: { pointer: `${A}/cdr/charging_periods` } }]);
+  }
+  const id = a.cdr.id ?? createHash('sha256').update(JSON.stringify(a)).digest('hex').slice(0, 32);
+  return {
+    data: {
+      id,
+      type: 'cdr_cost',
+      attributes: {
+        currency: a.tariff.currency,
+        timezone: a.timezone ?? 'UTC',
+        total_cost: r.total_cost,
+        total_energy_cost: r.total_energy_cost,
+        total_time_cost: r.total_time_cost,
+        total_parking_time_cost: r.total_parking_time_cost,
+        total_fixed_cost: r.total_fixed_cost,
+        total_reservation_cost: r.total_reservation_cost,
+        total_energy: r.billed.energy,
+        total_time: r.billed.time,
+        total_parking_time: r.billed.parking_time,
+        total_reservation_time: r.billed.reservation_time,
+        price_bound: r.price_bound,
+        charging_periods: r.periods.map((p) => ({ start_date_time: p.start_date_time, tariff_elements: p.elements })),
+      },
+    },
+  };
+}
+
+export function cdrCostRoutes(_ctx: AppContext): RouteDef[] {
+  return [{ method: 'POST', path: '/v1/ocpi/cdr_cost', groups: ['ReadCosts'], body: true, handler: (req: ApiRequest): ApiResponse => json(200, cdrCostDocument(req.body)) }];
+}
+

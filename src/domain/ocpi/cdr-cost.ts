@@ -1,0 +1,435 @@
+/**
+ * The cost of a charging session under an OCPI 2.2.1 (or 2.1.1) Tariff, by the rules of the OCPI
+ * tariff and CDR modules (D140–D146):
+ *
+ * - Each charging period lasts from its `start_date_time` to the next period's (the last one to
+ *   the session's end). Its billed volumes are the CDR's own (`ENERGY` kWh, `TIME`,
+ *   `PARKING_TIME` and `RESERVATION_TIME` hours).
+ * - A period is cut wherever an element's restriction can change inside it: local time-of-day
+ *   boundaries of any element and local midnights (dates, days of the week), session durations
+ *   of `min_duration`/`max_duration`, and the instants where the energy so far reaches
+ *   `min_kwh`/`max_kwh` (energy assumed evenly spread over the period; a period without duration
+ *   is cut by energy alone). Each piece takes its share of the period's volumes and is priced at
+ *   its start.
+ * - Per dimension, the FIRST element (in list order) whose restrictions all hold and that has a
+ *   component of that dimension prices the piece. Elements with a `reservation` restriction price
+ *   only reservation time (`RESERVATION_TIME`, with their `TIME` component; `RESERVATION_EXPIRES`
+ *   when the session has no charging or parking after the reservation), the others everything else.
+ * - `FLAT`: once per session, the first element with a FLAT component whose restrictions hold at
+ *   the session's start (and once more for a reservation, from a reservation element).
+ * - `step_size`: once per dimension, on its total: the total volume is rounded up to a multiple of
+ *   the step of the component that billed the dimension last, the difference billed at that
+ *   component's price. The TIME step is dropped when the charging time is followed by parking
+ *   priced by an element that also prices TIME (no element switch, D143).
+ * - VAT per component (`incl = excl × (1 + vat/100)`; no `vat`: no VAT applies, incl = excl).
+ * - `min_price`/`max_price` bound the total cost, excluding and including VAT separately.
+ * - Rounding: every number of the answer is rounded to 4 decimals (OCPI `number` type), from
+ *   unrounded sums; nothing is rounded on the way.
+ */
+
+export type DimensionName = 'ENERGY' | 'FLAT' | 'TIME' | 'PARKING_TIME';
+
+export interface OcpiComponent {
+  type: DimensionName;
+  price: number;
+  vat?: number | null;
+  step_size?: number | null;
+}
+
+export interface OcpiRestrictions {
+  start_time?: string | null;
+  end_time?: string | null;
+  start_date?: string | null;
+  end_date?: string | null;
+  min_kwh?: number | null;
+  max_kwh?: number | null;
+  min_current?: number | null;
+  max_current?: number | null;
+  min_power?: number | null;
+  max_power?: number | null;
+  min_duration?: number | null;
+  max_duration?: number | null;
+  day_of_week?: string[] | null;
+  reservation?: 'RESERVATION' | 'RESERVATION_EXPIRES' | null;
+}
+
+export interface OcpiTariffInput {
+  currency: string;
+  min_price?: { excl_vat: number; incl_vat?: number | null } | null;
+  max_price?: { excl_vat: number; incl_vat?: number | null } | null;
+  elements: { price_components: OcpiComponent[]; restrictions?: OcpiRestrictions | null }[];
+}
+
+export interface OcpiPeriod {
+  start_date_time: string;
+  dimensions: { type: string; volume: number }[];
+}
+
+export interface OcpiSessionInput {
+  start_date_time: string;
+  /** 2.2.1 `end_date_time`, or 2.1.1 `stop_date_time` (the caller picks one). */
+  end_date_time: string;
+  charging_periods: OcpiPeriod[];
+}
+
+export interface Money {
+  excl_vat: number;
+  incl_vat: number;
+}
+
+export interface PeriodPricing {
+  start_date_time: string;
+  /** Dimension → index of the tariff element that priced it in this period (first piece). */
+  elements: Partial<Record<'ENERGY' | 'TIME' | 'PARKING_TIME' | 'RESERVATION_TIME', number>>;
+}
+
+export interface CdrCost {
+  total_cost: Money;
+  total_energy_cost: Money;
+  total_time_cost: Money;
+  total_parking_time_cost: Money;
+  total_fixed_cost: Money;
+  total_reservation_cost: Money;
+  /** Volumes as billed (after step_size): kWh and hours. */
+  billed: { energy: number; time: number; parking_time: number; reservation_time: number };
+  /** Whether min_price or max_price set the total. */
+  price_bound: 'min_price' | 'max_price' | null;
+  periods: PeriodPricing[];
+}
+
+
+/** Local calendar parts of an instant in a time zone. */
+interface Local {
+  date: string;
+  minutes: number;
+  dow: string;
+}
+
+function localClock(tz: string): (ms: number) => Local {
+  const f = new Intl.DateTimeFormat('en-US', { timeZone: tz, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', weekday: 'long' });
+  return (ms) => {
+    const p: Record<string, string> = {};
+    for (const x of f.formatToParts(ms)) p[x.type] = x.value;
+    return { date: `${p.year}-${p.month}-${p.day}`, minutes: Number(p.hour) * 60 + Number(p.minute), dow: p.weekday.toUpperCase() };
+  };
+}
+
+const WEEKDAYS = ['SUNDAY', 'MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY'];
+
+/** Calendar parts of a local clock reading given as ms (UTC getters on local ms). */
+function localAt(localMs: number): Local {
+  const d = new Date(localMs);
+  return { date: d.toISOString().slice(0, 10), minutes: d.getUTCHours() * 60 + d.getUTCMinutes(), dow: WEEKDAYS[d.getUTCDay()] };
+}
+
+/** Offset of local time from UTC at an instant, in ms. */
+function offsetAt(tz: string): (ms: number) => number {
+  const f = new Intl.DateTimeFormat('en-US', { timeZone: tz, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
+  return (ms) => {
+    const p: Record<string, number> = {};
+    for (const x of f.formatToParts(ms)) if (x.type !== 'literal') p[x.type] = Number(x.value);
+    return Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second) - Math.floor(ms / 1000) * 1000;
+  };
+}
+
+/** Whether `tz` names a time zone Intl knows. */
+export function isTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const hhmm = (s: string): number => Number(s.slice(0, 2)) * 60 + Number(s.slice(3, 5));
+
+interface Ctx {
+  local: Local;
+  durationS: number;
+  kwhBefore: number;
+  current: number | null;
+  power: number | null;
+}
+
+/** Restrictions with their times of day parsed once. */
+interface Rule {
+  r: OcpiRestrictions | null | undefined;
+  s: number | null;
+  e: number | null;
+}
+
+function holds({ r, s, e }: Rule, c: Ctx): boolean {
+  if (!r) return true;
+  if (s !== null || e !== null) {
+    const m = c.local.minutes;
+    if (s !== null && e !== null) {
+      if (s < e ? !(m >= s && m < e) : s > e ? !(m >= s || m < e) : false) return false;
+    } else if (s !== null && m < s) return false;
+    else if (e !== null && m >= e) return false;
+  }
+  if (r.start_date != null && c.local.date < r.start_date) return false;
+  if (r.end_date != null && c.local.date >= r.end_date) return false;
+  if (r.min_kwh != null && !(c.kwhBefore >= r.min_kwh - 1e-12)) return false;
+  if (r.max_kwh != null && !(c.kwhBefore < r.max_kwh - 1e-12)) return false;
+  if (r.min_duration != null && !(c.durationS >= r.min_duration - 1e-9)) return false;
+  if (r.max_duration != null && !(c.durationS < r.max_duration - 1e-9)) return false;
+  if (r.min_current != null && !(c.current !== null && c.current >= r.min_current)) return false;
+  if (r.max_current != null && !(c.current !== null && c.current < r.max_current)) return false;
+  if (r.min_power != null && !(c.power !== null && c.power >= r.min_power)) return false;
+  if (r.max_power != null && !(c.power !== null && c.power < r.max_power)) return false;
+  if (r.day_of_week != null && r.day_of_week.length > 0 && !r.day_of_week.includes(c.local.dow)) return false;
+  return true;
+}
+
+type Billed = 'ENERGY' | 'TIME' | 'PARKING_TIME' | 'RESERVATION_TIME';
+
+interface Line {
+  component: OcpiComponent;
+  /** Volume in the component's step unit: Wh for energy, seconds for time. */
+  units: number;
+}
+
+const UNIT: Record<Billed, number> = { ENERGY: 1000, TIME: 3600, PARKING_TIME: 3600, RESERVATION_TIME: 3600 };
+
+function volumeOf(p: OcpiPeriod, type: string): number {
+  let v = 0;
+  for (const d of p.dimensions) if (d.type === type) v += d.volume;
+  return v;
+}
+function firstOf(p: OcpiPeriod, types: string[]): number | null {
+  for (const t of types) for (const d of p.dimensions) if (d.type === t) return d.volume;
+  return null;
+}
+
+/**
+ * Most element checks one session may need (pieces × elements): a bound on the main thread's time
+ * for one request (about 1 s at this bound on this machine's cores; real CDRs need well under
+ * 1 % of it).
+ */
+export const MAX_ELEMENT_CHECKS = 2_000_000;
+
+/** Thrown when a session would need more than MAX_ELEMENT_CHECKS to price. */
+export class CdrTooComplex extends Error {}
+
+/** Prices a session; the inputs are assumed valid (see `checkCdrCost`). */
+export function cdrCost(tariff: OcpiTariffInput, session: OcpiSessionInput, tz: string): CdrCost {
+  const clock = localClock(tz);
+  const offset = offsetAt(tz);
+  const t0 = Date.parse(session.start_date_time);
+  const tEnd = Date.parse(session.end_date_time);
+  const periods = session.charging_periods;
+  const els = tariff.elements;
+  const rules: Rule[] = els.map((e) => ({
+    r: e.restrictions,
+    s: e.restrictions?.start_time != null ? hhmm(e.restrictions.start_time) : null,
+    e: e.restrictions?.end_time != null ? hhmm(e.restrictions.end_time) : null,
+  }));
+
+  // Local time-of-day boundaries (minutes) where any element can switch, plus midnight.
+  const todSet = new Set<number>([0]);
+  const durations = new Set<number>();
+  const kwhs = new Set<number>();
+  for (const e of els) {
+    const r = e.restrictions;
+    if (!r) continue;
+    if (r.start_time != null) todSet.add(hhmm(r.start_time));
+    if (r.end_time != null) todSet.add(hhmm(r.end_time));
+    if (r.min_duration != null) durations.add(r.min_duration);
+    if (r.max_duration != null) durations.add(r.max_duration);
+    if (r.min_kwh != null) kwhs.add(r.min_kwh);
+    if (r.max_kwh != null) kwhs.add(r.max_kwh);
+  }
+  const tods = [...todSet].sort((x, y) => x - y);
+  const SLACK = 3 * 3_600_000; // more than any offset change
+
+  /**
+   * Instants strictly inside (a, b) where a local time of day in `tods` falls. `steady` is the
+   * offset when it is the same at a and b and the window is at most a week (no zone changes its
+   * offset twice in a week): then local = UTC + offset throughout, with no look-ups.
+   */
+  function todCuts(a: number, b: number, steady: number | null): number[] {
+    const out: number[] = [];
+    // The local clock readings the window can show (with slack for an offset change inside it).
+    const la = steady !== null ? a + steady : a + offset(a) - SLACK;
+    const lb = steady !== null ? b + steady : b + offset(b) + SLACK;
+    for (let d = Math.floor(la / 86_400_000); d * 86_400_000 <= lb; d++) {
+      const day = d * 86_400_000;
+      let lo = 0;
+      let hi = tods.length;
+      const first = (la - day) / 60_000;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (tods[mid] < first) lo = mid + 1;
+        else hi = mid;
+      }
+      for (let i = lo; i < tods.length; i++) {
+        const localMs = day + tods[i] * 60_000;
+        if (localMs > lb) break;
+        let u: number;
+        if (steady !== null) u = localMs - steady;
+        else {
+          // Local → UTC: subtract the offset, settled twice across offset changes.
+          u = localMs - offset(localMs);
+          u = localMs - offset(u);
+        }
+        if (u > a && u < b) out.push(u);
+      }
+    }
+    return out;
+  }
+
+  const hasCharging = periods.some((p) => volumeOf(p, 'ENERGY') > 0 || volumeOf(p, 'TIME') > 0 || volumeOf(p, 'PARKING_TIME') > 0);
+  const lines: Record<Billed, Line[]> = { ENERGY: [], TIME: [], PARKING_TIME: [], RESERVATION_TIME: [] };
+  const last: Partial<Record<Billed, { component: OcpiComponent; at: number }>> = {};
+  // Per billed piece (in order), the elements that priced PARKING_TIME in it (for the TIME step).
+  const parkingElementAt: (number | null)[] = [];
+  const out: PeriodPricing[] = [];
+  let kwh = 0;
+  let seq = 0;
+
+  const pick = (type: DimensionName, c: Ctx, reservation: OcpiRestrictions['reservation'] | null): { index: number; component: OcpiComponent } | null => {
+    for (let i = 0; i < els.length; i++) {
+      const e = els[i];
+      const res = e.restrictions?.reservation ?? null;
+      if (res !== reservation) continue;
+      const comp = e.price_components.find((pc) => pc.type === type);
+      if (comp === undefined) continue;
+      if (holds(rules[i], c)) return { index: i, component: comp };
+    }
+    return null;
+  };
+  const reservationKind = (c: Ctx, type: DimensionName): { index: number; component: OcpiComponent } | null =>
+    (!hasCharging ? pick(type, c, 'RESERVATION_EXPIRES') : null) ?? pick(type, c, 'RESERVATION');
+
+  for (let k = 0; k < periods.length; k++) {
+    const p = periods[k];
+    const a = Date.parse(p.start_date_time);
+    const b = k + 1 < periods.length ? Date.parse(periods[k + 1].start_date_time) : tEnd;
+    const energy = volumeOf(p, 'ENERGY');
+    const vols: Record<Billed, number> = { ENERGY: energy, TIME: volumeOf(p, 'TIME'), PARKING_TIME: volumeOf(p, 'PARKING_TIME'), RESERVATION_TIME: volumeOf(p, 'RESERVATION_TIME') };
+    const current = firstOf(p, ['CURRENT', 'MAX_CURRENT', 'MIN_CURRENT']);
+    const power = firstOf(p, ['POWER', 'MAX_POWER', 'MIN_POWER']);
+    // Cuts inside the period.
+    // Cuts inside the period, as fractions of it: time restrictions cut where their instant falls,
+    // kWh limits where the energy so far reaches them (energy spread evenly over the period; a
+    // period without duration is cut by energy alone).
+    const cuts = new Set<number>();
+    const offA = offset(a);
+    const steady = b - a <= 7 * 86_400_000 && offset(b) === offA ? offA : null;
+    if (b > a) {
+      for (const u of todCuts(a, b, steady)) cuts.add((u - a) / (b - a));
+      for (const d of durations) {
+        const u = t0 + d * 1000;
+        if (u > a && u < b) cuts.add((u - a) / (b - a));
+      }
+    }
+    if (energy > 0) {
+      for (const q of kwhs) if (q > kwh && q < kwh + energy) cuts.add((q - kwh) / energy);
+    }
+    const bounds = [0, ...[...cuts].sort((x, y) => x - y), 1];
+    const pricing: PeriodPricing = { start_date_time: p.start_date_time, elements: {} };
+    for (let s = 0; s + 1 < bounds.length; s++) {
+      const f = bounds[s];
+      const share = bounds[s + 1] - f;
+      const sa = a + f * Math.max(0, b - a);
+      const c: Ctx = { local: steady !== null ? localAt(sa + steady) : clock(sa), durationS: (sa - t0) / 1000, kwhBefore: kwh + energy * f, current, power };
+      const at = ++seq;
+      if (at * els.length > MAX_ELEMENT_CHECKS) throw new CdrTooComplex(`the session cuts into more than ${Math.floor(MAX_ELEMENT_CHECKS / els.length)} pieces under this tariff`);
+      parkingElementAt[at] = null;
+      for (const dim of ['ENERGY', 'TIME', 'PARKING_TIME', 'RESERVATION_TIME'] as const) {
+        const v = vols[dim] * share;
+        if (!(v > 0)) continue;
+        const hit = dim === 'RESERVATION_TIME' ? reservationKind(c, 'TIME') : pick(dim, c, null);
+        if (hit === null) continue;
+        lines[dim].push({ component: hit.component, units: v * UNIT[dim] });
+        last[dim] = { component: hit.component, at };
+        if (dim === 'PARKING_TIME') parkingElementAt[at] = hit.index;
+        if (pricing.elements[dim] === undefined) pricing.elements[dim] = hit.index;
+      }
+    }
+    out.push(pricing);
+    kwh += energy;
+  }
+
+  // The TIME step is dropped when the piece after the last charging time is parking priced by an
+  // element that also has a TIME component: the element does not switch, only the dimension does,
+  // so there is no element switch to bill the TIME step at (D143).
+  const timeStepDropped = (at: number): boolean => {
+    const next = parkingElementAt[at + 1];
+    return next != null && els[next].price_components.some((pc) => pc.type === 'TIME');
+  };
+  // step_size on each dimension's total, at the component that billed it last.
+  const stepExtra: Partial<Record<Billed, Line>> = {};
+  for (const dim of ['ENERGY', 'TIME', 'PARKING_TIME', 'RESERVATION_TIME'] as const) {
+    const l = last[dim];
+    if (l === undefined) continue;
+    const step = l.component.step_size ?? 0;
+    if (!(step > 0)) continue;
+    if (dim === 'TIME' && timeStepDropped(l.at)) continue;
+    const total = lines[dim].reduce((x, y) => x + y.units, 0);
+    const stepped = Math.ceil(total / step - 1e-9) * step;
+    if (stepped > total) stepExtra[dim] = { component: l.component, units: stepped - total };
+  }
+
+  const cost = (ls: Line[], dim: Billed): Money => {
+    let excl = 0;
+    let incl = 0;
+    for (const l of ls) {
+      const x = (l.units / UNIT[dim]) * l.component.price;
+      excl += x;
+      incl += x * (1 + (l.component.vat ?? 0) / 100);
+    }
+    return { excl_vat: excl, incl_vat: incl };
+  };
+  const withStep = (dim: Billed): Line[] => (stepExtra[dim] ? [...lines[dim], stepExtra[dim]] : lines[dim]);
+  const energyCost = cost(withStep('ENERGY'), 'ENERGY');
+  const timeCost = cost(withStep('TIME'), 'TIME');
+  const parkingCost = cost(withStep('PARKING_TIME'), 'PARKING_TIME');
+  const reservationTimeCost = cost(withStep('RESERVATION_TIME'), 'RESERVATION_TIME');
+
+  // FLAT at the session's start; a reservation's FLAT from a reservation element.
+  const start: Ctx = {
+    local: clock(t0),
+    durationS: 0,
+    kwhBefore: 0,
+    current: periods.length > 0 ? firstOf(periods[0], ['CURRENT', 'MAX_CURRENT', 'MIN_CURRENT']) : null,
+    power: periods.length > 0 ? firstOf(periods[0], ['POWER', 'MAX_POWER', 'MIN_POWER']) : null,
+  };
+  const flatOf = (hit: { component: OcpiComponent } | null): Money =>
+    hit === null ? { excl_vat: 0, incl_vat: 0 } : { excl_vat: hit.component.price, incl_vat: hit.component.price * (1 + (hit.component.vat ?? 0) / 100) };
+  const fixed = hasCharging ? flatOf(pick('FLAT', start, null)) : { excl_vat: 0, incl_vat: 0 };
+  const hasReservation = periods.some((p) => volumeOf(p, 'RESERVATION_TIME') > 0);
+  const reservationFlat = hasReservation ? flatOf(reservationKind(start, 'FLAT')) : { excl_vat: 0, incl_vat: 0 };
+  const reservation: Money = { excl_vat: reservationTimeCost.excl_vat + reservationFlat.excl_vat, incl_vat: reservationTimeCost.incl_vat + reservationFlat.incl_vat };
+
+  let totalExcl = energyCost.excl_vat + timeCost.excl_vat + parkingCost.excl_vat + fixed.excl_vat + reservation.excl_vat;
+  let totalIncl = energyCost.incl_vat + timeCost.incl_vat + parkingCost.incl_vat + fixed.incl_vat + reservation.incl_vat;
+  let bound: CdrCost['price_bound'] = null;
+  const min = tariff.min_price;
+  const max = tariff.max_price;
+  if (min != null) {
+    if (totalExcl < min.excl_vat) [totalExcl, bound] = [min.excl_vat, 'min_price'];
+    if (min.incl_vat != null && totalIncl < min.incl_vat) [totalIncl, bound] = [min.incl_vat, 'min_price'];
+  }
+  if (max != null) {
+    if (totalExcl > max.excl_vat) [totalExcl, bound] = [max.excl_vat, 'max_price'];
+    if (max.incl_vat != null && totalIncl > max.incl_vat) [totalIncl, bound] = [max.incl_vat, 'max_price'];
+  }
+
+  const billedVolume = (dim: Billed): number => withStep(dim).reduce((x, y) => x + y.units, 0) / UNIT[dim];
+  const r4 = (x: number): number => Math.round(x * 1e4) / 1e4 + 0;
+  const m4 = (m: Money): Money => ({ excl_vat: r4(m.excl_vat), incl_vat: r4(m.incl_vat) });
+  return {
+    total_cost: m4({ excl_vat: totalExcl, incl_vat: totalIncl }),
+    total_energy_cost: m4(energyCost),
+    total_time_cost: m4(timeCost),
+    total_parking_time_cost: m4(parkingCost),
+    total_fixed_cost: m4(fixed),
+    total_reservation_cost: m4(reservation),
+    billed: { energy: r4(billedVolume('ENERGY')), time: r4(billedVolume('TIME')), parking_time: r4(billedVolume('PARKING_TIME')), reservation_time: r4(billedVolume('RESERVATION_TIME')) },
+    price_bound: bound,
+    periods: out,
+  };
+}
+

@@ -1,0 +1,142 @@
+/**
+ * POST /v1/ocpi/cdr_cost against the real server (D140–D146): answers, the time zone, OCPI 2.1.1
+ * input, `npm run ocpi:cost` printing the same document, and every kind of bad input.
+ */
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, keyFor, ROOT, startTestServer, type TestServer } from '../helpers/server.js';
+
+const FIX = path.join(ROOT, 'test/fixtures/ocpi');
+const readJson = (...p: string[]): any => JSON.parse(fs.readFileSync(path.join(FIX, ...p), 'utf8'));
+const C = keyFor('costs');
+const PATH = '/v1/ocpi/cdr_cost';
+const body = (attributes: Record<string, unknown>) => ({ data: { type: 'ocpi_cdr_cost_request', attributes } });
+
+const complex = readJson('ocpi-spec-2.2.1', 'tariff_4_complex.json');
+/** Monday 09:30 UTC: 147 minutes at 16 A, then 42 minutes parked (the spec's 8.75 / 10.00). */
+const monday = {
+  id: 'CDR-MON',
+  currency: 'EUR',
+  start_date_time: '2024-06-03T09:30:00Z',
+  end_date_time: '2024-06-03T12:39:00Z',
+  charging_periods: [
+    { start_date_time: '2024-06-03T09:30:00Z', dimensions: [{ type: 'ENERGY', volume: 8 }, { type: 'TIME', volume: 2.45 }, { type: 'MAX_CURRENT', volume: 16 }] },
+    { start_date_time: '2024-06-03T11:57:00Z', dimensions: [{ type: 'PARKING_TIME', volume: 0.7 }] },
+  ],
+};
+
+describe('POST /v1/ocpi/cdr_cost', () => {
+  let srv: TestServer;
+  beforeAll(async () => {
+    srv = await startTestServer({ keys: { costs: 'ReadCosts', tariffs: 'ReadTariffs' } });
+  });
+  afterAll(async () => {
+    await srv.stop();
+  });
+
+  it('prices the complex example of the OCPI text: totals, billed volumes and the element of each period', async () => {
+    const r = await call(srv, 'POST', PATH, { key: C, body: body({ tariff: complex, cdr: monday }) });
+    expect(r.status, r.text).toBe(200);
+    expect(r.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(r.json.data.type).toBe('cdr_cost');
+    expect(r.json.data.id).toBe('CDR-MON');
+    const a = r.json.data.attributes;
+    expect(a.total_cost).toEqual({ excl_vat: 8.75, incl_vat: 10 });
+    expect(a.total_fixed_cost).toEqual({ excl_vat: 2.5, incl_vat: 2.875 });
+    expect(a.total_time_cost).toEqual({ excl_vat: 2.5, incl_vat: 3 });
+    expect(a.total_parking_time_cost).toEqual({ excl_vat: 3.75, incl_vat: 4.125 });
+    expect(a.total_energy_cost).toEqual({ excl_vat: 0, incl_vat: 0 });
+    expect(a.total_reservation_cost).toEqual({ excl_vat: 0, incl_vat: 0 });
+    expect([a.total_time, a.total_parking_time]).toEqual([2.5, 0.75]);
+    expect(a.charging_periods).toEqual([
+      { start_date_time: '2024-06-03T09:30:00Z', tariff_elements: { TIME: 1 } },
+      { start_date_time: '2024-06-03T11:57:00Z', tariff_elements: { PARKING_TIME: 4 } },
+    ]);
+    expect(a.price_bound).toBeNull();
+  });
+
+  it('reads restrictions in the given time zone (the tandemdrive step_size CDR: 0.5502 in UTC, 0.6503 in Amsterdam)', async () => {
+    const tariff = readJson('tandemdrive/test_data/step_size/tariff.json');
+    const cdr = readJson('tandemdrive/test_data/step_size/cdr1.json');
+    const utc = await call(srv, 'POST', PATH, { key: C, body: body({ tariff, cdr }) });
+    const ams = await call(srv, 'POST', PATH, { key: C, body: body({ tariff, cdr, timezone: 'Europe/Amsterdam' }) });
+    expect(utc.json.data.attributes.total_cost.excl_vat).toBe(0.5502);
+    expect(utc.json.data.attributes.timezone).toBe('UTC');
+    expect(ams.json.data.attributes.total_cost.excl_vat).toBe(0.6503);
+    expect(ams.json.data.attributes.timezone).toBe('Europe/Amsterdam');
+  });
+
+  it('accepts OCPI 2.1.1 tariffs and CDRs (stop_date_time)', async () => {
+    const tariff = readJson('ocpi-tariffs-py/test_data/v2_1_1/step_size/tariff.json');
+    const cdr = readJson('ocpi-tariffs-py/test_data/v2_1_1/step_size/cdr.json');
+    const r = await call(srv, 'POST', PATH, { key: C, body: body({ tariff, cdr: { ...cdr, stop_date_time: cdr.end_date_time, end_date_time: undefined } }) });
+    expect(r.status, r.text).toBe(200);
+    expect(Math.abs(r.json.data.attributes.total_cost.excl_vat - cdr.total_cost)).toBeLessThanOrEqual(0.02);
+  });
+
+  it('npm run ocpi:cost prints the same document', async () => {
+    const dir = fs.mkdtempSync(path.join(srv.dataDir, 'cli-'));
+    fs.writeFileSync(path.join(dir, 't.json'), JSON.stringify(complex));
+    fs.writeFileSync(path.join(dir, 'c.json'), JSON.stringify(monday));
+    const run = promisify(execFile);
+    const { stdout } = await run(process.execPath, [path.join(ROOT, 'dist/src/cli/ocpi-cost.js'), '--tariff', path.join(dir, 't.json'), '--cdr', path.join(dir, 'c.json'), '--timezone', 'UTC']);
+    const r = await call(srv, 'POST', PATH, { key: C, body: body({ tariff: complex, cdr: monday, timezone: 'UTC' }) });
+    expect(JSON.parse(stdout)).toEqual(r.json);
+    const bad = await run(process.execPath, [path.join(ROOT, 'dist/src/cli/ocpi-cost.js'), '--tariff', path.join(dir, 't.json'), '--cdr', path.join(dir, 't.json')]).catch((e) => e);
+    expect(bad.code).toBe(1);
+    expect(JSON.parse(bad.stderr).errors[0].source.pointer).toBe('/data/attributes/cdr/start_date_time');
+  });
+
+  it('answers 400 with a pointer for each kind of bad input', async () => {
+    const cases: [string, unknown, string][] = [
+      ['no tariff', body({ cdr: monday }), '/data/attributes/tariff'],
+      ['wrong resource type', { data: { type: 'cdr', attributes: { tariff: complex, cdr: monday } } }, '/data/type'],
+      ['price as text', body({ tariff: { ...complex, elements: [{ price_components: [{ type: 'TIME', price: '2' }] }] }, cdr: monday }), '/data/attributes/tariff/elements/0/price_components/0/price'],
+      ['unknown tariff dimension', body({ tariff: { ...complex, elements: [{ price_components: [{ type: 'SESSION_TIME', price: 2 }] }] }, cdr: monday }), '/data/attributes/tariff/elements/0/price_components/0/type'],
+      ['unknown CDR dimension', body({ tariff: complex, cdr: { ...monday, charging_periods: [{ start_date_time: monday.start_date_time, dimensions: [{ type: 'SESSION_TIME', volume: 1 }] }] } }), '/data/attributes/cdr/charging_periods/0/dimensions/0/type'],
+      ['negative volume', body({ tariff: complex, cdr: { ...monday, charging_periods: [{ start_date_time: monday.start_date_time, dimensions: [{ type: 'TIME', volume: -1 }] }] } }), '/data/attributes/cdr/charging_periods/0/dimensions/0/volume'],
+      ['bad time of day', body({ tariff: { ...complex, elements: [{ price_components: [{ type: 'TIME', price: 2 }], restrictions: { start_time: '24:00' } }] }, cdr: monday }), '/data/attributes/tariff/elements/0/restrictions/start_time'],
+      ['unknown day', body({ tariff: { ...complex, elements: [{ price_components: [{ type: 'TIME', price: 2 }], restrictions: { day_of_week: ['FUNDAY'] } }] }, cdr: monday }), '/data/attributes/tariff/elements/0/restrictions/day_of_week/0'],
+      ['currencies differ', body({ tariff: complex, cdr: { ...monday, currency: 'CHF' } }), '/data/attributes/cdr/currency'],
+      ['periods out of order', body({ tariff: complex, cdr: { ...monday, charging_periods: [...monday.charging_periods].reverse() } }), '/data/attributes/cdr/charging_periods/1/start_date_time'],
+      ['period after the end', body({ tariff: complex, cdr: { ...monday, end_date_time: '2024-06-03T11:00:00Z' } }), '/data/attributes/cdr/charging_periods/1/start_date_time'],
+      ['ends before it starts', body({ tariff: complex, cdr: { ...monday, end_date_time: '2024-06-03T09:00:00Z' } }), '/data/attributes/cdr/end_date_time'],
+      ['no end', body({ tariff: complex, cdr: { ...monday, end_date_time: undefined } }), '/data/attributes/cdr/end_date_time'],
+      ['not a date', body({ tariff: complex, cdr: { ...monday, start_date_time: 'monday' } }), '/data/attributes/cdr/start_date_time'],
+      ['unknown time zone', body({ tariff: complex, cdr: monday, timezone: 'Mars/Olympus' }), '/data/attributes/timezone'],
+      ['no periods', body({ tariff: complex, cdr: { ...monday, charging_periods: [] } }), '/data/attributes/cdr/charging_periods'],
+      ['over 31 days', body({ tariff: complex, cdr: { ...monday, end_date_time: '2024-07-10T00:00:00Z' } }), '/data/attributes/cdr/end_date_time'],
+      ['over 10,000 periods', body({ tariff: complex, cdr: { ...monday, charging_periods: Array.from({ length: 10_001 }, () => ({ start_date_time: monday.start_date_time, dimensions: [] })) } }), '/data/attributes/cdr/charging_periods'],
+    ];
+    for (const [name, b, pointer] of cases) {
+      const r = await call(srv, 'POST', PATH, { key: C, body: b });
+      expect(r.status, `${name}: ${r.text}`).toBe(400);
+      expect(r.json.errors.map((e: { source?: { pointer: string } }) => e.source?.pointer), name).toContain(pointer);
+    }
+  });
+
+  it('answers 400 for a tariff and session too complex to price on the main thread', async () => {
+    const elements = Array.from({ length: 1000 }, (_, i) => ({ price_components: [{ type: 'TIME', price: 1 }], restrictions: { start_time: `${String(i % 24).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}` } }));
+    const t0 = Date.parse('2024-06-01T00:00:00Z');
+    const charging_periods = Array.from({ length: 3000 }, (_, i) => ({ start_date_time: new Date(t0 + i * 600_000).toISOString(), dimensions: [{ type: 'TIME', volume: 1 / 6 }] }));
+    const cdr = { start_date_time: charging_periods[0].start_date_time, end_date_time: new Date(t0 + 3000 * 600_000).toISOString(), charging_periods };
+    const r = await call(srv, 'POST', PATH, { key: C, body: body({ tariff: { currency: 'EUR', elements }, cdr }) });
+    expect(r.status, r.text).toBe(400);
+    expect(r.json.errors[0].title).toMatch(/more than 2000 pieces/);
+    expect(r.json.errors[0].source.pointer).toBe('/data/attributes/cdr/charging_periods');
+  });
+
+  it('answers 400 for broken JSON, 413 over the body limit, 415 for other media types, 403 without the ReadCosts group, 405 for GET', async () => {
+    expect((await call(srv, 'POST', PATH, { key: C, raw: '{"data":' })).status).toBe(400);
+    expect((await call(srv, 'POST', PATH, { key: C, raw: `{"x":"${'a'.repeat(1024 * 1024 + 10)}"}` })).status).toBe(413);
+    expect((await call(srv, 'POST', PATH, { key: C, raw: '{}', headers: { 'Content-Type': 'text/plain' } })).status).toBe(415);
+    expect((await call(srv, 'POST', PATH, { body: body({ tariff: complex, cdr: monday }) })).status).toBe(403);
+    expect((await call(srv, 'POST', PATH, { key: 'wrong-key-123', body: body({ tariff: complex, cdr: monday }) })).status).toBe(403);
+    const g = await call(srv, 'POST', PATH, { key: keyFor('tariffs'), body: body({ tariff: complex, cdr: monday }) });
+    expect(g.status).toBe(403);
+    expect((await call(srv, 'GET', PATH, { key: C })).status).toBe(405);
+  });
+});
