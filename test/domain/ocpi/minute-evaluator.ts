@@ -109,10 +109,15 @@ interface Clock {
   day: string;
 }
 
+const formats = new Map<string, [Intl.DateTimeFormat, Intl.DateTimeFormat]>();
 function clockAt(ms: number, tz: string): Clock {
-  const s = new Date(ms).toLocaleString('sv-SE', { timeZone: tz }); // "2024-06-03 09:30:00"
-  const day = new Date(ms).toLocaleDateString('en-GB', { timeZone: tz, weekday: 'long' }).toUpperCase();
-  return { minuteOfDay: Number(s.slice(11, 13)) * 60 + Number(s.slice(14, 16)), date: s.slice(0, 10), day };
+  let f = formats.get(tz);
+  if (f === undefined) {
+    f = [new Intl.DateTimeFormat('sv-SE', { timeZone: tz, dateStyle: 'short', timeStyle: 'short' }), new Intl.DateTimeFormat('en-GB', { timeZone: tz, weekday: 'long' })];
+    formats.set(tz, f);
+  }
+  const s = f[0].format(ms); // "2024-06-03 09:30"
+  return { minuteOfDay: Number(s.slice(11, 13)) * 60 + Number(s.slice(14, 16)), date: s.slice(0, 10), day: f[1].format(ms).toUpperCase() };
 }
 
 function active(rs: OcpiRestrictions | null | undefined, clock: Clock, second: number, wh: number, run: Run): boolean {
