@@ -36,6 +36,12 @@ describe('micro-benchmarks (check mode)', () => {
     for (const k of ['computeMedianMs', 'taskMedianMs', 'straightforwardMedianMs', 'speedup']) expect(j[k], k).toBeGreaterThan(0);
   });
 
+  it('OCPI CDR cost: engine vs the second-by-second evaluator (checked equal first), real CDR shapes', { timeout: 120_000 }, async () => {
+    const j = await quick('cdr-cost.bench.ts', 'cdr-cost.json');
+    expect(j.sessions).toBe(20);
+    for (const k of ['engineMedianMs', 'naiveMedianMs', 'speedup', 'complexMedianUs', 'realMedianUs', 'weekMedianMs']) expect(j[k], k).toBeGreaterThan(0);
+  });
+
   it('station index vs naive scan', { timeout: 120_000 }, async () => {
     const none = path.join(inject('testTmpRoot'), 'no-synthetic.sqlite');
     const j = await quick('stations.bench.ts', 'stations.json', ['--snapshot', inject('testSnapshot'), '--synthetic', none]);

@@ -105,8 +105,24 @@ interface Local {
   dow: string;
 }
 
+/** Intl formatters by kind and zone: making one costs tens of µs, more than pricing a CDR. */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+function formatter(kind: 'clock' | 'offset', tz: string): Intl.DateTimeFormat {
+  const key = `${kind} ${tz}`;
+  let f = formatters.get(key);
+  if (f === undefined) {
+    f =
+      kind === 'clock'
+        ? new Intl.DateTimeFormat('en-US', { timeZone: tz, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', weekday: 'long' })
+        : new Intl.DateTimeFormat('en-US', { timeZone: tz, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
+    if (formatters.size >= 256) formatters.clear();
+    formatters.set(key, f);
+  }
+  return f;
+}
+
 function localClock(tz: string): (ms: number) => Local {
-  const f = new Intl.DateTimeFormat('en-US', { timeZone: tz, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', weekday: 'long' });
+  const f = formatter('clock', tz);
   return (ms) => {
     const p: Record<string, string> = {};
     for (const x of f.formatToParts(ms)) p[x.type] = x.value;
@@ -124,7 +140,7 @@ function localAt(localMs: number): Local {
 
 /** Offset of local time from UTC at an instant, in ms. */
 function offsetAt(tz: string): (ms: number) => number {
-  const f = new Intl.DateTimeFormat('en-US', { timeZone: tz, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
+  const f = formatter('offset', tz);
   return (ms) => {
     const p: Record<string, number> = {};
     for (const x of f.formatToParts(ms)) if (x.type !== 'literal') p[x.type] = Number(x.value);
