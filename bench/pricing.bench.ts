@@ -179,7 +179,7 @@ function compiledAll(): void {
   for (const b of blocks) {
     const plan = planTariff(catalog, b, st, scratch);
     for (let j = 0; j < 4; j++) {
-      evaluateInto(b, plan, cps[j].session, cps[j].energyType, cps[j].power, 720, conversion, results, j);
+      evaluateInto(b, plan, cps[j].session, cps[j].energyType, cps[j].power, 720, 0, conversion, results, j);
       sink += results.price[j] || 0;
     }
   }

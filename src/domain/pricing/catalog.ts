@@ -142,9 +142,17 @@ export interface CompiledTariff {
   rCountryCount: Int32Array;
   idPool: Int32Array;
 
+  /** D147: every dimension priced by its first matching segment, increments on the totals. */
+  firstMatch: boolean;
+  /** D149: session price bounds (first_match tariffs) in the tariff's currency; NaN = none. */
+  minPrice: number;
+  maxPrice: number;
+
   /** Per segment. */
   sDim: Uint8Array;
   sFlags: Uint8Array;
+  /** D148: bit d set = applies on ISO day d (1–7); 0 = every day. */
+  sDays: Uint8Array;
   /**
    * What an evaluation reads, packed into one array: the segments (SEG_STRIDE doubles each,
    * SEG_PRICE … SEG_DIM) from 0, the restrictions (R_STRIDE doubles each) from `rBase`, then the
@@ -536,8 +544,8 @@ export class PricingCatalog {
       }
     }
     // Doubles: evalData (segments, restrictions, powers). 32-bit: 4 per component, 4 per
-    // restriction, idPool. Bytes: 3 per component, 1 per restriction, sDim, sFlags.
-    const arena = new Arena(ns * SEG_STRIDE + nr * R_STRIDE + np, 4 * nc + 4 * nr + ni, 3 * nc + nr + 2 * ns);
+    // restriction, idPool. Bytes: 3 per component, 1 per restriction, sDim, sFlags, sDays.
+    const arena = new Arena(ns * SEG_STRIDE + nr * R_STRIDE + np, 4 * nc + 4 * nr + ni, 3 * nc + nr + 3 * ns);
     const rBase = ns * SEG_STRIDE;
     const powBase = rBase + nr * R_STRIDE;
     const evalData = arena.f64(powBase + np);
@@ -556,6 +564,7 @@ export class PricingCatalog {
     const rAllow = arena.u8(nr);
     const sDim = arena.u8(ns);
     const sFlags = arena.u8(ns);
+    const sDays = arena.u8(ns);
     const b: CompiledTariff = {
       slot,
       id: t.id,
@@ -596,8 +605,12 @@ export class PricingCatalog {
       rCountryStart,
       rCountryCount,
       idPool,
+      firstMatch: t.price_selection === 'first_match',
+      minPrice: t.price_selection === 'first_match' && t.min_price != null ? t.min_price : NaN,
+      maxPrice: t.price_selection === 'first_match' && t.max_price != null ? t.max_price : NaN,
       sDim,
       sFlags,
+      sDays,
       evalData,
       rBase,
       compSource: comps,
@@ -655,6 +668,9 @@ export class PricingCatalog {
         b.evalData[o + SEG_WIN_END] = we;
         b.evalData[o + SEG_CUR] = this.currencyCodes.of(seg.currency ?? ownerCurrency);
         b.evalData[o + SEG_DIM] = b.sDim[s];
+        let days = 0;
+        for (const d of seg.days_of_week ?? []) if (d >= 1 && d <= 7) days |= 1 << d;
+        b.sDays[s] = days;
         s++;
       }
       b.compSEnd[c] = s;

@@ -45,6 +45,7 @@ const R_CONSUMED: typeof Catalog.R_CONSUMED = 5;
 import type { ChargeSession } from './charging.js';
 import type { Conversion } from './currency.js';
 import type { EnergyType } from './model.js';
+import { evaluateFirstMatch } from './first-match.js';
 
 export const LEVEL_EVSE = 0;
 export const LEVEL_CPO = 1;
@@ -376,7 +377,8 @@ function buildPlan(b: CompiledTariff, st: ResolvedStation, s: PlanScratch, sub: 
 /**
  * Step 2: prices one charge point against a plan made by `planTariff` and writes entry `i` of
  * `out`. `energyType`/`power` describe the charge point (power = station maximum), `t0` is the
- * start minute of day. Returns true when a price was found.
+ * start minute of day, `day0` the ISO weekday of the start (1–7; 0 = not given, D148). Returns
+ * true when a price was found. `first_match` tariffs (D147) are priced by first-match.ts.
  *
  * One pass over the planned segments: per dimension it keeps the most specific level seen so far
  * and the running cost of the segments at that level; a more specific level restarts the sum.
@@ -392,13 +394,14 @@ export function evaluateInto(
   energyType: EnergyType,
   power: number,
   t0: number,
+  day0: number,
   conv: Conversion,
   out: PriceResults,
   i: number,
 ): boolean {
   const powers = s.power;
   powers[0] = power;
-  return evaluateAt(b, s, session, energyType === 'dc' ? ENERGY_DC : ENERGY_AC, powers, 0, t0, conv, out, i);
+  return evaluateAt(b, s, session, energyType === 'dc' ? ENERGY_DC : ENERGY_AC, powers, 0, t0, day0, conv, out, i);
 }
 
 /**
@@ -414,6 +417,7 @@ export function evaluateAt(
   powers: Float64Array,
   p: number,
   t0: number,
+  day0: number,
   conv: Conversion,
   out: PriceResults,
   i: number,
@@ -430,6 +434,7 @@ export function evaluateAt(
     out.reason[i] = REASON_NONE;
     return true;
   }
+  if (b.firstMatch) return evaluateFirstMatch(b, s, session, energy, powers[p], t0, day0, conv, out, i);
   const power = powers[p];
   const consumed = session.consumedPower;
   const plan = s.data;

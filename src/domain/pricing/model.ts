@@ -32,6 +32,8 @@ export interface Segment {
   currency?: string | null;
   time_of_day_start?: number | null;
   time_of_day_end?: number | null;
+  /** D148: ISO days (1 = Monday … 7 = Sunday) the segment applies on, local; null = every day. */
+  days_of_week?: number[] | null;
   is_average_price?: boolean | null;
   occupancy_gte?: number | null;
   occupancy_lt?: number | null;
@@ -79,6 +81,15 @@ export interface TariffInput {
   branding?: Branding | null;
   url?: string | null;
   prices: PriceComponent[];
+  /**
+   * D147: 'first_match' prices every dimension with the first matching segment (OCPI's first
+   * matching element) and bills increments once on each dimension's total; null = 'sum' (D80–D83).
+   * Set on a tariff, it applies to its sub tariffs and station-level prices too.
+   */
+  price_selection?: 'sum' | 'first_match' | null;
+  /** D149: bounds of a session's price (first_match tariffs), in the tariff's currency, VAT included. */
+  min_price?: number | null;
+  max_price?: number | null;
   emp_id: string;
   /** Only on a sub_tariff: the CPO it applies to, or null (then it counts at country level). */
   cpo_id?: string | null;
@@ -152,6 +163,8 @@ export type IncludeMode = 'filter' | 'always' | 'exclusive';
 export interface ChargePriceOptions {
   currency: string;
   start_time: number;
+  /** D148: ISO weekday (1–7) of the session's start date (`options.start_date`), 0 = not given. */
+  start_day?: number;
   car_ac_phases: number;
   allow_unbalanced_load: boolean;
   provider_customer_tariffs: boolean;

@@ -45,6 +45,8 @@ export interface ReferenceInput {
   chargePoint: ReferenceChargePoint;
   profile: ReferenceProfile;
   startTime: number;
+  /** ISO weekday (1–7) of the start date; 0 or missing = not given (D148). */
+  startDay?: number;
   currency: string;
   rates: RateTable;
   averagePrices: boolean;
@@ -208,8 +210,9 @@ export function referencePrice(input: ReferenceInput): ReferenceResult {
   if (chosen.size === 0) return { price: null, distribution: {}, blockingFeeStart: null, isAverage: false };
 
   const duration = profile.steps.reduce((sum, s) => sum + s.minutes, 0);
-  const costs: Record<string, number> = { session: 0, kwh: 0, minute: 0 };
   const used = candidates.filter((c) => chosen.get(c.seg.dimension) === c.level);
+  if (tariff.price_selection === 'first_match') return firstMatchPrice(input, used, chosen, duration);
+  const costs: Record<string, number> = { session: 0, kwh: 0, minute: 0 };
   for (const { seg, owner } of used) {
     let quantity: number;
     if (seg.dimension === 'session') {
@@ -262,4 +265,132 @@ function kwhInWindow(seg: Segment, profile: ReferenceProfile, startTime: number,
     t = t1;
   }
   return total;
+}
+
+/** Ecum at elapsed minute t, walking the profile. */
+function energyAtRef(profile: ReferenceProfile, t: number): number {
+  let e = 0;
+  let at = 0;
+  for (const step of profile.steps) {
+    if (t <= at + step.minutes) return e + (step.kw * Math.max(0, t - at)) / 60;
+    e += (step.kw * step.minutes) / 60;
+    at += step.minutes;
+  }
+  return e;
+}
+
+/** Elapsed minutes where Ecum reaches q, or null when it never does inside the session. */
+function timeAtRef(profile: ReferenceProfile, q: number): number | null {
+  let e = 0;
+  let at = 0;
+  for (const step of profile.steps) {
+    const e1 = e + (step.kw * step.minutes) / 60;
+    if (q > e && q < e1) return at + ((q - e) * 60) / step.kw;
+    e = e1;
+    at += step.minutes;
+  }
+  return null;
+}
+
+function dayOk(seg: Segment, startDay: number, startTime: number, t: number): boolean {
+  const days = seg.days_of_week ?? [];
+  if (days.length === 0) return true;
+  if (!(startDay >= 1)) return false;
+  const iso = ((((startDay - 1 + Math.floor((startTime + t) / 1440)) % 7) + 7) % 7) + 1;
+  return days.includes(iso);
+}
+
+function windowOk(seg: Segment, clock: number): boolean {
+  return dayPieces(seg).some(([a, b]) => clock >= a && clock < b);
+}
+
+/**
+ * D147–D149, read plainly: the session cut at every boundary of every segment taking part, each
+ * piece priced by the first segment that holds at its middle, the increment once on each total,
+ * then the price bounds.
+ */
+function firstMatchPrice(
+  input: ReferenceInput,
+  used: { seg: Segment; owner: TariffInput; level: TariffLevel }[],
+  chosen: Map<string, TariffLevel>,
+  duration: number,
+): ReferenceResult {
+  const { tariff, profile, startTime } = input;
+  const startDay = input.startDay ?? 0;
+  const convert = (cost: number, seg: Segment, owner: TariffInput): number => {
+    const currency = seg.currency ?? owner.currency ?? tariff.currency ?? 'EUR';
+    return currency !== input.currency && cost !== 0 ? (cost / rateOf(input.rates, currency)) * rateOf(input.rates, input.currency) : cost;
+  };
+  const costs: Record<string, number> = { session: 0, kwh: 0, minute: 0 };
+  let isAverage = false;
+  const fee = used.find((u) => u.seg.dimension === 'session' && windowOk(u.seg, startTime) && dayOk(u.seg, startDay, startTime, 0));
+  if (fee) {
+    costs.session = convert(fee.seg.price, fee.seg, fee.owner);
+    isAverage ||= fee.seg.is_average_price === true;
+  }
+  for (const dim of ['kwh', 'minute'] as const) {
+    const segs = used.filter((u) => u.seg.dimension === dim);
+    if (segs.length === 0) continue;
+    const cuts = new Set<number>([0, duration]);
+    for (const { seg } of segs) {
+      for (const [a, b] of windowIntervals(seg, startTime, duration)) cuts.add(a).add(b);
+      if ((seg.days_of_week ?? []).length > 0) for (let k = 1; k * 1440 - startTime < duration; k++) cuts.add(k * 1440 - startTime);
+      for (const edge of [seg.range_gte, seg.range_lt]) {
+        if (edge == null) continue;
+        const t = dim === 'minute' ? edge : timeAtRef(profile, edge);
+        if (t !== null && t > 0 && t < duration) cuts.add(t);
+      }
+    }
+    const points = [...cuts].sort((a, b) => a - b);
+    let qty = 0;
+    let cost = 0;
+    let last: (typeof segs)[number] | null = null;
+    for (let k = 0; k + 1 < points.length; k++) {
+      const [a, b] = [points[k], points[k + 1]];
+      const mid = (a + b) / 2;
+      const value = dim === 'minute' ? mid : energyAtRef(profile, mid);
+      const hit = segs.find(
+        ({ seg }) =>
+          value >= (seg.range_gte ?? -Infinity) &&
+          value < (seg.range_lt ?? Infinity) &&
+          windowOk(seg, (((startTime + mid) % 1440) + 1440) % 1440) &&
+          dayOk(seg, startDay, startTime, mid),
+      );
+      if (!hit) continue;
+      const q = dim === 'minute' ? b - a : energyAtRef(profile, b) - energyAtRef(profile, a);
+      qty += q;
+      cost += convert(hit.seg.price * q, hit.seg, hit.owner);
+      last = hit;
+      isAverage ||= hit.seg.is_average_price === true;
+    }
+    if (last && last.seg.billing_increment && qty > 0) {
+      const inc = last.seg.billing_increment;
+      const extra = Math.ceil(qty / inc - 1e-9) * inc - qty;
+      cost += convert(last.seg.price * extra, last.seg, last.owner);
+    }
+    costs[dim] = cost;
+  }
+  let price = costs.session + costs.kwh + costs.minute;
+  const dims = ['session', 'kwh', 'minute'] as const;
+  const present = new Set<string>(dims.filter((d) => chosen.has(d)));
+  const inTarget = (v: number) => {
+    const c = tariff.currency ?? 'EUR';
+    return c === input.currency ? v : (v / rateOf(input.rates, c)) * rateOf(input.rates, input.currency);
+  };
+  const min = tariff.min_price != null ? inTarget(tariff.min_price) : null;
+  const max = tariff.max_price != null ? inTarget(tariff.max_price) : null;
+  const target = min !== null && price < min ? min : max !== null && price > max ? max : null;
+  if (target !== null) {
+    if (price > 0) for (const d of dims) costs[d] *= target / price;
+    else {
+      costs.session = target;
+      present.add('session');
+    }
+    price = costs.session + costs.kwh + costs.minute;
+  }
+  const distribution: Record<string, number> = {};
+  if (price !== 0) for (const d of dims) if (present.has(d)) distribution[d] = costs[d] / price;
+  const minuteStarts = used.filter((u) => u.seg.dimension === 'minute').map((u) => u.seg.range_gte ?? 0);
+  const blockingFeeStart = minuteStarts.length > 0 && minuteStarts.every((g) => g > 0) ? Math.min(...minuteStarts) : null;
+  return { price, distribution, blockingFeeStart, isAverage };
 }

@@ -200,7 +200,7 @@ export function computeChargePrices(
     const b = catalog.block(candidates.slots[t])!;
     const plan = planTariff(catalog, b, st, scratch);
     policy[t] = plan.policy;
-    for (let j = 0; j < nu; j++) evaluateAt(b, plan, sessions[j], energies[j], powers, j, o.start_time, conversion, results, t * nu + j);
+    for (let j = 0; j < nu; j++) evaluateAt(b, plan, sessions[j], energies[j], powers, j, o.start_time, o.start_day ?? 0, conversion, results, t * nu + j);
   }
   return { chargePoints, usable, candidates, policy, results, conversion };
 }
@@ -334,6 +334,8 @@ export interface BulkRequest {
   batteryRange: [number, number];
   currency: string;
   startTime: number;
+  /** ISO weekday (1–7) of the start date, 0 = not given (D148). */
+  startDay?: number;
   allowUnbalancedLoad: boolean;
   includeDirectPayment: boolean;
   /** Null = no limit. */
@@ -551,6 +553,7 @@ export function bulkPreview(
   res.ensure(nk);
   const plan = scratch.plan;
   const startTime = req.startTime;
+  const startDay = req.startDay ?? 0;
   const stamp = ++bulkStamp;
   let rows = 0;
   for (let ctx = 0; ctx < ctxCpo.length; ctx++) {
@@ -605,7 +608,7 @@ export function bulkPreview(
         let price: number;
         if (row >= 0 && memoDone[row + kind] === 1) price = memoPrice[row + kind];
         else {
-          price = evaluateAt(b, p, kindSession[kind]!, kindEnergy[kind], kindPower, kind, startTime, conversion, res, x) ? res.price[x] : NaN;
+          price = evaluateAt(b, p, kindSession[kind]!, kindEnergy[kind], kindPower, kind, startTime, startDay, conversion, res, x) ? res.price[x] : NaN;
           if (row >= 0) {
             memoPrice[row + kind] = price;
             memoDone[row + kind] = 1;
@@ -640,7 +643,7 @@ export function bulkPreview(
           for (let q = stationCpStart[si]; q < stationCpEnd[si]; q++) {
             const kind = cpKind[q];
             let price = table[t * nk + kind];
-            if (planned) price = evaluateAt(b, p, kindSession[kind]!, kindEnergy[kind], kindPower, kind, startTime, conversion, res, 0) ? res.price[0] : NaN;
+            if (planned) price = evaluateAt(b, p, kindSession[kind]!, kindEnergy[kind], kindPower, kind, startTime, startDay, conversion, res, 0) ? res.price[0] : NaN;
             if (Number.isNaN(price)) continue;
             const prev = bestSlot[kind];
             if (prev < 0 || price < bestPrice[kind] || (price === bestPrice[kind] && b.id < catalog.block(prev)!.id)) {

@@ -77,7 +77,7 @@ function directBulk(catalog: PricingCatalog, req: BulkRequest, rates: RateTable)
       // Planned afresh (no plan cache), so the bulk path's cached plans and shared prices are checked.
       const plan = planTariff(catalog, b, st, scratch, false);
       for (const cp of cps) {
-        if (!evaluateInto(b, plan, cp.session, cp.energyType, cp.power, req.startTime, conversion, res, 0)) continue;
+        if (!evaluateInto(b, plan, cp.session, cp.energyType, cp.power, req.startTime, req.startDay ?? 0, conversion, res, 0)) continue;
         const c = { price: res.price[0], duration: cp.session.duration, cp: cp.index, tariff: b.id, energy: cp.session.energy };
         if (
           best === null ||

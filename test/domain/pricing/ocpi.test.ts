@@ -130,7 +130,7 @@ describe('OCPI fixtures that map', () => {
     const out = new PriceResults(1);
     const block = catalog.blockById('nl')!;
     const plan = planTariff(catalog, block, resolveStation(catalog, CPO, 'NL', null, false), scratch);
-    evaluateInto(block, plan, session, 'ac', 22, 14 * 60 + 20.1, buildConversion(catalog.currencies, RATES, 'EUR'), out, 0);
+    evaluateInto(block, plan, session, 'ac', 22, 14 * 60 + 20.1, 0, buildConversion(catalog.currencies, RATES, 'EUR'), out, 0);
     expect(out.price[0]).toBeCloseTo(2.22279, 5);
     expect(out.price[0] / 1.21).toBeCloseTo(1.83702, 5);
   });

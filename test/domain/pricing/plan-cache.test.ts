@@ -21,7 +21,7 @@ function priceWith(catalog: ReturnType<typeof catalogWith>, tariffId: string, cp
   const block = catalog.blockById(tariffId)!;
   const out = new PriceResults(1);
   const plan = planTariff(catalog, block, resolveStation(catalog, cpo, country, stationId, false), new PlanScratch(), cache);
-  evaluateInto(block, plan, session, 'ac', 22, 720, buildConversion(catalog.currencies, RATES, 'EUR'), out, 0);
+  evaluateInto(block, plan, session, 'ac', 22, 720, 0, buildConversion(catalog.currencies, RATES, 'EUR'), out, 0);
   return out.price[0];
 }
 

@@ -121,7 +121,19 @@ function run(seed: number) {
   const startTime = int(0, 1439);
   const currency = pick(['EUR', 'CHF', 'GBP']);
   const averagePrices = stationId === null && chance(0.3);
-  return { tariff, subs, evse, companies, steps, session, station, chargePoint, startTime, currency, averagePrices };
+  // D147–D149, drawn last so that the other cases stay as they were: a quarter of the tariffs
+  // select the first match, with days of the week on some segments and price bounds.
+  let startDay = 0;
+  if (chance(0.25)) {
+    tariff.price_selection = 'first_match';
+    if (chance(0.3)) tariff.min_price = Math.round(r() * 3000) / 100;
+    if (chance(0.3)) tariff.max_price = Math.round(r() * 6000) / 100;
+    for (const c of [...tariff.prices, ...subs.flatMap((x) => x.prices), ...evse]) {
+      for (const seg of c.decomposition) if (chance(0.3)) seg.days_of_week = [1, 2, 3, 4, 5, 6, 7].filter(() => chance(0.5));
+    }
+    startDay = chance(0.8) ? int(1, 7) : 0;
+  }
+  return { tariff, subs, evse, companies, steps, session, station, chargePoint, startTime, startDay, currency, averagePrices };
 }
 
 function close(a: number, b: number): boolean {
@@ -170,7 +182,7 @@ describe('compiled evaluator = reference evaluator', () => {
         const st = resolveStation(catalog, station.cpo_id, station.country, station.id, averagePrices);
         const plan = planTariff(catalog, block, st, scratch);
         if (plan !== scratch) cached++;
-        evaluateInto(block, plan, k.session, k.chargePoint.energy_type, k.chargePoint.power, k.startTime, conv, out, 0);
+        evaluateInto(block, plan, k.session, k.chargePoint.energy_type, k.chargePoint.power, k.startTime, k.startDay, conv, out, 0);
         const ref = referencePrice({
           tariff: k.tariff,
           subTariffs: k.subs,
@@ -180,6 +192,7 @@ describe('compiled evaluator = reference evaluator', () => {
           chargePoint: k.chargePoint,
           profile: { steps: k.steps, consumed_power: k.session.consumedPower },
           startTime: k.startTime,
+          startDay: k.startDay,
           currency: k.currency,
           rates: RATES,
           averagePrices,
@@ -189,7 +202,7 @@ describe('compiled evaluator = reference evaluator', () => {
         // A cached plan prices exactly like a plan made afresh for the station.
         const uncached = planTariff(catalog, block, st, fresh, false);
         expect(uncached).toBe(fresh);
-        evaluateInto(block, uncached, k.session, k.chargePoint.energy_type, k.chargePoint.power, k.startTime, conv, outFresh, 0);
+        evaluateInto(block, uncached, k.session, k.chargePoint.energy_type, k.chargePoint.power, k.startTime, k.startDay, conv, outFresh, 0);
         expect(Object.is(outFresh.price[0], price), context).toBe(true);
         expect(uncached.policy, context).toBe(plan.policy);
         expect(uncached.reason, context).toBe(plan.reason);
