@@ -12,6 +12,7 @@ import { dropNulls } from '../jsonapi/validate.js';
 import type { ApiRequest, ApiResponse, RouteDef } from '../types.js';
 import { StationPageWriter } from '../stations/stations.document.js';
 import { currencyOf, vehicleOf } from '../prices/prices.handler.js';
+import { startDayOf } from '../prices/prices.schema.js';
 import { aroundInto, haversineMeters } from '../../domain/stations/geo.js';
 import { Route } from '../../domain/stations/corridor.js';
 import { DEFAULT_CHARGE_PRICE_OPTIONS } from '../../domain/pricing/index.js';
@@ -70,6 +71,7 @@ export function areaPricesRoutes(ctx: AppContext): RouteDef[] {
       batteryRange: [a.battery_range[0], a.battery_range[1]],
       currency: currencyOf(a.currency, rates),
       startTime: a.start_time ?? DEFAULT_CHARGE_PRICE_OPTIONS.start_time,
+      startDay: startDayOf(a.start_date, '/data/attributes/start_date'),
       allowUnbalancedLoad: a.allow_unbalanced_load ?? DEFAULT_CHARGE_PRICE_OPTIONS.allow_unbalanced_load,
       includeDirectPayment: a.include_direct_payment ?? false,
       chargePointsPowerLte: a.charge_points_power_lte ?? null,

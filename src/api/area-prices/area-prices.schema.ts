@@ -1,6 +1,7 @@
 /** JSON Schemas of the area and route price searches (D110–D113), compiled once. */
 import { bool, currency, ref } from '../jsonapi/schemas.js';
 import { compile } from '../jsonapi/validate.js';
+import { startDate } from '../prices/prices.schema.js';
 
 export const MAX_AREA_TARIFFS = 200;
 
@@ -8,6 +9,7 @@ export interface AreaAttributes {
   battery_range: [number, number];
   currency?: string;
   start_time?: number;
+  start_date?: string;
   allow_unbalanced_load?: boolean;
   include_direct_payment?: boolean;
   charge_points_power_lte?: number;
@@ -56,6 +58,7 @@ const common = {
   battery_range: { type: 'array', minItems: 2, maxItems: 2, items: { type: 'number', minimum: 0, maximum: 100 } },
   currency,
   start_time: { type: 'integer', minimum: 0, maximum: 1439 },
+  start_date: startDate,
   allow_unbalanced_load: bool,
   include_direct_payment: bool,
   charge_points_power_lte: power,

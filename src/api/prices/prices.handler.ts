@@ -19,7 +19,7 @@ import type { AppContext } from '../context.js';
 import { badPointer, notFound } from '../jsonapi/errors.js';
 import { dropNulls } from '../jsonapi/validate.js';
 import type { ApiRequest, ApiResponse, RouteDef } from '../types.js';
-import { MAX_BULK_STATIONS, MAX_BULK_TARIFFS, validateBulk, validateChargePrices, type ChargePricesBody } from './prices.schema.js';
+import { MAX_BULK_STATIONS, MAX_BULK_TARIFFS, startDayOf, validateBulk, validateChargePrices, type ChargePricesBody } from './prices.schema.js';
 
 const A = '/data/attributes';
 const O = '/data/attributes/options';
@@ -172,6 +172,7 @@ export function pricesRoutes(ctx: AppContext): RouteDef[] {
     const options: ChargePriceOptions = {
       currency,
       start_time: o.start_time ?? DEFAULTS.start_time,
+      start_day: startDayOf(o.start_date, `${A}/options/start_date`),
       car_ac_phases: o.car_ac_phases ?? DEFAULTS.car_ac_phases,
       allow_unbalanced_load: o.allow_unbalanced_load ?? DEFAULTS.allow_unbalanced_load,
       provider_customer_tariffs: o.provider_customer_tariffs ?? DEFAULTS.provider_customer_tariffs,
@@ -234,6 +235,7 @@ export function pricesRoutes(ctx: AppContext): RouteDef[] {
       batteryRange: [a.battery_range[0], a.battery_range[1]],
       currency,
       startTime: a.start_time ?? DEFAULTS.start_time,
+      startDay: startDayOf(a.start_date, `${A}/start_date`),
       allowUnbalancedLoad: a.allow_unbalanced_load ?? DEFAULTS.allow_unbalanced_load,
       includeDirectPayment: a.include_direct_payment ?? false,
       chargePointsPowerLte: a.charge_points_power_lte ?? null,

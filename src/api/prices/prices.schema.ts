@@ -1,4 +1,6 @@
 /** JSON Schemas of charge prices (endpoint 3, D36–D38) and the bulk preview (endpoint 8, D50), compiled once. */
+import { isoWeekdayOf } from '../../domain/pricing/first-match.js';
+import { badPointer } from '../jsonapi/errors.js';
 import { compile } from '../jsonapi/validate.js';
 import { bool, chargePoint, currency, ref } from '../jsonapi/schemas.js';
 
@@ -9,6 +11,16 @@ const batteryRange = {
   items: { type: 'number', minimum: 0, maximum: 100 },
 } as const;
 const startTime = { type: 'integer', minimum: 0, maximum: 1439 } as const;
+/** D148: the local date of the session's start, for days_of_week (checked to be a real date by the handler). */
+export const startDate = { type: 'string', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' } as const;
+
+/** The ISO weekday of a `start_date` (0 when absent); 400 at `pointer` for a date that does not exist. */
+export function startDayOf(date: string | undefined, pointer: string): number {
+  if (date === undefined) return 0;
+  const day = isoWeekdayOf(date);
+  if (day === null) throw badPointer(pointer, `${date} is not a calendar date`);
+  return day;
+}
 
 export interface ChargePricesBody {
   data: {
@@ -30,6 +42,7 @@ export interface ChargePricesBody {
         car_ac_phases?: 1 | 3;
         currency?: string;
         start_time?: number;
+        start_date?: string;
         allow_unbalanced_load?: boolean;
         provider_customer_tariffs?: boolean;
         foreign_tariffs?: boolean;
@@ -85,6 +98,7 @@ export const validateChargePrices = compile<ChargePricesBody>({
                 car_ac_phases: { enum: [1, 3] },
                 currency,
                 start_time: startTime,
+                start_date: startDate,
                 allow_unbalanced_load: bool,
                 provider_customer_tariffs: bool,
                 foreign_tariffs: bool,
@@ -121,6 +135,7 @@ export interface BulkBody {
       battery_range: [number, number];
       currency?: string;
       start_time?: number;
+      start_date?: string;
       allow_unbalanced_load?: boolean;
       include_direct_payment?: boolean;
       charge_points_power_lte?: number;
@@ -152,6 +167,7 @@ export const validateBulk = compile<BulkBody>({
             battery_range: batteryRange,
             currency,
             start_time: startTime,
+            start_date: startDate,
             allow_unbalanced_load: bool,
             include_direct_payment: bool,
             charge_points_power_lte: { type: 'number', exclusiveMinimum: 0 },

@@ -32,11 +32,17 @@ export const TARIFF_ATTRIBUTES = [
   'charge_card_id',
 ] as const;
 
-export const TARIFF_FIELDS: readonly string[] = [...TARIFF_ATTRIBUTES, 'vehicle_brands', 'super_tariffs', 'emp', 'cpo'];
+export const TARIFF_FIELDS: readonly string[] = [...TARIFF_ATTRIBUTES, 'price_selection', 'min_price', 'max_price', 'vehicle_brands', 'super_tariffs', 'emp', 'cpo'];
 
 export function rawTariffResource(t: StoredTariff, companies: CompanyRegistry): ResourceObject {
   const attributes: Record<string, unknown> = {};
   for (const k of TARIFF_ATTRIBUTES) attributes[k] = t[k];
+  // D147, D149: only on tariffs that select the first match (other tariffs read as before).
+  if (t.price_selection === 'first_match') {
+    attributes.price_selection = t.price_selection;
+    attributes.min_price = t.min_price ?? null;
+    attributes.max_price = t.max_price ?? null;
+  }
   return {
     id: t.id,
     type: t.type,

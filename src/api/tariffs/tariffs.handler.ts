@@ -83,8 +83,19 @@ function checkBody(d: TariffPutBody['data'], rates: Readonly<Record<string, numb
       if (s.currency !== undefined && rates[s.currency.toUpperCase()] === undefined) {
         p.add(`${at}/currency`, `unknown currency ${s.currency}`);
       }
+      // D148: days apply only where the first match is selected (a sub tariff's, by its super tariffs).
+      if (s.days_of_week !== undefined && d.type === 'tariff' && a.price_selection !== 'first_match') {
+        p.add(`${at}/days_of_week`, 'days_of_week needs price_selection first_match');
+      }
     });
   });
+  // D147, D149: set on a tariff; its sub tariffs follow it.
+  for (const k of ['price_selection', 'min_price', 'max_price'] as const) {
+    if (a[k] === undefined) continue;
+    if (d.type === 'sub_tariff') p.add(`${A}/${k}`, `${k} is set on the super tariff; a sub_tariff follows it`);
+    else if (k !== 'price_selection' && a.price_selection !== 'first_match') p.add(`${A}/${k}`, `${k} needs price_selection first_match`);
+  }
+  if (a.min_price !== undefined && a.max_price !== undefined && a.min_price > a.max_price) p.add(`${A}/max_price`, 'max_price must not be below min_price');
 }
 
 function toComponents(d: TariffPutBody['data'], existing: StoredTariff | undefined): StoredComponent[] {
@@ -112,6 +123,7 @@ function toComponents(d: TariffPutBody['data'], existing: StoredTariff | undefin
         currency: s.currency?.toUpperCase() ?? null,
         time_of_day_start: s.time_of_day_start ?? null,
         time_of_day_end: s.time_of_day_end ?? null,
+        ...(s.days_of_week !== undefined ? { days_of_week: [...s.days_of_week].sort((x, y) => x - y) } : {}),
         is_average_price: s.is_average_price ?? false,
         occupancy_gte: s.occupancy_gte ?? null,
         occupancy_lt: s.occupancy_lt ?? null,
@@ -216,6 +228,9 @@ export function tariffsRoutes(ctx: AppContext): RouteDef[] {
           hide_for_owners: g.hide_for_owners ?? false,
         })),
         prices,
+        ...(a.price_selection === 'first_match' ? { price_selection: 'first_match' as const } : {}),
+        ...(a.price_selection === 'first_match' && a.min_price !== undefined ? { min_price: a.min_price } : {}),
+        ...(a.price_selection === 'first_match' && a.max_price !== undefined ? { max_price: a.max_price } : {}),
         is_card_payment: a.is_card_payment ?? false,
         is_secondary_tariff: a.is_secondary_tariff ?? false,
         existing_customer_only: a.existing_customer_only ?? false,

@@ -32,6 +32,7 @@ const segment = {
     currency,
     time_of_day_start: { type: 'integer', minimum: 0, maximum: 1439 },
     time_of_day_end: { type: 'integer', minimum: 0, maximum: 1440 },
+    days_of_week: { type: 'array', minItems: 1, maxItems: 7, uniqueItems: true, items: { type: 'integer', minimum: 1, maximum: 7 } },
     is_average_price: bool,
     occupancy_gte: { type: 'integer', minimum: 0, maximum: 100 },
     occupancy_lt: { type: 'integer', minimum: 0, maximum: 100 },
@@ -87,6 +88,7 @@ export interface SegmentBody {
   currency?: string;
   time_of_day_start?: number;
   time_of_day_end?: number;
+  days_of_week?: number[];
   is_average_price?: boolean;
   occupancy_gte?: number;
   occupancy_lt?: number;
@@ -120,6 +122,9 @@ export interface TariffPutBody {
         hide_for_owners?: boolean;
       }>;
       prices?: Array<{ restrictions?: RestrictionBody[]; decomposition: SegmentBody[] }>;
+      price_selection?: 'sum' | 'first_match';
+      min_price?: number;
+      max_price?: number;
       is_card_payment?: boolean;
       is_secondary_tariff?: boolean;
       existing_customer_only?: boolean;
@@ -168,6 +173,9 @@ export const validateTariffPut = compile<TariffPutBody>({
             supported_countries: { type: 'array', maxItems: 300, items: country },
             tags: { type: 'array', maxItems: 50, items: tag },
             prices: { type: 'array', maxItems: 200, items: component },
+            price_selection: { enum: ['sum', 'first_match'] },
+            min_price: num0,
+            max_price: num0,
             is_card_payment: bool,
             is_secondary_tariff: bool,
             existing_customer_only: bool,

@@ -384,7 +384,9 @@ export function cdrCost(tariff: OcpiTariffInput, session: OcpiSessionInput, tz: 
     if (!(step > 0)) continue;
     if (dim === 'TIME' && timeStepDropped(l.at)) continue;
     const total = lines[dim].reduce((x, y) => x + y.units, 0);
-    const stepped = Math.ceil(total / step - 1e-9) * step;
+    // A ten-thousandth of a step absorbs the rounding of timestamps (ms) against volumes (hours,
+    // kWh) when a piece's volume is its time share of the period's.
+    const stepped = Math.ceil(total / step - 1e-4) * step;
     if (stepped > total) stepExtra[dim] = { component: l.component, units: stepped - total };
   }
 

@@ -47,6 +47,16 @@ const R_CONSUMED: typeof Catalog.R_CONSUMED = 5;
 const NO_LEVEL = 3;
 const EPS = 1e-9;
 
+/** D148: ISO weekday (1 = Monday … 7 = Sunday) of a calendar date YYYY-MM-DD, or null when no such date. */
+export function isoWeekdayOf(date: string): number | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
+  if (m === null) return null;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const t = new Date(Date.UTC(y, mo - 1, d));
+  if (t.getUTCFullYear() !== y || t.getUTCMonth() !== mo - 1 || t.getUTCDate() !== d) return null;
+  return ((t.getUTCDay() + 6) % 7) + 1;
+}
+
 /** Segments taking part: per dimension, offsets (in `evalData`) and tags, in plan order. */
 let listO = new Int32Array(256);
 let listTag = new Int32Array(256);
@@ -335,8 +345,11 @@ export function evaluateFirstMatch(
     minT = (minT / conv.srcRate[b.currencyIndex]) * conv.targetRate;
     maxT = (maxT / conv.srcRate[b.currencyIndex]) * conv.targetRate;
   }
-  const target = price < minT ? minT : price > maxT ? maxT : NaN;
-  if (!Number.isNaN(target)) {
+  // The minimum first, then the maximum (which wins when a tariff's bounds cross, as in D145).
+  let target = price;
+  if (target < minT) target = minT;
+  if (target > maxT) target = maxT;
+  if (target !== price) {
     if (price > 0) {
       const f = target / price;
       cost0 *= f;

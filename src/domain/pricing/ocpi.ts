@@ -1,7 +1,9 @@
 /**
- * OCPI tariff (2.1.1 / 2.2.1) → segment model converter, used to cross-check the engine against
- * OCPI fixtures and to import published OCPI tariffs.
+ * OCPI tariff (2.1.1 / 2.2.1) → segment model converter, used to import published OCPI tariffs and
+ * to check charge prices against the CDR cost engine (src/domain/ocpi/cdr-cost.ts).
  *
+ * The result selects the first match (D147), as OCPI does: per dimension, the first element
+ * whose restrictions hold prices each moment, and step_size counts once on each dimension's total.
  * Mapping (spec endpoint 2, rule 4, read backwards):
  * - price component type: FLAT → `session`, ENERGY → `kwh`, TIME → `minute` (price per hour / 60),
  *   PARKING_TIME → `parking_minute` (priced 0 by charge prices, D72).
@@ -9,22 +11,21 @@
  *   (1 + vat/100) when the component carries `vat` (2.1.1 has none: prices are taken as they are).
  * - step_size → billing_increment: seconds / 60 for TIME and PARKING_TIME, Wh / 1000 for ENERGY;
  *   0 or missing → none; FLAT ignores it.
+ * - min_price/max_price → the tariff's bounds (D149): `incl_vat`, or `excl_vat` when no component
+ *   has VAT.
  * - restrictions.start_time/end_time (local time) → time_of_day_start/end in minutes; "00:00"
  *   as end = midnight (wrapping windows such as 20:00–00:00 work as in D80).
+ * - restrictions.day_of_week → days_of_week (1 = Monday … 7 = Sunday, D148).
  * - restrictions.min_duration/max_duration (seconds) → range_gte/range_lt in minutes, on TIME
  *   and PARKING_TIME only; min_kwh/max_kwh → range_gte/range_lt on ENERGY only.
  * - restrictions.start_date/end_date: with `options.date` (the session's local date) elements
  *   outside the dates are dropped; without it they are kept with a warning.
+ * - Elements with a `reservation` restriction are left out: they price reservations, which a
+ *   charge has none of.
  *
- * Approximations, each reported in `warnings` when met:
- * - OCPI takes, per dimension, the FIRST element whose restrictions hold; the segment model adds
- *   every matching segment. Elements of one dimension whose windows and ranges overlap are
- *   converted as they are (overlap warning).
- * - OCPI step_size rounds the session's total of a dimension (the last period), D83 rounds each
- *   segment: results differ when several segments of one dimension with increments are used.
- * - Not representable, dropped with a warning: min_price/max_price, day_of_week, reservation,
- *   min/max_current, min/max_power, duration restrictions on ENERGY/FLAT, kWh restrictions on
- *   TIME/FLAT, unknown component types (e.g. SESSION_TIME).
+ * Not representable, dropped with a warning: min/max_current, min/max_power, duration
+ * restrictions on ENERGY/FLAT, kWh restrictions on TIME/FLAT, bounds without incl_vat on a
+ * tariff with VAT, unknown component types (e.g. SESSION_TIME).
  */
 import type { Dimension, PriceComponent, Segment } from './model.js';
 
@@ -51,8 +52,8 @@ export interface OcpiTariff {
   id?: string;
   currency: string;
   elements: { price_components: OcpiPriceComponent[]; restrictions?: OcpiRestrictions | null }[];
-  min_price?: unknown;
-  max_price?: unknown;
+  min_price?: { excl_vat: number; incl_vat?: number | null } | null;
+  max_price?: { excl_vat: number; incl_vat?: number | null } | null;
 }
 
 export interface OcpiConversionOptions {
@@ -64,6 +65,9 @@ export interface OcpiConversion {
   currency: string;
   /** One price component per kept element, without restrictions. */
   prices: PriceComponent[];
+  price_selection: 'first_match';
+  min_price: number | null;
+  max_price: number | null;
   warnings: string[];
 }
 
@@ -74,7 +78,8 @@ const DIMENSION_OF: Record<string, Dimension> = {
   PARKING_TIME: 'parking_minute',
 };
 
-const HANDLED = new Set(['start_time', 'end_time', 'start_date', 'end_date', 'min_kwh', 'max_kwh', 'min_duration', 'max_duration']);
+const HANDLED = new Set(['start_time', 'end_time', 'start_date', 'end_date', 'min_kwh', 'max_kwh', 'min_duration', 'max_duration', 'day_of_week', 'reservation']);
+const ISO_DAY: Record<string, number> = { MONDAY: 1, TUESDAY: 2, WEDNESDAY: 3, THURSDAY: 4, FRIDAY: 5, SATURDAY: 6, SUNDAY: 7 };
 
 function minutesOfDay(hhmm: string): number {
   const [h, m] = hhmm.split(':').map(Number);
@@ -85,10 +90,19 @@ function minutesOfDay(hhmm: string): number {
 export function ocpiToComponents(t: OcpiTariff, options: OcpiConversionOptions = {}): OcpiConversion {
   const warnings: string[] = [];
   const prices: PriceComponent[] = [];
-  if (t.min_price != null) warnings.push('min_price is not representable');
-  if (t.max_price != null) warnings.push('max_price is not representable');
+  const withVat = t.elements.some((el) => el.price_components.some((pc) => pc.vat != null));
+  const bound = (b: OcpiTariff['min_price'], name: string): number | null => {
+    if (b == null) return null;
+    if (b.incl_vat != null) return b.incl_vat;
+    if (!withVat) return b.excl_vat;
+    warnings.push(`${name} without incl_vat is not representable`);
+    return null;
+  };
+  const min_price = bound(t.min_price, 'min_price');
+  const max_price = bound(t.max_price, 'max_price');
   t.elements.forEach((el, ei) => {
     const r = el.restrictions ?? {};
+    if (r.reservation != null) return;
     for (const key of Object.keys(r)) {
       if (!HANDLED.has(key) && r[key] != null) warnings.push(`element ${ei}: restriction ${key} is not representable`);
     }
@@ -96,6 +110,7 @@ export function ocpiToComponents(t: OcpiTariff, options: OcpiConversionOptions =
       if (options.date === undefined) warnings.push(`element ${ei}: start_date/end_date kept without a session date`);
       else if ((r.start_date && options.date < r.start_date) || (r.end_date && options.date >= r.end_date)) return;
     }
+    const days = Array.isArray(r.day_of_week) && r.day_of_week.length > 0 ? [...new Set((r.day_of_week as string[]).map((d) => ISO_DAY[d]).filter((d) => d !== undefined))].sort((a, b) => a - b) : null;
     const hasWindow = r.start_time != null || r.end_time != null;
     const start = r.start_time != null ? minutesOfDay(r.start_time) : 0;
     const end = r.end_time != null ? minutesOfDay(r.end_time) : 1440;
@@ -119,6 +134,7 @@ export function ocpiToComponents(t: OcpiTariff, options: OcpiConversionOptions =
         range_gte: null,
         range_lt: null,
       };
+      if (days !== null && days.length > 0) seg.days_of_week = days;
       if (r.min_duration != null || r.max_duration != null) {
         if (timeBased) {
           seg.range_gte = r.min_duration != null ? r.min_duration / 60 : null;
@@ -135,32 +151,5 @@ export function ocpiToComponents(t: OcpiTariff, options: OcpiConversionOptions =
     }
     if (decomposition.length > 0) prices.push({ restrictions: [], decomposition });
   });
-  warnOverlaps(prices, warnings);
-  return { currency: t.currency, prices, warnings };
-}
-
-function windowPieces(s: Segment): [number, number][] {
-  const a = s.time_of_day_start;
-  const b = s.time_of_day_end;
-  if (a == null || b == null || a === b) return [[0, 1440]];
-  return a < b ? [[a, b]] : [[a, 1440], [0, b]];
-}
-
-function overlaps(x: Segment, y: Segment): boolean {
-  const rangeOverlap = (x.range_gte ?? -Infinity) < (y.range_lt ?? Infinity) && (y.range_gte ?? -Infinity) < (x.range_lt ?? Infinity);
-  if (!rangeOverlap) return false;
-  for (const [a, b] of windowPieces(x)) for (const [c, d] of windowPieces(y)) if (a < d && c < b) return true;
-  return false;
-}
-
-function warnOverlaps(prices: PriceComponent[], warnings: string[]): void {
-  const segs = prices.flatMap((p, i) => p.decomposition.map((s) => ({ s, i })));
-  for (let a = 0; a < segs.length; a++) {
-    for (let b = a + 1; b < segs.length; b++) {
-      if (segs[a].i === segs[b].i || segs[a].s.dimension !== segs[b].s.dimension) continue;
-      if (overlaps(segs[a].s, segs[b].s)) {
-        warnings.push(`elements ${segs[a].i} and ${segs[b].i} overlap in ${segs[a].s.dimension}: OCPI uses the first, the segment model adds both`);
-      }
-    }
-  }
+  return { currency: t.currency, prices, price_selection: 'first_match', min_price, max_price, warnings };
 }

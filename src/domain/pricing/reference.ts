@@ -379,8 +379,10 @@ function firstMatchPrice(
   };
   const min = tariff.min_price != null ? inTarget(tariff.min_price) : null;
   const max = tariff.max_price != null ? inTarget(tariff.max_price) : null;
-  const target = min !== null && price < min ? min : max !== null && price > max ? max : null;
-  if (target !== null) {
+  let target = price;
+  if (min !== null && target < min) target = min;
+  if (max !== null && target > max) target = max;
+  if (target !== price) {
     if (price > 0) for (const d of dims) costs[d] *= target / price;
     else {
       costs.session = target;

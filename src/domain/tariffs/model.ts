@@ -29,6 +29,8 @@ export interface StoredSegment {
   currency: string | null;
   time_of_day_start: number | null;
   time_of_day_end: number | null;
+  /** D148: ISO days 1–7; present only when set. */
+  days_of_week?: number[];
   is_average_price: boolean;
   occupancy_gte: number | null;
   occupancy_lt: number | null;
@@ -79,6 +81,10 @@ export interface StoredTariff {
   supported_countries: string[];
   tags: StoredTag[];
   prices: StoredComponent[];
+  /** D147, D149: present only on tariffs that select the first match. */
+  price_selection?: 'first_match';
+  min_price?: number;
+  max_price?: number;
   // D57 extras
   is_card_payment: boolean;
   is_secondary_tariff: boolean;

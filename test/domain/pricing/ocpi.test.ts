@@ -35,7 +35,7 @@ function priceCdr(tariffPath: string, cdrPath: string) {
   const cdr: Cdr = read(cdrPath);
   const start = new Date(cdr.start_date_time);
   const minutes = (cdr.total_time - (cdr.total_parking_time ?? 0)) * 60;
-  const c = catalogWith([tariff('ocpi', conv.prices, { currency: conv.currency })]);
+  const c = catalogWith([tariff('ocpi', conv.prices, { currency: conv.currency, price_selection: conv.price_selection, min_price: conv.min_price, max_price: conv.max_price })]);
   const [p] = priceOf(c, 'ocpi', {
     input: { kind: 'energy', energy: cdr.total_energy, duration: minutes },
     options: { start_time: start.getUTCHours() * 60 + start.getUTCMinutes() },
@@ -62,13 +62,14 @@ describe('OCPI converter', () => {
       max_price: { excl_vat: 10 },
     });
     const [time, energy, flat] = conv.prices[0].decomposition;
-    expect(time).toMatchObject({ dimension: 'minute', billing_increment: 15, time_of_day_start: 1200, time_of_day_end: 0, range_gte: 30 });
+    expect(conv.price_selection).toBe('first_match');
+    expect(time).toMatchObject({ dimension: 'minute', billing_increment: 15, time_of_day_start: 1200, time_of_day_end: 0, range_gte: 30, days_of_week: [1] });
     expect(time.price).toBeCloseTo(0.022, 15);
     expect(energy).toMatchObject({ dimension: 'kwh', price: 0.3, billing_increment: 0.5, range_gte: null });
     expect(flat).toMatchObject({ dimension: 'session', price: 1, billing_increment: null });
+    expect(conv.max_price).toBeNull();
     expect(conv.warnings).toEqual([
-      'max_price is not representable',
-      'element 0: restriction day_of_week is not representable',
+      'max_price without incl_vat is not representable',
       'element 0: duration restriction on ENERGY is not representable',
       'element 0: duration restriction on FLAT is not representable',
     ]);
@@ -88,10 +89,10 @@ describe('OCPI fixtures that map', () => {
     expect(price).toBeCloseTo(incl(cdr.total_cost), 9);
   });
 
-  it('min_price is reported as not representable', () => {
-    expect(priceCdr('tandemdrive/025kwh_min_price/tariff.json', 'tandemdrive/025kwh_min_price/cdr1.json').warnings).toEqual([
-      'min_price is not representable',
-    ]);
+  it('min_price becomes the tariff bound (incl. VAT): under 2 kWh the session costs 0.55', () => {
+    expect(priceCdr('tandemdrive/025kwh_min_price/tariff.json', 'tandemdrive/025kwh_min_price/cdr1.json').warnings).toEqual([]);
+    const { price } = priceCdr('tandemdrive/025kwh_min_price/tariff.json', '../../../fixtures/ocpi/tandemdrive/test_data/025kwh_min_price/cdr2_less_than_2kWh.json');
+    expect(price).toBeCloseTo(0.55, 12);
   });
 
   it('simple_3hour_5parking: the time cost (parking is 0 by D72)', () => {
