@@ -169,9 +169,10 @@ function cpoTariffs(input: CatalogInput, convert: OcpiConverter, warnings: strin
   const operatorIds = new Set(input.operators.map((o) => o.id));
   const find = (file: string, party: string | null, tid: string): OcpiTariffObject | undefined =>
     files[file]?.find((t) => t.id === tid && (party === null || t.party_id === undefined || t.party_id === party));
-  const converted = new Map<string, { currency: string; prices: StoredComponent[] }>();
+  type Converted = { currency: string; prices: StoredComponent[]; min_price: number | null; max_price: number | null };
+  const converted = new Map<string, Converted>();
   const france = restriction({ countries: ['FR'] });
-  const convertOne = (file: string, party: string | null, tid: string): { currency: string; prices: StoredComponent[] } | null => {
+  const convertOne = (file: string, party: string | null, tid: string): Converted | null => {
     const key = `${file}|${party}|${tid}`;
     const hit = converted.get(key);
     if (hit) return hit;
@@ -182,7 +183,12 @@ function cpoTariffs(input: CatalogInput, convert: OcpiConverter, warnings: strin
     }
     const r = importOcpiTariff(obj, convert, { defaultVat: 20, defaultCurrency: 'EUR', date: OCPI_DATE });
     for (const w of r.warnings) warnings.push(`${key}: ${w}`);
-    const out = { currency: r.currency, prices: r.prices.map((c) => ({ restrictions: [france, ...c.restrictions], decomposition: c.decomposition })) };
+    const out = {
+      currency: r.currency,
+      prices: r.prices.map((c) => ({ restrictions: [france, ...c.restrictions], decomposition: c.decomposition })),
+      min_price: r.min_price,
+      max_price: r.max_price,
+    };
     converted.set(key, out);
     return out;
   };
@@ -207,6 +213,10 @@ function cpoTariffs(input: CatalogInput, convert: OcpiConverter, warnings: strin
         is_card_payment: true,
         supported_countries: [],
         prices: conv.prices,
+        // D147–D149: priced as OCPI prices it (first match, days, bounds).
+        price_selection: 'first_match',
+        ...(conv.min_price !== null ? { min_price: conv.min_price } : {}),
+        ...(conv.max_price !== null ? { max_price: conv.max_price } : {}),
         notes:
           `Ad-hoc price published by the CPO as OCPI tariff ${c.party_id ?? '?'}/${c.tariff_id}` +
           (alt ? ` ("${alt}")` : '') +
@@ -490,7 +500,7 @@ export function buildDefaultCatalog(input: CatalogInput): DefaultCatalog {
 }
 
 /** Bumped whenever the generator's output changes (part of the snapshot version hash). */
-export const CATALOG_GENERATOR_VERSION = 1;
+export const CATALOG_GENERATOR_VERSION = 2;
 
 /** Source files of the catalog below snapshots/sources (hashed into the snapshot version). */
 export const CATALOG_SOURCES = [

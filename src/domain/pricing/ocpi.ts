@@ -37,15 +37,16 @@ export interface OcpiPriceComponent {
 }
 
 export interface OcpiRestrictions {
-  start_time?: string;
-  end_time?: string;
-  start_date?: string;
-  end_date?: string;
-  min_kwh?: number;
-  max_kwh?: number;
-  min_duration?: number;
-  max_duration?: number;
-  [other: string]: unknown;
+  start_time?: string | null;
+  end_time?: string | null;
+  start_date?: string | null;
+  end_date?: string | null;
+  min_kwh?: number | null;
+  max_kwh?: number | null;
+  min_duration?: number | null;
+  max_duration?: number | null;
+  day_of_week?: string[] | null;
+  reservation?: string | null;
 }
 
 export interface OcpiTariff {
@@ -103,14 +104,14 @@ export function ocpiToComponents(t: OcpiTariff, options: OcpiConversionOptions =
   t.elements.forEach((el, ei) => {
     const r = el.restrictions ?? {};
     if (r.reservation != null) return;
-    for (const key of Object.keys(r)) {
-      if (!HANDLED.has(key) && r[key] != null) warnings.push(`element ${ei}: restriction ${key} is not representable`);
+    for (const [key, value] of Object.entries(r)) {
+      if (!HANDLED.has(key) && value != null) warnings.push(`element ${ei}: restriction ${key} is not representable`);
     }
     if (r.start_date || r.end_date) {
       if (options.date === undefined) warnings.push(`element ${ei}: start_date/end_date kept without a session date`);
       else if ((r.start_date && options.date < r.start_date) || (r.end_date && options.date >= r.end_date)) return;
     }
-    const days = Array.isArray(r.day_of_week) && r.day_of_week.length > 0 ? [...new Set((r.day_of_week as string[]).map((d) => ISO_DAY[d]).filter((d) => d !== undefined))].sort((a, b) => a - b) : null;
+    const days = r.day_of_week != null && r.day_of_week.length > 0 ? [...new Set(r.day_of_week.map((d) => ISO_DAY[d]).filter((d) => d !== undefined))].sort((a, b) => a - b) : null;
     const hasWindow = r.start_time != null || r.end_time != null;
     const start = r.start_time != null ? minutesOfDay(r.start_time) : 0;
     const end = r.end_time != null ? minutesOfDay(r.end_time) : 1440;

@@ -12,13 +12,14 @@
  * 2. Power. `min_power` / `max_power` (kW) become an `allow` restriction with a power range
  *    [min_power, max_power] (missing bound → 0 / 10000). OCPI's max_power is exclusive, the range
  *    is inclusive: a station exactly at max_power matches both neighbouring elements.
- * 3. First match. OCPI applies, per dimension, the first element whose restrictions hold; the
- *    segment model adds every matching segment. A segment whose dimension an earlier element
- *    already prices unconditionally (no window, range or power restriction) can never apply in
- *    OCPI and is dropped. Other overlaps are kept (and reported by the converter's warnings).
+ * 3. First match. The tariff selects the first match (D147), as OCPI does; a segment whose
+ *    dimension an earlier element already prices unconditionally (no window, range, day or power
+ *    restriction) can never apply and is left out. day_of_week → days_of_week (D148);
+ *    min/max_price → the tariff's bounds incl. VAT (D149): `incl_vat`, else `excl_vat` with the
+ *    VAT of point 1.
  * 4. Ranges. Stored ranges are whole numbers (D56): minute bounds are rounded to the nearest minute.
- * 5. Not representable and ignored: day_of_week, min/max_price, reservation, min/max_current,
- *    Tesla's CONGESTION_TIME with its `min_congestion_threshold` / `min_vehicle_soc`.
+ * 5. Not representable and ignored: min/max_current, Tesla's CONGESTION_TIME with its
+ *    `min_congestion_threshold` / `min_vehicle_soc`. Reservation elements price no charge.
  */
 import type { StoredComponent, StoredRestriction, StoredSegment } from './model.js';
 
@@ -44,6 +45,7 @@ export interface ConvertedSegment {
   currency?: string | null;
   time_of_day_start?: number | null;
   time_of_day_end?: number | null;
+  days_of_week?: number[] | null;
 }
 
 /** The converter's signature (src/domain/pricing/ocpi.ts `ocpiToComponents`). */
@@ -64,6 +66,9 @@ export interface OcpiImportOptions {
 export interface OcpiImport {
   currency: string;
   prices: StoredComponent[];
+  price_selection: 'first_match';
+  min_price: number | null;
+  max_price: number | null;
   warnings: string[];
 }
 
@@ -80,6 +85,7 @@ export function storedSegment(s: ConvertedSegment): StoredSegment {
     currency: s.currency ?? null,
     time_of_day_start: s.time_of_day_start ?? null,
     time_of_day_end: s.time_of_day_end ?? null,
+    ...(s.days_of_week != null && s.days_of_week.length > 0 ? { days_of_week: s.days_of_week } : {}),
     is_average_price: false,
     occupancy_gte: null,
     occupancy_lt: null,
@@ -106,8 +112,13 @@ export function importOcpiTariff(t: OcpiTariffObject, convert: OcpiConverter, o:
   const warnings: string[] = [];
   const prices: StoredComponent[] = [];
   const unconditional = new Set<string>();
-  if (t.min_price != null) warnings.push('min_price is not representable');
-  if (t.max_price != null) warnings.push('max_price is not representable');
+  const bound = (b: unknown): number | null => {
+    if (b == null || typeof b !== 'object') return null;
+    const { excl_vat, incl_vat } = b as { excl_vat?: number; incl_vat?: number | null };
+    if (typeof incl_vat === 'number') return incl_vat;
+    if (typeof excl_vat !== 'number') return null;
+    return taxIncluded ? excl_vat : excl_vat * (1 + o.defaultVat / 100);
+  };
   t.elements.forEach((el, ei) => {
     const r = el.restrictions ?? {};
     const withVat = {
@@ -118,7 +129,7 @@ export function importOcpiTariff(t: OcpiTariffObject, convert: OcpiConverter, o:
     };
     const conv = convert({ currency, elements: [withVat] }, { date: o.date });
     for (const w of conv.warnings) {
-      if (!/restriction (min_power|max_power|day_of_week) is not representable/.test(w)) warnings.push(w.replace('element 0', `element ${ei}`));
+      if (!/restriction (min_power|max_power) is not representable/.test(w)) warnings.push(w.replace('element 0', `element ${ei}`));
     }
     if (conv.prices.length === 0) return;
     const minP = typeof r.min_power === 'number' ? r.min_power : null;
@@ -135,11 +146,11 @@ export function importOcpiTariff(t: OcpiTariffObject, convert: OcpiConverter, o:
       }
     }
     for (const s of decomposition) {
-      if (restrictions.length === 0 && s.time_of_day_start === null && s.range_gte === null && s.range_lt === null) {
+      if (restrictions.length === 0 && s.time_of_day_start === null && s.range_gte === null && s.range_lt === null && s.days_of_week === undefined) {
         unconditional.add(s.dimension);
       }
     }
     if (decomposition.length > 0) prices.push({ restrictions, decomposition });
   });
-  return { currency, prices, warnings };
+  return { currency, prices, price_selection: 'first_match', min_price: bound(t.min_price), max_price: bound(t.max_price), warnings };
 }

@@ -73,7 +73,10 @@ describe('OCPI import for the default catalog', () => {
       ['parking_minute', 840, null, 60],
     ]);
     expect(b.decomposition[0].price).toBeCloseTo((8.3333 * 1.2) / 60, 12);
-    expect(r.warnings).toContain('max_price is not representable');
+    // D149: the bound incl. VAT (excl_vat with the default 20 %).
+    expect(r.price_selection).toBe('first_match');
+    expect(r.max_price).toBeCloseTo(40.8333 * 1.2, 9);
+    expect(r.warnings.some((w) => w.includes('max_price'))).toBe(false);
     expect(r.warnings).toContain('element 1: kwh already priced unconditionally by an earlier element, dropped');
   });
 
