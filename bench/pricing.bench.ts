@@ -11,6 +11,8 @@
  *   tariff has one plan per operator group (20), and contexts with the same plan share its prices;
  * - nothing shared: every station's operator with a sub tariff of its own in every tariff, so
  *   all 20,000 (station, tariff) plans differ and every pair is evaluated;
+ * - the same 200 tariffs selecting the first match (D147: first matching segment per dimension,
+ *   increments on the totals), beside the same tariffs as sums in the same run;
  * - heap of one bulk computation: heap delta between forced GCs (needs --expose-gc or a V8 that
  *   lets the flag be set at run time) and bytes allocated per call (sampling heap profiler,
  *   counting objects already collected).
@@ -115,6 +117,11 @@ const catalog = new PricingCatalog();
 for (const c of companies) catalog.upsertCompany(c);
 for (const t of tariffs) catalog.upsertTariff(t);
 for (const s of subs) catalog.upsertTariff(s);
+/** The same tariffs selecting the first match (D147), in a catalog of their own. */
+const fmCatalog = new PricingCatalog();
+for (const c of companies) fmCatalog.upsertCompany(c);
+for (const t of tariffs) fmCatalog.upsertTariff({ ...t, price_selection: 'first_match' });
+for (const s of subs) fmCatalog.upsertTariff(s);
 
 const stations: StationContext[] = Array.from({ length: N_STATION }, (_, i) => ({
   id: `station-${i}`,
@@ -180,6 +187,20 @@ function compiledAll(): void {
     const plan = planTariff(catalog, b, st, scratch);
     for (let j = 0; j < 4; j++) {
       evaluateInto(b, plan, cps[j].session, cps[j].energyType, cps[j].power, 720, 0, conversion, results, j);
+      sink += results.price[j] || 0;
+    }
+  }
+}
+
+const fmBlocks = tariffs.map((t) => fmCatalog.blockById(t.id)!);
+const fmScratch = new PlanScratch();
+const fmConversion = buildConversion(fmCatalog.currencies, RATES, 'EUR');
+const fmSt = resolveStation(fmCatalog, station.cpo_id, station.country, station.id, false);
+function firstMatchAll(): void {
+  for (const b of fmBlocks) {
+    const plan = planTariff(fmCatalog, b, fmSt, fmScratch);
+    for (let j = 0; j < 4; j++) {
+      evaluateInto(b, plan, cps[j].session, cps[j].energyType, cps[j].power, 720, 3, fmConversion, results, j);
       sink += results.price[j] || 0;
     }
   }
@@ -358,6 +379,7 @@ async function main(): Promise<void> {
   // --check: a token sample (tinybench runs 64 iterations by default, 2 s for the unshared bulk).
   const bench = new Bench({ time, warmupTime, ...(check ? { iterations: 2, warmup: false } : {}) });
   bench.add('compiled: 200 tariffs × (plan + 4 charge points)', compiledAll);
+  bench.add('compiled first_match: the same 200 tariffs', firstMatchAll);
   bench.add('reference: 200 tariffs × 4 charge points', referenceAll);
   bench.add('bulk: 100 stations × 200 tariffs × 4 charge points', bulkOnce);
   bench.add('bulk, station-level prices everywhere', evseBulkOnce);
@@ -372,6 +394,7 @@ async function main(): Promise<void> {
     return { medianMs: res.latency.p50, p99Ms: res.latency.p99, opsPerSec: res.throughput.p50, samples: res.latency.samplesCount };
   };
   const compiled = stat('compiled: 200 tariffs × (plan + 4 charge points)');
+  const firstMatch = stat('compiled first_match: the same 200 tariffs');
   const reference = stat('reference: 200 tariffs × 4 charge points');
   const evals = N_TARIFF * 4;
   const bulk = stat('bulk: 100 stations × 200 tariffs × 4 charge points');
@@ -384,6 +407,8 @@ async function main(): Promise<void> {
   const allocated = await allocatedPerCall(bulkOnce, check ? 2 : quick ? 10 : 50);
   const evseAllocated = await allocatedPerCall(evseBulkOnce, check ? 2 : quick ? 10 : 50);
   const ownAllocated = await allocatedPerCall(ownOperatorBulkOnce, check ? 2 : quick ? 10 : 50);
+  const firstMatchAllocated = await allocatedPerCall(firstMatchAll, check ? 2 : quick ? 10 : 50);
+  const compiledAllocated = await allocatedPerCall(compiledAll, check ? 2 : quick ? 10 : 50);
   const out = {
     date: new Date().toISOString(),
     node: process.version,
@@ -393,6 +418,10 @@ async function main(): Promise<void> {
     ratio: compiled.opsPerSec / reference.opsPerSec,
     ratioInterleaved: interleaved,
     nsPerTariffChargePoint: (compiled.medianMs * 1e6) / evals,
+    firstMatchNsPerTariffChargePoint: (firstMatch.medianMs * 1e6) / evals,
+    firstMatchVsSum: firstMatch.medianMs / compiled.medianMs,
+    firstMatchAllocatedBytes: firstMatchAllocated,
+    compiledAllocatedBytes: compiledAllocated,
     bulkMedianMs: bulk.medianMs,
     bulkP99Ms: bulk.p99Ms,
     bulkNsPerTariffChargePoint: (bulk.medianMs * 1e6) / pairs,
@@ -410,6 +439,7 @@ async function main(): Promise<void> {
     distinctBulkNsPerTariffChargePoint: (distinctBulk.medianMs * 1e6) / pairs,
     samples: {
       compiled: compiled.samples,
+      firstMatch: firstMatch.samples,
       reference: reference.samples,
       bulk: bulk.samples,
       evseBulk: evseBulk.samples,
@@ -424,6 +454,8 @@ async function main(): Promise<void> {
     { measure: 'compiled / reference', value: `${fmt(out.ratio)}× (target ≥ 20×)` },
     { measure: 'compiled / reference, interleaved rounds (median)', value: `${fmt(out.ratioInterleaved)}×` },
     { measure: 'compiled ns per tariff × charge point (plan included)', value: fmt(out.nsPerTariffChargePoint) },
+    { measure: 'first_match ns per tariff × charge point (same tariffs)', value: `${fmt(out.firstMatchNsPerTariffChargePoint)} (${fmt(out.firstMatchVsSum, 2)}× the sum)` },
+    { measure: 'bytes allocated per 800 evaluations (sampled): sum / first_match', value: `${fmt(out.compiledAllocatedBytes, 0)} / ${fmt(out.firstMatchAllocatedBytes, 0)}` },
     { measure: 'bulk 100 × 200 × 4 median ms', value: `${fmt(out.bulkMedianMs, 2)} (target ≤ 10)` },
     { measure: 'bulk p99 ms', value: fmt(out.bulkP99Ms, 2) },
     { measure: 'bulk ns per tariff × charge point', value: fmt(out.bulkNsPerTariffChargePoint) },

@@ -24,7 +24,7 @@ async function quick(file: string, out: string, args: string[] = []): Promise<Re
 describe('micro-benchmarks (check mode)', () => {
   it('pricing: compiled vs reference, bulk previews, allocation', { timeout: 120_000 }, async () => {
     const j = await quick('pricing.bench.ts', 'pricing.json');
-    for (const k of ['ratio', 'ratioInterleaved', 'bulkMedianMs', 'unsharedBulkMedianMs', 'distinctBulkMedianMs', 'evseBulkMedianMs', 'bulkAllocatedBytes']) {
+    for (const k of ['ratio', 'ratioInterleaved', 'bulkMedianMs', 'unsharedBulkMedianMs', 'distinctBulkMedianMs', 'evseBulkMedianMs', 'bulkAllocatedBytes', 'firstMatchVsSum']) {
       expect(j[k], k).toBeGreaterThan(0);
     }
   });

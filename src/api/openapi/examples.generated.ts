@@ -8,8 +8,8 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
         "type": "company",
         "attributes": {
           "name": "Example Mobility",
-          "created_at": 1795619782820,
-          "updated_at": 1795619782820,
+          "created_at": 1795620949028,
+          "updated_at": 1795620949028,
           "version": 1,
           "url": null,
           "is_cpo": false,
@@ -45,8 +45,8 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
         "type": "tariff",
         "attributes": {
           "name": "Example Flex",
-          "created_at": 1795619782862,
-          "updated_at": 1795619782862,
+          "created_at": 1795620949075,
+          "updated_at": 1795620949075,
           "version": 1,
           "monthly_min_sales": 0,
           "monthly_fee": 0,
@@ -116,11 +116,11 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
       "status": "ok",
       "snapshot": {
         "format_version": 4,
-        "version": "98403f2ccf627410",
+        "version": "dcc173061041ab8a",
         "built_at": "2022-12-05T00:00:00.000Z",
         "rates_date": "2024-12-31"
       },
-      "uptime_seconds": 0.32
+      "uptime_seconds": 0.31
     }
   },
   "GET /ready": {
@@ -133,7 +133,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
         "live_store": "ok"
       },
       "snapshot": {
-        "version": "98403f2ccf627410"
+        "version": "dcc173061041ab8a"
       }
     }
   },
@@ -143,7 +143,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
       "meta": {
         "attribution": "Charging station data: © Bundesnetzagentur, Ladesäulenregister (as of 2019-07-19), licensed under CC BY 4.0 (https://creativecommons.org/licenses/by/4.0/); and data.gouv.fr / Etalab, Fichier consolidé des Bornes de Recharge pour Véhicules Électriques (as of 2022-12-05), Licence Ouverte 2.0 (https://www.etalab.gouv.fr/licence-ouverte-open-licence/). Charge point powers for part of the French stations: loco-philippe/IRVE (© 2024 Philippe Thomy, MIT license; IRVE / QualiCharge data). Data modified: normalized, grouped into stations, plug names and powers harmonized, most French powers estimated p…",
         "snapshot": {
-          "version": "98403f2ccf627410",
+          "version": "dcc173061041ab8a",
           "built_at": "2022-12-05T00:00:00.000Z"
         }
       }
@@ -151,7 +151,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
   },
   "GET /metrics": {
     "status": 200,
-    "body": "# HELP process_cpu_user_seconds_total Total user CPU time spent in seconds.\n# TYPE process_cpu_user_seconds_total counter\nprocess_cpu_user_seconds_total 0.142216\n\n# HELP process_cpu_system_seconds_total Total system CPU time spent in seconds.\n# TYPE process_cpu_system_seconds_total counter\nprocess_cpu_system_seconds_total 0.011042\n\n# HELP process_cpu_seconds_total Total user and system CPU time spent in seconds.\n# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total 0.153258\n\n# HELP process_start_time_seconds Start time of the process since unix epoch in seconds.\n# TYPE process_sta…"
+    "body": "# HELP process_cpu_user_seconds_total Total user CPU time spent in seconds.\n# TYPE process_cpu_user_seconds_total counter\nprocess_cpu_user_seconds_total 0.145406\n\n# HELP process_cpu_system_seconds_total Total system CPU time spent in seconds.\n# TYPE process_cpu_system_seconds_total counter\nprocess_cpu_system_seconds_total 0.011709\n\n# HELP process_cpu_seconds_total Total user and system CPU time spent in seconds.\n# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total 0.157115\n\n# HELP process_start_time_seconds Start time of the process since unix epoch in seconds.\n# TYPE process_sta…"
   },
   "GET /openapi.json": {
     "status": 200,
@@ -985,7 +985,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "type": "station_tariff_details",
           "attributes": {
             "country": "FR",
-            "updated_at": 1795619782570,
+            "updated_at": 1795620948793,
             "is_roaming": true,
             "tariff_level": "country",
             "restricted_segments": [
@@ -1061,7 +1061,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "type": "station_tariff_details",
           "attributes": {
             "country": "FR",
-            "updated_at": 1795619782570,
+            "updated_at": 1795620948793,
             "is_roaming": true,
             "tariff_level": "country",
             "restricted_segments": [
@@ -1212,8 +1212,8 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "type": "tariff",
           "attributes": {
             "name": "Currago Roam Flex",
-            "created_at": 1795619782570,
-            "updated_at": 1795619782570,
+            "created_at": 1795620948793,
+            "updated_at": 1795620948793,
             "version": 1,
             "monthly_min_sales": 0,
             "monthly_fee": 0,
@@ -1343,8 +1343,8 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "type": "company",
           "attributes": {
             "name": "TOTALENERGIES",
-            "created_at": 1795619782560,
-            "updated_at": 1795619782560,
+            "created_at": 1795620948783,
+            "updated_at": 1795620948783,
             "version": 1,
             "url": null,
             "is_cpo": true,
@@ -1598,7 +1598,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
       "data": null,
       "status_code": 1000,
       "status_message": "Success",
-      "timestamp": "2026-11-25T15:16:23.109Z"
+      "timestamp": "2026-11-25T15:35:49.284Z"
     }
   },
   "PATCH /ocpi/2.2.1/locations/:country_code/:party_id/:location_id/:evse_uid": {
@@ -1607,7 +1607,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
       "data": null,
       "status_code": 1000,
       "status_message": "Success",
-      "timestamp": "2026-11-25T15:16:23.110Z"
+      "timestamp": "2026-11-25T15:35:49.285Z"
     }
   },
   "POST /admin/snapshot": {
@@ -1615,15 +1615,15 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
     "body": {
       "data": {
         "type": "snapshots",
-        "id": "98403f2ccf627410",
+        "id": "dcc173061041ab8a",
         "attributes": {
-          "version": "98403f2ccf627410",
+          "version": "dcc173061041ab8a",
           "built_at": "2022-12-05T00:00:00.000Z",
-          "file": "/tmp/cps-openapi-RlT3AP/sample.sqlite",
+          "file": "/tmp/cps-openapi-Lu9YxT/sample.sqlite",
           "stations": 1941,
           "generation": 1,
-          "load_ms": 8,
-          "swap_ms": 9.16
+          "load_ms": 9,
+          "swap_ms": 15.37
         }
       }
     }

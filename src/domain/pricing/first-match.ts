@@ -46,6 +46,12 @@ const R_POW_RANGE: typeof Catalog.R_POW_RANGE = 4;
 const R_CONSUMED: typeof Catalog.R_CONSUMED = 5;
 const NO_LEVEL = 3;
 const EPS = 1e-9;
+/**
+ * Most segment checks one sweep may make (about 5 ms). Real tariffs need a few per piece and a
+ * few pieces per hour; only a tariff with hundreds of windowed segments over a session of weeks
+ * comes near. Beyond it the tariff has no price for that charge point (D147).
+ */
+export const MAX_SWEEP_CHECKS = 1_000_000;
 
 /** D148: ISO weekday (1 = Monday … 7 = Sunday) of a calendar date YYYY-MM-DD, or null when no such date. */
 export function isoWeekdayOf(date: string): number | null {
@@ -136,13 +142,20 @@ function sweep(
   let cost = 0;
   let last = -1;
   let average = 0;
+  let checks = 0;
   while (a < duration) {
+    if (checks > MAX_SWEEP_CHECKS) {
+      swept[0] = NaN;
+      swept[1] = NaN;
+      return;
+    }
     const ea = energyMode ? energyAt(session, a) : a;
     const clock = (((t0 + a) % 1440) + 1440) % 1440;
     const day = Math.floor((t0 + a) / 1440);
     let next = duration;
     let match = -1;
     for (let k = lo; k < hi; k++) {
+      checks++;
       const o = listO[k];
       const gte = data[o + SEG_GTE];
       const lt = data[o + SEG_LT];
@@ -304,6 +317,7 @@ export function evaluateFirstMatch(
   let avg = 0;
   // Session fee: the first session segment whose window and day hold at the start.
   let cost0 = 0;
+  let tooLong = false;
   for (let k = 0; k < s0; k++) {
     const o = listO[k];
     const ws = data[o + SEG_WIN_START];
@@ -321,6 +335,7 @@ export function evaluateFirstMatch(
   if (s1 > s0) {
     sweep(b, s0, s1, true, session, t0, day0, conv);
     cost1 = swept[1];
+    if (Number.isNaN(cost1)) tooLong = true;
     avg |= swept[3];
   }
   let cost2 = 0;
@@ -329,6 +344,7 @@ export function evaluateFirstMatch(
   if (m > s1) {
     sweep(b, s1, m, false, session, t0, day0, conv);
     cost2 = swept[1];
+    if (Number.isNaN(cost2)) tooLong = true;
     avg |= swept[3];
     for (let k = s1; k < m; k++) {
       const gte = data[listO[k] + SEG_GTE];
@@ -337,6 +353,11 @@ export function evaluateFirstMatch(
     }
   }
 
+  if (tooLong) {
+    out.price[i] = NaN;
+    out.reason[i] = s.reason;
+    return false;
+  }
   // D149: the session's price bounds, in the tariff's currency.
   let price = cost0 + cost1 + cost2;
   let minT = b.minPrice;
