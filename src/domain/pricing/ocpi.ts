@@ -27,26 +27,17 @@
  * restrictions on ENERGY/FLAT, kWh restrictions on TIME/FLAT, bounds without incl_vat on a
  * tariff with VAT, unknown component types (e.g. SESSION_TIME).
  */
+import type { OcpiRestrictions } from '../ocpi/cdr-cost.js';
 import type { Dimension, PriceComponent, Segment } from './model.js';
+
+/** The OCPI restriction object, as the CDR cost engine reads it. */
+export type { OcpiRestrictions };
 
 export interface OcpiPriceComponent {
   type: string;
   price: number;
   vat?: number | null;
   step_size?: number | null;
-}
-
-export interface OcpiRestrictions {
-  start_time?: string | null;
-  end_time?: string | null;
-  start_date?: string | null;
-  end_date?: string | null;
-  min_kwh?: number | null;
-  max_kwh?: number | null;
-  min_duration?: number | null;
-  max_duration?: number | null;
-  day_of_week?: string[] | null;
-  reservation?: string | null;
 }
 
 export interface OcpiTariff {
