@@ -238,6 +238,8 @@ describe('POST /v1/charge_prices/area and /route', () => {
       ['unknown vehicle', call(srv, 'POST', '/v1/charge_prices/area', { key: COSTS, body: body('area_price_preview_request', centre, tariffs, 'no-such-car') }), '/data/relationships/vehicle/data/id'],
       ['over 200 tariffs', call(srv, 'POST', '/v1/charge_prices/area', { key: COSTS, body: body('area_price_preview_request', centre, Array.from({ length: 201 }, (_, i) => `t${i}`)) }), '/data/relationships/tariffs/data'],
       ['no tariffs', call(srv, 'POST', '/v1/charge_prices/area', { key: COSTS, body: body('area_price_preview_request', centre, []) }), '/data/relationships/tariffs/data'],
+      ['start date that does not exist', area({ ...centre, start_date: '2025-02-29' }), '/data/attributes/start_date'],
+      ['start date not a date', route({ route: { coordinates: pts }, start_date: 'today' }), '/data/attributes/start_date'],
       ['wrong data type', call(srv, 'POST', '/v1/charge_prices/route', { key: COSTS, body: body('area_price_preview_request', { route: { coordinates: pts } }) }), '/data/type'],
     ];
     for (const [name, p, pointer] of cases) {
