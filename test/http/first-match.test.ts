@@ -33,7 +33,7 @@ describe('first_match tariffs', () => {
   let cpo: string;
   let tariff: string;
   beforeAll(async () => {
-    srv = await startTestServer({ keys: { writer: 'WriteTariffs,ReadTariffs', costs: 'ReadCosts' } });
+    srv = await startTestServer({ keys: { writer: 'WriteTariffs,ReadTariffs', costs: 'ReadCosts', bench: 'ViewPriceBenchmark' } });
     emp = await putCompany(srv, W, {});
     cpo = await putCompany(srv, W, { is_cpo: true, is_emp: false, supported_emps: [emp] });
     const conv = ocpiToComponents(OCPI);
@@ -68,6 +68,16 @@ describe('first_match tariffs', () => {
     expect([t.price_selection, t.min_price, t.max_price]).toEqual(['first_match', 5, 40]);
     expect(t.prices[3].decomposition[0].days_of_week).toEqual([6, 7]);
     expect('days_of_week' in t.prices[4].decomposition[0]).toBe(false);
+  });
+
+  it('lists the days of a segment in the tariff details', async () => {
+    const r = await call(srv, 'POST', '/v1/tariff_details', {
+      key: keyFor('bench'),
+      body: { data: { attributes: { station: { country: 'DE', operator: { id: cpo, type: 'company' } } }, relationships: { tariffs: { data: [ref('tariff', tariff)] } } } },
+    });
+    expect(r.status, r.text).toBe(200);
+    const segments = JSON.stringify(r.json);
+    expect(segments).toContain('"days_of_week":[6,7]');
   });
 
   it('prices charges as cdr_cost prices their sessions: weekday, weekend, night, the minimum and the maximum', async () => {

@@ -39,6 +39,8 @@ export interface RestrictedSegment {
   is_average_price: boolean;
   occupancy_gte: number | null;
   occupancy_lt: number | null;
+  /** D148: present only on segments restricted to days. */
+  days_of_week?: number[];
 }
 
 export interface TariffDetailsQuery {
@@ -153,6 +155,7 @@ function toSegment(c: Candidate, fallbackCurrency: string): RestrictedSegment {
     is_average_price: s.is_average_price === true,
     occupancy_gte: s.occupancy_gte ?? null,
     occupancy_lt: s.occupancy_lt ?? null,
+    ...(s.days_of_week != null && s.days_of_week.length > 0 ? { days_of_week: [...s.days_of_week] } : {}),
   };
 }
 
