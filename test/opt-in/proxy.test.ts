@@ -82,7 +82,7 @@ describe('the service behind nginx (deploy/nginx.conf)', () => {
     prefix = fs.mkdtempSync(path.join(os.tmpdir(), 'cps-nginx-'));
     const conf = fs
       .readFileSync(path.join(ROOT, 'deploy/nginx.conf'), 'utf8')
-      .replaceAll('UPSTREAM_PORT', String(srv.port))
+      .replaceAll('UPSTREAM_SERVERS', `server 127.0.0.1:${srv.port};`)
       .replaceAll('LISTEN_PORT', String(port))
       .replaceAll('BODY_LIMIT', '1m');
     fs.writeFileSync(path.join(prefix, 'nginx.conf'), conf);

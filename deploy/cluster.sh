@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# N replicas of the service behind nginx (deploy/nginx.conf) on loopback, for tests and benches.
+#
+#   deploy/cluster.sh start <dir> [replicas]   start the replicas (default 2) and nginx; prints
+#                                              URL=http://127.0.0.1:<port> and one PIDS line
+#   deploy/cluster.sh stop <dir>               stop nginx and the replicas
+#
+# Settings (environment):
+#   SNAPSHOT      the station snapshot every replica loads (default: the service's default)
+#   PORT          nginx's port (default: a free one)
+#   CLUSTER_KEY   an API key with every group, created in each replica's live store (optional)
+#   NGINX         the nginx binary (default: nginx on PATH, else /usr/sbin/nginx)
+#
+# Every replica loads the same immutable snapshot, so station search answers alike everywhere.
+# Each replica keeps its own live store in <dir>/replica-<k> (keys, companies, tariffs). A
+# replica is added to nginx only after GET /ready answered 200.
+set -euo pipefail
+
+cmd=${1:-}
+dir=${2:-}
+if [[ -z "$cmd" || -z "$dir" ]]; then
+  echo "usage: deploy/cluster.sh start <dir> [replicas] | stop <dir>" >&2
+  exit 2
+fi
+root=$(cd "$(dirname "$0")/.." && pwd)
+free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
+
+case "$cmd" in
+  start)
+    n=${3:-2}
+    mkdir -p "$dir"
+    dir=$(cd "$dir" && pwd)
+    nginx=${NGINX:-$(command -v nginx || echo /usr/sbin/nginx)}
+    [[ -x "$nginx" ]] || { echo "nginx not found: apt-get install nginx" >&2; exit 1; }
+    servers=""
+    pids=()
+    for k in $(seq 1 "$n"); do
+      port=$(free_port)
+      data="$dir/replica-$k"
+      mkdir -p "$data"
+      if [[ -n "${CLUSTER_KEY:-}" ]]; then
+        DATA_DIR="$data" node "$root/dist/src/cli/keys.js" create --groups all --key "$CLUSTER_KEY" --name cluster > /dev/null 2>&1
+      fi
+      PORT=$port DATA_DIR="$data" node "$root/dist/src/main.js" > "$dir/replica-$k.log" 2>&1 &
+      echo $! > "$dir/replica-$k.pid"
+      pids+=($!)
+      echo "$port" > "$dir/replica-$k.port"
+      servers+="server 127.0.0.1:$port max_fails=1 fail_timeout=2s; "
+    done
+    for k in $(seq 1 "$n"); do
+      port=$(cat "$dir/replica-$k.port")
+      for _ in $(seq 1 600); do
+        if curl -fsS -o /dev/null "http://127.0.0.1:$port/ready" 2>/dev/null; then break; fi
+        if ! kill -0 "$(cat "$dir/replica-$k.pid")" 2>/dev/null; then cat "$dir/replica-$k.log" >&2; exit 1; fi
+        sleep 0.1
+      done
+      curl -fsS -o /dev/null "http://127.0.0.1:$port/ready" || { echo "replica $k not ready" >&2; exit 1; }
+    done
+    listen=${PORT:-$(free_port)}
+    mkdir -p "$dir/nginx"
+    sed -e "/^ *#/!s/UPSTREAM_SERVERS/$servers/" -e "/^ *#/!s/LISTEN_PORT/$listen/" -e "/^ *#/!s/BODY_LIMIT/1m/" "$root/deploy/nginx.conf" > "$dir/nginx/nginx.conf"
+    "$nginx" -p "$dir/nginx/" -c "$dir/nginx/nginx.conf" -e stderr > "$dir/nginx.log" 2>&1 &
+    echo $! > "$dir/nginx.pid"
+    for _ in $(seq 1 100); do
+      if curl -fsS -o /dev/null "http://127.0.0.1:$listen/health" 2>/dev/null; then break; fi
+      sleep 0.1
+    done
+    curl -fsS -o /dev/null "http://127.0.0.1:$listen/health" || { cat "$dir/nginx.log" >&2; exit 1; }
+    echo "URL=http://127.0.0.1:$listen"
+    echo "PIDS=$(cat "$dir/nginx.pid") ${pids[*]}"
+    ;;
+  stop)
+    for f in "$dir"/nginx.pid "$dir"/replica-*.pid; do
+      [[ -f "$f" ]] || continue
+      kill "$(cat "$f")" 2>/dev/null || true
+    done
+    for f in "$dir"/nginx.pid "$dir"/replica-*.pid; do
+      [[ -f "$f" ]] || continue
+      for _ in $(seq 1 100); do kill -0 "$(cat "$f")" 2>/dev/null || break; sleep 0.1; done
+      rm -f "$f"
+    done
+    ;;
+  *)
+    echo "usage: deploy/cluster.sh start <dir> [replicas] | stop <dir>" >&2
+    exit 2
+    ;;
+esac
