@@ -220,8 +220,8 @@ function firstOf(p: OcpiPeriod, types: string[]): number | null {
 
 /**
  * Most element checks one session may need (pieces × elements): a bound on the main thread's time
- * for one request (about 1 s at this bound on this machine's cores; real CDRs need well under
- * 1 % of it).
+ * for one request. Just under it (1,990 pieces × 1,000 elements, none matching) a request takes
+ * 80–140 ms here; real CDRs need well under 1 % of it.
  */
 export const MAX_ELEMENT_CHECKS = 2_000_000;
 
