@@ -76,6 +76,8 @@ describe.runIf(prlimitAvailable())('a live store that cannot be written (file-si
     const listed = await call(srv, 'GET', `/v1/companies?filter[id]=${after}`, { key: W });
     expect(listed.json.data.map((c: { id: string }) => c.id)).toEqual([after]);
     expect((await call(srv, 'GET', '/ready')).status).toBe(200);
+    // The log line is written by the logger after the answer; wait for it to reach stdout.
+    for (let k = 0; k < 50 && !srv.stdout().slice(logStart).includes('storage recovered'); k++) await new Promise((r) => setTimeout(r, 100));
     const log = srv.stdout().slice(logStart);
     const faultLines = log.split('\n').filter((l) => l.includes('storage unavailable: writes fail'));
     expect(faultLines).toHaveLength(1);
@@ -135,9 +137,12 @@ describe.runIf(tmpfs !== null)('a data directory on a small tmpfs that fills up'
     }
     expect((await put(randomUUID(), 'Space again')).status).toBe(201);
     expect((await call(srv, 'GET', '/ready')).status).toBe(200);
+    // The log line is written by the logger after the answer; wait for it to reach stdout.
+    const recoveredLines = () => srv.stdout().split('\n').filter((l) => l.includes('storage recovered')).length;
+    for (let k = 0; k < 50 && recoveredLines() === 0; k++) await new Promise((r) => setTimeout(r, 100));
     const log = srv.stdout();
     expect(log).not.toMatch(/"stack"/);
-    expect(log.split('\n').filter((l) => l.includes('storage recovered')).length).toBe(1);
+    expect(recoveredLines()).toBe(1);
   });
 });
 
