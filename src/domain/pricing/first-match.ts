@@ -248,7 +248,8 @@ export function evaluateFirstMatch(
   const plan = s.data;
   const planLength = s.length;
   const data = b.evalData;
-  if (listO.length < b.sDim.length) {
+  // Room for every segment of the block twice: grouping by dimension copies the list once.
+  if (listO.length < 2 * b.sDim.length) {
     listO = new Int32Array(b.sDim.length * 2);
     listTag = new Int32Array(b.sDim.length * 2);
     listDim = new Uint8Array(b.sDim.length * 2);

@@ -69,6 +69,16 @@ describe('first_match tariffs', () => {
     expect(price(prices, { ...FIRST, min_price: 50, max_price: 40 }, 30, 60).price).toBe(40);
   });
 
+  it('price a tariff with more segments than the scratch list first holds', () => {
+    // 199 segments for Mondays only, then the price that applies on a Tuesday: the segments taking
+    // part are listed twice over in the module's scratch while they are grouped by dimension.
+    const decomposition = [
+      ...Array.from({ length: 199 }, () => ({ dimension: 'kwh' as const, price: 1, days_of_week: [1] })),
+      { dimension: 'kwh' as const, price: 0.25 },
+    ];
+    expect(price([{ restrictions: [], decomposition }], FIRST, 10, 60, 600, 2).price).toBeCloseTo(2.5, 12);
+  });
+
   it('stop an evaluation that would take more than MAX_SWEEP_CHECKS: no price', () => {
     // 300 windowed segments that never hold (Monday only, the session starts on a Tuesday), a session of 694 days.
     const decomposition = Array.from({ length: 300 }, (_, i) => ({ dimension: 'minute' as const, price: 1, time_of_day_start: i * 4, time_of_day_end: i * 4 + 2, days_of_week: [1] }));
