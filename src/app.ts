@@ -11,16 +11,17 @@ import { startServer, type HttpServer } from './http/server.js';
 import { CompanyRegistry } from './domain/companies/registry.js';
 import { VehicleRegistry } from './domain/vehicles/vehicle.js';
 import { TokenVerifier } from './auth/token.js';
-import { loadCompanies } from './storage/companies.js';
+import { loadCompanies, seedCompanies } from './storage/companies.js';
 import { TariffCatalog } from './domain/tariffs/catalog.js';
 import { catalogGeneration, catalogSeedOf, loadStationPrices, loadTariffs, seedDefaultCatalog } from './storage/tariffs.js';
-import { LiveStore } from './storage/live.js';
+import { openLiveStore } from './storage/open.js';
+import { LiveSync } from './api/live-sync.js';
 import { serviceError } from './api/service-errors.js';
 import { RateLimiter } from './auth/rate-limit.js';
 import { Metrics } from './metrics.js';
 import { Snapshot, SnapshotFormatError } from './storage/snapshot.js';
 import { StationIndex } from './domain/stations/index.js';
-import { AvailabilityStore } from './storage/availability.js';
+import { availabilitySource } from './storage/availability.js';
 import { PricePool } from './pool/pool.js';
 import { mergeChargePriceParts, runTask } from './api/price-work.js';
 import { OUTPUT_SLOT_BYTES, OUTPUT_SLOTS_PER_WORKER } from './pool/protocol.js';
@@ -63,17 +64,27 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     logger.info({ stations: r.stations, ms: Math.round(r.ms) }, 'snapshot built');
   }
   const snapshot = Snapshot.open(config.snapshotPath);
-  const live = LiveStore.open(config.dataDir);
+  let live;
   try {
-    const seeded = live.seedCompanies(
-      snapshot.meta.snapshotVersion,
-      snapshot.operators().map((o) => ({ id: o.id, name: o.name, evse_operator_ids: o.evse_operator_ids })),
-      Date.now(),
+    live = await openLiveStore(config);
+  } catch (e) {
+    snapshot.close();
+    throw e;
+  }
+  logger.info({ store: live.kind, where: live.where }, 'live store open');
+  try {
+    const seeded = await live.tx((s) =>
+      seedCompanies(
+        s,
+        snapshot.meta.snapshotVersion,
+        snapshot.operators().map((o) => ({ id: o.id, name: o.name, evse_operator_ids: o.evse_operator_ids })),
+        Date.now(),
+      ),
     );
     if (seeded > 0) logger.info({ companies: seeded }, 'live store seeded with operator companies');
-    const seededTariffs = seedDefaultCatalog(live, snapshot.meta.snapshotVersion, () => catalogSeedOf(snapshot), Date.now());
+    const seededTariffs = await seedDefaultCatalog(live, snapshot.meta.snapshotVersion, () => catalogSeedOf(snapshot), Date.now());
     if (seededTariffs > 0) logger.info({ tariffs: seededTariffs }, 'live store seeded with the default tariff catalog');
-    const dev = ensureDevelopmentKey(live);
+    const dev = await ensureDevelopmentKey(live);
     if (dev) {
       // Shown once, on the first start of a data directory; only its hash is stored. Never in the
       // JSON log on stdout (D104): on a terminal (or PRINT_DEV_KEY=1) on stderr, else in a file
@@ -90,10 +101,19 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
         logger.info({ file }, 'development API key (all groups) written to a file only its owner can read');
       }
     }
-    const keys = new KeyRegistry(live);
+    const keys = await KeyRegistry.create(live);
     keys.start(config.keyRefreshMs);
-    const companies = new CompanyRegistry(loadCompanies(live));
-    const tariffs = new TariffCatalog(loadTariffs(live), loadStationPrices(live), catalogGeneration(live));
+    const loaded = await live.read(async (s) => ({
+      companies: await loadCompanies(s),
+      tariffs: await loadTariffs(s),
+      stationPrices: await loadStationPrices(s),
+      generation: await catalogGeneration(s),
+    }));
+    const companies = new CompanyRegistry(loaded.companies);
+    const tariffs = new TariffCatalog(loaded.tariffs, loaded.stationPrices, loaded.generation);
+    const sync = new LiveSync(live, companies, tariffs, keys, logger);
+    keys.fence = () => sync.fresh();
+    sync.start();
     const vehicles = new VehicleRegistry(snapshot.vehicles(), snapshot.brands());
     const tokens = await TokenVerifier.create(config, live);
     const tStations = performance.now();
@@ -102,7 +122,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     const stationColumns = snapshot.stationColumns({ fragments: false });
     const sharedStations = shareStationColumns(stationColumns);
     adoptSharedColumns(stationColumns, sharedStations);
-    const availability = new AvailabilityStore(live);
+    const availability = availabilitySource(live);
     const prices = new PricePool({
       workers: config.workers,
       maxQueue: config.maxQueue,
@@ -112,6 +132,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
       splitMinEvaluations: config.splitMinEvaluations,
       init: {
         dataDir: config.dataDir,
+        databaseUrl: config.databaseUrl,
         snapshotPath: config.snapshotPath,
         stations: sharedStations,
         exitOnNetwork: process.env.PRICING_TEST_EXIT_ON_NETWORK || null,
@@ -155,7 +176,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
       storageErrors: () => live.faultsTotal,
       rateLimited: () => limiter?.limited ?? 0,
     });
-    const ctx: AppContext = { config, logger, snapshot, live, companies, tariffs, vehicles, tokens, stations, availability, prices, startedAt, snapshots: swap,
+    const ctx: AppContext = { config, logger, snapshot, live, sync, companies, tariffs, vehicles, tokens, stations, availability, prices, startedAt, snapshots: swap,
       liveAvailability: new LiveAvailability(config.availabilityTtlS * 1000), ...(metrics ? { metrics } : {}) };
     // D107: one log line when writes start failing, one when they work again; no stack per request.
     live.faultListener = {
@@ -169,6 +190,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
       priceWorkSaturated: () => prices.saturated(),
       ...(limiter !== null ? { rateLimit: (key: string, priceWork: boolean) => limiter.take(key, priceWork) } : {}),
       keys,
+      fresh: () => sync.fresh(),
       bodyLimitBytes: config.bodyLimitBytes,
       logger,
       accessLog: accessLog(logger),
@@ -197,12 +219,13 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
           await server.close(config.shutdownTimeoutMs);
           await prices.close();
           keys.stop();
-          live.close();
+          availability.close();
+          await live.close();
           swap.close();
         })()),
     };
   } catch (e) {
-    live.close();
+    await live.close();
     snapshot.close();
     throw e;
   }

@@ -47,10 +47,30 @@ export const DEFAULT_MAX_QUEUE_WAIT_MS = 100;
  */
 export const DEFAULT_REFUSAL_DELAY_MS = 1000;
 
+function databaseUrl(env: NodeJS.ProcessEnv): string | null {
+  const v = env.DATABASE_URL?.trim();
+  if (v === undefined || v === '') return null;
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    throw new ConfigError('DATABASE_URL must be a URL such as postgres://user@127.0.0.1:5432/cps');
+  }
+  if (u.protocol !== 'postgres:' && u.protocol !== 'postgresql:') throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
+  return v;
+}
+
 export interface Config {
   readonly host: string;
   readonly port: number;
   readonly dataDir: string;
+  /**
+   * The PostgreSQL live store (D150), `postgres://user:password@host:port/database`; null: the
+   * SQLite live store in `dataDir`.
+   */
+  readonly databaseUrl: string | null;
+  /** Connections of the PostgreSQL pool of the main thread (each pricing worker has one more). */
+  readonly dbPoolMax: number;
   readonly snapshotPath: string;
   /** Piscina worker threads for price work (0 = run price work inline on the main thread). */
   readonly workers: number;
@@ -190,6 +210,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST || '127.0.0.1',
     port: int(env, 'PORT', 8080, 0, 65535),
     dataDir: path.resolve(env.DATA_DIR || path.join(PROJECT_ROOT, 'data')),
+    databaseUrl: databaseUrl(env),
+    dbPoolMax: int(env, 'DB_POOL_MAX', 10, 1, 200),
     snapshotPath: path.resolve(env.SNAPSHOT || defaultSnapshotPath()),
     workers: int(env, 'WORKERS', cores, 0, 256),
     maxQueue: int(env, 'MAX_QUEUE', 256, 1, 1_000_000),

@@ -13,7 +13,7 @@ import { collectGarbage } from '../src/gc.js';
 import { StationView } from '../src/pool/stations.js';
 import { recycleDocument, runChargePricesPart, runTask } from '../src/api/price-work.js';
 import type { TaskDocument } from '../src/pool/protocol.js';
-import { LiveStore } from '../src/storage/live.js';
+import { openLiveStoreReadonly } from '../src/storage/open.js';
 import { Snapshot } from '../src/storage/snapshot.js';
 
 const init = workerData as WorkerInit;
@@ -21,8 +21,8 @@ const init = workerData as WorkerInit;
 const snapshot = Snapshot.open(init.snapshotPath);
 const rates = rateTable(snapshot.meta.ratesDate, snapshot.rates());
 snapshot.close();
-const store = LiveStore.openReadonly(init.dataDir);
-const catalog = new StoreCatalog(store);
+const store = await openLiveStoreReadonly({ dataDir: init.dataDir, databaseUrl: init.databaseUrl }, 1);
+const catalog = await StoreCatalog.open(store);
 const output = new OutputSlots(init.output);
 
 /**
@@ -118,7 +118,12 @@ export function task(msg: TaskMessage): unknown {
 }
 
 function runWith(msg: TaskMessage, stations: StationView): unknown {
-  catalog.syncTo(msg.generation);
+  const sync = catalog.syncTo(msg.generation);
+  if (sync !== null) return sync.then(() => runCurrent(msg, stations));
+  return runCurrent(msg, stations);
+}
+
+function runCurrent(msg: TaskMessage, stations: StationView): unknown {
   faultHook(msg.input);
   const r: TaskDocument = runTask({ catalog: catalog.catalog, rates, stations }, msg.name, msg.input);
   const bytes = typeof r.body === 'string' ? encoder.encode(r.body) : r.body;
@@ -142,7 +147,12 @@ export function part(msg: PartMessage): unknown {
 }
 
 function partWith(msg: PartMessage, stations: StationView): unknown {
-  catalog.syncTo(msg.generation);
+  const sync = catalog.syncTo(msg.generation);
+  if (sync !== null) return sync.then(() => partCurrent(msg, stations));
+  return partCurrent(msg, stations);
+}
+
+function partCurrent(msg: PartMessage, stations: StationView): unknown {
   faultHook(msg.input);
   const p = runChargePricesPart({ catalog: catalog.catalog, rates, stations }, msg.input);
   const slot = output.put(p.bytes);

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { createKey } from '../../src/auth/keys.js';
 import { GROUPS } from '../../src/auth/groups.js';
-import { LiveStore } from '../../src/storage/live.js';
+import { openLiveStore } from '../../src/storage/open.js';
 
 export const ROOT = (() => {
   let d = path.dirname(fileURLToPath(import.meta.url));
@@ -147,9 +147,9 @@ export function spawnAndWait(args: string[], env: Record<string, string>, ready:
 /** Starts the compiled service on an ephemeral port with a fresh data dir and one all-groups key. */
 export async function startService(opts: Pick<BenchOptions, 'snapshot' | 'env'> & { nodeArgs?: string[] }): Promise<Child & { dataDir: string; startMs: number }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cps-bench-'));
-  const store = LiveStore.open(dataDir);
-  createKey(store, { name: 'bench', key: BENCH_KEY, groups: [...GROUPS] });
-  store.close();
+  const store = await openLiveStore({ dataDir, databaseUrl: opts.env?.DATABASE_URL ?? null });
+  await createKey(store, { name: 'bench', key: BENCH_KEY, groups: [...GROUPS] });
+  await store.close();
   const t0 = performance.now();
   const child = await spawnAndWait(
     [...(opts.nodeArgs ?? []), path.join(ROOT, 'dist/src/main.js')],

@@ -6,7 +6,7 @@
  */
 import type { ChargeSession, CompanyInput, PriceComponent, TariffInput } from '../../src/domain/pricing/index.js';
 import { loadCompanies } from '../../src/storage/companies.js';
-import { LiveStore } from '../../src/storage/live.js';
+import { openLiveStoreReadonly } from '../../src/storage/open.js';
 import { loadStationPrices, loadTariffs } from '../../src/storage/tariffs.js';
 
 export interface RefCatalog {
@@ -16,11 +16,12 @@ export interface RefCatalog {
   evse: Map<string, Map<string, PriceComponent[]>>;
 }
 
-export function loadRefCatalog(dataDir: string): RefCatalog {
-  const store = LiveStore.openReadonly(dataDir);
+export async function loadRefCatalog(dataDir: string, databaseUrl: string | null = null): Promise<RefCatalog> {
+  const store = await openLiveStoreReadonly({ dataDir, databaseUrl });
   try {
+    const loaded = await store.read(async (s) => ({ companies: await loadCompanies(s), tariffs: await loadTariffs(s), stationPrices: await loadStationPrices(s) }));
     const companies = new Map<string, CompanyInput>();
-    for (const c of loadCompanies(store)) {
+    for (const c of loaded.companies) {
       companies.set(c.id, {
         id: c.id,
         name: c.name,
@@ -34,7 +35,7 @@ export function loadRefCatalog(dataDir: string): RefCatalog {
     }
     const tariffs = new Map<string, TariffInput>();
     const subsOf = new Map<string, TariffInput[]>();
-    for (const t of loadTariffs(store) as unknown as TariffInput[]) {
+    for (const t of loaded.tariffs as unknown as TariffInput[]) {
       tariffs.set(t.id, t);
       for (const s of t.super_tariff_ids ?? []) {
         if (!subsOf.has(s)) subsOf.set(s, []);
@@ -43,13 +44,13 @@ export function loadRefCatalog(dataDir: string): RefCatalog {
     }
     for (const l of subsOf.values()) l.sort((a, b) => (a.id < b.id ? -1 : 1));
     const evse = new Map<string, Map<string, PriceComponent[]>>();
-    for (const sp of loadStationPrices(store)) {
+    for (const sp of loaded.stationPrices) {
       if (!evse.has(sp.tariff_id)) evse.set(sp.tariff_id, new Map());
       evse.get(sp.tariff_id)!.set(sp.station_id, sp.prices as unknown as PriceComponent[]);
     }
     return { companies, tariffs, subsOf, evse };
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

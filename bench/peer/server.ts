@@ -64,7 +64,7 @@ export async function startPeer(snapshotFile: string, dataDir: string, port = 0)
     lat[kd.ids[k]] = kd.coords[2 * k + 1];
   }
   const operatorOf = (i: number): string | null => (cols.operator[i] >= 0 ? cols.dict.operators[cols.operator[i]] : null);
-  const catalog = loadRefCatalog(dataDir);
+  const catalog = await loadRefCatalog(dataDir);
   const rates: RateTable = { date: snap.meta.ratesDate, rates: { EUR: 1, ...snap.rates() } };
   const registry = new VehicleRegistry(snap.vehicles(), snap.brands());
 

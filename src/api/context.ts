@@ -5,9 +5,10 @@ import type { TariffCatalog } from '../domain/tariffs/catalog.js';
 import type { VehicleRegistry } from '../domain/vehicles/vehicle.js';
 import type { TokenVerifier } from '../auth/token.js';
 import type { LiveStore } from '../storage/live.js';
+import type { LiveSync } from './live-sync.js';
 import type { Snapshot } from '../storage/snapshot.js';
 import type { StationIndex } from '../domain/stations/index.js';
-import type { AvailabilityStore } from '../storage/availability.js';
+import type { AvailabilitySource } from '../storage/availability.js';
 import type { PricePool } from '../pool/pool.js';
 import type { Metrics } from '../metrics.js';
 import type { SnapshotControl } from './admin/admin.handler.js';
@@ -19,6 +20,8 @@ export interface AppContext {
   readonly logger: Logger;
   readonly snapshot: Snapshot;
   readonly live: LiveStore;
+  /** Keeps companies, tariffs and keys current with the live store (D151). */
+  readonly sync: LiveSync;
   /** All companies in memory; company writes update it after they commit. */
   readonly companies: CompanyRegistry;
   /** All vehicles and brands of the snapshot by id (D62), with their pricing fields; immutable. */
@@ -30,7 +33,7 @@ export interface AppContext {
   /** All stations of the snapshot (columns, kdbush, fragments); immutable. */
   readonly stations: StationIndex;
   /** Live charge point availability (migration 002, D3). */
-  readonly availability: AvailabilityStore;
+  readonly availability: AvailabilitySource;
   /** Price work (charge prices, bulk previews, tariff details): Piscina workers or inline. */
   readonly prices: PricePool;
   /** EVSE statuses of the status feeds, in memory (D134–D136); absent where no feed is served. */

@@ -66,6 +66,11 @@ export interface RouteDef {
    * counted against the price rate limit of D24 as well (D109).
    */
   readonly priceWork?: boolean;
+  /**
+   * The answer depends on the live catalog (companies, tariffs): with a shared live store the
+   * server waits for this replica's view to be current before serving it (read-your-writes, D151).
+   */
+  readonly fresh?: boolean;
   readonly handler: Handler;
 }
 

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
-import type { LiveStore } from '../storage/live.js';
+import type { LiveStore, Sql } from '../storage/live.js';
+import { activeKeyCount, activeKeys, hasKeyHash, hasKeyName, insertKey } from '../storage/keys.js';
 import { GROUPS, maskOf, type Group } from './groups.js';
 
 /** Keys are stored only as SHA-256 hashes (hex). */
@@ -20,24 +21,26 @@ export interface CreatedKey {
 export class KeyError extends Error {}
 
 /** Creates a key (random unless given) and stores its hash with its groups. */
-export function createKey(store: LiveStore, opts: { groups: Group[]; key?: string; name?: string }): CreatedKey {
+export function createKey(store: LiveStore, opts: { groups: Group[]; key?: string; name?: string }): Promise<CreatedKey> {
+  return store.tx((s) => insertNewKey(s, opts));
+}
+
+async function insertNewKey(s: Sql, opts: { groups: Group[]; key?: string; name?: string }): Promise<CreatedKey> {
   const key = opts.key ?? generateKey();
   if (key.length < 8) throw new KeyError('a key needs at least 8 characters');
   const hash = hashKey(key);
-  return store.tx(() => {
-    const name = opts.name ?? `key-${hash.slice(0, 8)}`;
-    if (store.hasKeyName(name)) throw new KeyError(`a key named "${name}" exists already`);
-    if (store.hasKeyHash(hash)) throw new KeyError('this key exists already');
-    store.insertKey(name, hash, opts.groups);
-    return { name, key, groups: opts.groups };
-  });
+  const name = opts.name ?? `key-${hash.slice(0, 8)}`;
+  if (await hasKeyName(s, name)) throw new KeyError(`a key named "${name}" exists already`);
+  if (await hasKeyHash(s, hash)) throw new KeyError('this key exists already');
+  await insertKey(s, name, hash, opts.groups);
+  return { name, key, groups: opts.groups };
 }
 
 /** When the store has no active key, creates one development key with all groups. */
-export function ensureDevelopmentKey(store: LiveStore): CreatedKey | null {
-  return store.tx(() => {
-    if (store.keyCount() > 0) return null;
-    return createKey(store, { groups: [...GROUPS], name: 'development' });
+export function ensureDevelopmentKey(store: LiveStore): Promise<CreatedKey | null> {
+  return store.tx(async (s) => {
+    if ((await activeKeyCount(s)) > 0) return null;
+    return insertNewKey(s, { groups: [...GROUPS], name: 'development' });
   });
 }
 
@@ -57,35 +60,76 @@ export class KeyRegistry {
   private byHash = new Map<string, KeyEntry>();
   /** Presented key → its entry (or null), so a key is hashed once per reload, not per request; bounded. */
   private byKey = new Map<string, KeyEntry | null>();
-  private lastVersion = -1;
+  private gen = -1;
   private timer: NodeJS.Timeout | null = null;
+  private loading: Promise<void> | null = null;
+  /** Read-your-writes for an unknown key (a shared store, D151): set by the service. */
+  fence: (() => Promise<void> | null) | null = null;
 
-  constructor(private readonly store: LiveStore) {
-    this.reload();
+  private constructor(private readonly store: LiveStore) {}
+
+  static async create(store: LiveStore): Promise<KeyRegistry> {
+    const r = new KeyRegistry(store);
+    await r.reload();
+    return r;
   }
 
-  reload(): void {
-    const next = new Map<string, KeyEntry>();
-    for (const row of this.store.activeKeys()) next.set(row.key_hash, { mask: maskOf(row.groups.split(',')), name: row.name });
-    this.byHash = next;
-    this.byKey = new Map();
-    this.lastVersion = this.store.dataVersion();
+  /** The key generation of the loaded view. */
+  get version(): number {
+    return this.gen;
   }
 
-  /** Reloads when the store changed since the last look. */
-  refresh(): void {
-    const v = this.store.dataVersion();
-    if (v !== this.lastVersion) this.reload();
+  /** Loads the active keys (concurrent calls share one load). */
+  reload(): Promise<void> {
+    return (this.loading ??= this.store
+      .read(async (s) => ({ rows: await activeKeys(s), gen: (await s.get<{ value: number }>('SELECT value FROM key_generation WHERE one = 1'))!.value }))
+      .then(({ rows, gen }) => {
+        const next = new Map<string, KeyEntry>();
+        for (const row of rows) next.set(row.key_hash, { mask: maskOf(row.groups.split(',')), name: row.name });
+        this.byHash = next;
+        this.byKey = new Map();
+        this.gen = gen;
+      })
+      .finally(() => {
+        this.loading = null;
+      }));
+  }
+
+  /** Reloads when the key generation moved since the last load. */
+  async refresh(): Promise<void> {
+    const v = await this.store.versions();
+    if (v.keys !== this.gen) await this.reload();
   }
 
   start(refreshMs: number): void {
-    this.timer = setInterval(() => this.refresh(), refreshMs);
+    this.timer = setInterval(() => {
+      this.refresh().catch(() => {
+        // Kept: the last view; the store's fault log says what failed.
+      });
+    }, refreshMs);
     this.timer.unref();
   }
 
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+  }
+
+  /**
+   * For a key unknown here: null when the view cannot be behind (nothing else writes the store
+   * between refreshes), else a promise of its mask once the view is as new as the store (D151);
+   * when the store cannot be read, the key stays unknown.
+   */
+  recheck(key: string): Promise<number> | null {
+    const f = this.fence?.() ?? null;
+    if (f === null) return null;
+    return f.then(
+      () => {
+        this.byKey.delete(key);
+        return this.maskOfKey(key);
+      },
+      () => -1,
+    );
   }
 
   private entryOf(key: string): KeyEntry | null {

@@ -2,12 +2,21 @@ import crypto from 'node:crypto';
 import { SignJWT, compactVerify, importSPKI, type CryptoKey, type KeyObject } from 'jose';
 import type { Config } from '../config.js';
 import type { LiveStore } from '../storage/live.js';
+import { getSetting, setSetting } from '../storage/settings.js';
 
 const SECRET_SETTING = 'jwt_hs256_secret';
 
 /** The HS256 secret: configured, else generated and stored in the live store on first use. */
-export function hs256Secret(config: Pick<Config, 'jwtSecret'>, store: LiveStore): Uint8Array {
-  const s = config.jwtSecret ?? store.getOrCreateSetting(SECRET_SETTING, () => crypto.randomBytes(32).toString('base64url'));
+export async function hs256Secret(config: Pick<Config, 'jwtSecret'>, store: LiveStore): Promise<Uint8Array> {
+  const s =
+    config.jwtSecret ??
+    (await store.tx(async (sql) => {
+      const v = await getSetting(sql, SECRET_SETTING);
+      if (v !== null) return v;
+      const created = crypto.randomBytes(32).toString('base64url');
+      await setSetting(sql, SECRET_SETTING, created);
+      return created;
+    }));
   return new TextEncoder().encode(s);
 }
 
@@ -27,7 +36,7 @@ export class TokenVerifier {
   ) {}
 
   static async create(config: Config, store: LiveStore): Promise<TokenVerifier> {
-    if (config.jwtAlgorithm === 'HS256') return new TokenVerifier(hs256Secret(config, store), 'HS256', config.tokenMaxLifetimeS);
+    if (config.jwtAlgorithm === 'HS256') return new TokenVerifier(await hs256Secret(config, store), 'HS256', config.tokenMaxLifetimeS);
     const key = await importSPKI(config.jwtPublicKey ?? '', config.jwtAlgorithm);
     return new TokenVerifier(key, config.jwtAlgorithm, config.tokenMaxLifetimeS);
   }

@@ -1,6 +1,8 @@
 /** What the command-line tools share: usage errors (exit code 2) and the service's configuration. */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config.js';
+import type { LiveStore } from '../storage/live.js';
+import { openLiveStore, openLiveStoreReadonly } from '../storage/open.js';
 
 /** Prints `msg` to stderr and exits with code 2 (usage or configuration error). */
 export function fail(msg: string): never {
@@ -40,5 +42,17 @@ export function parseCli<O extends Options>(args: string[], options: O, usage: s
     return parseArgs({ args: joined, options, strict: true, allowPositionals });
   } catch (e) {
     fail(`${(e as Error).message}\n${usage}`);
+  }
+}
+
+/**
+ * The live store the configuration names (DATABASE_URL, else DATA_DIR's SQLite file); exits with
+ * the reason when it cannot be opened. `readonly`: never created or migrated.
+ */
+export async function cliStore(config: Config, readonly = false): Promise<LiveStore> {
+  try {
+    return readonly ? await openLiveStoreReadonly(config, 1) : await openLiveStore({ ...config, dbPoolMax: 1 });
+  } catch (e) {
+    fail(`cannot open the live store: ${(e as Error).message}`);
   }
 }

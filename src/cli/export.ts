@@ -10,12 +10,10 @@
  * created or updated, at or after that instant (a date alone means 00:00 UTC). Times are ISO 8601
  * UTC. Exit code 2 on a usage or data-directory error.
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import { cliConfig, fail, parseCli } from './common.js';
+import { cliConfig, cliStore, fail, parseCli } from './common.js';
 import { DeviceStore } from '../storage/devices.js';
 import { FeedbackStore } from '../storage/feedback.js';
-import { LiveStore } from '../storage/live.js';
+import type { LiveStore } from '../storage/live.js';
 
 const USAGE = 'usage: export feedback|partner-feedback|devices [--since <ISO date>] [--format jsonl|csv]';
 const KINDS = ['feedback', 'partner-feedback', 'devices'] as const;
@@ -49,18 +47,18 @@ function csvCell(v: unknown): string {
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
-function* records(kind: Kind, store: LiveStore, since: number): Generator<Record<string, unknown>> {
+async function* records(kind: Kind, store: LiveStore, since: number): AsyncGenerator<Record<string, unknown>> {
   if (kind === 'devices') {
-    for (const d of new DeviceStore(store).devices(since)) {
+    for await (const d of new DeviceStore(store).devices(since)) {
       yield { ...d, created_at: iso(d.created_at), updated_at: iso(d.updated_at) };
     }
     return;
   }
   const fb = new FeedbackStore(store);
   if (kind === 'feedback') {
-    for (const r of fb.userFeedback(since)) yield { ...r, received_at: iso(r.received_at) };
+    for await (const r of fb.userFeedback(since)) yield { ...r, received_at: iso(r.received_at) };
   } else {
-    for (const r of fb.partnerFeedback(since)) yield { ...r, received_at: iso(r.received_at) };
+    for await (const r of fb.partnerFeedback(since)) yield { ...r, received_at: iso(r.received_at) };
   }
 }
 
@@ -89,26 +87,25 @@ async function main(argv: string[]): Promise<void> {
     if (values.format !== 'jsonl' && values.format !== 'csv') fail(`--format must be jsonl or csv\n${USAGE}`);
     format = values.format;
   }
-  const file = path.join(config.dataDir, 'live.sqlite');
-  if (!fs.existsSync(file)) fail(`no live store at ${file}; set DATA_DIR to the service's data directory`);
-  const store = LiveStore.openReadonly(config.dataDir);
+  const store = await cliStore(config, true);
+  const where = store.where;
   process.stdout.on('error', (e: NodeJS.ErrnoException) => {
     if (e.code === 'EPIPE') process.exit(0);
     throw e;
   });
   try {
-    let it: Generator<Record<string, unknown>>;
+    let it: AsyncGenerator<Record<string, unknown>>;
     let first: IteratorResult<Record<string, unknown>>;
     try {
       it = records(kind as Kind, store, since);
-      // Preparing the statements happens on the first step; a store the server never migrated lacks the tables.
-      first = it.next();
+      // The first page is read on the first step; a store the service never migrated lacks the tables.
+      first = await it.next();
     } catch (e) {
-      fail(`cannot read ${kind} from ${file} (${(e as Error).message}); start the service once on this DATA_DIR to migrate it`);
+      fail(`cannot read ${kind} from ${where} (${(e as Error).message}); start the service once on this store to migrate it`);
     }
     const cols = COLUMNS[kind as Kind];
     let buf = format === 'csv' ? cols.join(',') + '\r\n' : '';
-    for (let r = first; !r.done; r = it.next()) {
+    for (let r = first; !r.done; r = await it.next()) {
       const rec = r.value;
       if (format === 'jsonl') {
         const o: Record<string, unknown> = {};
@@ -124,7 +121,7 @@ async function main(argv: string[]): Promise<void> {
     }
     if (buf.length > 0) await write(buf);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

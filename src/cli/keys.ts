@@ -1,6 +1,6 @@
 /**
- * API key management (works on a fresh DATA_DIR, before or while the server runs; a running server
- * picks up changes within KEY_REFRESH_MS):
+ * API key management (works on a fresh DATA_DIR or DATABASE_URL, before or while the service runs;
+ * running services pick up changes within KEY_REFRESH_MS, replicas on PostgreSQL at once):
  *
  *   npm run keys -- create --groups <CSV|all|none> [--key <value>] [--name <label>]
  *   npm run keys -- list
@@ -8,8 +8,8 @@
  */
 import { GROUPS, parseGroupList } from '../auth/groups.js';
 import { KeyError, createKey } from '../auth/keys.js';
-import { cliConfig, fail, parseCli } from './common.js';
-import { LiveStore } from '../storage/live.js';
+import { cliConfig, cliStore, fail, parseCli } from './common.js';
+import { allKeys, revokeKey } from '../storage/keys.js';
 
 const USAGE = `usage:
   keys create --groups <CSV|all|none> [--key <value>] [--name <label>]
@@ -18,7 +18,7 @@ const USAGE = `usage:
 groups: ${GROUPS.join(', ')}`;
 
 
-function main(argv: string[]): void {
+async function main(argv: string[]): Promise<void> {
   const [cmd, ...rest] = argv;
   if (cmd === undefined || cmd === '--help' || cmd === '-h') {
     process.stdout.write(USAGE + '\n');
@@ -30,7 +30,7 @@ function main(argv: string[]): void {
       ? parseCli(rest, { groups: { type: 'string' }, key: { type: 'string' }, name: { type: 'string' } }, USAGE)
       : parseCli(rest, {}, USAGE, true);
   const config = cliConfig();
-  const store = LiveStore.open(config.dataDir);
+  const store = await cliStore(config);
   try {
     if (cmd === 'create') {
       const { groups, key, name } = parsed.values as { groups?: string; key?: string; name?: string };
@@ -45,7 +45,7 @@ function main(argv: string[]): void {
         fail((e as Error).message);
       }
       try {
-        const k = createKey(store, { groups: list, key, name });
+        const k = await createKey(store, { groups: list, key, name });
         process.stdout.write(`${k.key}\n`);
         process.stderr.write(`created key "${k.name}" with groups: ${k.groups.join(', ') || '(none)'}\n`);
       } catch (e) {
@@ -54,7 +54,7 @@ function main(argv: string[]): void {
       }
     } else if (cmd === 'list') {
       if (parsed.positionals.length > 0) fail(`list takes no arguments\n${USAGE}`);
-      const rows = store.allKeys();
+      const rows = await store.read(allKeys);
       if (rows.length === 0) process.stdout.write('no keys\n');
       for (const r of rows) {
         const state = r.revoked_at === null ? 'active' : `revoked ${new Date(r.revoked_at).toISOString()}`;
@@ -65,14 +65,14 @@ function main(argv: string[]): void {
     } else if (cmd === 'revoke') {
       const name = parsed.positionals[0];
       if (name === undefined || parsed.positionals.length !== 1) fail(`revoke needs exactly one key name\n${USAGE}`);
-      if (!store.revokeKey(name)) fail(`no active key named "${name}"`);
+      if (!(await store.tx((s) => revokeKey(s, name)))) fail(`no active key named "${name}"`);
       process.stderr.write(`revoked key "${name}"\n`);
     } else {
       fail(`unknown command ${cmd}\n${USAGE}`);
     }
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
-main(process.argv.slice(2));
+void main(process.argv.slice(2));

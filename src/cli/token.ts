@@ -6,9 +6,8 @@
  *
  * A negative --ttl issues an already expired token (for testing clients).
  */
-import { cliConfig, fail, parseCli } from './common.js';
+import { cliConfig, cliStore, fail, parseCli } from './common.js';
 import { hs256Secret, issueToken } from '../auth/token.js';
-import { LiveStore } from '../storage/live.js';
 
 const USAGE = 'usage: token --sub <user> [--ttl <seconds, default 3600>]';
 
@@ -26,11 +25,11 @@ async function main(argv: string[]): Promise<void> {
   }
   if (!sub) fail(`--sub is required\n${USAGE}`);
   if (ttl > config.tokenMaxLifetimeS) fail(`--ttl must be at most TOKEN_MAX_LIFETIME_S (${config.tokenMaxLifetimeS} s): the service refuses longer-lived tokens (D103)`);
-  const store = LiveStore.open(config.dataDir);
+  const store = await cliStore(config);
   try {
-    process.stdout.write(`${await issueToken(hs256Secret(config, store), sub, ttl)}\n`);
+    process.stdout.write(`${await issueToken(await hs256Secret(config, store), sub, ttl)}\n`);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

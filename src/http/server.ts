@@ -21,6 +21,11 @@ import { etagOf, ifNoneMatchHits } from './conditional.js';
 export interface KeyLookup {
   /** Group mask of a key, or -1 when unknown. */
   maskOfKey(key: string): number;
+  /**
+   * For a key unknown here: null when that is final, else a promise of its mask once the key view
+   * is as new as the live store (another replica may have created it, D151).
+   */
+  recheck?(key: string): Promise<number> | null;
   /** The key's name for the access log (never the key), or null. */
   nameOfKey?(key: string): string | null;
 }
@@ -51,6 +56,11 @@ export interface ServerOptions {
    * seconds of a 429. Absent: no limits.
    */
   rateLimit?: (key: string, priceWork: boolean) => number;
+  /**
+   * Read-your-writes (D151): null when this process's view of the live store cannot be behind,
+   * else a promise that settles once it is current; awaited before routes marked `fresh`.
+   */
+  fresh?: () => Promise<void> | null;
   /** Called once per answered request (metrics): method, route template, status, ms, body bytes out. */
   observe?: (method: string, route: string | null, status: number, ms: number, bytesOut: number) => void;
 }
@@ -128,7 +138,7 @@ export function startServer(host: string, port: number, opts: ServerOptions): Pr
   let router = new Router(opts.routes);
   // Handlers below must not capture `opts`: it holds the first route table, which would keep the
   // first snapshot's station data alive after a snapshot swap.
-  const { logger: log, accessLog, keys, bodyLimitBytes, mapError, rateLimit, observe, priceWorkSaturated } = opts;
+  const { logger: log, accessLog, keys, bodyLimitBytes, mapError, rateLimit, observe, priceWorkSaturated, fresh } = opts;
   const refusalDelayMs = opts.refusalDelayMs ?? 0;
   const transport = opts.transport ?? DEFAULT_TRANSPORT;
   const cors = corsPolicy(transport.corsOrigins);
@@ -318,53 +328,101 @@ export function startServer(host: string, port: number, opts: ServerOptions): Pr
         throw new ApiError('METHOD_NOT_ALLOWED', 'method not allowed', { headers: { Allow: allow.join(', ') } });
       }
       route = m.route;
-      let groups = 0;
-      if (route.groups !== null) {
-        const key = headers.apiKey.trim();
-        if (key.length === 0) throw new ApiError('FORBIDDEN', 'api_key missing');
-        const mask = keys.maskOfKey(key);
-        if (mask === -1) throw new ApiError('FORBIDDEN', 'api_key invalid');
-        state.keyName = keys.nameOfKey?.(key) ?? null;
-        let allowed = false;
-        for (const g of route.groups) if ((mask & GROUP_BIT[g]) !== 0) allowed = true;
-        if (!allowed) throw new ApiError('FORBIDDEN', `action ${snakeCase(route.groups[0])} not allowed`);
-        // D109: after the key and group checks (403s are not counted), before the body is read.
-        if (rateLimit !== undefined) {
-          const wait = rateLimit(key, route.priceWork === true);
-          if (wait > 0) throw new ApiError('TOO_MANY_REQUESTS', 'rate limit exceeded', { headers: { 'Retry-After': String(wait) } });
-        }
-        groups = mask;
-      }
-      // Mutable here only: the body is set once it has been read (one object per request).
-      const base: { -readonly [K in keyof ApiRequest]: ApiRequest[K] } = {
-        method,
-        path,
-        params: m.params,
-        query: parseQueryString(rawQuery),
-        headers,
-        groups,
-        requestId: reqId,
-        body: undefined,
-      };
       const r = route;
-      if (r.cache !== undefined) {
-        const validator = r.cache(base);
-        if (validator !== null) {
-          state.etag = etagOf(validator, path, rawQuery, headers.acceptLanguage, enc);
-          if (ifNoneMatch.length > 0 && ifNoneMatchHits(ifNoneMatch, state.etag)) {
-            send(res, state, { status: 304 }, reqId, method, r.path, t0);
-            return;
+      let key = '';
+      let known = 0;
+      // Read-your-writes (D151): an unknown key may have been created on another replica, and an
+      // answer that depends on the catalog waits until this replica's view is current. Both are
+      // null unless the live store is shared, and then the request continues once they settle.
+      let gate: Promise<number> | null = null;
+      if (r.groups !== null) {
+        key = headers.apiKey.trim();
+        if (key.length === 0) throw new ApiError('FORBIDDEN', 'api_key missing');
+        known = keys.maskOfKey(key);
+        if (known === -1) {
+          gate = keys.recheck?.(key) ?? null;
+          if (gate === null) throw new ApiError('FORBIDDEN', 'api_key invalid');
+        }
+      }
+      const fence = r.fresh === true && fresh !== undefined ? fresh() : null;
+      if (fence !== null) {
+        const g = gate;
+        gate = g === null ? fence.then(() => known) : Promise.all([g, fence]).then(([k]) => k);
+      }
+      /** Group check and rate limit of the key's mask; the request as handlers see it. */
+      const admit = (mask: number): { -readonly [K in keyof ApiRequest]: ApiRequest[K] } => {
+        let groups = 0;
+        if (r.groups !== null) {
+          if (mask === -1) throw new ApiError('FORBIDDEN', 'api_key invalid');
+          state.keyName = keys.nameOfKey?.(key) ?? null;
+          let allowed = false;
+          for (const g of r.groups) if ((mask & GROUP_BIT[g]) !== 0) allowed = true;
+          if (!allowed) throw new ApiError('FORBIDDEN', `action ${snakeCase(r.groups[0])} not allowed`);
+          // D109: after the key and group checks (403s are not counted), before the body is read.
+          if (rateLimit !== undefined) {
+            const wait = rateLimit(key, r.priceWork === true);
+            if (wait > 0) throw new ApiError('TOO_MANY_REQUESTS', 'rate limit exceeded', { headers: { 'Retry-After': String(wait) } });
+          }
+          groups = mask;
+        }
+        // Mutable here only: the body is set once it has been read (one object per request).
+        return {
+          method,
+          path,
+          params: m.params,
+          query: parseQueryString(rawQuery),
+          headers,
+          groups,
+          requestId: reqId,
+          body: undefined,
+        };
+      };
+      /** 304 from the validator, or 503 while price work is saturated: true when answered. */
+      const answeredEarly = (base: ApiRequest): boolean => {
+        if (r.cache !== undefined) {
+          const validator = r.cache(base);
+          if (validator !== null) {
+            state.etag = etagOf(validator, path, rawQuery, headers.acceptLanguage, enc);
+            if (ifNoneMatch.length > 0 && ifNoneMatchHits(ifNoneMatch, state.etag)) {
+              send(res, state, { status: 304 }, reqId, method, r.path, t0);
+              return true;
+            }
           }
         }
-      }
-      if (r.priceWork === true && priceWorkSaturated?.() === true) {
-        // D106: refused before the body is read or parsed; uWS skips the unread body and keeps
-        // the connection.
-        refuse(res, state, r, reqId, method, t0);
+        if (r.priceWork === true && priceWorkSaturated?.() === true) {
+          // D106: refused before the body is read or parsed (when nothing gated it); uWS skips
+          // the unread body and keeps the connection.
+          refuse(res, state, r, reqId, method, t0);
+          return true;
+        }
+        return false;
+      };
+      const withBody = (base: { body: unknown }, buf: Buffer): boolean => {
+        try {
+          base.body = parseBody(buf, r.bareBody === true);
+          return true;
+        } catch (e) {
+          send(res, state, errorResponse(e as ApiError, !r.codeless), reqId, method, r.path, t0);
+          return false;
+        }
+      };
+      const failed = (e: unknown): void => respondError(res, state, e, r, reqId, method, t0);
+      if (gate !== null && !r.body) {
+        gate.then((mask) => {
+          if (state.aborted) return;
+          try {
+            const base = admit(mask);
+            if (!answeredEarly(base)) dispatch(res, state, r, base, t0);
+          } catch (e) {
+            failed(e);
+          }
+        }, failed);
         return;
       }
+      const base = gate === null ? admit(known) : null;
+      if (base !== null && answeredEarly(base)) return;
       if (!r.body) {
-        dispatch(res, state, r, base, t0);
+        dispatch(res, state, r, base!, t0);
         return;
       }
       if (!acceptableMediaType(headers.contentType)) {
@@ -379,20 +437,26 @@ export function startServer(host: string, port: number, opts: ServerOptions): Pr
         tooLarge(declared > drainLimit(bodyLimitBytes));
         return;
       }
+      // The body is read at once (uWS hands it over only to a reader attached now); a gate is
+      // awaited after it, then the checks run as they would have before it.
       readBody(res, state, bodyLimitBytes, (buf, close) => {
         if (buf === null) {
           tooLarge(close);
           return;
         }
-        let body: unknown;
-        try {
-          body = parseBody(buf, r.bareBody === true);
-        } catch (e) {
-          send(res, state, errorResponse(e as ApiError, !r.codeless), reqId, method, r.path, t0);
+        if (base !== null) {
+          if (withBody(base, buf)) dispatch(res, state, r, base, t0);
           return;
         }
-        base.body = body;
-        dispatch(res, state, r, base, t0);
+        gate!.then((mask) => {
+          if (state.aborted) return;
+          try {
+            const b = admit(mask);
+            if (!answeredEarly(b) && withBody(b, buf)) dispatch(res, state, r, b, t0);
+          } catch (e) {
+            failed(e);
+          }
+        }, failed);
       });
     } catch (e) {
       respondError(res, state, e, route, reqId, method, t0);

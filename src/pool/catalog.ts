@@ -5,7 +5,8 @@
  *   current synchronously by the tariff catalog's change events.
  * - `StoreCatalog` (pricing workers): loaded from a read-only live-store connection; before each
  *   task `syncTo(generation)` applies the store's change log after the catalog's own generation, so
- *   a write acknowledged before a request was dispatched is reflected in its answer.
+ *   a write acknowledged before a request was dispatched is reflected in its answer (a current
+ *   catalog costs one comparison; a catch-up one read of the store).
  */
 import type { Company } from '../domain/companies/registry.js';
 import { PricingCatalog, type CompanyInput, type RateTable, type TariffInput } from '../domain/pricing/index.js';
@@ -89,45 +90,70 @@ export function mainCatalog(companies: CompanyRegistry, tariffs: TariffCatalog):
 
 /** A worker's catalog over a read-only live-store connection. */
 export class StoreCatalog {
-  readonly catalog: PricingCatalog;
-  private gen: number;
+  private syncing: Promise<void> | null = null;
 
-  constructor(private readonly store: LiveStore) {
-    this.gen = catalogGeneration(store);
-    this.catalog = buildCatalog(loadCompanies(store), loadTariffs(store), loadStationPrices(store));
+  private constructor(
+    private readonly store: LiveStore,
+    readonly catalog: PricingCatalog,
+    private gen: number,
+  ) {}
+
+  static async open(store: LiveStore): Promise<StoreCatalog> {
+    const { gen, catalog } = await store.read(async (s) => ({
+      gen: await catalogGeneration(s),
+      catalog: buildCatalog(await loadCompanies(s), await loadTariffs(s), await loadStationPrices(s)),
+    }));
+    return new StoreCatalog(store, catalog, gen);
   }
 
   get generation(): number {
     return this.gen;
   }
 
-  /** Applies every stored change after the catalog's generation when `generation` is newer. */
-  syncTo(generation: number): void {
-    if (generation <= this.gen) return;
-    const changes = changesSince(this.store, this.gen);
-    let companies = false;
-    let stationPrices = false;
-    const tariffs = new Set<string>();
-    let top = this.gen;
-    for (const ch of changes) {
-      if (ch.generation > top) top = ch.generation;
-      if (ch.kind === 'company') companies = true;
-      else if (ch.kind === 'tariff') tariffs.add(ch.id);
-      else stationPrices = true;
-    }
-    if (companies) replaceCompanies(this.catalog, loadCompanies(this.store));
-    if (stationPrices || tariffs.size > 0) this.catalog.batch(() => {
+  /**
+   * Applies every stored change after the catalog's generation when `generation` is newer: null
+   * when the catalog is current (no wait), else a promise that settles once it is applied.
+   */
+  syncTo(generation: number): Promise<void> | null {
+    if (generation <= this.gen) return null;
+    return (this.syncing ??= this.apply().finally(() => {
+      this.syncing = null;
+    })).then(() => (generation <= this.gen ? undefined : this.syncTo(generation) ?? undefined));
+  }
+
+  private async apply(): Promise<void> {
+    const from = this.gen;
+    const read = await this.store.read(async (s) => {
+      const changes = await changesSince(s, from);
+      let companies = false;
+      let stationPrices = false;
+      const tariffs = new Set<string>();
+      for (const ch of changes) {
+        if (ch.kind === 'company') companies = true;
+        else if (ch.kind === 'tariff') tariffs.add(ch.id);
+        else stationPrices = true;
+      }
+      const rows = new Map<string, StoredTariff | undefined>();
+      for (const id of tariffs) rows.set(id, await getStoredTariff(s, id));
+      return {
+        top: changes.reduce((m, ch) => Math.max(m, ch.generation), from),
+        companies: companies ? await loadCompanies(s) : null,
+        rows,
+        stationPrices: stationPrices ? await loadStationPrices(s) : null,
+      };
+    });
+    if (read.companies !== null) replaceCompanies(this.catalog, read.companies);
+    if (read.stationPrices !== null || read.rows.size > 0) this.catalog.batch(() => {
       // Sub tariffs after their super tariffs, so each block compiles with its current subs.
       const upserts: StoredTariff[] = [];
-      for (const id of tariffs) {
-        const t = getStoredTariff(this.store, id);
+      for (const [id, t] of read.rows) {
         if (t === undefined) this.catalog.removeTariff(id);
         else upserts.push(t);
       }
       upserts.sort((a, b) => (a.type === b.type ? 0 : a.type === 'tariff' ? -1 : 1));
       for (const t of upserts) this.catalog.upsertTariff(tariffInput(t));
-      if (stationPrices) for (const sp of loadStationPrices(this.store)) this.catalog.upsertStationPrices(sp as never);
+      if (read.stationPrices !== null) for (const sp of read.stationPrices) this.catalog.upsertStationPrices(sp as never);
     });
-    this.gen = top;
+    this.gen = read.top;
   }
 }

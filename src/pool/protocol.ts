@@ -22,6 +22,8 @@ import type { StationView } from './stations.js';
 
 export interface WorkerInit {
   dataDir: string;
+  /** The PostgreSQL live store, when the service uses one (else the SQLite file in dataDir). */
+  databaseUrl: string | null;
   snapshotPath: string;
   stations: SharedStationData;
   /**

@@ -1,5 +1,16 @@
+/**
+ * The availability table of the live store (D3): counts per station group written by another
+ * process (a status feed). Read on every station answer, so reads are synchronous and cheap:
+ *
+ * - SQLite: the rows are read again only when the file's `data_version` moved (another
+ *   connection committed) or this process wrote;
+ * - PostgreSQL: the rows are polled every `pollMs` in the background (one small query when
+ *   nothing changed); a failed poll keeps the last rows, so station answers never wait for, or
+ *   fail with, the database (D152).
+ */
 import type Database from 'better-sqlite3';
 import type { LiveStore } from './live.js';
+import { SqliteStore } from './sqlite-store.js';
 
 export interface AvailabilityRow {
   station_id: string;
@@ -7,25 +18,27 @@ export interface AvailabilityRow {
   available: number;
 }
 
-/**
- * Reads (and, for the coming status feed, writes) the live availability table of migration 002.
- * `version()` changes whenever the table may have changed: PRAGMA data_version covers commits of
- * other connections (another process), a local counter covers writes through this store; readers
- * cache on it and reload only when it moves.
- */
-export class AvailabilityStore {
+export interface AvailabilitySource {
+  /** Moves whenever the rows may have changed. */
+  version(): number;
+  rows(): AvailabilityRow[];
+  /** Writes rows (status feeds and tests). */
+  write(rows: readonly AvailabilityRow[], now: number): Promise<void>;
+  close(): void;
+}
+
+const ALL = 'SELECT station_id, group_index, available FROM station_availability ORDER BY station_id, group_index';
+const UPSERT = `INSERT INTO station_availability(station_id, group_index, available, updated_at) VALUES (?, ?, ?, ?)
+  ON CONFLICT(station_id, group_index) DO UPDATE SET available = excluded.available, updated_at = excluded.updated_at`;
+
+class SqliteAvailability implements AvailabilitySource {
   private local = 0;
   private readonly all: Database.Statement<[], AvailabilityRow>;
-  private readonly upsert: Database.Statement<[string, number, number, number]>;
   private readonly dataVersion: Database.Statement<[], number>;
 
-  constructor(private readonly live: LiveStore) {
-    this.dataVersion = live.db.prepare('PRAGMA data_version').pluck() as unknown as Database.Statement<[], number>;
-    this.all = live.db.prepare('SELECT station_id, group_index, available FROM station_availability ORDER BY station_id, group_index');
-    this.upsert = live.db.prepare(
-      `INSERT INTO station_availability(station_id, group_index, available, updated_at) VALUES (?, ?, ?, ?)
-       ON CONFLICT(station_id, group_index) DO UPDATE SET available = excluded.available, updated_at = excluded.updated_at`,
-    );
+  constructor(private readonly store: SqliteStore) {
+    this.dataVersion = store.db.prepare('PRAGMA data_version').pluck() as unknown as Database.Statement<[], number>;
+    this.all = store.db.prepare(ALL);
   }
 
   version(): number {
@@ -36,11 +49,73 @@ export class AvailabilityStore {
     return this.all.all();
   }
 
-  /** Stores a batch of statuses in one transaction. */
-  write(rows: readonly AvailabilityRow[], now: number): void {
-    this.live.tx(() => {
-      for (const r of rows) this.upsert.run(r.station_id, r.group_index, r.available, now);
+  async write(rows: readonly AvailabilityRow[], now: number): Promise<void> {
+    await this.store.tx(async (s) => {
+      for (const r of rows) await s.run(UPSERT, [r.station_id, r.group_index, r.available, now]);
     });
     this.local++;
   }
+
+  close(): void {}
+}
+
+class PolledAvailability implements AvailabilitySource {
+  private v = 0;
+  private current: AvailabilityRow[] = [];
+  private stamp = '';
+  private readonly timer: NodeJS.Timeout;
+  private polling = false;
+
+  constructor(
+    private readonly store: LiveStore,
+    pollMs: number,
+  ) {
+    this.timer = setInterval(() => void this.poll(), pollMs);
+    this.timer.unref();
+    void this.poll();
+  }
+
+  private async poll(): Promise<void> {
+    if (this.polling) return;
+    this.polling = true;
+    try {
+      await this.store.read(async (s) => {
+        const h = await s.get<{ n: number; at: number | null; a: number | null }>('SELECT count(*) AS n, max(updated_at) AS at, sum(available) AS a FROM station_availability');
+        const stamp = `${h!.n}/${h!.at}/${h!.a}`;
+        if (stamp === this.stamp) return;
+        this.current = await s.all<AvailabilityRow>(ALL);
+        this.stamp = stamp;
+        this.v++;
+      });
+    } catch {
+      // Kept: the last rows; the store's fault log says what failed.
+    } finally {
+      this.polling = false;
+    }
+  }
+
+  version(): number {
+    return this.v;
+  }
+
+  rows(): AvailabilityRow[] {
+    return this.current;
+  }
+
+  async write(rows: readonly AvailabilityRow[], now: number): Promise<void> {
+    await this.store.tx(async (s) => {
+      for (const r of rows) await s.run(UPSERT, [r.station_id, r.group_index, r.available, now]);
+    });
+    this.stamp = '';
+    await this.poll();
+  }
+
+  close(): void {
+    clearInterval(this.timer);
+  }
+}
+
+/** The availability source of a store (`pollMs`: how often a shared store is read again). */
+export function availabilitySource(store: LiveStore, pollMs = 1000): AvailabilitySource {
+  return store instanceof SqliteStore ? new SqliteAvailability(store) : new PolledAvailability(store, pollMs);
 }

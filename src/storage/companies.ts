@@ -1,5 +1,6 @@
 import type { Company, ExternalSourceMapping } from '../domain/companies/registry.js';
-import type { LiveStore } from './live.js';
+import type { SeedCompany, Sql } from './live.js';
+import { getSetting, setSetting } from './settings.js';
 
 interface CompanyDbRow {
   id: string;
@@ -16,12 +17,12 @@ interface CompanyDbRow {
 }
 
 /** All companies of the live store with their supported EMPs (ordered by id). */
-export function loadCompanies(store: LiveStore): Company[] {
-  const rows = store.db.prepare('SELECT * FROM companies ORDER BY id').all() as CompanyDbRow[];
+export async function loadCompanies(s: Sql): Promise<Company[]> {
+  const rows = await s.all<CompanyDbRow>('SELECT * FROM companies ORDER BY id');
   const supported = new Map<string, string[]>();
-  for (const r of store.db
-    .prepare('SELECT company_id, emp_id FROM company_supported_emps ORDER BY company_id, emp_id')
-    .all() as { company_id: string; emp_id: string }[]) {
+  for (const r of await s.all<{ company_id: string; emp_id: string }>(
+    'SELECT company_id, emp_id FROM company_supported_emps ORDER BY company_id, emp_id',
+  )) {
     let l = supported.get(r.company_id);
     if (!l) supported.set(r.company_id, (l = []));
     l.push(r.emp_id);
@@ -43,24 +44,20 @@ export function loadCompanies(store: LiveStore): Company[] {
 }
 
 /** Stored head of one company (for the version check inside a write transaction). */
-export function companyHead(store: LiveStore, id: string): { version: number; created_at: number } | undefined {
-  return store.db.prepare('SELECT version, created_at FROM companies WHERE id = ?').get(id) as
-    | { version: number; created_at: number }
-    | undefined;
+export function companyHead(s: Sql, id: string): Promise<{ version: number; created_at: number } | undefined> {
+  return s.get<{ version: number; created_at: number }>('SELECT version, created_at FROM companies WHERE id = ?', [id]);
 }
 
 /** The subset of `ids` that exist as companies. */
-export function existingCompanies(store: LiveStore, ids: Iterable<string>): Set<string> {
-  const st = store.db.prepare('SELECT 1 FROM companies WHERE id = ?');
+export async function existingCompanies(s: Sql, ids: Iterable<string>): Promise<Set<string>> {
   const out = new Set<string>();
-  for (const id of ids) if (!out.has(id) && st.get(id) !== undefined) out.add(id);
+  for (const id of ids) if (!out.has(id) && (await s.get('SELECT 1 AS one FROM companies WHERE id = ?', [id])) !== undefined) out.add(id);
   return out;
 }
 
 /** Inserts or replaces a company and its supported EMPs (call inside `LiveStore.tx`). */
-export function writeCompany(store: LiveStore, c: Company, generation: number): void {
-  store.db
-    .prepare(
+export async function writeCompany(s: Sql, c: Company, generation: number): Promise<void> {
+  await s.run(
       `INSERT INTO companies(id, name, url, is_cpo, is_emp, version, created_at, updated_at, external_source_mapping,
          cpo_group, emp_group, generation)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -68,14 +65,15 @@ export function writeCompany(store: LiveStore, c: Company, generation: number): 
          is_emp = excluded.is_emp, version = excluded.version, updated_at = excluded.updated_at,
          external_source_mapping = excluded.external_source_mapping, cpo_group = excluded.cpo_group,
          emp_group = excluded.emp_group, generation = excluded.generation`,
-    )
-    .run(
+    [
       c.id, c.name, c.url, c.is_cpo ? 1 : 0, c.is_emp ? 1 : 0, c.version, c.created_at, c.updated_at,
       JSON.stringify(c.external_source_mapping), c.cpo_group, c.emp_group, generation,
-    );
-  store.db.prepare('DELETE FROM company_supported_emps WHERE company_id = ?').run(c.id);
-  const add = store.db.prepare('INSERT OR IGNORE INTO company_supported_emps(company_id, emp_id) VALUES (?, ?)');
-  for (const e of c.supported_emps) add.run(c.id, e);
+    ],
+  );
+  await s.run('DELETE FROM company_supported_emps WHERE company_id = ?', [c.id]);
+  for (const e of c.supported_emps) {
+    await s.run('INSERT INTO company_supported_emps(company_id, emp_id) VALUES (?, ?) ON CONFLICT DO NOTHING', [c.id, e]);
+  }
 }
 
 /**
@@ -84,22 +82,45 @@ export function writeCompany(store: LiveStore, c: Company, generation: number): 
  * their version but are stamped with `generation`. Returns the ids of the companies so touched, or
  * null when the company did not exist.
  */
-export function deleteCompany(store: LiveStore, id: string, generation: number): string[] | null {
-  const db = store.db;
+export async function deleteCompany(s: Sql, id: string, generation: number): Promise<string[] | null> {
   const touched = new Set<string>();
-  for (const r of db
-    .prepare(
-      `SELECT company_id AS id FROM company_supported_emps WHERE emp_id = ? AND company_id <> ?
-       UNION SELECT id FROM companies WHERE (cpo_group = ? OR emp_group = ?) AND id <> ?`,
-    )
-    .all(id, id, id, id, id) as { id: string }[]) {
+  for (const r of await s.all<{ id: string }>(
+    `SELECT company_id AS id FROM company_supported_emps WHERE emp_id = ? AND company_id <> ?
+     UNION SELECT id FROM companies WHERE (cpo_group = ? OR emp_group = ?) AND id <> ?`,
+    [id, id, id, id, id],
+  )) {
     touched.add(r.id);
   }
-  if (db.prepare('DELETE FROM companies WHERE id = ?').run(id).changes === 0) return null;
-  db.prepare('UPDATE companies SET cpo_group = NULL WHERE cpo_group = ?').run(id);
-  db.prepare('UPDATE companies SET emp_group = NULL WHERE emp_group = ?').run(id);
-  const stamp = db.prepare('UPDATE companies SET generation = ? WHERE id = ?');
+  if ((await s.run('DELETE FROM companies WHERE id = ?', [id])) === 0) return null;
+  await s.run('UPDATE companies SET cpo_group = NULL WHERE cpo_group = ?', [id]);
+  await s.run('UPDATE companies SET emp_group = NULL WHERE emp_group = ?', [id]);
   const out = [...touched].sort();
-  for (const t of out) stamp.run(generation, t);
+  for (const t of out) await s.run('UPDATE companies SET generation = ? WHERE id = ?', [generation, t]);
   return out;
+}
+
+/**
+ * Seeds operator companies from the snapshot on first start (once per store; later snapshot swaps
+ * never overwrite companies edited through the API). Call inside a write transaction.
+ */
+export async function seedCompanies(s: Sql, snapshotVersion: string, companies: Iterable<SeedCompany>, now: number): Promise<number> {
+  if ((await getSetting(s, 'companies_seeded_from')) !== null) return 0;
+  let n = 0;
+  for (const c of companies) {
+    const mapping = {
+      ext_a_ids: null,
+      ext_b_names: null,
+      ext_b_charge_card_ids: null,
+      sheet_names: null,
+      ext_c_operator_ids: null,
+      evse_operator_ids: [...c.evse_operator_ids],
+    };
+    n += await s.run(
+      `INSERT INTO companies(id, name, url, is_cpo, is_emp, version, created_at, updated_at, external_source_mapping)
+       VALUES (?, ?, NULL, 1, 0, 1, ?, ?, ?) ON CONFLICT DO NOTHING`,
+      [c.id, c.name, now, now, JSON.stringify(mapping)],
+    );
+  }
+  await setSetting(s, 'companies_seeded_from', snapshotVersion);
+  return n;
 }

@@ -1,8 +1,7 @@
 /**
  * Push-notification devices in the live store (table `crm_devices`, migration 4), upserted by the
- * client-generated id in one IMMEDIATE transaction (D44).
+ * client-generated id in one write transaction (D44).
  */
-import type Database from 'better-sqlite3';
 import type { LiveStore } from './live.js';
 
 export interface DeviceInput {
@@ -37,51 +36,53 @@ const decode = (r: RawDevice): DeviceRow => ({
   disabled_notifications: JSON.parse(r.disabled_notifications) as string[],
 });
 
-export class DeviceStore {
-  private readonly exists: Database.Statement<[string], { one: number }>;
-  private readonly upsertStmt: Database.Statement;
-  private readonly getStmt: Database.Statement<[string], RawDevice>;
-  private readonly listStmt: Database.Statement<[number], RawDevice>;
-
-  constructor(private readonly live: LiveStore) {
-    const db = live.db;
-    this.exists = db.prepare('SELECT 1 AS one FROM crm_devices WHERE id = ?');
-    this.upsertStmt = db.prepare(
-      `INSERT INTO crm_devices(id, fcm_token, country, language, app_version, os_version, user_products,
+const UPSERT = `INSERT INTO crm_devices(id, fcm_token, country, language, app_version, os_version, user_products,
                                disabled_notifications, user_id, created_at, updated_at)
-       VALUES (@id, @fcm_token, @country, @language, @app_version, @os_version, @user_products,
-               @disabled_notifications, @user_id, @now, @now)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT(id) DO UPDATE SET
          fcm_token = excluded.fcm_token, country = excluded.country, language = excluded.language,
          app_version = excluded.app_version, os_version = excluded.os_version,
          user_products = excluded.user_products, disabled_notifications = excluded.disabled_notifications,
-         user_id = excluded.user_id, updated_at = excluded.updated_at, update_count = update_count + 1`,
-    );
-    this.getStmt = db.prepare('SELECT * FROM crm_devices WHERE id = ?');
-    this.listStmt = db.prepare('SELECT * FROM crm_devices WHERE updated_at >= ? ORDER BY updated_at, id');
-  }
+         user_id = excluded.user_id, updated_at = excluded.updated_at, update_count = crm_devices.update_count + 1`;
 
-  /** Creates or replaces the device (one transaction); true when it was created. */
-  upsert(d: DeviceInput, now = Date.now()): boolean {
-    return this.live.tx(() => {
-      const created = this.exists.get(d.id) === undefined;
-      this.upsertStmt.run({
-        ...d,
-        user_products: JSON.stringify(d.user_products),
-        disabled_notifications: JSON.stringify(d.disabled_notifications),
-        now,
-      });
+/** Rows per page of the export reader (keyset pages on (updated_at, id)). */
+const PAGE = 1000;
+
+export class DeviceStore {
+  constructor(private readonly live: LiveStore) {}
+
+  /** Stores the device; true when it was new. */
+  upsert(d: DeviceInput, now = Date.now()): Promise<boolean> {
+    return this.live.tx(async (s) => {
+      const created = (await s.get('SELECT 1 AS one FROM crm_devices WHERE id = ?', [d.id])) === undefined;
+      await s.run(UPSERT, [
+        d.id, d.fcm_token, d.country, d.language, d.app_version, d.os_version,
+        JSON.stringify(d.user_products), JSON.stringify(d.disabled_notifications), d.user_id, now, now,
+      ]);
       return created;
     });
   }
 
-  get(id: string): DeviceRow | undefined {
-    const r = this.getStmt.get(id);
+  async get(id: string): Promise<DeviceRow | undefined> {
+    const r = await this.live.read((s) => s.get<RawDevice>('SELECT * FROM crm_devices WHERE id = ?', [id]));
     return r === undefined ? undefined : decode(r);
   }
 
   /** Devices created or updated at or after `sinceMs`, least recently updated first. */
-  *devices(sinceMs = 0): IterableIterator<DeviceRow> {
-    for (const r of this.listStmt.iterate(sinceMs)) yield decode(r);
+  async *devices(sinceMs = 0): AsyncGenerator<DeviceRow> {
+    let at = sinceMs;
+    let id = '';
+    for (;;) {
+      const rows = await this.live.read((s) =>
+        s.all<RawDevice>(
+          `SELECT * FROM crm_devices WHERE updated_at > ? OR (updated_at = ? AND id > ?) ORDER BY updated_at, id LIMIT ${PAGE}`,
+          [at, at, id],
+        ),
+      );
+      for (const r of rows) yield decode(r);
+      if (rows.length < PAGE) return;
+      at = rows[rows.length - 1].updated_at;
+      id = rows[rows.length - 1].id;
+    }
   }
 }

@@ -1,9 +1,8 @@
 /**
  * User and partner feedback in the live store (tables of migration 4). Each accepted request is
- * one INSERT inside one IMMEDIATE transaction, so an acknowledged feedback is durable and a
+ * one INSERT inside one write transaction, so an acknowledged feedback is durable and a
  * rejected one never reaches the store.
  */
-import type Database from 'better-sqlite3';
 import type { LiveStore } from './live.js';
 
 export interface UserFeedbackInput {
@@ -42,49 +41,53 @@ export interface PartnerFeedbackRow extends PartnerFeedbackInput {
 
 type RawUser = Omit<UserFeedbackRow, 'attributes'> & { attributes: string };
 
+/** Rows per page of the export readers (keyset pages, so a large table streams). */
+const PAGE = 1000;
+
 export class FeedbackStore {
-  private readonly insertUser: Database.Statement;
-  private readonly insertPartner: Database.Statement;
-  private readonly listUser: Database.Statement<[number], RawUser>;
-  private readonly listPartner: Database.Statement<[number], PartnerFeedbackRow>;
+  constructor(private readonly live: LiveStore) {}
 
-  constructor(private readonly live: LiveStore) {
-    const db = live.db;
-    this.insertUser = db.prepare(
-      `INSERT INTO user_feedback(received_at, type, priority, language, email, notes, context, charging_station_id, attributes)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    this.insertPartner = db.prepare(
-      'INSERT INTO partner_feedback(received_at, type, content, tariff, cpo, emp, language) VALUES (?, ?, ?, ?, ?, ?, ?)',
-    );
-    this.listUser = db.prepare('SELECT * FROM user_feedback WHERE received_at >= ? ORDER BY id');
-    this.listPartner = db.prepare('SELECT * FROM partner_feedback WHERE received_at >= ? ORDER BY id');
+  async addUserFeedback(f: UserFeedbackInput, now = Date.now()): Promise<number> {
+    return this.live.tx(async (s) => {
+      const r = await s.get<{ id: number }>(
+        `INSERT INTO user_feedback(received_at, type, priority, language, email, notes, context, charging_station_id, attributes)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+        [now, f.type, f.priority, f.language, f.email, f.notes, f.context, f.charging_station_id, JSON.stringify(f.attributes)],
+      );
+      return r!.id;
+    });
   }
 
-  /** Stores one user feedback in its own transaction; returns its row id. */
-  addUserFeedback(f: UserFeedbackInput, now = Date.now()): number {
-    return this.live.tx(
-      () =>
-        this.insertUser.run(
-          now, f.type, f.priority, f.language, f.email, f.notes, f.context, f.charging_station_id, JSON.stringify(f.attributes),
-        ).lastInsertRowid as number,
-    );
-  }
-
-  addPartnerFeedback(f: PartnerFeedbackInput, now = Date.now()): number {
-    return this.live.tx(
-      () => this.insertPartner.run(now, f.type, f.content, f.tariff, f.cpo, f.emp, f.language).lastInsertRowid as number,
-    );
+  async addPartnerFeedback(f: PartnerFeedbackInput, now = Date.now()): Promise<number> {
+    return this.live.tx(async (s) => {
+      const r = await s.get<{ id: number }>(
+        'INSERT INTO partner_feedback(received_at, type, content, tariff, cpo, emp, language) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id',
+        [now, f.type, f.content, f.tariff, f.cpo, f.emp, f.language],
+      );
+      return r!.id;
+    });
   }
 
   /** User feedback received at or after `sinceMs`, oldest first. */
-  *userFeedback(sinceMs = 0): IterableIterator<UserFeedbackRow> {
-    for (const r of this.listUser.iterate(sinceMs)) {
+  async *userFeedback(sinceMs = 0): AsyncGenerator<UserFeedbackRow> {
+    for await (const r of this.pages<RawUser>('user_feedback', sinceMs)) {
       yield { ...r, attributes: JSON.parse(r.attributes) as Record<string, unknown> };
     }
   }
 
-  partnerFeedback(sinceMs = 0): IterableIterator<PartnerFeedbackRow> {
-    return this.listPartner.iterate(sinceMs);
+  partnerFeedback(sinceMs = 0): AsyncGenerator<PartnerFeedbackRow> {
+    return this.pages<PartnerFeedbackRow>('partner_feedback', sinceMs);
+  }
+
+  private async *pages<R extends { id: number }>(table: 'user_feedback' | 'partner_feedback', sinceMs: number): AsyncGenerator<R> {
+    let after = 0;
+    for (;;) {
+      const rows = await this.live.read((s) =>
+        s.all<R>(`SELECT * FROM ${table} WHERE received_at >= ? AND id > ? ORDER BY id LIMIT ${PAGE}`, [sinceMs, after]),
+      );
+      yield* rows;
+      if (rows.length < PAGE) return;
+      after = rows[rows.length - 1].id;
+    }
   }
 }

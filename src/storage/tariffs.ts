@@ -3,9 +3,9 @@
  * prices, and the catalog generation with its change log (migration 003). Writers call these inside
  * one `LiveStore.tx`; each committed write takes exactly one new generation.
  */
-import type Database from 'better-sqlite3';
 import type { StoredStationPrices, StoredTariff } from '../domain/tariffs/model.js';
-import type { LiveStore } from './live.js';
+import type { LiveStore, Sql } from './live.js';
+import { getSetting, setSetting } from './settings.js';
 import type { Snapshot } from './snapshot.js';
 
 export type ChangeKind = 'company' | 'tariff' | 'station_prices';
@@ -27,128 +27,93 @@ export interface TariffRowHead {
   data: string;
 }
 
-interface Stmts {
-  bumpGen: Database.Statement<[], { value: number }>;
-  getGen: Database.Statement<[], { value: number }>;
-  log: Database.Statement<[number, string, string, string, number]>;
-  changesSince: Database.Statement<[number], CatalogChangeRow>;
-  head: Database.Statement<[string], TariffRowHead>;
-  upsert: Database.Statement<[string, string, string, string | null, number, number, number, string, number]>;
-  delLinks: Database.Statement<[string]>;
-  addLink: Database.Statement<[string, string, number]>;
-  del: Database.Statement<[string]>;
-  delStationPrices: Database.Statement<[string]>;
-  referencingSubs: Database.Statement<[string], { n: number }>;
-  empTariffs: Database.Statement<[string], { n: number }>;
-  all: Database.Statement<[], { data: string }>;
-  allStationPrices: Database.Statement<[], { tariff_id: string; station_id: string; prices: string }>;
-  upsertStationPrices: Database.Statement<[string, string, string, number]>;
-}
-
-const cache = new WeakMap<LiveStore, Stmts>();
-
-function stmts(store: LiveStore): Stmts {
-  let s = cache.get(store);
-  if (s !== undefined) return s;
-  const db = store.db;
-  s = {
-    bumpGen: db.prepare('UPDATE catalog_generation SET value = value + 1 WHERE one = 1 RETURNING value'),
-    getGen: db.prepare('SELECT value FROM catalog_generation WHERE one = 1'),
-    log: db.prepare('INSERT OR REPLACE INTO catalog_changes(generation, kind, id, op, at) VALUES (?, ?, ?, ?, ?)'),
-    changesSince: db.prepare('SELECT * FROM catalog_changes WHERE generation > ? ORDER BY generation, kind, id'),
-    head: db.prepare('SELECT id, type, version, created_at, data FROM tariffs WHERE id = ?'),
-    upsert: db.prepare(
-      `INSERT INTO tariffs(id, type, emp_id, cpo_id, version, created_at, updated_at, data, generation)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT(id) DO UPDATE SET type = excluded.type, emp_id = excluded.emp_id, cpo_id = excluded.cpo_id,
-         version = excluded.version, updated_at = excluded.updated_at, data = excluded.data, generation = excluded.generation`,
-    ),
-    delLinks: db.prepare('DELETE FROM tariff_super_links WHERE sub_id = ?'),
-    addLink: db.prepare('INSERT OR IGNORE INTO tariff_super_links(sub_id, super_id, position) VALUES (?, ?, ?)'),
-    del: db.prepare('DELETE FROM tariffs WHERE id = ?'),
-    delStationPrices: db.prepare('DELETE FROM station_prices WHERE tariff_id = ?'),
-    referencingSubs: db.prepare('SELECT count(*) AS n FROM tariff_super_links WHERE super_id = ?'),
-    empTariffs: db.prepare('SELECT count(*) AS n FROM tariffs WHERE emp_id = ?'),
-    all: db.prepare('SELECT data FROM tariffs ORDER BY id'),
-    allStationPrices: db.prepare('SELECT tariff_id, station_id, prices FROM station_prices ORDER BY tariff_id, station_id'),
-    upsertStationPrices: db.prepare(
-      `INSERT INTO station_prices(tariff_id, station_id, prices, generation) VALUES (?, ?, ?, ?)
-       ON CONFLICT(tariff_id, station_id) DO UPDATE SET prices = excluded.prices, generation = excluded.generation`,
-    ),
-  };
-  cache.set(store, s);
-  return s;
-}
-
 /** Takes the next catalog generation (call inside the write transaction, once per write). */
-export function nextGeneration(store: LiveStore): number {
-  return stmts(store).bumpGen.get()!.value;
+export async function nextGeneration(s: Sql): Promise<number> {
+  return (await s.get<{ value: number }>('UPDATE catalog_generation SET value = value + 1 WHERE one = 1 RETURNING value'))!.value;
 }
 
-export function catalogGeneration(store: LiveStore): number {
-  return stmts(store).getGen.get()!.value;
+export async function catalogGeneration(s: Sql): Promise<number> {
+  return (await s.get<{ value: number }>('SELECT value FROM catalog_generation WHERE one = 1'))!.value;
 }
 
-export function logChange(store: LiveStore, generation: number, kind: ChangeKind, id: string, op: ChangeOp, at: number): void {
-  stmts(store).log.run(generation, kind, id, op, at);
+export async function logChange(s: Sql, generation: number, kind: ChangeKind, id: string, op: ChangeOp, at: number): Promise<void> {
+  await s.run(
+    `INSERT INTO catalog_changes(generation, kind, id, op, at) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT(generation, kind, id) DO UPDATE SET op = excluded.op, at = excluded.at`,
+    [generation, kind, id, op, at],
+  );
 }
 
-/** Every change after generation `since`, in generation order (pricing workers catch up with it). */
-export function changesSince(store: LiveStore, since: number): CatalogChangeRow[] {
-  return stmts(store).changesSince.all(since);
+/** Every change after generation `since`, in generation order (catalogs catch up with it). */
+export function changesSince(s: Sql, since: number): Promise<CatalogChangeRow[]> {
+  return s.all<CatalogChangeRow>('SELECT * FROM catalog_changes WHERE generation > ? ORDER BY generation, kind, id', [since]);
 }
 
-export function tariffHead(store: LiveStore, id: string): TariffRowHead | undefined {
-  return stmts(store).head.get(id);
+export function tariffHead(s: Sql, id: string): Promise<TariffRowHead | undefined> {
+  return s.get<TariffRowHead>('SELECT id, type, version, created_at, data FROM tariffs WHERE id = ?', [id]);
 }
 
-export function getStoredTariff(store: LiveStore, id: string): StoredTariff | undefined {
-  const h = stmts(store).head.get(id);
+export async function getStoredTariff(s: Sql, id: string): Promise<StoredTariff | undefined> {
+  const h = await tariffHead(s, id);
   return h === undefined ? undefined : (JSON.parse(h.data) as StoredTariff);
 }
 
 /** Inserts or replaces a tariff and its super tariff links, stamped with `generation`. */
-export function writeTariff(store: LiveStore, t: StoredTariff, generation: number): void {
-  const s = stmts(store);
-  s.upsert.run(t.id, t.type, t.emp_id, t.cpo_id, t.version, t.created_at, t.updated_at, JSON.stringify(t), generation);
-  s.delLinks.run(t.id);
-  for (let i = 0; i < t.super_tariff_ids.length; i++) s.addLink.run(t.id, t.super_tariff_ids[i], i);
-  logChange(store, generation, 'tariff', t.id, 'upsert', t.updated_at);
+export async function writeTariff(s: Sql, t: StoredTariff, generation: number): Promise<void> {
+  await s.run(
+    `INSERT INTO tariffs(id, type, emp_id, cpo_id, version, created_at, updated_at, data, generation)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT(id) DO UPDATE SET type = excluded.type, emp_id = excluded.emp_id, cpo_id = excluded.cpo_id,
+       version = excluded.version, updated_at = excluded.updated_at, data = excluded.data, generation = excluded.generation`,
+    [t.id, t.type, t.emp_id, t.cpo_id, t.version, t.created_at, t.updated_at, JSON.stringify(t), generation],
+  );
+  await s.run('DELETE FROM tariff_super_links WHERE sub_id = ?', [t.id]);
+  for (let i = 0; i < t.super_tariff_ids.length; i++) {
+    await s.run('INSERT INTO tariff_super_links(sub_id, super_id, position) VALUES (?, ?, ?) ON CONFLICT DO NOTHING', [
+      t.id,
+      t.super_tariff_ids[i],
+      i,
+    ]);
+  }
+  await logChange(s, generation, 'tariff', t.id, 'upsert', t.updated_at);
 }
 
 /** Deletes a tariff, its links and its station prices; false when it did not exist. */
-export function deleteTariff(store: LiveStore, id: string, generation: number, at: number): boolean {
-  const s = stmts(store);
-  if (s.del.run(id).changes === 0) return false;
-  s.delStationPrices.run(id);
-  logChange(store, generation, 'tariff', id, 'delete', at);
+export async function deleteTariff(s: Sql, id: string, generation: number, at: number): Promise<boolean> {
+  if ((await s.run('DELETE FROM tariffs WHERE id = ?', [id])) === 0) return false;
+  await s.run('DELETE FROM station_prices WHERE tariff_id = ?', [id]);
+  await logChange(s, generation, 'tariff', id, 'delete', at);
   return true;
 }
 
 /** Number of sub tariffs listing `id` among their super tariffs. */
-export function subTariffsReferencing(store: LiveStore, id: string): number {
-  return stmts(store).referencingSubs.get(id)!.n;
+export async function subTariffsReferencing(s: Sql, id: string): Promise<number> {
+  return (await s.get<{ n: number }>('SELECT count(*) AS n FROM tariff_super_links WHERE super_id = ?', [id]))!.n;
 }
 
 /** Number of tariffs and sub tariffs whose `emp` is `companyId`. */
-export function tariffsOfEmp(store: LiveStore, companyId: string): number {
-  return stmts(store).empTariffs.get(companyId)!.n;
+export async function tariffsOfEmp(s: Sql, companyId: string): Promise<number> {
+  return (await s.get<{ n: number }>('SELECT count(*) AS n FROM tariffs WHERE emp_id = ?', [companyId]))!.n;
 }
 
-export function loadTariffs(store: LiveStore): StoredTariff[] {
-  return stmts(store)
-    .all.all()
-    .map((r) => JSON.parse(r.data) as StoredTariff);
+export async function loadTariffs(s: Sql): Promise<StoredTariff[]> {
+  return (await s.all<{ data: string }>('SELECT data FROM tariffs ORDER BY id')).map((r) => JSON.parse(r.data) as StoredTariff);
 }
 
-export function loadStationPrices(store: LiveStore): StoredStationPrices[] {
-  return stmts(store)
-    .allStationPrices.all()
-    .map((r) => ({ tariff_id: r.tariff_id, station_id: r.station_id, prices: JSON.parse(r.prices) as StoredStationPrices['prices'] }));
+export async function loadStationPrices(s: Sql): Promise<StoredStationPrices[]> {
+  return (
+    await s.all<{ tariff_id: string; station_id: string; prices: string }>(
+      'SELECT tariff_id, station_id, prices FROM station_prices ORDER BY tariff_id, station_id',
+    )
+  ).map((r) => ({ tariff_id: r.tariff_id, station_id: r.station_id, prices: JSON.parse(r.prices) as StoredStationPrices['prices'] }));
 }
 
-export function writeStationPrices(store: LiveStore, sp: StoredStationPrices, generation: number): void {
-  stmts(store).upsertStationPrices.run(sp.tariff_id, sp.station_id, JSON.stringify(sp.prices), generation);
+export async function writeStationPrices(s: Sql, sp: StoredStationPrices, generation: number): Promise<void> {
+  await s.run(
+    `INSERT INTO station_prices(tariff_id, station_id, prices, generation) VALUES (?, ?, ?, ?)
+     ON CONFLICT(tariff_id, station_id) DO UPDATE SET prices = excluded.prices, generation = excluded.generation`,
+    [sp.tariff_id, sp.station_id, JSON.stringify(sp.prices), generation],
+  );
 }
 
 export interface CatalogSeed {
@@ -164,12 +129,11 @@ export interface CatalogSeed {
  * supported EMPs), tariffs and EVSE-level station prices, all under one new catalog generation.
  * Records whose references are missing in this store are skipped. Returns the number of tariffs.
  */
-export function seedDefaultCatalog(store: LiveStore, snapshotVersion: string, load: () => CatalogSeed, now: number): number {
-  return store.tx(() => {
-    if (store.getSetting('catalog_seeded_from') !== null) return 0;
+export function seedDefaultCatalog(store: LiveStore, snapshotVersion: string, load: () => CatalogSeed, now: number): Promise<number> {
+  return store.tx(async (s) => {
+    if ((await getSetting(s, 'catalog_seeded_from')) !== null) return 0;
     const seed = load();
-    const db = store.db;
-    const gen = nextGeneration(store);
+    const gen = await nextGeneration(s);
     const mapping = JSON.stringify({
       ext_a_ids: null,
       ext_b_names: null,
@@ -178,45 +142,46 @@ export function seedDefaultCatalog(store: LiveStore, snapshotVersion: string, lo
       ext_c_operator_ids: null,
       evse_operator_ids: [],
     });
-    const insCompany = db.prepare(
-      `INSERT OR IGNORE INTO companies(id, name, url, is_cpo, is_emp, version, created_at, updated_at, external_source_mapping, emp_group, generation)
-       VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?)`,
-    );
     for (const c of seed.companies) {
-      if (insCompany.run(c.id, c.name, c.url, c.is_cpo ? 1 : 0, c.is_emp ? 1 : 0, now, now, mapping, c.emp_group, gen).changes > 0) {
-        logChange(store, gen, 'company', c.id, 'upsert', now);
-      }
+      const n = await s.run(
+        `INSERT INTO companies(id, name, url, is_cpo, is_emp, version, created_at, updated_at, external_source_mapping, emp_group, generation)
+         VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+        [c.id, c.name, c.url, c.is_cpo ? 1 : 0, c.is_emp ? 1 : 0, now, now, mapping, c.emp_group, gen],
+      );
+      if (n > 0) await logChange(s, gen, 'company', c.id, 'upsert', now);
     }
-    const exists = db.prepare('SELECT 1 FROM companies WHERE id = ?');
-    const has = (id: string): boolean => exists.get(id) !== undefined;
-    const addEmp = db.prepare('INSERT OR IGNORE INTO company_supported_emps(company_id, emp_id) VALUES (?, ?)');
-    const stamp = db.prepare('UPDATE companies SET generation = ? WHERE id = ?');
+    const known = new Set((await s.all<{ id: string }>('SELECT id FROM companies')).map((r) => r.id));
     for (const r of seed.roaming) {
-      if (!has(r.cpo_id)) continue;
+      if (!known.has(r.cpo_id)) continue;
       let n = 0;
-      for (const e of r.emp_ids) if (has(e)) n += addEmp.run(r.cpo_id, e).changes;
+      for (const e of r.emp_ids) {
+        if (known.has(e)) {
+          n += await s.run('INSERT INTO company_supported_emps(company_id, emp_id) VALUES (?, ?) ON CONFLICT DO NOTHING', [r.cpo_id, e]);
+        }
+      }
       if (n > 0) {
-        stamp.run(gen, r.cpo_id);
-        logChange(store, gen, 'company', r.cpo_id, 'upsert', now);
+        await s.run('UPDATE companies SET generation = ? WHERE id = ?', [gen, r.cpo_id]);
+        await logChange(s, gen, 'company', r.cpo_id, 'upsert', now);
       }
     }
+    const existing = new Set((await s.all<{ id: string }>('SELECT id FROM tariffs')).map((r) => r.id));
     const seeded = new Set<string>();
     const ordered = [...seed.tariffs.filter((t) => t.type === 'tariff'), ...seed.tariffs.filter((t) => t.type === 'sub_tariff')];
     for (const t of ordered) {
-      if (!has(t.emp_id) || (t.cpo_id !== null && !has(t.cpo_id))) continue;
-      if (t.super_tariff_ids.some((s) => !seeded.has(s))) continue;
-      if (tariffHead(store, t.id) !== undefined) continue;
-      writeTariff(store, { ...t, version: 1, created_at: now, updated_at: now }, gen);
+      if (!known.has(t.emp_id) || (t.cpo_id !== null && !known.has(t.cpo_id))) continue;
+      if (t.super_tariff_ids.some((id) => !seeded.has(id))) continue;
+      if (existing.has(t.id) || seeded.has(t.id)) continue;
+      await writeTariff(s, { ...t, version: 1, created_at: now, updated_at: now }, gen);
       seeded.add(t.id);
     }
     const withPrices = new Set<string>();
     for (const sp of seed.stationPrices) {
       if (!seeded.has(sp.tariff_id)) continue;
-      writeStationPrices(store, sp, gen);
+      await writeStationPrices(s, sp, gen);
       withPrices.add(sp.tariff_id);
     }
-    for (const t of withPrices) logChange(store, gen, 'station_prices', t, 'upsert', now);
-    store.setSetting('catalog_seeded_from', snapshotVersion);
+    for (const t of withPrices) await logChange(s, gen, 'station_prices', t, 'upsert', now);
+    await setSetting(s, 'catalog_seeded_from', snapshotVersion);
     return seeded.size;
   });
 }

@@ -9,7 +9,9 @@ import { fileURLToPath } from 'node:url';
 import { inject } from 'vitest';
 import { createKey } from '../../src/auth/keys.js';
 import { parseGroupList } from '../../src/auth/groups.js';
-import { LiveStore } from '../../src/storage/live.js';
+import { openLiveStore } from '../../src/storage/open.js';
+import { hasKeyName } from '../../src/storage/keys.js';
+import { PgStore } from '../../src/storage/pg-store.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const MAIN = path.join(ROOT, 'dist/src/main.js');
@@ -26,6 +28,8 @@ export interface TestServer {
   readonly url: string;
   readonly port: number;
   readonly dataDir: string;
+  /** The server's PostgreSQL live store (`npm run test:pg`), or null (SQLite in dataDir). */
+  readonly databaseUrl: string | null;
   readonly proc: ChildProcess;
   /** The development key printed on first start (all groups), or '' when the data dir had keys. */
   readonly devKey: string;
@@ -48,16 +52,35 @@ export function freshDataDir(): string {
 
 export const keyFor = (name: string): string => `test-key-${name}`;
 
+/**
+ * `TEST_DATABASE_URL` (a PostgreSQL server the tests may create databases on; `npm run test:pg`):
+ * every data directory gets a database of its own, so the suite runs on the PostgreSQL store.
+ */
+const PG_ADMIN = process.env.TEST_DATABASE_URL ?? null;
+const databases = new Map<string, Promise<string>>();
+
+/** The DATABASE_URL of a data directory's own database (created on first use), or null for SQLite. */
+export function databaseUrlOf(dataDir: string): Promise<string | null> {
+  if (PG_ADMIN === null) return Promise.resolve(null);
+  let u = databases.get(dataDir);
+  if (u === undefined) {
+    const name = `cps_${path.basename(dataDir).replace(/[^a-z0-9]/gi, '_').toLowerCase()}`.slice(0, 60);
+    databases.set(dataDir, (u = PgStore.createDatabase(PG_ADMIN, name)));
+  }
+  return u;
+}
+
 export async function startTestServer(opts: StartOptions = {}): Promise<TestServer> {
   const dataDir = opts.dataDir ?? freshDataDir();
+  const databaseUrl = await databaseUrlOf(dataDir);
   if (opts.keys) {
-    const store = LiveStore.open(dataDir);
+    const store = await openLiveStore({ dataDir, databaseUrl });
     try {
       for (const [name, groups] of Object.entries(opts.keys)) {
-        if (!store.hasKeyName(name)) createKey(store, { name, key: keyFor(name), groups: parseGroupList(groups) });
+        if (!(await store.read((s) => hasKeyName(s, name)))) await createKey(store, { name, key: keyFor(name), groups: parseGroupList(groups) });
       }
     } finally {
-      store.close();
+      await store.close();
     }
   }
   const proc = spawn(process.execPath, [MAIN], {
@@ -74,6 +97,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
       // turn bursts of correct requests into 503s.
       MAX_QUEUE_WAIT_MS: '10000',
       PRICE_DEADLINE_MS: '60000',
+      ...(databaseUrl !== null ? { DATABASE_URL: databaseUrl } : {}),
       ...opts.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -111,6 +135,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
     url: `http://127.0.0.1:${port}`,
     port,
     dataDir,
+    databaseUrl,
     proc,
     devKey,
     stdout: () => out,

@@ -5,7 +5,8 @@ import { promisify } from 'node:util';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeviceStore } from '../../src/storage/devices.js';
-import { LiveStore } from '../../src/storage/live.js';
+import type { LiveStore } from '../../src/storage/live.js';
+import { openLiveStoreReadonly } from '../../src/storage/open.js';
 import { ROOT, call, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
 
 const SECRET = 'device-test-secret-0123456789abcdef';
@@ -41,27 +42,31 @@ describe('device registration over HTTP', () => {
   let srv: TestServer;
   let store: LiveStore;
   let devices: DeviceStore;
-  const count = (): number => [...devices.devices()].length;
+  const count = async (): Promise<number> => {
+    let n = 0;
+    for await (const _ of devices.devices()) n++;
+    return n;
+  };
 
   const post = (b: unknown, auth?: string, key = D) =>
     call(srv, 'POST', '/v1/crm/devices', { key, body: b, headers: auth === undefined ? {} : { Authorization: auth } });
 
   const rejected = async (b: unknown, pointer: string): Promise<any> => {
-    const before = count();
+    const before = (await count());
     const r = await post(b);
     expect(r.status, JSON.stringify(b)).toBe(400);
     for (const e of r.json.errors) expect(e).toMatchObject({ status: '400', code: 'BAD_REQUEST' });
     expect(r.json.errors.map((e: { source?: { pointer?: string } }) => e.source?.pointer)).toContain(pointer);
-    expect(count()).toBe(before);
+    expect((await count())).toBe(before);
     return r.json;
   };
 
   const forbidden = async (auth: string, code: 'FORBIDDEN' | 'TOKEN_EXPIRED', title: string, b: unknown = device(randomUUID())) => {
-    const before = count();
+    const before = (await count());
     const r = await post(b, auth);
     expect(r.status).toBe(403);
     expect(r.json).toEqual({ errors: [{ status: '403', code, title }] });
-    expect(count()).toBe(before);
+    expect((await count())).toBe(before);
   };
 
   beforeAll(async () => {
@@ -69,11 +74,11 @@ describe('device registration over HTTP', () => {
       keys: { devices: 'WriteCrmDevices', feedback: 'WriteUserFeedback' },
       env: { JWT_SECRET: SECRET },
     });
-    store = LiveStore.openReadonly(srv.dataDir);
+    store = await openLiveStoreReadonly(srv);
     devices = new DeviceStore(store);
   });
   afterAll(async () => {
-    store?.close();
+    await store?.close();
     await srv.stop();
   });
 
@@ -84,7 +89,7 @@ describe('device registration over HTTP', () => {
       expect(r.status).toBe(200);
       expect(r.headers.get('content-type')).toBe('application/json; charset=utf-8');
       expect(r.json).toEqual({ data: { id, type: 'crm_device' } });
-      expect(devices.get(id)).toMatchObject({
+      expect(await devices.get(id)).toMatchObject({
         id,
         fcm_token: ATTRS.fcmToken,
         country: 'DE',
@@ -101,14 +106,14 @@ describe('device registration over HTTP', () => {
     it('when the same id registers again, then 200 and the device is replaced (upsert), not duplicated', async () => {
       const id = randomUUID();
       await post(device(id));
-      const created = devices.get(id)!;
-      const n = count();
+      const created = (await devices.get(id))!;
+      const n = (await count());
       const changed = { ...ATTRS, fcmToken: 'new-token', country: 'FR', language: 'fr', user_products: [], disabled_notifications: [] };
       const r = await post(device(id.toUpperCase(), changed));
       expect(r.status).toBe(200);
       expect(r.json).toEqual({ data: { id: id.toUpperCase(), type: 'crm_device' } });
-      expect(count()).toBe(n);
-      const row = devices.get(id)!;
+      expect((await count())).toBe(n);
+      const row = (await devices.get(id))!;
       expect(row).toMatchObject({ fcm_token: 'new-token', country: 'FR', language: 'fr', user_products: [], disabled_notifications: [], update_count: 1 });
       expect(row.created_at).toBe(created.created_at);
       expect(row.updated_at).toBeGreaterThanOrEqual(created.updated_at);
@@ -119,19 +124,19 @@ describe('device registration over HTTP', () => {
       const r = await post(device(id), `Bearer ${await token({ sub: 'user-42' })}`);
       expect(r.status).toBe(200);
       expect(r.json).toEqual({ data: { id, type: 'crm_device' } });
-      expect(devices.get(id)!.user_id).toBe('user-42');
+      expect((await devices.get(id))!.user_id).toBe('user-42');
       const again = await post(device(id), `bearer ${await token({ sub: 'user-43' })}`);
       expect(again.status).toBe(200);
-      expect(devices.get(id)!.user_id).toBe('user-43');
+      expect((await devices.get(id))!.user_id).toBe('user-43');
       await post(device(id));
-      expect(devices.get(id)!.user_id).toBeNull();
+      expect((await devices.get(id))!.user_id).toBeNull();
     });
 
     it('when unknown attributes are sent, then they are ignored; repeated list values are stored once', async () => {
       const id = randomUUID();
       const r = await post(device(id, { ...ATTRS, extra: 1, user_products: ['mobile_premium', 'mobile_premium'] }));
       expect(r.status).toBe(200);
-      expect(devices.get(id)!.user_products).toEqual(['mobile_premium']);
+      expect((await devices.get(id))!.user_products).toEqual(['mobile_premium']);
     });
   });
 
@@ -261,7 +266,7 @@ describe('device registration over HTTP', () => {
       const id = randomUUID();
       const all = ['promotion_external_generic', 'promotion_external_personalized', 'promotion_native_premium', 'product_updates'];
       expect((await post(device(id, { ...ATTRS, disabled_notifications: all }))).status).toBe(200);
-      expect(devices.get(id)!.disabled_notifications).toEqual(all);
+      expect((await devices.get(id))!.disabled_notifications).toEqual(all);
     });
 
     it('when an invalid update arrives for a known device, then 400 and the stored device is unchanged', async () => {
@@ -275,7 +280,7 @@ describe('device registration over HTTP', () => {
 
   describe('403 (nothing stored)', () => {
     it('missing key, invalid key, wrong group', async () => {
-      const n = count();
+      const n = (await count());
       const b = device(randomUUID());
       const missing = await call(srv, 'POST', '/v1/crm/devices', { body: b });
       expect(missing.json).toEqual({ errors: [{ status: '403', code: 'FORBIDDEN', title: 'api_key missing' }] });
@@ -284,7 +289,7 @@ describe('device registration over HTTP', () => {
       const wrong = await call(srv, 'POST', '/v1/crm/devices', { key: keyFor('feedback'), body: b });
       expect(wrong.status).toBe(403);
       expect(wrong.json).toEqual({ errors: [{ status: '403', code: 'FORBIDDEN', title: 'action write_crm_devices not allowed' }] });
-      expect(count()).toBe(n);
+      expect((await count())).toBe(n);
     });
   });
 });
@@ -309,11 +314,11 @@ describe('device registration with the generated secret and the token CLI', () =
       expect(ok.status).toBe(200);
       const late = await call(srv, 'POST', '/v1/crm/devices', { key: D, body: device(id), headers: { Authorization: `Bearer ${expired}` } });
       expect(late.json).toEqual({ errors: [{ status: '403', code: 'TOKEN_EXPIRED', title: 'token expired' }] });
-      const ro = LiveStore.openReadonly(srv.dataDir);
+      const ro = await openLiveStoreReadonly(srv);
       try {
-        expect(new DeviceStore(ro).get(id)!.user_id).toBe('cli-user');
+        expect((await new DeviceStore(ro).get(id))!.user_id).toBe('cli-user');
       } finally {
-        ro.close();
+        await ro.close();
       }
     } finally {
       await srv.stop();

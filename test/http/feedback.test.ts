@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FeedbackStore, type PartnerFeedbackRow, type UserFeedbackRow } from '../../src/storage/feedback.js';
-import { LiveStore } from '../../src/storage/live.js';
+import type { LiveStore } from '../../src/storage/live.js';
+import { openLiveStoreReadonly } from '../../src/storage/open.js';
 import { call, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
 
 const W = keyFor('writer');
@@ -38,19 +39,25 @@ const LIMITS: Record<string, Record<string, number>> = {
 
 const SEGMENT = { dimension: 'kwh', price: 0.39, range_gte: 0, range_lt: 100, currency: 'EUR', time_of_day_start: 0, time_of_day_end: 1440 };
 
+async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const x of it) out.push(x);
+  return out;
+}
+
 const body = (type: string, attributes: Record<string, unknown>) => ({ data: { type, attributes } });
 
 describe('feedback over HTTP', () => {
   let srv: TestServer;
   let store: LiveStore;
   let feedback: FeedbackStore;
-  const userRows = (): UserFeedbackRow[] => [...feedback.userFeedback()];
-  const partnerRows = (): PartnerFeedbackRow[] => [...feedback.partnerFeedback()];
-  const lastUser = (): UserFeedbackRow => userRows().at(-1)!;
+  const userRows = async (): Promise<UserFeedbackRow[]> => collect(feedback.userFeedback());
+  const partnerRows = async (): Promise<PartnerFeedbackRow[]> => collect(feedback.partnerFeedback());
+  const lastUser = async (): Promise<UserFeedbackRow> => (await userRows()).at(-1)!;
 
   /** Posts a body that must be rejected with 400 and checks that nothing was stored. */
   const rejected = async (path: string, b: unknown, pointer?: string): Promise<any> => {
-    const before = [userRows().length, partnerRows().length];
+    const before = [(await userRows()).length, (await partnerRows()).length];
     const r = await call(srv, 'POST', path, { key: W, body: b });
     expect(r.status, JSON.stringify(b).slice(0, 200)).toBe(400);
     expect(r.json.errors.length).toBeGreaterThan(0);
@@ -58,7 +65,7 @@ describe('feedback over HTTP', () => {
     if (pointer !== undefined) {
       expect(r.json.errors.map((e: { source?: { pointer?: string } }) => e.source?.pointer)).toContain(pointer);
     }
-    expect([userRows().length, partnerRows().length]).toEqual(before);
+    expect([(await userRows()).length, (await partnerRows()).length]).toEqual(before);
     return r.json;
   };
 
@@ -71,11 +78,11 @@ describe('feedback over HTTP', () => {
 
   beforeAll(async () => {
     srv = await startTestServer({ keys: { writer: 'WriteUserFeedback', reader: 'ReadVehicles,WriteCrmDevices' } });
-    store = LiveStore.openReadonly(srv.dataDir);
+    store = await openLiveStoreReadonly(srv);
     feedback = new FeedbackStore(store);
   });
   afterAll(async () => {
-    store?.close();
+    await store?.close();
     await srv.stop();
   });
 
@@ -83,7 +90,7 @@ describe('feedback over HTTP', () => {
     for (const type of Object.keys(MINIMAL)) {
       it(`${type}: when only the required attributes are sent, all empty, then 204 and stored with defaults`, async () => {
         await accepted('/v1/user_feedback', body(type, MINIMAL[type]));
-        const row = lastUser();
+        const row = (await lastUser());
         expect(row).toMatchObject({ type, priority: 'normal', language: '', email: '', notes: '', context: '', charging_station_id: null });
         expect(row.attributes).toEqual({ ...MINIMAL[type], priority: 'normal', user_products: [] });
         expect(Math.abs(row.received_at - Date.now())).toBeLessThan(60_000);
@@ -102,7 +109,7 @@ describe('feedback over HTTP', () => {
         it(`${type}: when ${name} has ${limit} characters it is stored; with ${limit + 1} then 400`, async () => {
           const ok = 'é'.repeat(limit);
           await accepted('/v1/user_feedback', body(type, { ...MINIMAL[type], [name]: ok }));
-          expect(lastUser().attributes[name]).toBe(ok);
+          expect((await lastUser()).attributes[name]).toBe(ok);
           const r = await rejected('/v1/user_feedback', body(type, { ...MINIMAL[type], [name]: 'x'.repeat(limit + 1) }), `/data/attributes/${name}`);
           expect(r.errors[0].title).toBe(`/data/attributes/${name} must have at most ${limit} characters`);
         });
@@ -111,7 +118,7 @@ describe('feedback over HTTP', () => {
 
     it('when strings hold characters outside the BMP, then limits count characters, not UTF-16 units', async () => {
       await accepted('/v1/user_feedback', body('other_feedback', { ...MINIMAL.other_feedback, notes: '🚗'.repeat(1000), language: '🇩' }));
-      expect(lastUser().notes).toBe('🚗'.repeat(1000));
+      expect((await lastUser()).notes).toBe('🚗'.repeat(1000));
       await rejected('/v1/user_feedback', body('other_feedback', { ...MINIMAL.other_feedback, notes: '🚗'.repeat(1001) }), '/data/attributes/notes');
     });
 
@@ -131,7 +138,7 @@ describe('feedback over HTTP', () => {
         poi_link: 'https://app.example/?poi_id=other&poi_source=native',
       };
       await accepted('/v1/user_feedback', body('wrong_price', attrs));
-      const row = lastUser();
+      const row = (await lastUser());
       expect(row).toMatchObject({
         type: 'wrong_price', priority: 'critical', language: 'de', email: 'a@b.c', notes: 'n', context: 'ctx', charging_station_id: 'st-1',
       });
@@ -152,8 +159,8 @@ describe('feedback over HTTP', () => {
         is_direct_payment: true,
       };
       await accepted('/v1/user_feedback', body('missing_price', attrs));
-      expect(lastUser().attributes).toEqual(attrs);
-      expect(lastUser().charging_station_id).toBe('st-2');
+      expect((await lastUser()).attributes).toEqual(attrs);
+      expect((await lastUser()).charging_station_id).toBe('st-2');
     });
 
     it('when a missing_station feedback has charge points, then they are stored', async () => {
@@ -165,17 +172,17 @@ describe('feedback over HTTP', () => {
         charge_points: [{ plug: 'ccs', power: 150, count: 2 }, { plug: 'anything', power: 0, count: 0 }],
       };
       await accepted('/v1/user_feedback', body('missing_station', attrs));
-      expect(lastUser().attributes).toEqual({ ...attrs, priority: 'normal', user_products: [] });
+      expect((await lastUser()).attributes).toEqual({ ...attrs, priority: 'normal', user_products: [] });
     });
 
     it('when attributes of other types or unknown attributes are sent, then they are ignored', async () => {
       await accepted('/v1/user_feedback', body('missing_vehicle', { ...GENERIC, brand: 'B', model: 'M', tariff: 'x'.repeat(500), price_segments: 'nonsense', foo: 1 }));
-      expect(lastUser().attributes).toEqual({ ...GENERIC, brand: 'B', model: 'M', priority: 'normal', user_products: [] });
+      expect((await lastUser()).attributes).toEqual({ ...GENERIC, brand: 'B', model: 'M', priority: 'normal', user_products: [] });
     });
 
     it('when optional attributes are null, then they take their defaults', async () => {
       await accepted('/v1/user_feedback', body('missing_price', { ...MINIMAL.missing_price, priority: null, user_products: null, price_segments: null, poi_link: null, is_direct_payment: null }));
-      expect(lastUser().attributes).toEqual({ ...MINIMAL.missing_price, priority: 'normal', user_products: [] });
+      expect((await lastUser()).attributes).toEqual({ ...MINIMAL.missing_price, priority: 'normal', user_products: [] });
     });
 
     it('when priority or user_products hold unknown values, then 400', async () => {
@@ -223,7 +230,7 @@ describe('feedback over HTTP', () => {
         it(`${list}: 50 segments are stored, 51 give 400`, async () => {
           const fifty = Array.from({ length: 50 }, (_, i) => ({ dimension: 'minute', price: i / 100, range_gte: i, range_lt: i + 1 }));
           await accepted('/v1/user_feedback', withSegments(list, fifty));
-          expect(lastUser().attributes[list]).toEqual(fifty);
+          expect((await lastUser()).attributes[list]).toEqual(fifty);
           const r = await rejected('/v1/user_feedback', withSegments(list, [...fifty, { dimension: 'kwh', price: 1 }]), `/data/attributes/${list}`);
           expect(r.errors[0].title).toBe(`/data/attributes/${list} must have at most 50 items`);
         });
@@ -253,7 +260,7 @@ describe('feedback over HTTP', () => {
       it('50 are stored, 51 give 400', async () => {
         const fifty = Array.from({ length: 50 }, (_, i) => ({ plug: 'type2', power: 11 + i, count: i }));
         await accepted('/v1/user_feedback', cps(fifty));
-        expect(lastUser().attributes.charge_points).toEqual(fifty);
+        expect((await lastUser()).attributes.charge_points).toEqual(fifty);
         await rejected('/v1/user_feedback', cps([...fifty, { plug: 'ccs', power: 50, count: 1 }]), '/data/attributes/charge_points');
       });
 
@@ -275,49 +282,49 @@ describe('feedback over HTTP', () => {
 
       it('when poi_source is native, then poi_id is stored as the station id', async () => {
         await accepted('/v1/user_feedback', fb('wrong_price', { poi_link: 'https://www.example.com/map?poi_id=abc-123&poi_source=native' }));
-        expect(lastUser().charging_station_id).toBe('abc-123');
-        expect(lastUser().attributes.poi_link).toBe('https://www.example.com/map?poi_id=abc-123&poi_source=native');
+        expect((await lastUser()).charging_station_id).toBe('abc-123');
+        expect((await lastUser()).attributes.poi_link).toBe('https://www.example.com/map?poi_id=abc-123&poi_source=native');
       });
 
       it('when poi_source is missing, then poi_id is stored as the station id (also from a fragment query)', async () => {
         await accepted('/v1/user_feedback', fb('missing_price', { poi_link: 'https://www.example.com/?poi_id=st%2042' }));
-        expect(lastUser().charging_station_id).toBe('st 42');
+        expect((await lastUser()).charging_station_id).toBe('st 42');
         await accepted('/v1/user_feedback', fb('missing_price', { poi_link: 'https://app.example/#/map?lat=1&poi_id=frag-1' }));
-        expect(lastUser().charging_station_id).toBe('frag-1');
+        expect((await lastUser()).charging_station_id).toBe('frag-1');
       });
 
       it('when poi_source is another source, then no station id', async () => {
         await accepted('/v1/user_feedback', fb('wrong_price', { poi_link: 'https://www.example.com/?poi_id=x1&poi_source=ext_a' }));
-        expect(lastUser().charging_station_id).toBeNull();
+        expect((await lastUser()).charging_station_id).toBeNull();
       });
 
       it('when charging_station_id is given, then poi_link is ignored for the station id', async () => {
         await accepted('/v1/user_feedback', fb('wrong_price', { charging_station_id: 'given', poi_link: 'https://x.example/?poi_id=linked' }));
-        expect(lastUser().charging_station_id).toBe('given');
+        expect((await lastUser()).charging_station_id).toBe('given');
       });
 
       it('when the link has no poi_id or is not a URL, then no station id', async () => {
         await accepted('/v1/user_feedback', fb('missing_price', { poi_link: 'https://x.example/?id=1' }));
-        expect(lastUser().charging_station_id).toBeNull();
+        expect((await lastUser()).charging_station_id).toBeNull();
         await accepted('/v1/user_feedback', fb('missing_price', { poi_link: 'not a link' }));
-        expect(lastUser().charging_station_id).toBeNull();
+        expect((await lastUser()).charging_station_id).toBeNull();
       });
 
       it('when a type without poi_link sends one, then it is ignored', async () => {
         await accepted('/v1/user_feedback', fb('missing_station', { poi_link: 'https://x.example/?poi_id=zzz' }));
-        expect(lastUser().charging_station_id).toBeNull();
-        expect(lastUser().attributes.poi_link).toBeUndefined();
+        expect((await lastUser()).charging_station_id).toBeNull();
+        expect((await lastUser()).attributes.poi_link).toBeUndefined();
       });
     });
 
     it('when the body is sent as application/vnd.api+json, then 204; as text/plain, then 415 and nothing stored', async () => {
       const b = JSON.stringify(body('other_feedback', MINIMAL.other_feedback));
-      const n = userRows().length;
+      const n = (await userRows()).length;
       const ok = await call(srv, 'POST', '/v1/user_feedback', { key: W, raw: b, headers: { 'Content-Type': 'application/vnd.api+json' } });
       expect(ok.status).toBe(204);
       const bad = await call(srv, 'POST', '/v1/user_feedback', { key: W, raw: b, headers: { 'Content-Type': 'text/plain' } });
       expect(bad.status).toBe(415);
-      expect(userRows().length).toBe(n + 1);
+      expect((await userRows()).length).toBe(n + 1);
     });
   });
 
@@ -326,19 +333,19 @@ describe('feedback over HTTP', () => {
 
     it('when a tariff_update has all five attributes, then 204 and stored', async () => {
       await accepted('/v1/partner_feedback', body('tariff_update', ATTRS));
-      expect(partnerRows().at(-1)).toMatchObject({ type: 'tariff_update', ...ATTRS });
+      expect((await partnerRows()).at(-1)).toMatchObject({ type: 'tariff_update', ...ATTRS });
     });
 
     it('when all attributes are empty strings, then 204 and stored', async () => {
       const empty = { content: '', tariff: '', cpo: '', emp: '', language: '' };
       await accepted('/v1/partner_feedback', body('tariff_update', empty));
-      expect(partnerRows().at(-1)).toMatchObject({ type: 'tariff_update', ...empty });
+      expect((await partnerRows()).at(-1)).toMatchObject({ type: 'tariff_update', ...empty });
     });
 
     it('when attributes are long, then they are stored in full (no length limits)', async () => {
       const long = { ...ATTRS, content: 'x'.repeat(20_000), language: 'english' };
       await accepted('/v1/partner_feedback', body('tariff_update', long));
-      expect(partnerRows().at(-1)!.content).toHaveLength(20_000);
+      expect((await partnerRows()).at(-1)!.content).toHaveLength(20_000);
     });
 
     for (const name of Object.keys(ATTRS)) {
@@ -359,7 +366,7 @@ describe('feedback over HTTP', () => {
 
     it('when unknown attributes are sent, then they are ignored', async () => {
       await accepted('/v1/partner_feedback', body('tariff_update', { ...ATTRS, extra: true }));
-      expect(partnerRows().at(-1)).not.toHaveProperty('extra');
+      expect((await partnerRows()).at(-1)).not.toHaveProperty('extra');
     });
   });
 
@@ -367,7 +374,7 @@ describe('feedback over HTTP', () => {
     for (const path of ['/v1/user_feedback', '/v1/partner_feedback']) {
       it(`${path}: missing key, invalid key, wrong group`, async () => {
         const b = path.includes('user') ? body('other_feedback', MINIMAL.other_feedback) : body('tariff_update', { content: '', tariff: '', cpo: '', emp: '', language: '' });
-        const before = [userRows().length, partnerRows().length];
+        const before = [(await userRows()).length, (await partnerRows()).length];
         const missing = await call(srv, 'POST', path, { body: b });
         expect(missing.status).toBe(403);
         expect(missing.json).toEqual({ errors: [{ status: '403', code: 'FORBIDDEN', title: 'api_key missing' }] });
@@ -378,7 +385,7 @@ describe('feedback over HTTP', () => {
         // D10: the key check comes before validation
         const wrongAndInvalid = await call(srv, 'POST', path, { key: keyFor('reader'), body: { data: {} } });
         expect(wrongAndInvalid.status).toBe(403);
-        expect([userRows().length, partnerRows().length]).toEqual(before);
+        expect([(await userRows()).length, (await partnerRows()).length]).toEqual(before);
       });
     }
   });

@@ -5,7 +5,9 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { createKey, hashKey, KeyRegistry } from '../../src/auth/keys.js';
 import { GROUP_BIT } from '../../src/auth/groups.js';
-import { LiveStore } from '../../src/storage/live.js';
+import { SqliteStore } from '../../src/storage/sqlite-store.js';
+import { allKeys, revokeKey } from '../../src/storage/keys.js';
+import { getSetting } from '../../src/storage/settings.js';
 import { call, freshDataDir, ROOT, startTestServer } from '../helpers/server.js';
 
 const run = promisify(execFile);
@@ -40,9 +42,9 @@ describe('keys CLI', () => {
     expect(list.stdout).not.toContain(key);
 
     // Only hashes are stored.
-    const store = LiveStore.open(dir);
-    const rows = store.allKeys();
-    store.close();
+    const store = SqliteStore.open(dir);
+    const rows = await store.read(allKeys);
+    await store.close();
     expect(rows.find((r) => r.name === 'app')!.key_hash).toBe(hashKey(key));
     expect(JSON.stringify(rows)).not.toContain(key);
 
@@ -75,21 +77,21 @@ describe('keys CLI', () => {
 describe('key changes reach a running server', () => {
   it('sees keys created and revoked by another process within one refresh interval', async () => {
     const dir = freshDataDir();
-    const server = LiveStore.open(dir);
-    const registry = new KeyRegistry(server);
+    const server = SqliteStore.open(dir);
+    const registry = await KeyRegistry.create(server);
     registry.start(100);
     try {
-      const cli = LiveStore.open(dir); // another connection, as the CLI process has
-      createKey(cli, { name: 'late', key: 'late-key-value', groups: ['ReadCosts'] });
+      const cli = SqliteStore.open(dir); // another connection, as the CLI process has
+      await createKey(cli, { name: 'late', key: 'late-key-value', groups: ['ReadCosts'] });
       await new Promise((r) => setTimeout(r, 400));
       expect(registry.maskOfKey('late-key-value')).toBe(GROUP_BIT.ReadCosts);
-      cli.revokeKey('late');
-      cli.close();
+      await cli.tx((s) => revokeKey(s, 'late'));
+      await cli.close();
       await new Promise((r) => setTimeout(r, 400));
       expect(registry.maskOfKey('late-key-value')).toBe(-1);
     } finally {
       registry.stop();
-      server.close();
+      await server.close();
     }
   });
 });
@@ -140,9 +142,9 @@ describe('token CLI', () => {
     const payload = JSON.parse(Buffer.from(p, 'base64url').toString()) as { sub: string; exp: number; iat: number };
     expect(payload.sub).toBe('user-1');
     expect(payload.exp - payload.iat).toBe(60);
-    const store = LiveStore.open(dir);
-    expect(store.getSetting('jwt_hs256_secret')).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    store.close();
+    const store = SqliteStore.open(dir);
+    expect(await store.read((s) => getSetting(s, 'jwt_hs256_secret'))).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    await store.close();
   });
 });
 

@@ -41,8 +41,8 @@ describe('POST /v1/charge_prices/bulk', () => {
   const post = (body: unknown, q = '') => call(srv, 'POST', '/v1/charge_prices/bulk' + q, { key: C, body });
 
   /** D91 computed independently with the reference evaluator. */
-  function expected(stationIds: string[], tariffIds: string[], o: { currency?: string; lte?: number; start?: number; unbalanced?: boolean; direct?: boolean } = {}) {
-    const cat = loadRefCatalog(srv.dataDir);
+  async function expected(stationIds: string[], tariffIds: string[], o: { currency?: string; lte?: number; start?: number; unbalanced?: boolean; direct?: boolean } = {}) {
+    const cat = await loadRefCatalog(srv.dataDir, srv.databaseUrl);
     const out: unknown[] = [];
     for (const sid of stationIds) {
       const s = stations.find((x) => x.id === sid);
@@ -149,7 +149,7 @@ describe('POST /v1/charge_prices/bulk', () => {
     const r = await post(bulkBody({ stations: ids, tariffs: allTariffs(), vehicle: vehicle.id }));
     expect(r.status, r.text).toBe(200);
     expect(Object.keys(r.json)).toEqual(['data']);
-    const want = expected([stations[2].id, stations[0].id, stations[1].id, stations[3].id], allTariffs());
+    const want = await expected([stations[2].id, stations[0].id, stations[1].id, stations[3].id], allTariffs());
     expect(want.length).toBeGreaterThanOrEqual(3);
     expectClose(r.json, want);
   });
@@ -170,7 +170,7 @@ describe('POST /v1/charge_prices/bulk', () => {
       if ('lte' in o) attributes.charge_points_power_lte = o.lte;
       const r = await post(bulkBody({ stations: ids, tariffs: allTariffs(), vehicle: vehicle.id, attributes }));
       expect(r.status, r.text).toBe(200);
-      expectClose(r.json, expected(ids, allTariffs(), o));
+      expectClose(r.json, await expected(ids, allTariffs(), o));
     }
   });
 
@@ -183,7 +183,7 @@ describe('POST /v1/charge_prices/bulk', () => {
     const without = await post(bulkBody({ stations: [s.id], tariffs: [listedOne], vehicle: vehicle.id }));
     expect(without.json.data[0].attributes.price).toBe(50);
     const withDirect = await post(bulkBody({ stations: [s.id], tariffs: [listedOne], vehicle: vehicle.id, attributes: { include_direct_payment: true } }));
-    expectClose(withDirect.json, expected([s.id], [listedOne], { direct: true }));
+    expectClose(withDirect.json, await expected([s.id], [listedOne], { direct: true }));
     expect(direct).toBeTruthy();
   });
 

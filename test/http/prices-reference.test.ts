@@ -35,7 +35,7 @@ describe('charge prices at real stations = reference evaluator', () => {
     const cols = snap.stationColumns();
     all = [];
     for (let i = 0; i < cols.n; i++) all.push(snap.station(cols.ids.toString('latin1', i * 36, (i + 1) * 36))!);
-    const cat = loadRefCatalog(srv.dataDir);
+    const cat = await loadRefCatalog(srv.dataDir, srv.databaseUrl);
     // Stations with EVSE-level prices first, then every 97th station with an operator.
     const evseStations = new Set<string>();
     for (const m of cat.evse.values()) for (const id of m.keys()) evseStations.add(id);
@@ -122,7 +122,7 @@ describe('charge prices at real stations = reference evaluator', () => {
   const allOptions = { show_price_unavailable: true, show_all_brand_restricted_tariffs: true, provider_customer_tariffs: true };
 
   it('Set B at each sampled station (station context from the coordinates)', async () => {
-    const cat = loadRefCatalog(srv.dataDir);
+    const cat = await loadRefCatalog(srv.dataDir, srv.databaseUrl);
     let compared = 0;
     let withContext = 0;
     for (const s of sample) {
@@ -143,7 +143,7 @@ describe('charge prices at real stations = reference evaluator', () => {
   });
 
   it('Set A with a one-phase vehicle in CHF at each sampled station', async () => {
-    const cat = loadRefCatalog(srv.dataDir);
+    const cat = await loadRefCatalog(srv.dataDir, srv.databaseUrl);
     let compared = 0;
     for (const s of sample) {
       const cps = requestCps(s);

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { healthRoutes } from '../../src/api/health/health.handler.js';
 import type { AppContext } from '../../src/api/context.js';
 import type { ApiRequest } from '../../src/api/types.js';
-import { LiveStore } from '../../src/storage/live.js';
+import { SqliteStore } from '../../src/storage/sqlite-store.js';
 import { call, startTestServer, type TestServer } from '../helpers/server.js';
 
 describe('GET /ready over HTTP', () => {
@@ -40,28 +40,28 @@ describe('readiness checks', () => {
   const handler = (ctx: Partial<AppContext>) =>
     healthRoutes({ snapshot: { meta: { snapshotVersion: 'v1', attribution: '', builtAt: '', formatVersion: 1, ratesDate: '' } }, startedAt: 0, ...ctx } as unknown as AppContext).find((r) => r.path === '/ready')!.handler({} as ApiRequest);
 
-  it('names every failing part in a 503', () => {
-    const r = handler({ stations: { size: 0 } as AppContext['stations'], prices: { alive: () => false } as unknown as AppContext['prices'], live: { writeProblem: () => 'opened read-only' } as unknown as AppContext['live'] });
+  it('names every failing part in a 503', async () => {
+    const r = await handler({ stations: { size: 0 } as AppContext['stations'], prices: { alive: () => false } as unknown as AppContext['prices'], live: { writeProblem: () => Promise.resolve('opened read-only') } as unknown as AppContext['live'] });
     expect(r).toMatchObject({ status: 503 });
     const doc = JSON.parse((r as { body: string }).body);
     expect(doc.errors[0]).toEqual({ status: '503', code: 'SERVICE_UNAVAILABLE', title: 'not ready: snapshot (no stations loaded), pool (no pricing worker running), live_store (opened read-only)' });
     expect(doc.meta.checks).toEqual({ snapshot: 'no stations loaded', pool: 'no pricing worker running', live_store: 'opened read-only' });
   });
 
-  it('sees a live store that cannot be written, and one whose write lock another writer holds as writable', () => {
-    const store = LiveStore.open(dir);
-    store.close();
-    const ro = LiveStore.openReadonly(dir);
-    expect(ro.writeProblem()).toBe('opened read-only');
-    ro.close();
-    const a = LiveStore.open(dir);
-    const b = LiveStore.open(dir);
-    expect(a.writeProblem()).toBeNull();
+  it('sees a live store that cannot be written, and one whose write lock another writer holds as writable', async () => {
+    const store = SqliteStore.open(dir);
+    await store.close();
+    const ro = SqliteStore.openReadonly(dir);
+    expect(await ro.writeProblem()).toBe('opened read-only');
+    await ro.close();
+    const a = SqliteStore.open(dir);
+    const b = SqliteStore.open(dir);
+    expect(await a.writeProblem()).toBeNull();
     b.db.exec('BEGIN IMMEDIATE');
-    expect(a.writeProblem()).toBeNull();
+    expect(await a.writeProblem()).toBeNull();
     expect(a.db.pragma('busy_timeout', { simple: true })).toBe(5000);
     b.db.exec('ROLLBACK');
-    a.close();
-    b.close();
+    await a.close();
+    await b.close();
   });
 });

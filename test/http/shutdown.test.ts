@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { FeedbackStore } from '../../src/storage/feedback.js';
-import { LiveStore } from '../../src/storage/live.js';
+import { openLiveStoreReadonly } from '../../src/storage/open.js';
 import { keyFor, startTestServer } from '../helpers/server.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -59,12 +59,13 @@ describe('graceful shutdown', () => {
     expect(code).toBe(0);
 
     // The acknowledged write is durable.
-    const store = LiveStore.openReadonly(srv.dataDir);
+    const store = await openLiveStoreReadonly(srv);
     try {
-      const rows = [...new FeedbackStore(store).partnerFeedback()];
+      const rows = [];
+      for await (const r of new FeedbackStore(store).partnerFeedback()) rows.push(r);
       expect(rows.map((r) => r.content)).toEqual(['sent across SIGTERM']);
     } finally {
-      store.close();
+      await store.close();
     }
   });
 });

@@ -7,7 +7,8 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, inject, it } from 'vitest';
-import { LiveStore } from '../../src/storage/live.js';
+import { openLiveStore } from '../../src/storage/open.js';
+import { activeKeys } from '../../src/storage/keys.js';
 import { call, freshDataDir, MAIN, ROOT, startTestServer } from '../helpers/server.js';
 
 
@@ -52,9 +53,9 @@ describe('start-up and restart', () => {
     const second = await startTestServer({ dataDir: first.dataDir });
     try {
       expect((await call(second, 'GET', '/v2/vehicle_brands', { key: 'test-key-writer' })).status).toBe(200);
-      const store = LiveStore.open(first.dataDir);
-      const n = (store.db.prepare("SELECT count(*) AS n FROM partner_feedback WHERE content = 'kept across restart'").get() as { n: number }).n;
-      store.close();
+      const store = await openLiveStore(first);
+      const n = (await store.read((s) => s.get<{ n: number }>("SELECT count(*) AS n FROM partner_feedback WHERE content = 'kept across restart'")))!.n;
+      await store.close();
       expect(n).toBe(1);
     } finally {
       expect(await second.stop()).toBe(0);
@@ -80,9 +81,9 @@ describe('start-up and restart', () => {
     } finally {
       await shown.stop();
     }
-    const store = LiveStore.open(first.dataDir);
-    const companies = (store.db.prepare('SELECT count(*) AS n FROM companies').get() as { n: number }).n;
-    store.close();
+    const store = await openLiveStore(first);
+    const companies = (await store.read((s) => s.get<{ n: number }>('SELECT count(*) AS n FROM companies')))!.n;
+    await store.close();
     expect(companies).toBeGreaterThan(100);
 
     const second = await startTestServer({ dataDir: first.dataDir });
@@ -91,10 +92,10 @@ describe('start-up and restart', () => {
       expect(second.stdout()).not.toContain('Development API key');
       expect((await call(second, 'GET', '/health')).status).toBe(200);
       expect((await call(second, 'GET', '/v2/vehicle_brands', { key: first.devKey })).status).toBe(200);
-      const again = LiveStore.open(first.dataDir);
-      expect(again.activeKeys().map((k) => k.name)).toEqual(['development']);
-      expect((again.db.prepare('SELECT count(*) AS n FROM companies').get() as { n: number }).n).toBe(companies);
-      again.close();
+      const again = await openLiveStore(first);
+      expect((await again.read(activeKeys)).map((k) => k.name)).toEqual(['development']);
+      expect((await again.read((s) => s.get<{ n: number }>('SELECT count(*) AS n FROM companies')))!.n).toBe(companies);
+      await again.close();
     } finally {
       expect(await second.stop()).toBe(0);
     }

@@ -15,7 +15,7 @@ describe('GET /v1/charging_stations/{id} over HTTP', () => {
 
   beforeAll(async () => {
     srv = await startTestServer({
-      dataDir: seededDataDir(),
+      dataDir: await seededDataDir(),
       keys: { reader: 'ReadStations', avail: 'ReadStationsWithAvailability', other: 'ReadCosts' },
       env: { SNAPSHOT: fixtureSnapshot() },
     });

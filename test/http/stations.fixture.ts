@@ -8,9 +8,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { inject } from 'vitest';
 import { buildSnapshot } from '../../src/import/default-snapshot.js';
-import { LiveStore } from '../../src/storage/live.js';
+import { openLiveStore } from '../../src/storage/open.js';
 import { Snapshot, type StationRow } from '../../src/storage/snapshot.js';
-import { ROOT, freshDataDir } from '../helpers/server.js';
+import { ROOT, databaseUrlOf, freshDataDir } from '../helpers/server.js';
 
 export const IZIVIA = '5a6059db-d927-5a9c-a9ca-02e565c0526d';
 export const BOUYGUES = '21fb555b-22c5-55c1-8401-1c8fa09c9bb0';
@@ -50,29 +50,27 @@ export function allStations(): StationRow[] {
  * A data dir whose live store already holds: EMP_A (supported by Izivia), EMP_B (supported by
  * Bouygues), EMP_C (emp_group = EMP_A), and Izivia / Bouygues as CPOs with those supported EMPs.
  */
-export function seededDataDir(): string {
+export async function seededDataDir(): Promise<string> {
   const dir = freshDataDir();
-  const live = LiveStore.open(dir);
+  const live = await openLiveStore({ dataDir: dir, databaseUrl: await databaseUrlOf(dir) });
   try {
     const now = 1_700_000_000_000;
     const mapping = (evse: string[]): string =>
       JSON.stringify({ ext_a_ids: null, ext_b_names: null, ext_b_charge_card_ids: null, sheet_names: null, ext_c_operator_ids: null, evse_operator_ids: evse });
-    const ins = live.db.prepare(
-      `INSERT INTO companies(id, name, url, is_cpo, is_emp, version, created_at, updated_at, external_source_mapping, cpo_group, emp_group)
-       VALUES (?, ?, NULL, ?, ?, 1, ?, ?, ?, NULL, ?)`,
-    );
-    const sup = live.db.prepare('INSERT INTO company_supported_emps(company_id, emp_id) VALUES (?, ?)');
-    live.tx(() => {
-      ins.run(EMP_A, 'Emp A', 0, 1, now, now, mapping([]), null);
-      ins.run(EMP_B, 'Emp B', 0, 1, now, now, mapping([]), null);
-      ins.run(EMP_C, 'Emp C', 0, 1, now, now, mapping([]), EMP_A);
-      ins.run(IZIVIA, 'Izivia', 1, 0, now, now, mapping(['FR*A05', 'ZZ*ONE']), null);
-      ins.run(BOUYGUES, 'Bouygues E&S', 1, 0, now, now, mapping(['FR*A15']), null);
-      sup.run(IZIVIA, EMP_A);
-      sup.run(BOUYGUES, EMP_B);
+    const INS = `INSERT INTO companies(id, name, url, is_cpo, is_emp, version, created_at, updated_at, external_source_mapping, cpo_group, emp_group)
+       VALUES (?, ?, NULL, ?, ?, 1, ?, ?, ?, NULL, ?)`;
+    const SUP = 'INSERT INTO company_supported_emps(company_id, emp_id) VALUES (?, ?)';
+    await live.tx(async (s) => {
+      await s.run(INS, [EMP_A, 'Emp A', 0, 1, now, now, mapping([]), null]);
+      await s.run(INS, [EMP_B, 'Emp B', 0, 1, now, now, mapping([]), null]);
+      await s.run(INS, [EMP_C, 'Emp C', 0, 1, now, now, mapping([]), EMP_A]);
+      await s.run(INS, [IZIVIA, 'Izivia', 1, 0, now, now, mapping(['FR*A05', 'ZZ*ONE']), null]);
+      await s.run(INS, [BOUYGUES, 'Bouygues E&S', 1, 0, now, now, mapping(['FR*A15']), null]);
+      await s.run(SUP, [IZIVIA, EMP_A]);
+      await s.run(SUP, [BOUYGUES, EMP_B]);
     });
   } finally {
-    live.close();
+    await live.close();
   }
   return dir;
 }

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LiveStore } from '../../src/storage/live.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { openLiveStore } from '../../src/storage/open.js';
 import type { StationRow } from '../../src/storage/snapshot.js';
 import { call, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
 import {
@@ -57,7 +57,7 @@ describe('GET /v1/charging_stations over HTTP', () => {
 
   beforeAll(async () => {
     all = allStations().sort(byId);
-    dataDir = seededDataDir();
+    dataDir = await seededDataDir();
     srv = await startTestServer({
       dataDir,
       keys: { reader: 'ReadStations', avail: 'ReadStationsWithAvailability', other: 'ReadTariffs', writer: 'WriteTariffs' },
@@ -300,15 +300,18 @@ describe('GET /v1/charging_stations over HTTP', () => {
     });
 
     it('carries the live values for ReadStationsWithAvailability keys only, and on the single read with availability=true', async () => {
-      const live = LiveStore.open(dataDir);
-      try {
-        live.db.prepare('INSERT INTO station_availability VALUES (?, ?, ?, ?)').run(FIX(1), 1, 1, Date.now());
-      } finally {
-        live.close();
-      }
+      // Another process writes the table (a status feed); a shared store is polled every second.
+      const write = async (group: number, available: number): Promise<void> => {
+        const live = await openLiveStore({ dataDir, databaseUrl: srv.databaseUrl });
+        try {
+          await live.tx((s) => s.run('INSERT INTO station_availability VALUES (?, ?, ?, ?)', [FIX(1), group, available, Date.now()]));
+        } finally {
+          await live.close();
+        }
+      };
+      await write(1, 1);
       const s1 = all.find((x) => x.id === FIX(1))!;
-      const r = await get(box, avail);
-      expect(r.json.data[0].attributes).toEqual(listAttributes(s1, [null, 1]));
+      await vi.waitFor(async () => expect((await get(box, avail)).json.data[0].attributes).toEqual(listAttributes(s1, [null, 1])), { timeout: 3000 });
       const r2 = await get(box, reader);
       expect(r2.json.data[0].attributes).toEqual(listAttributes(s1));
       const one = await call(srv, 'GET', `/v1/charging_stations/${FIX(1)}?availability=true`, { key: avail });
@@ -316,14 +319,8 @@ describe('GET /v1/charging_stations over HTTP', () => {
         { plug: 'ccs', energy_type: 'dc', power: 150, count: 2, available_count: null },
         { plug: 'type2', energy_type: 'ac', power: 22, count: 1, available_count: 1 },
       ]);
-      const live2 = LiveStore.open(dataDir);
-      try {
-        live2.db.prepare('INSERT INTO station_availability VALUES (?, ?, ?, ?)').run(FIX(1), 0, 2, Date.now());
-      } finally {
-        live2.close();
-      }
-      const r3 = await get(box, avail);
-      expect(r3.json.data[0].attributes).toEqual(listAttributes(s1, [2, 1]));
+      await write(0, 2);
+      await vi.waitFor(async () => expect((await get(box, avail)).json.data[0].attributes).toEqual(listAttributes(s1, [2, 1])), { timeout: 3000 });
     });
   });
 

@@ -16,7 +16,7 @@ describe('statistics over HTTP', () => {
   beforeAll(async () => {
     all = allStations();
     srv = await startTestServer({
-      dataDir: seededDataDir(),
+      dataDir: await seededDataDir(),
       keys: { cps: 'ReadChargePointStatistics', cs: 'ReadCountryStatistics', reader: 'ReadStations', companies: 'ReadTariffs' },
       env: { SNAPSHOT: fixtureSnapshot() },
     });

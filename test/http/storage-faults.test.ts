@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isStorageFault, StorageUnavailableError } from '../../src/storage/live.js';
+import { faultOf } from '../../src/storage/sqlite-store.js';
 import { call, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
 
 const W = keyFor('writer');
@@ -149,9 +150,10 @@ describe.runIf(tmpfs !== null)('a data directory on a small tmpfs that fills up'
 describe('storage fault classification', () => {
   it('takes full, read-only, I/O and lock faults as storage faults, and nothing else', () => {
     for (const code of ['SQLITE_FULL', 'SQLITE_READONLY', 'SQLITE_READONLY_DBMOVED', 'SQLITE_IOERR_WRITE', 'SQLITE_IOERR_FSYNC', 'SQLITE_CANTOPEN', 'SQLITE_BUSY', 'ENOSPC', 'EROFS', 'EIO']) {
-      expect(isStorageFault(Object.assign(new Error(code), { code })), code).toBe(true);
+      expect(isStorageFault(faultOf(Object.assign(new Error(code), { code }))), code).toBe(true);
     }
     for (const code of ['SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_ERROR', 'SQLITE_MISMATCH', 'ENOENT', undefined]) {
+      expect(faultOf(Object.assign(new Error(String(code)), { code })), String(code)).toBeNull();
       expect(isStorageFault(Object.assign(new Error(String(code)), { code })), String(code)).toBe(false);
     }
     expect(isStorageFault(new StorageUnavailableError('SQLITE_FULL', 'full'))).toBe(true);

@@ -227,7 +227,7 @@ describe('POST /v1/tariff_details', () => {
   });
 
   it('EVSE-level prices of the default catalog: prices_per_station_available and tariff_level evse at the station (D34)', async () => {
-    const cat = loadRefCatalog(srv.dataDir);
+    const cat = await loadRefCatalog(srv.dataDir, srv.databaseUrl);
     let found: { tariff: string; station: StationRecord } | null = null;
     outer: for (const [tariffId, m] of cat.evse) {
       const t = cat.tariffs.get(tariffId);

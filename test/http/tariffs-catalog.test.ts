@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LiveStore } from '../../src/storage/live.js';
+import { openLiveStoreReadonly } from '../../src/storage/open.js';
 import { loadStationPrices } from '../../src/storage/tariffs.js';
 import { call, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -40,17 +40,17 @@ describe('default tariff catalog seeded from the snapshot', () => {
     for (const c of t.attributes.prices) expect(c.restrictions[0]).toMatchObject({ allowance: 'allow', countries: ['FR'] });
   });
 
-  it('attaches the linked stations’ tariffs as EVSE-level prices', () => {
-    const store = LiveStore.openReadonly(srv.dataDir);
+  it('attaches the linked stations’ tariffs as EVSE-level prices', async () => {
+    const store = await openLiveStoreReadonly(srv);
     try {
-      const sp = loadStationPrices(store);
+      const sp = await store.read(loadStationPrices);
       // The test snapshot holds the Paris box, where the Belib' stations of TOTALENERGIES are.
       expect(sp.length).toBeGreaterThan(100);
       const totalTariff = meta.find((t) => t.relationships.emp.data.id === TOTAL).id;
       expect(sp.filter((p) => p.tariff_id === totalTariff).length).toBeGreaterThan(100);
       for (const p of sp.slice(0, 20)) expect(p.prices.length).toBeGreaterThan(0);
     } finally {
-      store.close();
+      await store.close();
     }
   });
 

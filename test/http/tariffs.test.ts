@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { LiveStore } from '../../src/storage/live.js';
+import { openLiveStoreReadonly } from '../../src/storage/open.js';
 import { Snapshot } from '../../src/storage/snapshot.js';
 import { changesSince, catalogGeneration } from '../../src/storage/tariffs.js';
 import { call, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
@@ -667,12 +667,12 @@ describe('raw tariffs over HTTP', () => {
 
   describe('durability and catalog generation', () => {
     it('every write takes a new generation whose changes are in the change log, and survives a restart', async () => {
-      const store = LiveStore.openReadonly(srv.dataDir);
+      const store = await openLiveStoreReadonly(srv);
       let g0: number;
       try {
-        g0 = catalogGeneration(store);
+        g0 = await store.read(catalogGeneration);
       } finally {
-        store.close();
+        await store.close();
       }
       const id = randomUUID();
       await put(id, tariffBody(id, emp, { name: 'Durable' }));
@@ -682,9 +682,9 @@ describe('raw tariffs over HTTP', () => {
       await put(other, tariffBody(other, emp));
       await call(srv, 'DELETE', `/v2/tariffs/${other}`, { key: W });
       await put(other, tariffBody(other, emp, { version: 5 })); // rejected: no generation
-      const s2 = LiveStore.openReadonly(srv.dataDir);
+      const s2 = await openLiveStoreReadonly(srv);
       try {
-        const ch = changesSince(s2, g0!);
+        const ch = await s2.read((s) => changesSince(s, g0!));
         expect(ch.map((c) => [c.generation - g0!, c.kind, c.id, c.op])).toEqual([
           [1, 'tariff', id, 'upsert'],
           [2, 'tariff', id, 'upsert'],
@@ -692,9 +692,9 @@ describe('raw tariffs over HTTP', () => {
           [4, 'tariff', other, 'upsert'],
           [5, 'tariff', other, 'delete'],
         ]);
-        expect(catalogGeneration(s2)).toBe(g0! + 5);
+        expect(await s2.read(catalogGeneration)).toBe(g0! + 5);
       } finally {
-        s2.close();
+        await s2.close();
       }
       const dataDir = srv.dataDir;
       await srv.stop();

@@ -12,7 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../src/domain/random.js';
-import { LiveStore } from '../../src/storage/live.js';
+import { SqliteStore } from '../../src/storage/sqlite-store.js';
 import { call, freshDataDir, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
 
 const CYCLES = Number(process.env.CRASH_CYCLES ?? 6);
@@ -112,7 +112,7 @@ describe('kill -9 during mixed writes', () => {
   }
 
   function check(): { companies: number; tariffs: number; feedback: number } {
-    const store = LiveStore.open(dataDir);
+    const store = SqliteStore.open(dataDir);
     try {
       const crow = store.db.prepare('SELECT version, name FROM companies WHERE id = ?');
       for (const [id, v] of companies) {
@@ -155,7 +155,7 @@ describe('kill -9 during mixed writes', () => {
       feedbackAttempted.clear();
       return { companies: companies.size, tariffs: tariffs.size, feedback: feedback.size };
     } finally {
-      store.close();
+      void store.close();
     }
   }
 

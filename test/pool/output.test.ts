@@ -51,31 +51,34 @@ describe('a pricing worker answering through the slots', () => {
   let ops: string[] = [];
   /** Generation the split pool hands to its workers (the tests move it by hand). */
   let splitGeneration = 0;
-  let rewriteTariff: () => number;
+  let rewriteTariff: () => Promise<number>;
 
   beforeAll(async () => {
     const { PricePool } = await import(dist('src/pool/pool.js'));
     const work = await import(dist('src/api/price-work.js'));
     const { createOutputSlots: create } = await import(dist('src/pool/output.js'));
-    const { LiveStore } = await import(dist('src/storage/live.js'));
+    const { SqliteStore } = await import(dist('src/storage/sqlite-store.js'));
     const { Snapshot } = await import(dist('src/storage/snapshot.js'));
     const { seedDefaultCatalog, catalogSeedOf, loadTariffs, loadStationPrices, catalogGeneration } = await import(dist('src/storage/tariffs.js'));
-    const { loadCompanies } = await import(dist('src/storage/companies.js'));
+    const { loadCompanies, seedCompanies } = await import(dist('src/storage/companies.js'));
     const { CompanyRegistry } = await import(dist('src/domain/companies/registry.js'));
     const { TariffCatalog } = await import(dist('src/domain/tariffs/catalog.js'));
     const { mainCatalog, rateTable } = await import(dist('src/pool/catalog.js'));
     const { shareStationColumns } = await import(dist('src/pool/stations.js'));
     dataDir = fs.mkdtempSync(path.join(inject('testTmpRoot'), 'slots-'));
     const snapshot = Snapshot.open(inject('testSnapshot'));
-    const live = LiveStore.open(dataDir);
-    live.seedCompanies(
-      snapshot.meta.snapshotVersion,
-      snapshot.operators().map((o: { id: string; name: string; evse_operator_ids: string[] }) => ({ id: o.id, name: o.name, evse_operator_ids: o.evse_operator_ids })),
-      Date.now(),
+    const live = SqliteStore.open(dataDir);
+    await live.tx((s: unknown) =>
+      seedCompanies(
+        s,
+        snapshot.meta.snapshotVersion,
+        snapshot.operators().map((o: { id: string; name: string; evse_operator_ids: string[] }) => ({ id: o.id, name: o.name, evse_operator_ids: o.evse_operator_ids })),
+        Date.now(),
+      ),
     );
-    seedDefaultCatalog(live, snapshot.meta.snapshotVersion, () => catalogSeedOf(snapshot), Date.now());
-    const companies = new CompanyRegistry(loadCompanies(live));
-    const tariffs = new TariffCatalog(loadTariffs(live), loadStationPrices(live), catalogGeneration(live));
+    await seedDefaultCatalog(live, snapshot.meta.snapshotVersion, () => catalogSeedOf(snapshot), Date.now());
+    const companies = new CompanyRegistry(await live.read(loadCompanies));
+    const tariffs = new TariffCatalog(await live.read(loadTariffs), await live.read(loadStationPrices), await live.read(catalogGeneration));
     const { getStoredTariff, writeTariff, nextGeneration } = await import(dist('src/storage/tariffs.js'));
     const make = (workers: number, splitMinEvaluations = 0, generation = () => tariffs.generation) =>
       new PricePool({
@@ -87,6 +90,7 @@ describe('a pricing worker answering through the slots', () => {
         splitMinEvaluations,
         init: {
           dataDir,
+          databaseUrl: null,
           snapshotPath: inject('testSnapshot'),
           stations: shareStationColumns(snapshot.stationColumns({ fragments: false })),
           exitOnNetwork: null,
@@ -105,15 +109,16 @@ describe('a pricing worker answering through the slots', () => {
       .slice(0, 2) as string[];
     pool = make(1);
     inline = make(0);
-    splitGeneration = catalogGeneration(live);
+    splitGeneration = await live.read(catalogGeneration);
     split = make(2, 2, () => splitGeneration);
     // Rewrites one stored tariff unchanged at a new generation (its answers stay the same).
     const anyTariff = [...catalog.tariffs.values()].find((t: { type: string }) => t.type === 'tariff') as { id: string };
-    rewriteTariff = () => live.db.transaction(() => {
-      const g = nextGeneration(live);
-      writeTariff(live, getStoredTariff(live, anyTariff.id), g);
-      return g;
-    })();
+    rewriteTariff = () =>
+      live.tx(async (s: unknown) => {
+        const g = await nextGeneration(s);
+        await writeTariff(s, await getStoredTariff(s, anyTariff.id), g);
+        return g;
+      });
     await Promise.all([pool.ready(), split.ready()]);
   }, 60_000);
 
@@ -201,7 +206,7 @@ describe('a pricing worker answering through the slots', () => {
     const expected = (await inline.run('chargePrices', t)).body.toString();
     // One worker catches up with a newer generation through a small task; the split request
     // still carries the older one, so the other worker stays behind.
-    const newer = rewriteTariff();
+    const newer = await rewriteTariff();
     const old = splitGeneration;
     splitGeneration = newer;
     const caught = await split.run('chargePrices', t, 1);

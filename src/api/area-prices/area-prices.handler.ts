@@ -206,8 +206,8 @@ export function areaPricesRoutes(ctx: AppContext): RouteDef[] {
   }
 
   return [
-    { method: 'POST', path: '/v1/charge_prices/area', groups: ['ReadCosts'], body: true, priceWork: true, handler: area },
-    { method: 'POST', path: '/v1/charge_prices/route', groups: ['ReadCosts'], body: true, priceWork: true, handler: route },
+    { method: 'POST', path: '/v1/charge_prices/area', groups: ['ReadCosts'], body: true, priceWork: true, fresh: true, handler: area },
+    { method: 'POST', path: '/v1/charge_prices/route', groups: ['ReadCosts'], body: true, priceWork: true, fresh: true, handler: route },
   ];
 }
 

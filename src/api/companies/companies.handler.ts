@@ -38,7 +38,7 @@ export function companiesRoutes(ctx: AppContext): RouteDef[] {
     return sorted.list;
   };
 
-  const put = (req: ApiRequest): ApiResponse => {
+  const put = async (req: ApiRequest): Promise<ApiResponse> => {
     const body = validateCompanyPut(dropNulls(req.body));
     const d = body.data;
     const id = req.params.id;
@@ -60,14 +60,14 @@ export function companiesRoutes(ctx: AppContext): RouteDef[] {
       evse_operator_ids: [...new Set(m.evse_operator_ids ?? [])].sort(),
     };
     const now = Date.now();
-    const { company, created, generation } = ctx.live.tx(() => {
-      const head = companyHead(ctx.live, id);
+    const { company, created, generation } = await ctx.live.tx(async (s) => {
+      const head = await companyHead(s, id);
       const refs: Array<[string, string]> = [];
       rel.supported_emps.data.forEach((r, i) => refs.push([r.id, `/data/relationships/supported_emps/data/${i}/id`]));
       if (cpoGroup !== null) refs.push([cpoGroup, '/data/relationships/cpo_group/data/id']);
       if (empGroup !== null) refs.push([empGroup, '/data/relationships/emp_group/data/id']);
-      const exist = existingCompanies(
-        ctx.live,
+      const exist = await existingCompanies(
+        s,
         refs.map((r) => r[0]).filter((x) => x !== id),
       );
       const errors: ErrorObject[] = [];
@@ -78,7 +78,7 @@ export function companiesRoutes(ctx: AppContext): RouteDef[] {
       }
       if (errors.length > 0) throw ApiError.many(400, errors);
       if (a.version !== (head === undefined ? 1 : head.version + 1)) throw versionConflict();
-      const gen = nextGeneration(ctx.live);
+      const gen = await nextGeneration(s);
       const c: Company = {
         id,
         name: a.name,
@@ -93,30 +93,34 @@ export function companiesRoutes(ctx: AppContext): RouteDef[] {
         cpo_group: cpoGroup,
         emp_group: empGroup,
       };
-      writeCompany(ctx.live, c, gen);
-      logChange(ctx.live, gen, 'company', id, 'upsert', now);
+      await writeCompany(s, c, gen);
+      await logChange(s, gen, 'company', id, 'upsert', now);
       return { company: c, created: head === undefined, generation: gen };
     });
-    ctx.companies.upsert(company);
-    ctx.tariffs.companyChanged(id, 'upsert', generation);
+    await ctx.sync.afterWrite(generation, () => {
+      ctx.companies.upsert(company);
+      ctx.tariffs.companyChanged(id, 'upsert', generation);
+    });
     return { status: created ? 201 : 200, body: `{"data":${docs.json(company)}}` };
   };
 
-  const del = (req: ApiRequest): ApiResponse => {
+  const del = async (req: ApiRequest): Promise<ApiResponse> => {
     const id = req.params.id;
     const now = Date.now();
-    const generation = ctx.live.tx(() => {
-      if (companyHead(ctx.live, id) === undefined) throw notFound(`company ${id}`);
-      const n = tariffsOfEmp(ctx.live, id);
+    const generation = await ctx.live.tx(async (s) => {
+      if ((await companyHead(s, id)) === undefined) throw notFound(`company ${id}`);
+      const n = await tariffsOfEmp(s, id);
       if (n > 0) throw new ApiError('BAD_REQUEST', `company ${id} is still the emp of ${n} tariff${n === 1 ? '' : 's'}`);
-      const gen = nextGeneration(ctx.live);
-      const touched = deleteCompany(ctx.live, id, gen)!;
-      logChange(ctx.live, gen, 'company', id, 'delete', now);
-      for (const t of touched) logChange(ctx.live, gen, 'company', t, 'upsert', now);
+      const gen = await nextGeneration(s);
+      const touched = (await deleteCompany(s, id, gen))!;
+      await logChange(s, gen, 'company', id, 'delete', now);
+      for (const t of touched) await logChange(s, gen, 'company', t, 'upsert', now);
       return gen;
     });
-    ctx.companies.remove(id);
-    ctx.tariffs.companyChanged(id, 'delete', generation);
+    await ctx.sync.afterWrite(generation, () => {
+      ctx.companies.remove(id);
+      ctx.tariffs.companyChanged(id, 'delete', generation);
+    });
     return noContent();
   };
 
@@ -173,7 +177,7 @@ export function companiesRoutes(ctx: AppContext): RouteDef[] {
   };
 
   return [
-    { method: 'GET', path: '/v1/companies', groups: ['ReadTariffs'], body: false, handler: list, cache: snapshotAndCatalog(ctx) },
+    { method: 'GET', path: '/v1/companies', groups: ['ReadTariffs'], body: false, handler: list, fresh: true, cache: snapshotAndCatalog(ctx) },
     { method: 'PUT', path: '/v1/companies/:id', groups: ['WriteTariffs'], body: true, handler: put },
     { method: 'DELETE', path: '/v1/companies/:id', groups: ['WriteTariffs'], body: false, handler: del },
   ];

@@ -36,7 +36,7 @@ export function devicesRoutes(ctx: AppContext): RouteDef[] {
     }
     const d = validateDevice(dropNulls(req.body)).data;
     const a = d.attributes;
-    store.upsert({
+    await store.upsert({
       id: d.id.toLowerCase(),
       fcm_token: a.fcmToken,
       country: a.country.toUpperCase(),

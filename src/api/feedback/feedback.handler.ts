@@ -43,7 +43,7 @@ export function stationIdFromPoiLink(link: string): string | null {
 export function feedbackRoutes(ctx: AppContext): RouteDef[] {
   const store = new FeedbackStore(ctx.live);
 
-  const userFeedback = (req: ApiRequest): ApiResponse => {
+  const userFeedback = async (req: ApiRequest): Promise<ApiResponse> => {
     const body = dropNulls(req.body);
     const type = validateUserFeedbackEnvelope(body).data.type;
     const a = validateUserFeedbackOfType[type as UserFeedbackType](body).data.attributes;
@@ -67,13 +67,13 @@ export function feedbackRoutes(ctx: AppContext): RouteDef[] {
       charging_station_id: stationId,
       attributes,
     };
-    store.addUserFeedback(rec);
+    await store.addUserFeedback(rec);
     return noContent();
   };
 
-  const partnerFeedback = (req: ApiRequest): ApiResponse => {
+  const partnerFeedback = async (req: ApiRequest): Promise<ApiResponse> => {
     const { type, attributes: a } = validatePartnerFeedback(dropNulls(req.body)).data;
-    store.addPartnerFeedback({ type, content: a.content, tariff: a.tariff, cpo: a.cpo, emp: a.emp, language: a.language });
+    await store.addPartnerFeedback({ type, content: a.content, tariff: a.tariff, cpo: a.cpo, emp: a.emp, language: a.language });
     return noContent();
   };
 

@@ -41,11 +41,11 @@ export function healthRoutes(ctx: AppContext): RouteDef[] {
  * D105: ready when the station snapshot is loaded, price work can run and the live store can be
  * written; 503 naming every failing part otherwise. `/health` stays liveness only.
  */
-function ready(ctx: AppContext): ApiResponse {
+async function ready(ctx: AppContext): Promise<ApiResponse> {
   const checks: Record<string, string> = {
     snapshot: ctx.stations.size > 0 ? 'ok' : 'no stations loaded',
     pool: ctx.prices.alive() ? 'ok' : 'no pricing worker running',
-    live_store: ctx.live.writeProblem() ?? 'ok',
+    live_store: (await ctx.live.writeProblem()) ?? 'ok',
   };
   const failing = Object.entries(checks).filter(([, v]) => v !== 'ok');
   if (failing.length === 0) return json(200, { status: 'ready', checks, snapshot: { version: ctx.snapshot.meta.snapshotVersion } });

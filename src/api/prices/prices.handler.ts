@@ -244,8 +244,8 @@ export function pricesRoutes(ctx: AppContext): RouteDef[] {
   }
 
   return [
-    { method: 'POST', path: '/v1/charge_prices', groups: ['ReadCosts'], body: true, priceWork: true, handler: chargePricesHandler },
-    { method: 'POST', path: '/v1/charge_prices/bulk', groups: ['ReadCosts'], body: true, priceWork: true, handler: bulkHandler },
+    { method: 'POST', path: '/v1/charge_prices', groups: ['ReadCosts'], body: true, priceWork: true, fresh: true, handler: chargePricesHandler },
+    { method: 'POST', path: '/v1/charge_prices/bulk', groups: ['ReadCosts'], body: true, priceWork: true, fresh: true, handler: bulkHandler },
   ];
 }
 

@@ -1,6 +1,6 @@
 import type { StationIndex } from '../../domain/stations/index.js';
 import { EvseIndex, type LiveAvailability } from '../../domain/stations/live-availability.js';
-import type { AvailabilityStore } from '../../storage/availability.js';
+import type { AvailabilitySource } from '../../storage/availability.js';
 import type { Snapshot } from '../../storage/snapshot.js';
 
 /** Per station index, `available_count` per group (-1 = unknown); undefined = all unknown. */
@@ -37,7 +37,7 @@ export class AvailabilityView {
   private readonly lookup: AvailabilityLookup;
 
   constructor(
-    private readonly store: AvailabilityStore,
+    private readonly store: AvailabilitySource,
     private readonly index: StationIndex,
     live?: { statuses: LiveAvailability; evses: EvseIndex },
   ) {

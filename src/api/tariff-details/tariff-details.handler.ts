@@ -50,5 +50,5 @@ export function tariffDetailsRoutes(ctx: AppContext): RouteDef[] {
     });
     return r;
   }
-  return [{ method: 'POST', path: '/v1/tariff_details', groups: ['ViewPriceBenchmark'], body: true, priceWork: true, handler }];
+  return [{ method: 'POST', path: '/v1/tariff_details', groups: ['ViewPriceBenchmark'], body: true, priceWork: true, fresh: true, handler }];
 }

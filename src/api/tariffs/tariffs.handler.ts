@@ -157,7 +157,7 @@ export function tariffsRoutes(ctx: AppContext): RouteDef[] {
   const raw = new ResourceCache(ctx.companies, rawTariffResource);
   const simple = new ResourceCache(ctx.companies, simpleTariffResource);
 
-  const put = (req: ApiRequest): ApiResponse => {
+  const put = async (req: ApiRequest): Promise<ApiResponse> => {
     const body = validateTariffPut(dropNulls(req.body));
     const d = body.data;
     const id = req.params.id;
@@ -173,23 +173,25 @@ export function tariffsRoutes(ctx: AppContext): RouteDef[] {
     const brands = unique((rel.vehicle_brands?.data ?? []).map((r) => r.id));
     const now = Date.now();
 
-    const { stored, created, generation } = ctx.live.tx(() => {
-      const head = tariffHead(ctx.live, id);
+    const { stored, created, generation } = await ctx.live.tx(async (s) => {
+      const head = await tariffHead(s, id);
       const existing = head === undefined ? undefined : (JSON.parse(head.data) as StoredTariff);
       if (existing !== undefined && existing.type !== d.type) {
         throw badPointer('/data/type', `tariff ${id} is a ${existing.type}; its type cannot change`);
       }
       // References (D19): 400 with a pointer to each unknown one.
-      const companies = existingCompanies(ctx.live, cpoId === null ? [empId] : [empId, cpoId]);
+      const companies = await existingCompanies(s, cpoId === null ? [empId] : [empId, cpoId]);
       if (!companies.has(empId)) p.add(`${R}/emp/data/id`, `company ${empId} not found`);
       if (cpoId !== null && !companies.has(cpoId)) p.add(`${R}/cpo/data/id`, `company ${cpoId} not found`);
       let superCurrency: string | null = null;
-      (rel.super_tariffs?.data ?? []).forEach((r, i) => {
-        const s = r.id === id ? undefined : getStoredTariff(ctx.live, r.id);
-        if (s === undefined || s.type !== 'tariff') {
+      const supers = rel.super_tariffs?.data ?? [];
+      for (let i = 0; i < supers.length; i++) {
+        const r = supers[i];
+        const st = r.id === id ? undefined : await getStoredTariff(s, r.id);
+        if (st === undefined || st.type !== 'tariff') {
           p.add(`${R}/super_tariffs/data/${i}/id`, `tariff ${r.id} not found`);
-        } else if (superCurrency === null) superCurrency = s.currency;
-      });
+        } else if (superCurrency === null) superCurrency = st.currency;
+      }
       (rel.vehicle_brands?.data ?? []).forEach((r, i) => {
         if (!brandIds.has(r.id)) p.add(`${R}/vehicle_brands/data/${i}/id`, `brand ${r.id} not found`);
       });
@@ -199,7 +201,7 @@ export function tariffsRoutes(ctx: AppContext): RouteDef[] {
       checkCurrencyRule(prices, currency, p);
       p.throwIfAny();
       if (a.version !== (existing === undefined ? 1 : existing.version + 1)) throw versionConflict();
-      const gen = nextGeneration(ctx.live);
+      const gen = await nextGeneration(s);
       const t: StoredTariff = {
         id,
         type: d.type,
@@ -243,25 +245,25 @@ export function tariffsRoutes(ctx: AppContext): RouteDef[] {
         super_tariff_ids: superIds,
         vehicle_brand_ids: brands,
       };
-      writeTariff(ctx.live, t, gen);
+      await writeTariff(s, t, gen);
       return { stored: t, created: existing === undefined, generation: gen };
     });
-    ctx.tariffs.upsert(stored, generation);
+    await ctx.sync.afterWrite(generation, () => ctx.tariffs.upsert(stored, generation));
     return { status: created ? 201 : 200, body: `{"data":${raw.json(stored)}}` };
   };
 
-  const del = (req: ApiRequest): ApiResponse => {
+  const del = async (req: ApiRequest): Promise<ApiResponse> => {
     const id = req.params.id;
     const now = Date.now();
-    const generation = ctx.live.tx(() => {
-      if (tariffHead(ctx.live, id) === undefined) throw notFound(`tariff ${id}`);
-      const n = subTariffsReferencing(ctx.live, id);
+    const generation = await ctx.live.tx(async (s) => {
+      if ((await tariffHead(s, id)) === undefined) throw notFound(`tariff ${id}`);
+      const n = await subTariffsReferencing(s, id);
       if (n > 0) throw new ApiError('BAD_REQUEST', `tariff ${id} is still a super tariff of ${n} sub_tariff${n === 1 ? '' : 's'}`);
-      const gen = nextGeneration(ctx.live);
-      deleteTariff(ctx.live, id, gen, now);
+      const gen = await nextGeneration(s);
+      await deleteTariff(s, id, gen, now);
       return gen;
     });
-    ctx.tariffs.remove(id, generation);
+    await ctx.sync.afterWrite(generation, () => ctx.tariffs.remove(id, generation));
     raw.forget(id);
     simple.forget(id);
     return noContent();
@@ -343,8 +345,8 @@ export function tariffsRoutes(ctx: AppContext): RouteDef[] {
   };
 
   return [
-    { method: 'GET', path: '/v1/tariffs', groups: ['ReadSimpleTariffs'], body: false, handler: listSimple, cache: snapshotAndCatalog(ctx) },
-    { method: 'GET', path: '/v2/tariffs', groups: ['ReadTariffs'], body: false, codeless: true, handler: listRaw, cache: snapshotAndCatalog(ctx) },
+    { method: 'GET', path: '/v1/tariffs', groups: ['ReadSimpleTariffs'], body: false, fresh: true, handler: listSimple, cache: snapshotAndCatalog(ctx) },
+    { method: 'GET', path: '/v2/tariffs', groups: ['ReadTariffs'], body: false, fresh: true, codeless: true, handler: listRaw, cache: snapshotAndCatalog(ctx) },
     { method: 'PUT', path: '/v2/tariffs/:id', groups: ['WriteTariffs'], body: true, codeless: true, handler: put },
     { method: 'DELETE', path: '/v2/tariffs/:id', groups: ['WriteTariffs'], body: false, codeless: true, handler: del },
   ];

@@ -122,6 +122,11 @@ export class TariffCatalog {
     this.emit({ kind: 'company', op, generation, id });
   }
 
+  /** Moves the generation to a committed one whose changes need nothing applied here. */
+  advance(generation: number): void {
+    this.bump(generation);
+  }
+
   private put(t: StoredTariff): void {
     this.byId.set(t.id, t);
     for (const s of t.super_tariff_ids) {

@@ -2,11 +2,23 @@ import * as m001 from './001_foundation.js';
 import * as m002 from './002_availability.js';
 import * as m003 from './003_catalog.js';
 import * as m004 from './004_feedback_devices.js';
+import * as m005 from './005_key_generation.js';
+import * as pg from './postgres.js';
 
-/** Ordered schema migrations of the live store; each runs once, in its own transaction. */
-export const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> = [
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/** Ordered schema migrations of the SQLite live store; each runs once, in its own transaction. */
+export const SQLITE_MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'foundation', sql: m001.sql },
   { version: 2, name: 'availability', sql: m002.sql },
   { version: 3, name: 'catalog', sql: m003.sql },
   { version: 4, name: 'feedback_devices', sql: m004.sql },
+  { version: 5, name: 'key_generation', sql: m005.sql },
 ];
+
+/** The same schema for PostgreSQL (same versions and names, PostgreSQL types; postgres.ts). */
+export const POSTGRES_MIGRATIONS: readonly Migration[] = pg.MIGRATIONS;

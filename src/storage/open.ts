@@ -1,0 +1,33 @@
+/**
+ * Opens the live store the configuration names (D150): PostgreSQL when `DATABASE_URL` is set,
+ * else SQLite in the data directory. The only place that chooses between them.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { DataDirError, type LiveStore } from './live.js';
+import { PgStore } from './pg-store.js';
+import { SqliteStore } from './sqlite-store.js';
+
+export interface StoreLocation {
+  readonly dataDir: string;
+  readonly databaseUrl: string | null;
+  /** PostgreSQL pool size of the service (workers and CLIs use fewer). */
+  readonly dbPoolMax?: number;
+}
+
+/** The service's store: created and migrated when needed. */
+export async function openLiveStore(loc: StoreLocation): Promise<LiveStore> {
+  if (loc.databaseUrl !== null) return PgStore.open(loc.databaseUrl, { poolMax: loc.dbPoolMax ?? 10 });
+  return SqliteStore.open(loc.dataDir);
+}
+
+/**
+ * A connection that only reads (pricing workers, the export CLI): never migrates. SQLite: the
+ * file must exist (DataDirError otherwise).
+ */
+export async function openLiveStoreReadonly(loc: StoreLocation, poolMax = 2): Promise<LiveStore> {
+  if (loc.databaseUrl !== null) return PgStore.open(loc.databaseUrl, { poolMax, migrate: false });
+  const file = path.join(loc.dataDir, 'live.sqlite');
+  if (!fs.existsSync(file)) throw new DataDirError(`no live store at ${file}; set DATA_DIR to the service's data directory`);
+  return SqliteStore.openReadonly(loc.dataDir);
+}

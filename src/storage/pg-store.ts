@@ -1,0 +1,339 @@
+/**
+ * The PostgreSQL live store (`DATABASE_URL=postgres://…`, D150): shared by every replica of a
+ * deployment. `pg` was chosen over `postgres` by measurement (`npm run bench:pg-client`): it does
+ * the read-your-writes check 1.30× and the tariff-PUT transaction 1.30× as fast; `postgres` only
+ * wins pipelined point reads, which the service does not do on a hot path.
+ *
+ * - Writes: one transaction each, serialized by a transaction-level advisory lock taken with its
+ *   BEGIN (one round trip), so that checks inside hold until the commit exactly as SQLite's
+ *   BEGIN IMMEDIATE makes them hold; commits are durable (synchronous_commit as configured, on by
+ *   default).
+ * - Reads: one REPEATABLE READ, READ ONLY transaction (one consistent view).
+ * - Changes of other processes: LISTEN on `cps_live` (triggers of the schema NOTIFY every catalog
+ *   and key generation), on a connection of its own that reconnects with backoff and then reports
+ *   every kind as changed, so a gap is caught up from the change log (D151).
+ * - Faults: a refused, lost or timed-out connection, a server shutting down, a full disk or a
+ *   read-only standby is a StorageUnavailableError (503 `storage unavailable`, D152); any other
+ *   database error is a bug and stays what it is. The pool reconnects by itself.
+ */
+import pg from 'pg';
+import { POSTGRES_MIGRATIONS } from './migrations/index.js';
+import { CHANNEL } from './migrations/postgres.js';
+import {
+  FaultPeriods,
+  StorageUnavailableError,
+  type LiveStore,
+  type Sql,
+  type StorageFaultListener,
+  type StoreChange,
+  type StoreVersions,
+} from './live.js';
+
+// BIGINT columns (milliseconds, generations, counts) as numbers: every value is below 2^53.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
+
+/** Advisory lock keys (arbitrary constants of this schema). */
+const WRITE_LOCK = 7_340_001;
+const MIGRATION_LOCK = 7_340_002;
+
+const VERSIONS_SQL =
+  'SELECT (SELECT value FROM catalog_generation WHERE one = 1) AS catalog, (SELECT value FROM key_generation WHERE one = 1) AS keys';
+
+/** SQLSTATE classes that mean the database, not the statement, failed. */
+const FAULT_STATE = /^(08|53|57|58|XX)/;
+const READ_ONLY_TRANSACTION = '25006';
+
+function faultOf(e: unknown): StorageUnavailableError {
+  if (e instanceof StorageUnavailableError) return e;
+  const code = (e as { code?: unknown } | null)?.code;
+  return new StorageUnavailableError(typeof code === 'string' ? code : 'ECONNECTION', (e as Error)?.message ?? String(e));
+}
+
+/** Whether an error of the client is the database's fault (else: a bug of the statement). */
+function isFault(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code;
+  // Errors without a SQLSTATE come from the connection: refused, reset, terminated, timed out.
+  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return true;
+  return FAULT_STATE.test(code) || code === READ_ONLY_TRANSACTION;
+}
+
+/** `?` placeholders as `$1…$n` (the repositories' SQL has no `?` inside literals). */
+function numbered(text: string): string {
+  let n = 0;
+  return text.replace(/\?/g, () => `$${++n}`);
+}
+
+export interface PgStoreOptions {
+  /** Connections of the pool (default 10). */
+  poolMax?: number;
+  /** Apply the migrations (the service does; workers and CLIs reading only do not). */
+  migrate?: boolean;
+  /** Milliseconds to wait for a connection before the operation fails (default 2000). */
+  connectTimeoutMs?: number;
+}
+
+export class PgStore implements LiveStore {
+  readonly kind = 'postgres' as const;
+  readonly shared = true;
+  readonly where: string;
+  private readonly pool: pg.Pool;
+  private readonly faults = new FaultPeriods();
+  /** SQL text → its statement: numbered placeholders and a name (prepared once per connection). */
+  private readonly statements = new Map<string, { name: string; text: string }>();
+  private readonly listeners: Array<(change: StoreChange) => void> = [];
+  private listener: pg.Client | null = null;
+  private listenTimer: NodeJS.Timeout | null = null;
+  private closed = false;
+
+  private constructor(
+    private readonly url: string,
+    private readonly opts: PgStoreOptions,
+  ) {
+    const u = new URL(url);
+    this.where = `postgres://${u.hostname}:${u.port || 5432}${u.pathname}`;
+    this.pool = new pg.Pool({
+      connectionString: url,
+      max: opts.poolMax ?? 10,
+      connectionTimeoutMillis: opts.connectTimeoutMs ?? 2000,
+      idleTimeoutMillis: 30_000,
+      keepAlive: true,
+    });
+    // An idle connection lost (a restart): the pool drops it and connects anew on demand.
+    this.pool.on('error', () => {});
+  }
+
+  /** Connects (and migrates, unless told not to); rejects when the database cannot be reached. */
+  static async open(url: string, opts: PgStoreOptions = {}): Promise<PgStore> {
+    const store = new PgStore(url, opts);
+    try {
+      if (opts.migrate !== false) await store.migrate();
+      else await store.versions();
+    } catch (e) {
+      await store.close();
+      throw e;
+    }
+    return store;
+  }
+
+  /**
+   * Creates database `name` on the server of `adminUrl` unless it exists (throw-away clusters of
+   * tests and benches); resolves to its URL.
+   */
+  static async createDatabase(adminUrl: string, name: string): Promise<string> {
+    if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`not a plain database name: ${name}`);
+    const c = new pg.Client({ connectionString: adminUrl });
+    await c.connect();
+    try {
+      const exists = await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+      if (exists.rowCount === 0) await c.query(`CREATE DATABASE ${name}`);
+    } finally {
+      await c.end();
+    }
+    const u = new URL(adminUrl);
+    u.pathname = `/${name}`;
+    return u.toString();
+  }
+
+  get faultListener(): StorageFaultListener | null {
+    return this.faults.listener;
+  }
+
+  set faultListener(l: StorageFaultListener | null) {
+    this.faults.listener = l;
+  }
+
+  get faultsTotal(): number {
+    return this.faults.total;
+  }
+
+  failingWrites(): number {
+    return this.faults.count;
+  }
+
+  private statement(text: string): { name: string; text: string } {
+    let s = this.statements.get(text);
+    if (s === undefined) this.statements.set(text, (s = { name: `cps${this.statements.size}`, text: numbered(text) }));
+    return s;
+  }
+
+  private sqlOf(client: pg.PoolClient): Sql {
+    const query = async <R>(text: string, params: readonly unknown[]): Promise<pg.QueryResult<R & pg.QueryResultRow>> => {
+      const s = this.statement(text);
+      try {
+        return await client.query<R & pg.QueryResultRow>({ name: s.name, text: s.text, values: params as unknown[] });
+      } catch (e) {
+        throw isFault(e) ? faultOf(e) : e;
+      }
+    };
+    return {
+      all: async <R>(text: string, params: readonly unknown[] = []) => (await query<R>(text, params)).rows as R[],
+      get: async <R>(text: string, params: readonly unknown[] = []) => (await query<R>(text, params)).rows[0] as R | undefined,
+      run: async (text: string, params: readonly unknown[] = []) => (await query(text, params)).rowCount ?? 0,
+    };
+  }
+
+  private async connect(): Promise<pg.PoolClient> {
+    try {
+      return await this.pool.connect();
+    } catch (e) {
+      throw faultOf(e);
+    }
+  }
+
+  private async within<T>(begin: string, fn: (s: Sql) => Promise<T>): Promise<T> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.connect();
+    } catch (e) {
+      this.faults.failed(faultOf(e));
+      throw faultOf(e);
+    }
+    let broken: Error | undefined;
+    try {
+      try {
+        await client.query(begin);
+      } catch (e) {
+        throw isFault(e) ? faultOf(e) : e;
+      }
+      const r = await fn(this.sqlOf(client));
+      try {
+        await client.query('COMMIT');
+      } catch (e) {
+        throw isFault(e) ? faultOf(e) : e;
+      }
+      this.faults.worked();
+      return r;
+    } catch (e) {
+      if (e instanceof StorageUnavailableError) {
+        broken = e;
+        this.faults.failed(e);
+      } else {
+        try {
+          await client.query('ROLLBACK');
+        } catch (r) {
+          broken = r as Error;
+        }
+      }
+      throw e;
+    } finally {
+      // A connection that failed is closed, not reused.
+      client.release(broken);
+    }
+  }
+
+  tx<T>(fn: (s: Sql) => Promise<T>): Promise<T> {
+    return this.within(`BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK})`, fn);
+  }
+
+  read<T>(fn: (s: Sql) => Promise<T>): Promise<T> {
+    return this.within('BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY', fn);
+  }
+
+  async versions(): Promise<StoreVersions> {
+    const s = this.statement(VERSIONS_SQL);
+    try {
+      const r = await this.pool.query<{ catalog: number; keys: number }>({ name: s.name, text: s.text });
+      this.faults.worked();
+      return r.rows[0];
+    } catch (e) {
+      if (!isFault(e)) throw e;
+      const f = faultOf(e);
+      this.faults.failed(f);
+      throw f;
+    }
+  }
+
+  async writeProblem(): Promise<string | null> {
+    try {
+      const r = await this.pool.query<{ standby: boolean }>('SELECT pg_is_in_recovery() AS standby');
+      if (r.rows[0].standby) return `${this.where} is a read-only standby`;
+      this.faults.worked();
+      return null;
+    } catch (e) {
+      return `database unreachable: ${(e as Error).message}`;
+    }
+  }
+
+  listen(fn: (change: StoreChange) => void): void {
+    this.listeners.push(fn);
+    if (this.listener === null && this.listenTimer === null) void this.connectListener(0);
+  }
+
+  private tell(change: StoreChange): void {
+    for (const fn of this.listeners) fn(change);
+  }
+
+  private async connectListener(attempt: number): Promise<void> {
+    this.listenTimer = null;
+    if (this.closed) return;
+    const c = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: 2000, keepAlive: true });
+    let lost = false;
+    const again = (): void => {
+      if (lost || this.closed) return;
+      lost = true;
+      if (this.listener === c) this.listener = null;
+      void c.end().catch(() => {});
+      const delay = Math.min(5000, 100 * 2 ** Math.min(attempt, 6));
+      this.listenTimer = setTimeout(() => void this.connectListener(attempt + 1), delay);
+      this.listenTimer.unref();
+    };
+    c.on('error', again);
+    c.on('end', again);
+    try {
+      await c.connect();
+      await c.query(`LISTEN ${CHANNEL}`);
+    } catch {
+      again();
+      return;
+    }
+    if (this.closed) {
+      await c.end().catch(() => {});
+      return;
+    }
+    this.listener = c;
+    attempt = 0;
+    c.on('notification', (m) => {
+      const kind = (m.payload ?? '').split(':')[0];
+      if (kind === 'catalog' || kind === 'keys') this.tell(kind);
+    });
+    // Anything committed while not listening (before the first LISTEN, during an outage) is
+    // caught up by the listeners from the store's own counters.
+    this.tell('catalog');
+    this.tell('keys');
+  }
+
+  private async migrate(): Promise<void> {
+    const client = await this.connect();
+    try {
+      await client.query(`SELECT pg_advisory_lock(${MIGRATION_LOCK})`);
+      await client.query(
+        'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)',
+      );
+      const done = new Set((await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
+      for (const m of POSTGRES_MIGRATIONS) {
+        if (done.has(m.version)) continue;
+        await client.query('BEGIN');
+        try {
+          await client.query(m.sql);
+          await client.query('INSERT INTO schema_migrations(version, name, applied_at) VALUES ($1, $2, $3)', [m.version, m.name, Date.now()]);
+          await client.query('COMMIT');
+        } catch (e) {
+          await client.query('ROLLBACK');
+          throw e;
+        }
+      }
+      await client.query(`SELECT pg_advisory_unlock(${MIGRATION_LOCK})`);
+    } finally {
+      client.release();
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.listenTimer !== null) clearTimeout(this.listenTimer);
+    const l = this.listener;
+    this.listener = null;
+    if (l !== null) await l.end().catch(() => {});
+    await this.pool.end().catch(() => {});
+  }
+}

@@ -1,0 +1,19 @@
+import { defineConfig, mergeConfig } from 'vitest/config';
+import base from './vitest.config.js';
+
+/**
+ * `npm run test:pg`: the HTTP test suite with every test server on the PostgreSQL live store
+ * (scripts/test-pg.sh starts a throw-away cluster and sets TEST_DATABASE_URL; each data
+ * directory gets a database of its own). Left out: the suites about SQLite's own file — its write
+ * lock and data-directory faults (ready, storage-faults); PostgreSQL's faults are tested by
+ * `npm run test:cluster`.
+ */
+export default mergeConfig(
+  base,
+  defineConfig({
+    test: {
+      include: ['test/http/**/*.test.ts'],
+      exclude: ['test/http/ready.test.ts', 'test/http/storage-faults.test.ts'],
+    },
+  }),
+);
