@@ -1,4 +1,4 @@
-import { defineConfig, mergeConfig } from 'vitest/config';
+import { defineConfig } from 'vitest/config';
 import base from './vitest.config.js';
 
 /**
@@ -8,12 +8,10 @@ import base from './vitest.config.js';
  * lock and data-directory faults (ready, storage-faults); PostgreSQL's faults are tested by
  * `npm run test:cluster`.
  */
-export default mergeConfig(
-  base,
-  defineConfig({
-    test: {
-      include: ['test/http/**/*.test.ts'],
-      exclude: ['test/http/ready.test.ts', 'test/http/storage-faults.test.ts'],
-    },
-  }),
-);
+export default defineConfig({
+  test: {
+    ...base.test,
+    include: ['test/http/**/*.test.ts', 'test/cli/**/*.test.ts'],
+    exclude: ['test/http/ready.test.ts', 'test/http/storage-faults.test.ts'],
+  },
+});

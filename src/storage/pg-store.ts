@@ -107,7 +107,14 @@ export class PgStore implements LiveStore {
     const store = new PgStore(url, opts);
     try {
       if (opts.migrate !== false) await store.migrate();
-      else await store.versions();
+      else {
+        try {
+          await store.versions();
+        } catch (e) {
+          if ((e as { code?: string }).code === '42P01') throw new Error(`no live store in ${store.where}: start the service once on this database`);
+          throw e;
+        }
+      }
     } catch (e) {
       await store.close();
       throw e;

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, call, freshDataDir, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
+import { ROOT, call, cliEnv, freshDataDir, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
 
 const run = promisify(execFile);
 const SECRET = 'export-test-secret-0123456789abcdef';
@@ -19,7 +19,7 @@ interface Out {
 /** Runs the compiled export CLI against a data directory. */
 async function exportCli(dataDir: string, args: string[]): Promise<Out> {
   try {
-    const r = await run(process.execPath, [CLI, ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir } });
+    const r = await run(process.execPath, [CLI, ...args], { cwd: ROOT, env: await cliEnv(dataDir) });
     return { code: 0, stdout: r.stdout, stderr: r.stderr };
   } catch (e) {
     const x = e as { code: number; stdout: string; stderr: string };
@@ -74,7 +74,7 @@ describe('export CLI over data collected through the HTTP API', () => {
   it('when `npm run export -- feedback` runs, then JSON Lines of every accepted user feedback, oldest first', async () => {
     const r = await run('npm', ['run', '--silent', 'export', '--', 'feedback'], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', DATA_DIR: srv.dataDir, HOME: process.env.HOME ?? '' },
+      env: { ...(await cliEnv(srv.dataDir)), HOME: process.env.HOME ?? '' },
     });
     const rows = jsonl(r.stdout);
     expect(rows.map((x) => x.notes)).toEqual(['first', 'second']);

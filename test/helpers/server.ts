@@ -70,6 +70,12 @@ export function databaseUrlOf(dataDir: string): Promise<string | null> {
   return u;
 }
 
+/** The environment of a CLI run on a data directory (and its database under `npm run test:pg`). */
+export async function cliEnv(dataDir: string): Promise<Record<string, string>> {
+  const url = await databaseUrlOf(dataDir);
+  return { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, ...(url !== null ? { DATABASE_URL: url } : {}) };
+}
+
 export async function startTestServer(opts: StartOptions = {}): Promise<TestServer> {
   const dataDir = opts.dataDir ?? freshDataDir();
   const databaseUrl = await databaseUrlOf(dataDir);

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeviceStore } from '../../src/storage/devices.js';
 import type { LiveStore } from '../../src/storage/live.js';
 import { openLiveStoreReadonly } from '../../src/storage/open.js';
-import { ROOT, call, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
+import { ROOT, call, cliEnv, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
 
 const SECRET = 'device-test-secret-0123456789abcdef';
 const D = keyFor('devices');
@@ -300,7 +300,7 @@ describe('device registration with the generated secret and the token CLI', () =
     try {
       const run = promisify(execFile);
       const tsx = path.join(ROOT, 'node_modules/.bin/tsx');
-      const env = { PATH: process.env.PATH ?? '', DATA_DIR: srv.dataDir };
+      const env = await cliEnv(srv.dataDir);
       const good = (await run(tsx, ['src/cli/token.ts', '--sub', 'cli-user', '--ttl', '60'], { cwd: ROOT, env })).stdout.trim();
       const expired = (await run(tsx, ['src/cli/token.ts', '--sub', 'cli-user', '--ttl', '-5'], { cwd: ROOT, env })).stdout.trim();
       const tooLong = await run(tsx, ['src/cli/token.ts', '--sub', 'cli-user', '--ttl', '86401'], { cwd: ROOT, env }).then(

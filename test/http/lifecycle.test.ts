@@ -6,9 +6,10 @@ import { describe, expect, it } from 'vitest';
 import { createKey, hashKey, KeyRegistry } from '../../src/auth/keys.js';
 import { GROUP_BIT } from '../../src/auth/groups.js';
 import { SqliteStore } from '../../src/storage/sqlite-store.js';
+import { openLiveStore } from '../../src/storage/open.js';
 import { allKeys, revokeKey } from '../../src/storage/keys.js';
 import { getSetting } from '../../src/storage/settings.js';
-import { call, freshDataDir, ROOT, startTestServer } from '../helpers/server.js';
+import { call, cliEnv, databaseUrlOf, freshDataDir, ROOT, startTestServer } from '../helpers/server.js';
 
 const run = promisify(execFile);
 const KEYS_CLI = path.join(ROOT, 'dist/src/cli/keys.js');
@@ -16,7 +17,7 @@ const TOKEN_CLI = path.join(ROOT, 'dist/src/cli/token.js');
 
 async function keysCli(dataDir: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const r = await run(process.execPath, [KEYS_CLI, ...args], { env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir } });
+    const r = await run(process.execPath, [KEYS_CLI, ...args], { env: await cliEnv(dataDir) });
     return { code: 0, stdout: r.stdout, stderr: r.stderr };
   } catch (e) {
     const x = e as { code: number; stdout: string; stderr: string };
@@ -42,7 +43,7 @@ describe('keys CLI', () => {
     expect(list.stdout).not.toContain(key);
 
     // Only hashes are stored.
-    const store = SqliteStore.open(dir);
+    const store = await openLiveStore({ dataDir: dir, databaseUrl: await databaseUrlOf(dir) });
     const rows = await store.read(allKeys);
     await store.close();
     expect(rows.find((r) => r.name === 'app')!.key_hash).toBe(hashKey(key));
@@ -136,13 +137,13 @@ describe('keys CLI against a running server', () => {
 describe('token CLI', () => {
   it('issues HS256 tokens with the secret stored on first use', async () => {
     const dir = freshDataDir();
-    const r = await run(process.execPath, [TOKEN_CLI, '--sub', 'user-1', '--ttl', '60'], { env: { PATH: process.env.PATH ?? '', DATA_DIR: dir } });
+    const r = await run(process.execPath, [TOKEN_CLI, '--sub', 'user-1', '--ttl', '60'], { env: await cliEnv(dir) });
     const [h, p] = r.stdout.trim().split('.');
     expect(JSON.parse(Buffer.from(h, 'base64url').toString())).toEqual({ alg: 'HS256', typ: 'JWT' });
     const payload = JSON.parse(Buffer.from(p, 'base64url').toString()) as { sub: string; exp: number; iat: number };
     expect(payload.sub).toBe('user-1');
     expect(payload.exp - payload.iat).toBe(60);
-    const store = SqliteStore.open(dir);
+    const store = await openLiveStore({ dataDir: dir, databaseUrl: await databaseUrlOf(dir) });
     expect(await store.read((s) => getSetting(s, 'jwt_hs256_secret'))).toMatch(/^[A-Za-z0-9_-]{43}$/);
     await store.close();
   });
