@@ -175,6 +175,8 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
       },
       storageErrors: () => live.faultsTotal,
       rateLimited: () => limiter?.limited ?? 0,
+      storeChecks: () => sync.checks,
+      storeCatchUps: () => sync.catchUps,
     });
     const ctx: AppContext = { config, logger, snapshot, live, sync, companies, tariffs, vehicles, tokens, stations, availability, prices, startedAt, snapshots: swap,
       liveAvailability: new LiveAvailability(config.availabilityTtlS * 1000), ...(metrics ? { metrics } : {}) };

@@ -34,6 +34,9 @@ export interface MetricSources {
   snapshot(): { version: string; stations: number };
   storageErrors(): number;
   rateLimited(): number;
+  /** Read-your-writes checks of the shared live store (D151), and the catch-ups they or notifications caused. */
+  storeChecks(): number;
+  storeCatchUps(): number;
 }
 
 interface RequestSlot {
@@ -141,8 +144,10 @@ export class Metrics {
       custom('snapshot_info', 'The station snapshot served (value 1; its version as a label).', 'gauge', () => [{ labels: { version: sources.snapshot().version }, value: 1 }]) as never,
     );
     gauge('snapshot_stations', 'Stations in the snapshot served.', () => sources.snapshot().stations);
-    counter('storage_errors_total', 'Writes that failed for the storage (D107).', () => sources.storageErrors());
+    counter('storage_errors_total', 'Live-store operations that failed for the storage (D107, D152).', () => sources.storageErrors());
     counter('rate_limited_total', 'Requests refused 429 by the rate limits (D109).', () => sources.rateLimited());
+    counter('live_store_checks_total', 'Generation queries of the read-your-writes check on a shared live store (D151).', () => sources.storeChecks());
+    counter('live_store_catch_ups_total', 'Catalog catch-ups that applied changes of other writers (D151).', () => sources.storeCatchUps());
   }
 
   /** Records one answered request (hot path: two map lookups and a few additions). */
