@@ -7,7 +7,8 @@
  * queries/s on this machine.) The page is the rows' text joined into the document (no parse and re-serialize: that
  * favours the peer). No API-key check, no request log (both favour it too). Used by
  * bench/postgis.ts; answers are checked equal to the service's (same ids in the same order)
- * before anything is measured.
+ * before anything is measured. Compression (@fastify/compress) as the service does it: br, else
+ * gzip, at the service's levels, for answers of at least 1 KiB.
  *
  *   node dist/bench/peer/postgis.js --snapshot <file> --database-url postgres://… [--port 0]
  *
@@ -16,9 +17,12 @@
  */
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import zlib from 'node:zlib';
+import compress from '@fastify/compress';
 import Fastify from 'fastify';
 import pg from 'pg';
 import { Snapshot } from '../../src/storage/snapshot.js';
+import { BR_QUALITY, GZIP_LEVEL } from '../../src/http/compress.js';
 
 type Query = Record<string, string | undefined>;
 
@@ -74,6 +78,15 @@ export async function startPostgisPeer(snapshotFile: string, databaseUrl: string
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 16 });
   const stations = await loadStations(pool, snapshotFile);
   const app = Fastify({ logger: false });
+  // Compression as a client asks for it (br, else gzip), with the service's levels and threshold,
+  // so the compressed scenarios compare like with like.
+  await app.register(compress, {
+    global: true,
+    threshold: 1024,
+    encodings: ['br', 'gzip'],
+    brotliOptions: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: BR_QUALITY, [zlib.constants.BROTLI_PARAM_MODE]: zlib.constants.BROTLI_MODE_TEXT } },
+    zlibOptions: { level: GZIP_LEVEL },
+  });
   app.get('/health', async () => ({ status: 'ok', stations }));
   app.get('/v1/charging_stations', async (req, reply) => {
     const q = req.query as Query;

@@ -125,6 +125,27 @@ export class FaultPeriods {
   }
 }
 
+/** The fault bookkeeping both stores share (D107, D152). */
+export abstract class FaultTracking {
+  protected readonly faults = new FaultPeriods();
+
+  get faultListener(): StorageFaultListener | null {
+    return this.faults.listener;
+  }
+
+  set faultListener(l: StorageFaultListener | null) {
+    this.faults.listener = l;
+  }
+
+  get faultsTotal(): number {
+    return this.faults.total;
+  }
+
+  failingWrites(): number {
+    return this.faults.count;
+  }
+}
+
 export interface ApiKeyRow {
   name: string;
   key_hash: string;

@@ -20,11 +20,10 @@ import pg from 'pg';
 import { POSTGRES_MIGRATIONS } from './migrations/index.js';
 import { CHANNEL } from './migrations/postgres.js';
 import {
-  FaultPeriods,
+  FaultTracking,
   StorageUnavailableError,
   type LiveStore,
   type Sql,
-  type StorageFaultListener,
   type StoreChange,
   type StoreVersions,
 } from './live.js';
@@ -72,12 +71,11 @@ export interface PgStoreOptions {
   connectTimeoutMs?: number;
 }
 
-export class PgStore implements LiveStore {
+export class PgStore extends FaultTracking implements LiveStore {
   readonly kind = 'postgres' as const;
   readonly shared = true;
   readonly where: string;
   private readonly pool: pg.Pool;
-  private readonly faults = new FaultPeriods();
   /** SQL text → its statement: numbered placeholders and a name (prepared once per connection). */
   private readonly statements = new Map<string, { name: string; text: string }>();
   private readonly listeners: Array<(change: StoreChange) => void> = [];
@@ -89,6 +87,7 @@ export class PgStore implements LiveStore {
     private readonly url: string,
     private readonly opts: PgStoreOptions,
   ) {
+    super();
     const u = new URL(url);
     this.where = `postgres://${u.hostname}:${u.port || 5432}${u.pathname}`;
     this.pool = new pg.Pool({
@@ -139,22 +138,6 @@ export class PgStore implements LiveStore {
     const u = new URL(adminUrl);
     u.pathname = `/${name}`;
     return u.toString();
-  }
-
-  get faultListener(): StorageFaultListener | null {
-    return this.faults.listener;
-  }
-
-  set faultListener(l: StorageFaultListener | null) {
-    this.faults.listener = l;
-  }
-
-  get faultsTotal(): number {
-    return this.faults.total;
-  }
-
-  failingWrites(): number {
-    return this.faults.count;
   }
 
   private statement(text: string): { name: string; text: string } {

@@ -13,11 +13,10 @@ import Database from 'better-sqlite3';
 import { SQLITE_MIGRATIONS } from './migrations/index.js';
 import {
   DataDirError,
-  FaultPeriods,
+  FaultTracking,
   StorageUnavailableError,
   type LiveStore,
   type Sql,
-  type StorageFaultListener,
   type StoreVersions,
 } from './live.js';
 
@@ -64,19 +63,19 @@ export function faultOf(e: unknown): StorageUnavailableError | null {
 const VERSIONS_SQL =
   'SELECT (SELECT value FROM catalog_generation WHERE one = 1) AS catalog, (SELECT value FROM key_generation WHERE one = 1) AS keys';
 
-export class SqliteStore implements LiveStore {
+export class SqliteStore extends FaultTracking implements LiveStore {
   readonly kind = 'sqlite' as const;
   readonly shared = false;
   readonly where: string;
   /** The connection, for the SQLite-only readers of src/storage (availability.ts). */
   readonly db: Database.Database;
-  private readonly faults = new FaultPeriods();
   private readonly stmts = new Map<string, Database.Statement>();
   private readonly sql: Sql;
   private busy = false;
   private readonly waiting: Array<() => void> = [];
 
   private constructor(readonly file: string, readonly: boolean) {
+    super();
     this.where = file;
     this.db = new Database(file, { readonly, fileMustExist: readonly });
     this.db.pragma('busy_timeout = 5000');
@@ -111,22 +110,6 @@ export class SqliteStore implements LiveStore {
   /** A read-only connection (pricing workers, the export CLI): never migrates or writes. */
   static openReadonly(dataDir: string): SqliteStore {
     return new SqliteStore(path.join(dataDir, 'live.sqlite'), true);
-  }
-
-  get faultListener(): StorageFaultListener | null {
-    return this.faults.listener;
-  }
-
-  set faultListener(l: StorageFaultListener | null) {
-    this.faults.listener = l;
-  }
-
-  get faultsTotal(): number {
-    return this.faults.total;
-  }
-
-  failingWrites(): number {
-    return this.faults.count;
   }
 
   private migrate(): void {
