@@ -5,7 +5,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { DataDirError, type LiveStore } from './live.js';
-import { PgStore } from './pg-store.js';
 import { SqliteStore } from './sqlite-store.js';
 
 export interface StoreLocation {
@@ -15,9 +14,15 @@ export interface StoreLocation {
   readonly dbPoolMax?: number;
 }
 
+/**
+ * The PostgreSQL store's module, loaded only when a database is configured: loading `pg` costs an
+ * SQLite-only process about 50 ms of CPU at start, and every pricing worker as much again.
+ */
+const pgStore = async (): Promise<typeof import('./pg-store.js').PgStore> => (await import('./pg-store.js')).PgStore;
+
 /** The service's store: created and migrated when needed. */
 export async function openLiveStore(loc: StoreLocation): Promise<LiveStore> {
-  if (loc.databaseUrl !== null) return PgStore.open(loc.databaseUrl, { poolMax: loc.dbPoolMax ?? 10 });
+  if (loc.databaseUrl !== null) return (await pgStore()).open(loc.databaseUrl, { poolMax: loc.dbPoolMax ?? 10 });
   return SqliteStore.open(loc.dataDir);
 }
 
@@ -26,7 +31,7 @@ export async function openLiveStore(loc: StoreLocation): Promise<LiveStore> {
  * file must exist (DataDirError otherwise).
  */
 export async function openLiveStoreReadonly(loc: StoreLocation, poolMax = 2): Promise<LiveStore> {
-  if (loc.databaseUrl !== null) return PgStore.open(loc.databaseUrl, { poolMax, migrate: false });
+  if (loc.databaseUrl !== null) return (await pgStore()).open(loc.databaseUrl, { poolMax, migrate: false });
   const file = path.join(loc.dataDir, 'live.sqlite');
   if (!fs.existsSync(file)) throw new DataDirError(`no live store at ${file}; set DATA_DIR to the service's data directory`);
   return SqliteStore.openReadonly(loc.dataDir);
