@@ -8,7 +8,8 @@ import { BroadcastChannel, workerData } from 'node:worker_threads';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { StoreCatalog, rateTable } from '../src/pool/catalog.js';
 import { OutputSlots } from '../src/pool/output.js';
-import type { PartMessage, PartReply, StationChannelMessage, TaskMessage, TaskReply, WorkerInit } from '../src/pool/protocol.js';
+import { STORAGE_FAULT_IN_WORKER, type PartMessage, type PartReply, type StationChannelMessage, type TaskMessage, type TaskReply, type WorkerInit } from '../src/pool/protocol.js';
+import { isStorageFault } from '../src/storage/live.js';
 import { collectGarbage } from '../src/gc.js';
 import { StationView } from '../src/pool/stations.js';
 import { recycleDocument, runChargePricesPart, runTask } from '../src/api/price-work.js';
@@ -98,6 +99,12 @@ export async function syncStations(generation: number): Promise<number> {
   return generation;
 }
 
+/** A catch-up that failed for the storage's sake, told apart from a failed task (D152). */
+function storageFault(e: unknown): never {
+  if (isStorageFault(e)) throw new Error(`${STORAGE_FAULT_IN_WORKER}: ${(e as Error).message}`);
+  throw e;
+}
+
 export function ping(): number {
   return catalog.generation;
 }
@@ -119,7 +126,7 @@ export function task(msg: TaskMessage): unknown {
 
 function runWith(msg: TaskMessage, stations: StationView): unknown {
   const sync = catalog.syncTo(msg.generation);
-  if (sync !== null) return sync.then(() => runCurrent(msg, stations));
+  if (sync !== null) return sync.then(() => runCurrent(msg, stations), storageFault);
   return runCurrent(msg, stations);
 }
 
@@ -148,7 +155,7 @@ export function part(msg: PartMessage): unknown {
 
 function partWith(msg: PartMessage, stations: StationView): unknown {
   const sync = catalog.syncTo(msg.generation);
-  if (sync !== null) return sync.then(() => partCurrent(msg, stations));
+  if (sync !== null) return sync.then(() => partCurrent(msg, stations), storageFault);
   return partCurrent(msg, stations);
 }
 

@@ -39,6 +39,8 @@ import type {
   WorkerInit,
 } from './protocol.js';
 import { StationView, type SharedStationData } from './stations.js';
+import { STORAGE_FAULT_IN_WORKER } from './protocol.js';
+import { StorageUnavailableError } from '../storage/live.js';
 
 /** Compiled worker module, located relative to this module (dist/src/pool → dist/workers). */
 export const WORKER_FILE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../workers/pricing.worker.js');
@@ -411,6 +413,7 @@ export class PricePool {
     } catch (e) {
       if (e instanceof PoolOverloadedError) throw e;
       if (e instanceof Error && e.message === 'Task queue is at limit') throw new PoolOverloadedError('full');
+      if (e instanceof Error && e.message.startsWith(STORAGE_FAULT_IN_WORKER)) throw new StorageUnavailableError('EWORKER', e.message);
       this.counts.workerDeaths++;
       this.o.logger.error({ err: e, task }, 'pricing worker failed');
       throw new PoolTaskFailedError('price calculation failed');

@@ -20,6 +20,13 @@ import type {
 import type { GrowableBytes } from '../domain/bytes.js';
 import type { StationView } from './stations.js';
 
+/**
+ * A worker whose catalog could not catch up from the live store rejects its task with an Error
+ * whose message starts with this (errors cross the thread as plain Errors): the pool answers it
+ * as the storage fault it is (503 `storage unavailable`, D152), not as a failed worker.
+ */
+export const STORAGE_FAULT_IN_WORKER = 'live store unavailable to a pricing worker';
+
 export interface WorkerInit {
   dataDir: string;
   /** The PostgreSQL live store, when the service uses one (else the SQLite file in dataDir). */

@@ -170,7 +170,8 @@ export class PgStore extends FaultTracking implements LiveStore {
     }
   }
 
-  private async within<T>(begin: string, fn: (s: Sql) => Promise<T>): Promise<T> {
+  /** One transaction; only a committed write ends a fault period (reads work on a full disk too). */
+  private async within<T>(begin: string, fn: (s: Sql) => Promise<T>, write: boolean): Promise<T> {
     let client: pg.PoolClient;
     try {
       client = await this.connect();
@@ -191,7 +192,7 @@ export class PgStore extends FaultTracking implements LiveStore {
       } catch (e) {
         throw isFault(e) ? faultOf(e) : e;
       }
-      this.faults.worked();
+      if (write) this.faults.worked();
       return r;
     } catch (e) {
       if (e instanceof StorageUnavailableError) {
@@ -212,18 +213,17 @@ export class PgStore extends FaultTracking implements LiveStore {
   }
 
   tx<T>(fn: (s: Sql) => Promise<T>): Promise<T> {
-    return this.within(`BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK})`, fn);
+    return this.within(`BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK})`, fn, true);
   }
 
   read<T>(fn: (s: Sql) => Promise<T>): Promise<T> {
-    return this.within('BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY', fn);
+    return this.within('BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY', fn, false);
   }
 
   async versions(): Promise<StoreVersions> {
     const s = this.statement(VERSIONS_SQL);
     try {
       const r = await this.pool.query<{ catalog: number; keys: number }>({ name: s.name, text: s.text });
-      this.faults.worked();
       return r.rows[0];
     } catch (e) {
       if (!isFault(e)) throw e;
@@ -237,7 +237,6 @@ export class PgStore extends FaultTracking implements LiveStore {
     try {
       const r = await this.pool.query<{ standby: boolean }>('SELECT pg_is_in_recovery() AS standby');
       if (r.rows[0].standby) return `${this.where} is a read-only standby`;
-      this.faults.worked();
       return null;
     } catch (e) {
       return `database unreachable: ${(e as Error).message}`;

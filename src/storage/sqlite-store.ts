@@ -144,6 +144,7 @@ export class SqliteStore extends FaultTracking implements LiveStore {
     else this.busy = false;
   }
 
+  /** One operation; only a committed write ends a fault period (a read may work on a full disk). */
   private async run<T>(begin: string, fn: (s: Sql) => Promise<T>): Promise<T> {
     await this.acquire();
     let r: T;
@@ -164,7 +165,7 @@ export class SqliteStore extends FaultTracking implements LiveStore {
     } finally {
       this.release();
     }
-    this.faults.worked();
+    if (begin === 'BEGIN IMMEDIATE') this.faults.worked();
     return r;
   }
 

@@ -109,7 +109,9 @@ const tmpfs = smallTmpfs();
 describe.runIf(tmpfs !== null)('a data directory on a small tmpfs that fills up', () => {
   let srv: TestServer;
   beforeAll(async () => {
-    srv = await startTestServer({ keys: KEYS, dataDir: path.join(tmpfs!, 'data'), env: { WORKERS: '1' } });
+    // Key refreshes every 50 ms read the store while the disk is full: a read that works must not
+    // end the fault period (one `failing` and one `recovered` line, D107/D152).
+    srv = await startTestServer({ keys: KEYS, dataDir: path.join(tmpfs!, 'data'), env: { WORKERS: '1', KEY_REFRESH_MS: '50' } });
   });
   afterAll(async () => {
     await srv?.stop();
@@ -131,6 +133,7 @@ describe.runIf(tmpfs !== null)('a data directory on a small tmpfs that fills up'
         const r = await put(randomUUID(), 'Full ' + i);
         expect([201, 503]).toContain(r.status);
         if (r.status === 503) full++;
+        await new Promise((res) => setTimeout(res, 60));
       }
       expect(full).toBeGreaterThan(0);
     } finally {

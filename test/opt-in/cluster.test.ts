@@ -11,7 +11,8 @@
  *   every acknowledged write is in the store.
  * - A PostgreSQL restart under load: meanwhile writes and catalog reads answer 503 `storage
  *   unavailable`, station search keeps answering 200, `/ready` says why; afterwards everything
- *   answers again by itself, and writes made after it are seen everywhere.
+ *   answers again by itself, writes work, and the change notifications are back (a change
+ *   written straight into the store reaches the replica with no request asking for it).
  *
  * Needs Debian's nginx and postgresql (.ci/run installs them with apt when missing).
  */
@@ -21,7 +22,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { openLiveStore } from '../../src/storage/open.js';
+import { writeCompany } from '../../src/storage/companies.js';
+import { logChange, nextGeneration } from '../../src/storage/tariffs.js';
 import { call, type TestServer } from '../helpers/server.js';
 import { chargeBody, comp, putCompany, putTariff, ref, seg } from '../pool/price-fixtures.js';
 
@@ -33,10 +37,11 @@ const KEY_REFRESH_MS = 500;
 const run = promisify(execFile);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+let dir: string;
+let databaseUrl: string;
+
 describe('replicas behind nginx on a shared PostgreSQL live store', () => {
-  let dir: string;
   let url: string;
-  let databaseUrl: string;
   let a: TestServer;
   let b: TestServer;
   const replica = (k: number): TestServer => ({ url: `http://127.0.0.1:${fs.readFileSync(path.join(dir, `replica-${k}.port`), 'utf8').trim()}` }) as TestServer;
@@ -126,6 +131,12 @@ describe('replicas behind nginx on a shared PostgreSQL live store', () => {
         expect(r.json.errors[0].title).toBe('api_key invalid');
       }
       expect(performance.now() - t0).toBeLessThan(KEY_REFRESH_MS + 1000);
+    });
+
+    it('catches up by notification: a change written straight into the store reaches both replicas with no request asking for it', async () => {
+      const before = await Promise.all([catchUps(a), catchUps(b)]);
+      await writeDirectly();
+      await vi.waitFor(async () => expect(await Promise.all([catchUps(a), catchUps(b)])).toEqual([before[0] + 1, before[1] + 1]), { timeout: 2000, interval: 20 });
     });
 
     it('keeps the optimistic lock across replicas: a stale version on B gets 409, and of concurrent writers of one version exactly one wins', async () => {
@@ -263,5 +274,34 @@ describe('replicas behind nginx on a shared PostgreSQL live store', () => {
     const id = await putCompany({ url } as TestServer, KEY, { name: 'after the restart' });
     expect((await call(b, 'GET', `/v1/companies?filter[id]=${id},${downId}`, { key: KEY })).json.data.map((c: { attributes: { name: string } }) => c.attributes.name)).toEqual(['after the restart']);
     expect((await call(b, 'GET', '/ready')).status).toBe(200);
+
+    // The replica catches up by itself after the restart too (the notification connection is
+    // back, or its reconnect catches up): a change written straight into the store arrives
+    // with no request asking for it.
+    const before = await catchUps(b);
+    await writeDirectly();
+    await vi.waitFor(async () => expect(await catchUps(b)).toBe(before + 1), { timeout: 3000, interval: 50 });
   });
 });
+
+/** A company written straight into the store, as another replica writes it (one new generation). */
+async function writeDirectly(): Promise<void> {
+  const direct = await openLiveStore({ dataDir: dir, databaseUrl });
+  try {
+    await direct.tx(async (s) => {
+      const g = await nextGeneration(s);
+      const now = Date.now();
+      const cid = randomUUID();
+      const mapping = { ext_a_ids: null, ext_b_names: null, ext_b_charge_card_ids: null, sheet_names: null, ext_c_operator_ids: null, evse_operator_ids: [] };
+      await writeCompany(s, { id: cid, name: 'written directly', url: null, is_cpo: false, is_emp: true, version: 1, created_at: now, updated_at: now, external_source_mapping: mapping, supported_emps: [], cpo_group: null, emp_group: null }, g);
+      await logChange(s, g, 'company', cid, 'upsert', now);
+    });
+  } finally {
+    await direct.close();
+  }
+}
+
+async function catchUps(srv: TestServer): Promise<number> {
+  const text = await (await fetch(`${srv.url}/metrics`)).text();
+  return Number(/^live_store_catch_ups_total (\d+)/m.exec(text)![1]);
+}
