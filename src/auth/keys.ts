@@ -46,16 +46,18 @@ export function ensureDevelopmentKey(store: LiveStore): Promise<CreatedKey | nul
 
 const KEY_CACHE_LIMIT = 10_000;
 
-/**
- * The in-memory view of the active keys: hash → group mask. Refreshed from the live store when
- * another process (the keys CLI) commits, checked every `refreshMs`, so a revocation takes effect
- * within about one refresh interval.
- */
 interface KeyEntry {
   mask: number;
   name: string;
 }
 
+/**
+ * The in-memory view of the active keys: hash → group mask. Reloaded when the key generation
+ * moved (every key creation and revocation bumps it, whoever made it: the keys CLI, another
+ * replica): looked at every `refreshMs`, and at once on a shared store's notification, so a
+ * revocation takes effect within one refresh interval (D151). A key unknown here is rechecked
+ * against the store before it is refused when the store is shared (`recheck`).
+ */
 export class KeyRegistry {
   private byHash = new Map<string, KeyEntry>();
   /** Presented key → its entry (or null), so a key is hashed once per reload, not per request; bounded. */

@@ -116,6 +116,9 @@ describe('OpenAPI description and docs page', () => {
     expect(r.status).toBe(400);
     expect(ajv.validate(errors, r.json)).toBe(true);
     expect(doc.paths['/v1/charging_stations'].get.responses['403']).toEqual({ $ref: '#/components/responses/E403' });
+    // Catalog reads can meet an unreachable shared live store (D152); station search cannot.
+    for (const p of ['/v1/companies', '/v1/tariffs', '/v2/tariffs']) expect(doc.paths[p].get.responses['503'], p).toEqual({ $ref: '#/components/responses/E503' });
+    expect(doc.paths['/v1/charging_stations'].get.responses['503']).toBeUndefined();
   });
 
   it('serves the docs page and its self-hosted files; unknown files are 404', async () => {

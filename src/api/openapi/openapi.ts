@@ -63,7 +63,7 @@ function errorsOf(r: RouteDef, doc: OperationDoc): string[] {
   if (r.method === 'PUT' || r.method === 'DELETE' || r.path === '/admin/snapshot') out.push('409');
   if (r.body) out.push('413', '415');
   if (r.groups !== null) out.push('429');
-  if (r.priceWork || r.body || r.method === 'DELETE' || r.path === '/ready') out.push('503');
+  if (r.priceWork || r.body || r.fresh || r.method === 'DELETE' || r.path === '/ready') out.push('503');
   return out;
 }
 
