@@ -3,7 +3,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './log.js';
 import { SnapshotFormatError } from './storage/snapshot.js';
 import { PortInUseError } from './http/server.js';
-import { DataDirError } from './storage/live.js';
+import { DataDirError, StorageUnavailableError } from './storage/live.js';
 
 async function main(): Promise<void> {
   let config;
@@ -63,6 +63,14 @@ async function main(): Promise<void> {
       process.stderr.write(`cannot start: ${e.message}\n`);
       logger.flush();
       process.exit(2);
+    }
+    if (e instanceof StorageUnavailableError) {
+      // D152: a configured database that cannot be reached at start stops the start (the
+      // service never runs without its live store); a balancer keeps it out meanwhile.
+      process.stderr.write(`cannot start: the live store cannot be reached (${e.message})\n`);
+      logger.error({ code: e.code, reason: e.message }, 'live store unreachable');
+      logger.flush();
+      process.exit(1);
     }
     if (e instanceof PortInUseError) {
       process.stderr.write(`cannot start: ${e.message}\n`);

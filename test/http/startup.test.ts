@@ -126,6 +126,18 @@ describe('start-up and restart', () => {
     const split = await runMain({ PRICING_SPLIT_MIN_EVALUATIONS: 'half', DATA_DIR: freshDataDir() });
     expect(split.code).toBe(2);
     expect(split.stderr).toContain('PRICING_SPLIT_MIN_EVALUATIONS');
+    const notPostgres = await runMain({ DATABASE_URL: 'mysql://user@127.0.0.1/cps', DATA_DIR: freshDataDir() });
+    expect(notPostgres.code).toBe(2);
+    expect(notPostgres.stderr).toContain('DATABASE_URL must start with postgres://');
+  });
+
+  it('refuses to start, exit code 1, when DATABASE_URL names a database it cannot reach (D152)', async () => {
+    const t0 = Date.now();
+    const r = await runMain({ DATABASE_URL: 'postgres://cps@127.0.0.1:1/cps', DATA_DIR: freshDataDir() });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('cannot start: the live store cannot be reached (connect ECONNREFUSED 127.0.0.1:1)');
+    expect(r.stderr).not.toContain('    at ');
+    expect(Date.now() - t0).toBeLessThan(10_000);
   });
 });
 
