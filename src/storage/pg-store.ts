@@ -69,6 +69,11 @@ export interface PgStoreOptions {
   migrate?: boolean;
   /** Milliseconds to wait for a connection before the operation fails (default 2000). */
   connectTimeoutMs?: number;
+  /**
+   * Milliseconds a statement may take before it fails as a storage fault (default 10000): a
+   * database that stopped answering must not hold requests forever (D152).
+   */
+  queryTimeoutMs?: number;
 }
 
 export class PgStore extends FaultTracking implements LiveStore {
@@ -94,6 +99,7 @@ export class PgStore extends FaultTracking implements LiveStore {
       connectionString: url,
       max: opts.poolMax ?? 10,
       connectionTimeoutMillis: opts.connectTimeoutMs ?? 2000,
+      query_timeout: opts.queryTimeoutMs ?? 10_000,
       idleTimeoutMillis: 30_000,
       keepAlive: true,
     });
