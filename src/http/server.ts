@@ -117,6 +117,22 @@ function acceptableMediaType(ct: string): boolean {
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** A matched request between its route match and its dispatch (one object per request). */
+interface Pending {
+  r: RouteDef;
+  params: ApiRequest['params'];
+  key: string;
+  state: State;
+  method: string;
+  path: string;
+  rawQuery: string;
+  headers: RequestHeaders;
+  reqId: string;
+  t0: number;
+  enc: Encoding | null;
+  ifNoneMatch: string;
+}
+
 interface State {
   aborted: boolean;
   done: boolean;
@@ -283,6 +299,69 @@ export function startServer(host: string, port: number, opts: ServerOptions): Pr
     ),
   });
 
+  /** Group check and rate limit of the key's mask; the request as handlers see it (D109). */
+  const admit = (q: Pending, mask: number): { -readonly [K in keyof ApiRequest]: ApiRequest[K] } => {
+    const r = q.r;
+    let groups = 0;
+    if (r.groups !== null) {
+      if (mask === -1) throw new ApiError('FORBIDDEN', 'api_key invalid');
+      q.state.keyName = keys.nameOfKey?.(q.key) ?? null;
+      let allowed = false;
+      for (const g of r.groups) if ((mask & GROUP_BIT[g]) !== 0) allowed = true;
+      if (!allowed) throw new ApiError('FORBIDDEN', `action ${snakeCase(r.groups[0])} not allowed`);
+      // D109: after the key and group checks (403s are not counted), before the body is read.
+      if (rateLimit !== undefined) {
+        const wait = rateLimit(q.key, r.priceWork === true);
+        if (wait > 0) throw new ApiError('TOO_MANY_REQUESTS', 'rate limit exceeded', { headers: { 'Retry-After': String(wait) } });
+      }
+      groups = mask;
+    }
+    // Mutable here only: the body is set once it has been read (one object per request).
+    return {
+      method: q.method,
+      path: q.path,
+      params: q.params,
+      query: parseQueryString(q.rawQuery),
+      headers: q.headers,
+      groups,
+      requestId: q.reqId,
+      body: undefined,
+    };
+  };
+
+  /** 304 from the route's validator, or 503 while price work is saturated: true when answered. */
+  const answeredEarly = (res: uWS.HttpResponse, q: Pending, base: ApiRequest): boolean => {
+    const r = q.r;
+    if (r.cache !== undefined) {
+      const validator = r.cache(base);
+      if (validator !== null) {
+        q.state.etag = etagOf(validator, q.path, q.rawQuery, q.headers.acceptLanguage, q.enc);
+        if (q.ifNoneMatch.length > 0 && ifNoneMatchHits(q.ifNoneMatch, q.state.etag)) {
+          send(res, q.state, { status: 304 }, q.reqId, q.method, r.path, q.t0);
+          return true;
+        }
+      }
+    }
+    if (r.priceWork === true && priceWorkSaturated?.() === true) {
+      // D106: refused before the body is read or parsed (when nothing gated the request); uWS
+      // skips the unread body and keeps the connection.
+      refuse(res, q.state, r, q.reqId, q.method, q.t0);
+      return true;
+    }
+    return false;
+  };
+
+  /** Parses the body into `base`; answers 400 and returns false when it is not acceptable JSON. */
+  const withBody = (res: uWS.HttpResponse, q: Pending, base: { body: unknown }, buf: Buffer): boolean => {
+    try {
+      base.body = parseBody(buf, q.r.bareBody === true);
+      return true;
+    } catch (e) {
+      send(res, q.state, errorResponse(e as ApiError, !q.r.codeless), q.reqId, q.method, q.r.path, q.t0);
+      return false;
+    }
+  };
+
   app.any('/*', (res, req) => {
     const t0 = performance.now();
     // Copy everything needed from req synchronously: it is invalid after this function returns.
@@ -349,78 +428,22 @@ export function startServer(host: string, port: number, opts: ServerOptions): Pr
         const g = gate;
         gate = g === null ? fence.then(() => known) : Promise.all([g, fence]).then(([k]) => k);
       }
-      /** Group check and rate limit of the key's mask; the request as handlers see it. */
-      const admit = (mask: number): { -readonly [K in keyof ApiRequest]: ApiRequest[K] } => {
-        let groups = 0;
-        if (r.groups !== null) {
-          if (mask === -1) throw new ApiError('FORBIDDEN', 'api_key invalid');
-          state.keyName = keys.nameOfKey?.(key) ?? null;
-          let allowed = false;
-          for (const g of r.groups) if ((mask & GROUP_BIT[g]) !== 0) allowed = true;
-          if (!allowed) throw new ApiError('FORBIDDEN', `action ${snakeCase(r.groups[0])} not allowed`);
-          // D109: after the key and group checks (403s are not counted), before the body is read.
-          if (rateLimit !== undefined) {
-            const wait = rateLimit(key, r.priceWork === true);
-            if (wait > 0) throw new ApiError('TOO_MANY_REQUESTS', 'rate limit exceeded', { headers: { 'Retry-After': String(wait) } });
-          }
-          groups = mask;
-        }
-        // Mutable here only: the body is set once it has been read (one object per request).
-        return {
-          method,
-          path,
-          params: m.params,
-          query: parseQueryString(rawQuery),
-          headers,
-          groups,
-          requestId: reqId,
-          body: undefined,
-        };
-      };
-      /** 304 from the validator, or 503 while price work is saturated: true when answered. */
-      const answeredEarly = (base: ApiRequest): boolean => {
-        if (r.cache !== undefined) {
-          const validator = r.cache(base);
-          if (validator !== null) {
-            state.etag = etagOf(validator, path, rawQuery, headers.acceptLanguage, enc);
-            if (ifNoneMatch.length > 0 && ifNoneMatchHits(ifNoneMatch, state.etag)) {
-              send(res, state, { status: 304 }, reqId, method, r.path, t0);
-              return true;
-            }
-          }
-        }
-        if (r.priceWork === true && priceWorkSaturated?.() === true) {
-          // D106: refused before the body is read or parsed (when nothing gated it); uWS skips
-          // the unread body and keeps the connection.
-          refuse(res, state, r, reqId, method, t0);
-          return true;
-        }
-        return false;
-      };
-      const withBody = (base: { body: unknown }, buf: Buffer): boolean => {
-        try {
-          base.body = parseBody(buf, r.bareBody === true);
-          return true;
-        } catch (e) {
-          send(res, state, errorResponse(e as ApiError, !r.codeless), reqId, method, r.path, t0);
-          return false;
-        }
-      };
-      const failed = (e: unknown): void => respondError(res, state, e, r, reqId, method, t0);
+      const q: Pending = { r, params: m.params, key, state, method, path, rawQuery, headers, reqId, t0, enc, ifNoneMatch };
       if (gate !== null && !r.body) {
+        const failed = (e: unknown): void => respondError(res, state, e, r, reqId, method, t0);
         gate.then((mask) => {
           if (state.aborted) return;
           try {
-            const base = admit(mask);
-            if (!answeredEarly(base)) dispatch(res, state, r, base, t0);
+            const base = admit(q, mask);
+            if (!answeredEarly(res, q, base)) dispatch(res, state, r, base, t0);
           } catch (e) {
             failed(e);
           }
         }, failed);
         return;
       }
-      const base = gate === null ? admit(known) : null;
-      if (base !== null && answeredEarly(base)) return;
+      const base = gate === null ? admit(q, known) : null;
+      if (base !== null && answeredEarly(res, q, base)) return;
       if (!r.body) {
         dispatch(res, state, r, base!, t0);
         return;
@@ -445,14 +468,15 @@ export function startServer(host: string, port: number, opts: ServerOptions): Pr
           return;
         }
         if (base !== null) {
-          if (withBody(base, buf)) dispatch(res, state, r, base, t0);
+          if (withBody(res, q, base, buf)) dispatch(res, state, r, base, t0);
           return;
         }
+        const failed = (e: unknown): void => respondError(res, state, e, r, reqId, method, t0);
         gate!.then((mask) => {
           if (state.aborted) return;
           try {
-            const b = admit(mask);
-            if (!answeredEarly(b) && withBody(b, buf)) dispatch(res, state, r, b, t0);
+            const b = admit(q, mask);
+            if (!answeredEarly(res, q, b) && withBody(res, q, b, buf)) dispatch(res, state, r, b, t0);
           } catch (e) {
             failed(e);
           }
