@@ -20,7 +20,7 @@ import type { TariffCatalog } from '../domain/tariffs/catalog.js';
 import type { KeyRegistry } from '../auth/keys.js';
 import { loadCompanies } from '../storage/companies.js';
 import type { LiveStore, StoreVersions } from '../storage/live.js';
-import { changesSince, getStoredTariff } from '../storage/tariffs.js';
+import { catalogGeneration, changesSince, getStoredTariff } from '../storage/tariffs.js';
 
 export class LiveSync {
   private queue: Promise<unknown> = Promise.resolve();
@@ -78,7 +78,9 @@ export class LiveSync {
     const since = this.tariffs.generation;
     const read = await this.store.read(async (s) => {
       const changes = await changesSince(s, since);
-      if (changes.length === 0) return null;
+      // A generation can be taken without a change to log (a seed that found everything there).
+      const generation = await catalogGeneration(s);
+      if (changes.length === 0) return generation > since ? { changes, rows: new Map<string, StoredTariff | undefined>(), companies: null, generation } : null;
       const tariffIds = new Set<string>();
       let companies = false;
       for (const c of changes) {
@@ -87,11 +89,11 @@ export class LiveSync {
       }
       const rows = new Map<string, StoredTariff | undefined>();
       for (const id of tariffIds) rows.set(id, await getStoredTariff(s, id));
-      return { changes, rows, companies: companies ? await loadCompanies(s) : null };
+      return { changes, rows, companies: companies ? await loadCompanies(s) : null, generation };
     });
     if (read === null) return;
-    this.catchUps++;
-    const top = read.changes[read.changes.length - 1].generation;
+    if (read.changes.length > 0) this.catchUps++;
+    const top = Math.max(read.generation, read.changes.length === 0 ? since : read.changes[read.changes.length - 1].generation);
     if (read.companies !== null) {
       const keep = new Set<string>();
       for (const c of read.companies) {

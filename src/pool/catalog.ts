@@ -116,15 +116,25 @@ export class StoreCatalog {
    */
   syncTo(generation: number): Promise<void> | null {
     if (generation <= this.gen) return null;
-    return (this.syncing ??= this.apply().finally(() => {
-      this.syncing = null;
-    })).then(() => (generation <= this.gen ? undefined : this.syncTo(generation) ?? undefined));
+    // One read at a time, each started after the call that needs it, so it sees the store at
+    // least at `generation` (the main thread learned that generation from the store before).
+    const run = async (): Promise<void> => {
+      if (generation > this.gen) await this.apply();
+    };
+    const p = (this.syncing ?? Promise.resolve()).then(run, run);
+    const tail = p.catch(() => {});
+    this.syncing = tail;
+    void tail.then(() => {
+      if (this.syncing === tail) this.syncing = null;
+    });
+    return p;
   }
 
   private async apply(): Promise<void> {
     const from = this.gen;
     const read = await this.store.read(async (s) => {
       const changes = await changesSince(s, from);
+      const generation = await catalogGeneration(s);
       let companies = false;
       let stationPrices = false;
       const tariffs = new Set<string>();
@@ -136,7 +146,7 @@ export class StoreCatalog {
       const rows = new Map<string, StoredTariff | undefined>();
       for (const id of tariffs) rows.set(id, await getStoredTariff(s, id));
       return {
-        top: changes.reduce((m, ch) => Math.max(m, ch.generation), from),
+        top: changes.reduce((m, ch) => Math.max(m, ch.generation), Math.max(from, generation)),
         companies: companies ? await loadCompanies(s) : null,
         rows,
         stationPrices: stationPrices ? await loadStationPrices(s) : null,

@@ -20,6 +20,8 @@ class ScriptedStore {
   readonly queries: Array<(v: StoreVersions) => void> = [];
   readonly changes: Array<{ generation: number; kind: 'tariff'; id: string; op: 'upsert' | 'delete'; at: number }> = [];
   readonly rows = new Map<string, StoredTariff>();
+  /** The store's catalog generation: the newest change's, or higher (a generation without a change). */
+  generation = 0;
   reads = 0;
 
   versions(): Promise<StoreVersions> {
@@ -34,6 +36,9 @@ class ScriptedStore {
         throw new Error(`unexpected ${text}`);
       },
       get: async <R>(text: string, params: readonly unknown[] = []) => {
+        if (text.startsWith('SELECT value FROM catalog_generation')) {
+          return { value: Math.max(this.generation, ...this.changes.map((c) => c.generation)) } as R;
+        }
         if (text.startsWith('SELECT id, type, version, created_at, data FROM tariffs')) {
           const t = this.rows.get(params[0] as string);
           return (t === undefined ? undefined : { id: t.id, type: t.type, version: 1, created_at: 0, data: JSON.stringify(t) }) as R;
@@ -103,6 +108,21 @@ describe('the read-your-writes check (D151)', () => {
     await f;
     expect(tariffs.generation).toBe(4);
     expect((tariffs.all()[0] as unknown as { name: string }).name).toBe('from replica A');
+  });
+
+  it('moves to a generation taken without a logged change, and does not read again for it', async () => {
+    const { sync, store, tariffs } = setup(3);
+    store.generation = 4; // e.g. a seed that found everything there already
+    const f = sync.fresh()!;
+    store.queries[0]({ catalog: 4, keys: 0 });
+    await f;
+    expect(tariffs.generation).toBe(4);
+    expect(store.reads).toBe(1);
+    const g = sync.fresh()!;
+    store.queries[1]({ catalog: 4, keys: 0 });
+    await g;
+    expect(store.reads).toBe(1);
+    expect(sync.catchUps).toBe(0);
   });
 });
 
