@@ -3,8 +3,9 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // Suites that need outside programs or take long run on their own (npm run test:proxy, …).
-    exclude: ['test/opt-in/**', 'node_modules/**'],
+    // Suites that need outside programs or take long run on their own (npm run test:proxy,
+    // npm run test:pg, …).
+    exclude: ['test/opt-in/**', 'test/pg/**', 'node_modules/**'],
     globalSetup: ['test/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -3,7 +3,7 @@ import base from './vitest.config.js';
 
 /**
  * `npm run test:pg`: the HTTP and CLI suites with every test server on the PostgreSQL live store,
- * and the store's own tests (test/storage)
+ * and the store's own tests (test/pg)
  * (scripts/test-pg.sh starts a throw-away cluster and sets TEST_DATABASE_URL; each data
  * directory gets a database of its own). Left out: the suites about SQLite's own file — its write
  * lock and data-directory faults (ready, storage-faults); PostgreSQL's faults are tested by
@@ -12,7 +12,7 @@ import base from './vitest.config.js';
 export default defineConfig({
   test: {
     ...base.test,
-    include: ['test/http/**/*.test.ts', 'test/cli/**/*.test.ts', 'test/storage/**/*.test.ts'],
+    include: ['test/http/**/*.test.ts', 'test/cli/**/*.test.ts', 'test/pg/**/*.test.ts'],
     exclude: ['test/http/ready.test.ts', 'test/http/storage-faults.test.ts'],
   },
 });

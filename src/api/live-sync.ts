@@ -15,12 +15,10 @@
  */
 import type { Logger } from 'pino';
 import type { CompanyRegistry } from '../domain/companies/registry.js';
-import type { StoredTariff } from '../domain/tariffs/model.js';
 import type { TariffCatalog } from '../domain/tariffs/catalog.js';
 import type { KeyRegistry } from '../auth/keys.js';
-import { loadCompanies } from '../storage/companies.js';
 import type { LiveStore, StoreVersions } from '../storage/live.js';
-import { catalogGeneration, changesSince, getStoredTariff } from '../storage/tariffs.js';
+import { readCatalogDelta } from '../storage/tariffs.js';
 
 export class LiveSync {
   private queue: Promise<unknown> = Promise.resolve();
@@ -76,47 +74,27 @@ export class LiveSync {
 
   private async applyChanges(): Promise<void> {
     const since = this.tariffs.generation;
-    const read = await this.store.read(async (s) => {
-      const changes = await changesSince(s, since);
-      // A generation can be taken without a change to log (a seed that found everything there).
-      const generation = await catalogGeneration(s);
-      if (changes.length === 0) return generation > since ? { changes, rows: new Map<string, StoredTariff | undefined>(), companies: null, generation } : null;
-      const tariffIds = new Set<string>();
-      let companies = false;
-      for (const c of changes) {
-        if (c.kind === 'tariff') tariffIds.add(c.id);
-        else if (c.kind === 'company') companies = true;
-      }
-      const rows = new Map<string, StoredTariff | undefined>();
-      for (const id of tariffIds) rows.set(id, await getStoredTariff(s, id));
-      return { changes, rows, companies: companies ? await loadCompanies(s) : null, generation };
-    });
-    if (read === null) return;
-    if (read.changes.length > 0) this.catchUps++;
-    const top = Math.max(read.generation, read.changes.length === 0 ? since : read.changes[read.changes.length - 1].generation);
-    if (read.companies !== null) {
+    const d = await this.store.read((s) => readCatalogDelta(s, since));
+    if (d.generation <= since) return;
+    if (d.changes.length > 0) this.catchUps++;
+    const top = d.generation;
+    if (d.companies !== null) {
       const keep = new Set<string>();
-      for (const c of read.companies) {
+      for (const c of d.companies) {
         keep.add(c.id);
         this.companies.upsert(c);
       }
       for (const c of [...this.companies.values()]) if (!keep.has(c.id)) this.companies.remove(c.id);
     }
-    // Super tariffs before their sub tariffs, so each block compiles with its current subs.
-    const upserts: StoredTariff[] = [];
-    for (const [id, t] of read.rows) {
-      if (t === undefined) this.tariffs.remove(id, top);
-      else upserts.push(t);
-    }
-    upserts.sort((a, b) => (a.type === b.type ? 0 : a.type === 'tariff' ? -1 : 1));
-    for (const t of upserts) this.tariffs.upsert(t, top);
+    for (const id of d.removed) this.tariffs.remove(id, top);
+    for (const t of d.upserts) this.tariffs.upsert(t, top);
     const companyIds = new Set<string>();
-    for (const c of read.changes) if (c.kind === 'company' && !companyIds.has(c.id)) companyIds.add(c.id);
+    for (const c of d.changes) if (c.kind === 'company') companyIds.add(c.id);
     for (const id of companyIds) this.tariffs.companyChanged(id, this.companies.has(id) ? 'upsert' : 'delete', top);
-    // A change with nothing to apply here (station prices: written only by the seed) still moves
-    // the generation, so the workers load it from the store.
+    // A generation with nothing to apply here (taken without a logged change, or station prices,
+    // which only the seed writes) still moves, so the workers load it from the store.
     this.tariffs.advance(top);
-    this.logger.debug({ from: since, to: top, changes: read.changes.length }, 'catalog caught up from the live store');
+    this.logger.debug({ from: since, to: top, changes: d.changes.length }, 'catalog caught up from the live store');
   }
 
   /** The store's counters, from a query that started after this call (shared by concurrent callers). */

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { LiveStore, Sql } from '../storage/live.js';
-import { activeKeyCount, activeKeys, hasKeyHash, hasKeyName, insertKey } from '../storage/keys.js';
+import { activeKeyCount, activeKeys, hasKeyHash, hasKeyName, insertKey, keyGeneration } from '../storage/keys.js';
 import { GROUPS, maskOf, type Group } from './groups.js';
 
 /** Keys are stored only as SHA-256 hashes (hex). */
@@ -84,7 +84,7 @@ export class KeyRegistry {
   /** Loads the active keys (concurrent calls share one load). */
   reload(): Promise<void> {
     return (this.loading ??= this.store
-      .read(async (s) => ({ rows: await activeKeys(s), gen: (await s.get<{ value: number }>('SELECT value FROM key_generation WHERE one = 1'))!.value }))
+      .read(async (s) => ({ rows: await activeKeys(s), gen: await keyGeneration(s) }))
       .then(({ rows, gen }) => {
         const next = new Map<string, KeyEntry>();
         for (const row of rows) next.set(row.key_hash, { mask: maskOf(row.groups.split(',')), name: row.name });

@@ -15,7 +15,7 @@ import type { CompanyRegistry } from '../domain/companies/registry.js';
 import type { TariffCatalog } from '../domain/tariffs/catalog.js';
 import { loadCompanies } from '../storage/companies.js';
 import type { LiveStore } from '../storage/live.js';
-import { catalogGeneration, changesSince, getStoredTariff, loadStationPrices, loadTariffs } from '../storage/tariffs.js';
+import { catalogGeneration, loadStationPrices, loadTariffs, readCatalogDelta } from '../storage/tariffs.js';
 
 export function companyInput(c: Company): CompanyInput {
   return {
@@ -131,39 +131,13 @@ export class StoreCatalog {
   }
 
   private async apply(): Promise<void> {
-    const from = this.gen;
-    const read = await this.store.read(async (s) => {
-      const changes = await changesSince(s, from);
-      const generation = await catalogGeneration(s);
-      let companies = false;
-      let stationPrices = false;
-      const tariffs = new Set<string>();
-      for (const ch of changes) {
-        if (ch.kind === 'company') companies = true;
-        else if (ch.kind === 'tariff') tariffs.add(ch.id);
-        else stationPrices = true;
-      }
-      const rows = new Map<string, StoredTariff | undefined>();
-      for (const id of tariffs) rows.set(id, await getStoredTariff(s, id));
-      return {
-        top: changes.reduce((m, ch) => Math.max(m, ch.generation), Math.max(from, generation)),
-        companies: companies ? await loadCompanies(s) : null,
-        rows,
-        stationPrices: stationPrices ? await loadStationPrices(s) : null,
-      };
+    const d = await this.store.read((s) => readCatalogDelta(s, this.gen));
+    if (d.companies !== null) replaceCompanies(this.catalog, d.companies);
+    if (d.stationPrices !== null || d.removed.length > 0 || d.upserts.length > 0) this.catalog.batch(() => {
+      for (const id of d.removed) this.catalog.removeTariff(id);
+      for (const t of d.upserts) this.catalog.upsertTariff(tariffInput(t));
+      if (d.stationPrices !== null) for (const sp of d.stationPrices) this.catalog.upsertStationPrices(sp as never);
     });
-    if (read.companies !== null) replaceCompanies(this.catalog, read.companies);
-    if (read.stationPrices !== null || read.rows.size > 0) this.catalog.batch(() => {
-      // Sub tariffs after their super tariffs, so each block compiles with its current subs.
-      const upserts: StoredTariff[] = [];
-      for (const [id, t] of read.rows) {
-        if (t === undefined) this.catalog.removeTariff(id);
-        else upserts.push(t);
-      }
-      upserts.sort((a, b) => (a.type === b.type ? 0 : a.type === 'tariff' ? -1 : 1));
-      for (const t of upserts) this.catalog.upsertTariff(tariffInput(t));
-      if (read.stationPrices !== null) for (const sp of read.stationPrices) this.catalog.upsertStationPrices(sp as never);
-    });
-    this.gen = read.top;
+    if (d.generation > this.gen) this.gen = d.generation;
   }
 }

@@ -31,6 +31,12 @@ const ALL = 'SELECT station_id, group_index, available FROM station_availability
 const UPSERT = `INSERT INTO station_availability(station_id, group_index, available, updated_at) VALUES (?, ?, ?, ?)
   ON CONFLICT(station_id, group_index) DO UPDATE SET available = excluded.available, updated_at = excluded.updated_at`;
 
+function writeRows(store: LiveStore, rows: readonly AvailabilityRow[], now: number): Promise<void> {
+  return store.tx(async (s) => {
+    for (const r of rows) await s.run(UPSERT, [r.station_id, r.group_index, r.available, now]);
+  });
+}
+
 class SqliteAvailability implements AvailabilitySource {
   private local = 0;
   private readonly all: Database.Statement<[], AvailabilityRow>;
@@ -50,9 +56,7 @@ class SqliteAvailability implements AvailabilitySource {
   }
 
   async write(rows: readonly AvailabilityRow[], now: number): Promise<void> {
-    await this.store.tx(async (s) => {
-      for (const r of rows) await s.run(UPSERT, [r.station_id, r.group_index, r.available, now]);
-    });
+    await writeRows(this.store, rows, now);
     this.local++;
   }
 
@@ -103,9 +107,7 @@ class PolledAvailability implements AvailabilitySource {
   }
 
   async write(rows: readonly AvailabilityRow[], now: number): Promise<void> {
-    await this.store.tx(async (s) => {
-      for (const r of rows) await s.run(UPSERT, [r.station_id, r.group_index, r.available, now]);
-    });
+    await writeRows(this.store, rows, now);
     this.stamp = '';
     await this.poll();
   }

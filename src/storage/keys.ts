@@ -24,6 +24,11 @@ export async function hasKeyHash(s: Sql, keyHash: string): Promise<boolean> {
   return (await s.get('SELECT 1 AS one FROM api_keys WHERE key_hash = ?', [keyHash])) !== undefined;
 }
 
+/** The key generation (moves with every creation and revocation). */
+export async function keyGeneration(s: Sql): Promise<number> {
+  return (await s.get<{ value: number }>('SELECT value FROM key_generation WHERE one = 1'))!.value;
+}
+
 const bump = (s: Sql): Promise<number> => s.run('UPDATE key_generation SET value = value + 1 WHERE one = 1');
 
 export async function insertKey(s: Sql, name: string, keyHash: string, groups: readonly string[]): Promise<void> {

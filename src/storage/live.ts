@@ -30,6 +30,10 @@ export interface StoreVersions {
 
 export type StoreChange = 'catalog' | 'keys';
 
+/** The one query of `versions()` (the same text on both stores). */
+export const VERSIONS_SQL =
+  'SELECT (SELECT value FROM catalog_generation WHERE one = 1) AS catalog, (SELECT value FROM key_generation WHERE one = 1) AS keys';
+
 export interface LiveStore {
   readonly kind: 'sqlite' | 'postgres';
   /**

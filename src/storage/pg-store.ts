@@ -22,6 +22,7 @@ import { CHANNEL } from './migrations/postgres.js';
 import {
   FaultTracking,
   StorageUnavailableError,
+  VERSIONS_SQL,
   type LiveStore,
   type Sql,
   type StoreChange,
@@ -35,8 +36,6 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 const WRITE_LOCK = 7_340_001;
 const MIGRATION_LOCK = 7_340_002;
 
-const VERSIONS_SQL =
-  'SELECT (SELECT value FROM catalog_generation WHERE one = 1) AS catalog, (SELECT value FROM key_generation WHERE one = 1) AS keys';
 
 /** SQLSTATE classes that mean the database, not the statement, failed. */
 const FAULT_STATE = /^(08|53|57|58|XX)/;

@@ -15,6 +15,7 @@ import {
   DataDirError,
   FaultTracking,
   StorageUnavailableError,
+  VERSIONS_SQL,
   type LiveStore,
   type Sql,
   type StoreVersions,
@@ -60,8 +61,6 @@ export function faultOf(e: unknown): StorageUnavailableError | null {
   return FAULT_CODE.test(code) || SYSTEM_FAULT.has(code) ? new StorageUnavailableError(code, (e as Error).message) : null;
 }
 
-const VERSIONS_SQL =
-  'SELECT (SELECT value FROM catalog_generation WHERE one = 1) AS catalog, (SELECT value FROM key_generation WHERE one = 1) AS keys';
 
 export class SqliteStore extends FaultTracking implements LiveStore {
   readonly kind = 'sqlite' as const;

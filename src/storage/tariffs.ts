@@ -4,6 +4,8 @@
  * one `LiveStore.tx`; each committed write takes exactly one new generation.
  */
 import type { StoredStationPrices, StoredTariff } from '../domain/tariffs/model.js';
+import type { Company } from '../domain/companies/registry.js';
+import { loadCompanies } from './companies.js';
 import type { LiveStore, Sql } from './live.js';
 import { getSetting, setSetting } from './settings.js';
 import type { Snapshot } from './snapshot.js';
@@ -114,6 +116,56 @@ export async function writeStationPrices(s: Sql, sp: StoredStationPrices, genera
      ON CONFLICT(tariff_id, station_id) DO UPDATE SET prices = excluded.prices, generation = excluded.generation`,
     [sp.tariff_id, sp.station_id, JSON.stringify(sp.prices), generation],
   );
+}
+
+/** What changed in the catalog after a generation, read in one consistent view (`readCatalogDelta`). */
+export interface CatalogDelta {
+  /** The store's catalog generation at the read: at least the newest change's (a generation can be taken without a logged change). */
+  generation: number;
+  /** Every change after the generation asked for, in generation order. */
+  changes: CatalogChangeRow[];
+  /** Changed tariffs that are gone. */
+  removed: string[];
+  /** Changed tariffs as they are now, super tariffs before sub tariffs (each block compiles with its current subs). */
+  upserts: StoredTariff[];
+  /** Every company, when any changed (company writes may touch others, D49); else null. */
+  companies: Company[] | null;
+  /** Every EVSE-level price, when any changed; else null. */
+  stationPrices: StoredStationPrices[] | null;
+}
+
+/**
+ * The catalog's changes after generation `since` with the rows they touched, for a view of the
+ * catalog that catches up (a replica's registries, a pricing worker's compiled catalog). Call
+ * inside one `LiveStore.read`.
+ */
+export async function readCatalogDelta(s: Sql, since: number): Promise<CatalogDelta> {
+  const changes = await changesSince(s, since);
+  const generation = Math.max(await catalogGeneration(s), since, changes.length === 0 ? 0 : changes[changes.length - 1].generation);
+  let companies = false;
+  let stationPrices = false;
+  const tariffIds = new Set<string>();
+  for (const c of changes) {
+    if (c.kind === 'tariff') tariffIds.add(c.id);
+    else if (c.kind === 'company') companies = true;
+    else stationPrices = true;
+  }
+  const removed: string[] = [];
+  const upserts: StoredTariff[] = [];
+  for (const id of tariffIds) {
+    const t = await getStoredTariff(s, id);
+    if (t === undefined) removed.push(id);
+    else upserts.push(t);
+  }
+  upserts.sort((a, b) => (a.type === b.type ? 0 : a.type === 'tariff' ? -1 : 1));
+  return {
+    generation,
+    changes,
+    removed,
+    upserts,
+    companies: companies ? await loadCompanies(s) : null,
+    stationPrices: stationPrices ? await loadStationPrices(s) : null,
+  };
 }
 
 export interface CatalogSeed {

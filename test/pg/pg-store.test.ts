@@ -1,6 +1,6 @@
 /**
  * The PostgreSQL live store itself (D150–D152), on the throw-away cluster of `npm run test:pg`
- * (TEST_DATABASE_URL); skipped without one. The HTTP behaviour on it is the whole HTTP suite
+ * (TEST_DATABASE_URL; `npm test` leaves test/pg out). The HTTP behaviour on it is the whole HTTP suite
  * under `npm run test:pg`; this file covers what only the store can show.
  */
 import { randomUUID } from 'node:crypto';
@@ -10,10 +10,11 @@ import { PgStore } from '../../src/storage/pg-store.js';
 import { catalogGeneration, nextGeneration } from '../../src/storage/tariffs.js';
 
 const ADMIN = process.env.TEST_DATABASE_URL;
+if (ADMIN === undefined) throw new Error('test/pg needs TEST_DATABASE_URL: run it with `npm run test:pg`');
 
-const fresh = async (): Promise<string> => PgStore.createDatabase(ADMIN!, `cps_store_${randomUUID().slice(0, 8)}`);
+const fresh = async (): Promise<string> => PgStore.createDatabase(ADMIN, `cps_store_${randomUUID().slice(0, 8)}`);
 
-describe.skipIf(ADMIN === undefined)('PostgreSQL live store', () => {
+describe('PostgreSQL live store', () => {
   it('serializes writers: of two transactions reading then writing one counter, the second sees the first', async () => {
     const store = await PgStore.open(await fresh());
     try {
