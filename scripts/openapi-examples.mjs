@@ -1,13 +1,12 @@
 #!/usr/bin/env node
 /**
- * Captures the example answers of the OpenAPI description (D121): starts the compiled service on
- * the test snapshot (the sample of the default snapshot plus test/fixtures/stations-extra.jsonl,
+ * Captures the example answers of the OpenAPI description (D121): runs the compiled service on
+ * the test snapshot in process (the sample of the default snapshot plus test/fixtures/stations-extra.jsonl,
  * whose EVSEs the availability examples name), sends every example request
  * (src/api/openapi/examples-runner.ts) and writes src/api/openapi/examples.generated.ts.
  *
  *   npm run openapi:examples      (after a change of an example request or of an answer's shape)
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,12 +14,21 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = (p) => import(path.join(ROOT, 'dist', p));
+
+if (process.argv.includes('--help')) {
+  console.log('npm run openapi:examples  writes src/api/openapi/examples.generated.ts from the answers of the service (test snapshot, in process)');
+  process.exit(0);
+}
+
 const { buildSnapshot } = await dist('src/import/default-snapshot.js');
-const { LiveStore } = await dist('src/storage/live.js');
+const { openLiveStore } = await dist('src/storage/open.js');
 const { createKey } = await dist('src/auth/keys.js');
 const { GROUPS } = await dist('src/auth/groups.js');
 const { OPERATIONS } = await dist('src/api/openapi/operations.js');
 const { runExamples, shorten } = await dist('src/api/openapi/examples-runner.js');
+const { startService } = await dist('src/app.js');
+const { loadConfig } = await dist('src/config.js');
+const { createLogger } = await dist('src/log.js');
 const { SignJWT } = await import('jose');
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cps-openapi-'));
@@ -31,27 +39,21 @@ try {
   buildSnapshot({ out: snapshot, sample: true, progress: false, extra: path.join(ROOT, 'test/fixtures/stations-extra.jsonl') });
   const dataDir = path.join(tmp, 'data');
   fs.mkdirSync(dataDir);
-  const store = LiveStore.open(dataDir);
-  createKey(store, { name: 'examples', key: KEY, groups: [...GROUPS] });
-  store.close();
-  const proc = spawn(process.execPath, [path.join(ROOT, 'dist/src/main.js')], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, SNAPSHOT: snapshot, LOG_LEVEL: 'info', WORKERS: '1', JWT_SECRET: SECRET },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const port = await new Promise((resolve, reject) => {
-    let buf = '';
-    proc.stdout.on('data', (d) => {
-      buf += d.toString();
-      const m = /"port":(\d+)[^\n]*"msg":"listening"/.exec(buf);
-      if (m) resolve(Number(m[1]));
-    });
-    proc.once('exit', (code) => reject(new Error(`service exited with ${code}`)));
-  });
+  const store = await openLiveStore({ dataDir, databaseUrl: null });
+  await createKey(store, { name: 'examples', key: KEY, groups: [...GROUPS] });
+  await store.close();
+  const config = loadConfig({ DATA_DIR: dataDir, SNAPSHOT: snapshot, LOG_LEVEL: 'warn', WORKERS: '1', JWT_SECRET: SECRET });
+  const service = await startService(config, createLogger('warn'), { listen: false, devKeyOnTerminal: false });
   try {
     const now = Math.floor(Date.now() / 1000);
     const token = await new SignJWT({ sub: 'example-user' }).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setIssuedAt(now).setExpirationTime(now + 600).sign(new TextEncoder().encode(SECRET));
-    const results = await runExamples(`http://127.0.0.1:${port}`, KEY, token, Object.keys(OPERATIONS));
+    /** @type {import('../src/api/openapi/examples-runner.js').Send} */
+    const send = async (method, url, headers, body) => {
+      const r = await service.request({ method, url, headers, body });
+      return { status: r.status, contentType: r.headers['content-type'] ?? '', text: r.body.toString('utf8') };
+    };
+    const results = await runExamples(send, KEY, token, Object.keys(OPERATIONS));
+    /** @type {Record<string, { status: number; body: unknown }>} */
     const out = {};
     for (const r of results) {
       if (r.status >= 300) throw new Error(`${r.key}: example answered ${r.status}: ${JSON.stringify(r.body).slice(0, 300)}`);
@@ -65,7 +67,7 @@ try {
     );
     console.log(`${Object.keys(out).length} example answers written to ${path.relative(ROOT, file)}`);
   } finally {
-    proc.kill('SIGTERM');
+    await service.stop();
   }
 } finally {
   fs.rmSync(tmp, { recursive: true, force: true });

@@ -8,6 +8,8 @@ import { buildRoutes } from './api/routes.js';
 import { KeyRegistry, ensureDevelopmentKey } from './auth/keys.js';
 import { defaultSnapshotPath, type Config } from './config.js';
 import { startServer, type HttpServer } from './http/server.js';
+import { Pipeline, type PipelineOptions } from './http/pipeline.js';
+import { inject, type InjectRequest, type InjectResponse } from './http/inject.js';
 import { CompanyRegistry } from './domain/companies/registry.js';
 import { VehicleRegistry } from './domain/vehicles/vehicle.js';
 import { TokenVerifier } from './auth/token.js';
@@ -33,8 +35,14 @@ import { LiveAvailability } from './domain/stations/live-availability.js';
 import type { SwapResult } from './api/admin/admin.handler.js';
 
 export interface Service {
+  /** The bound port (0 when started without a socket). */
   readonly port: number;
-  readonly server: HttpServer;
+  /** The socket server, or null when started without one (`listen: false`). */
+  readonly server: HttpServer | null;
+  /** The request pipeline (behind the socket, or alone). */
+  readonly pipeline: Pipeline;
+  /** Runs one request in process, through the whole pipeline except the socket. */
+  request(r: InjectRequest): Promise<InjectResponse>;
   /** Stops accepting, drains in-flight requests (bounded by config), closes stores. */
   stop(): Promise<void>;
   /** The station snapshot in use and its hot swap (SIGHUP, `POST /admin/snapshot`, D133). */
@@ -55,8 +63,15 @@ function snapshotUsable(file: string): boolean {
   }
 }
 
-/** Composition root: config → snapshot → live store → keys → routes → server. */
-export async function startService(config: Config, logger: Logger): Promise<Service> {
+export interface StartOptions {
+  /** Listen on config.host:config.port (default); false: requests only through `request`. */
+  listen?: boolean;
+  /** Show a new development key on stderr (default: when stderr is a terminal), else write it to a file (D104). */
+  devKeyOnTerminal?: boolean;
+}
+
+/** Composition root: config → snapshot → live store → keys → routes → pipeline (→ socket). */
+export async function startService(config: Config, logger: Logger, start: StartOptions = {}): Promise<Service> {
   const startedAt = performance.now();
   if (config.snapshotPath === defaultSnapshotPath() && !snapshotUsable(config.snapshotPath)) {
     logger.info({ snapshot: config.snapshotPath }, 'building the default snapshot from snapshots/sources');
@@ -89,7 +104,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
       // Shown once, on the first start of a data directory; only its hash is stored. Never in the
       // JSON log on stdout (D104): on a terminal (or PRINT_DEV_KEY=1) on stderr, else in a file
       // only its owner can read, and the log says where.
-      if (process.stderr.isTTY || config.printDevKey) {
+      if ((start.devKeyOnTerminal ?? process.stderr.isTTY === true) || config.printDevKey) {
         process.stderr.write(
           `\nDevelopment API key (all groups; shown only now, store it): ${dev.key}\n` +
             `Use it as header "Api-Key: ${dev.key}". Manage keys with \`npm run keys -- list|create|revoke\`.\n\n`,
@@ -185,7 +200,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
       failing: (code, message) => logger.error({ code, reason: message }, 'storage unavailable: writes fail until the data directory can be written again'),
       recovered: (failedWrites, ms) => logger.warn({ failedWrites, ms: Math.round(ms) }, 'storage recovered: writes work again'),
     };
-    const server = await startServer(config.host, config.port, {
+    const http: PipelineOptions = {
       routes: buildRoutes(ctx),
       mapError: serviceError,
       refusalDelayMs: config.refusalDelayMs,
@@ -197,28 +212,30 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
       logger,
       accessLog: accessLog(logger),
       ...(metrics ? { observe: (method: string, route: string | null, status: number, ms: number, bytesOut: number) => metrics.observe(method, route, status, ms, bytesOut) } : {}),
-      transport: {
-        corsOrigins: config.corsOrigins,
-        compression: config.compression,
-        compressMinBytes: config.compressMinBytes,
-        cacheMaxAgeS: config.cacheMaxAgeS,
-        reusePort: config.reusePort,
-      },
-    });
-    swap.attach(ctx, server);
+      corsOrigins: config.corsOrigins,
+      compression: config.compression,
+      compressMinBytes: config.compressMinBytes,
+      cacheMaxAgeS: config.cacheMaxAgeS,
+    };
+    const server = start.listen === false ? null : await startServer(config.host, config.port, http, config.reusePort);
+    const pipeline = server?.pipeline ?? new Pipeline(http);
+    swap.attach(ctx, pipeline);
     logger.info(
-      { port: server.port, host: config.host, snapshot: snapshot.meta.snapshotVersion, ms: Math.round(performance.now() - startedAt) },
-      'listening',
+      { port: server?.port ?? 0, host: config.host, snapshot: snapshot.meta.snapshotVersion, ms: Math.round(performance.now() - startedAt) },
+      server !== null ? 'listening' : 'serving in process',
     );
     let stopping: Promise<void> | null = null;
     return {
-      port: server.port,
+      port: server?.port ?? 0,
       server,
+      pipeline,
+      request: (r: InjectRequest) => inject(pipeline, r),
       snapshots: swap,
       reloadSnapshot: (file?: string) => swap.reload(file),
       stop: () =>
         (stopping ??= (async () => {
-          await server.close(config.shutdownTimeoutMs);
+          if (server !== null) await server.close(config.shutdownTimeoutMs);
+          else await Promise.race([pipeline.drain(), new Promise((r) => setTimeout(r, config.shutdownTimeoutMs).unref())]);
           await prices.close();
           keys.stop();
           availability.close();

@@ -12,8 +12,9 @@
  */
 import pino, { type Logger } from 'pino';
 
-export function createLogger(level: string): Logger {
-  return pino({ level, base: { pid: process.pid } }, pino.destination({ dest: 1, sync: false }));
+/** JSON lines on stdout, or on `dest` (a service run in process, e.g. by the tests, keeps its own log). */
+export function createLogger(level: string, dest?: { write(line: string): unknown }): Logger {
+  return pino({ level, base: { pid: process.pid } }, dest ?? pino.destination({ dest: 1, sync: false }));
 }
 
 /**

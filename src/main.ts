@@ -23,7 +23,7 @@ async function main(): Promise<void> {
   let service: Service | null = null;
   let signalled: NodeJS.Signals | null = null;
   const shutdown = (svc: Service, signal: NodeJS.Signals): void => {
-    logger.info({ signal, inFlight: svc.server.inFlight() }, 'shutting down');
+    logger.info({ signal, inFlight: svc.pipeline.inFlight() }, 'shutting down');
     svc.stop().then(
       () => {
         logger.info('stopped');

@@ -11,7 +11,7 @@ import type { AppContext } from './api/context.js';
 import { SwapError, type SnapshotControl, type SwapResult } from './api/admin/admin.handler.js';
 import type { RouteDef } from './api/types.js';
 import { StationIndex } from './domain/stations/index.js';
-import type { HttpServer } from './http/server.js';
+import type { Pipeline } from './http/pipeline.js';
 import type { PricePool } from './pool/pool.js';
 import { adoptSharedColumns, shareStationColumns } from './pool/stations.js';
 import type { Snapshot } from './storage/snapshot.js';
@@ -44,7 +44,7 @@ export interface SwapDeps {
 export class SnapshotSwap implements SnapshotControl {
   private cur: CurrentSnapshot;
   private ctx!: AppContext;
-  private server: HttpServer | null = null;
+  private server: Pick<Pipeline, 'setRoutes'> | null = null;
   private running = false;
   private readonly closing = new Set<NodeJS.Timeout>();
   private readonly retired = new Set<Snapshot>();
@@ -68,7 +68,7 @@ export class SnapshotSwap implements SnapshotControl {
   }
 
   /** Wires the swap to the running service (after the first route table was built). */
-  attach(ctx: AppContext, server: HttpServer): void {
+  attach(ctx: AppContext, server: Pick<Pipeline, 'setRoutes'>): void {
     this.ctx = ctx;
     this.server = server;
   }

@@ -47,19 +47,19 @@ export class Router {
     entry.byMethod.set(r.method, r);
   }
 
-  /** The methods of a known path (CORS preflight), or null for an unknown path. */
-  methodsAt(path: string): Method[] | null {
+  /** The methods of a known path and its route template (CORS preflight), or null for an unknown path. */
+  methodsAt(path: string): { allow: Method[]; template: string } | null {
     const m = this.match('\u0000', path);
-    return m !== null && 'allow' in m ? m.allow : null;
+    return m !== null && 'allow' in m ? m : null;
   }
 
   /** A route, or `{allow}` for a known path with another method, or null for an unknown path. */
-  match(method: string, path: string): Match | { allow: Method[] } | null {
+  match(method: string, path: string): Match | { allow: Method[]; template: string } | null {
     const p = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
     const ex = this.exact.get(p);
     if (ex) {
       const r = ex.get(method);
-      return r ? { route: r, params: {} } : { allow: [...ex.keys()] as Method[] };
+      return r ? { route: r, params: {} } : { allow: [...ex.keys()] as Method[], template: p };
     }
     const segs = p.split('/');
     for (const e of this.patterns) {
@@ -78,7 +78,7 @@ export class Router {
       }
       if (!ok) continue;
       const r = e.byMethod.get(method);
-      if (!r) return { allow: [...e.byMethod.keys()] as Method[] };
+      if (!r) return { allow: [...e.byMethod.keys()] as Method[], template: e.segments.join('/') };
       const params: Record<string, string> = {};
       for (const [i, name] of e.paramAt) params[name] = safeDecode(segs[i]);
       return { route: r, params };

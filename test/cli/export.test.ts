@@ -4,7 +4,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, call, cliEnv, freshDataDir, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
+import { ROOT, call, cliEnv, freshDataDir, keyFor, startTestApp, type TestApp } from '../helpers/server.js';
 
 const run = promisify(execFile);
 const SECRET = 'export-test-secret-0123456789abcdef';
@@ -31,7 +31,7 @@ const jsonl = (s: string): any[] => s.split('\n').filter((l) => l.length > 0).ma
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('export CLI over data collected through the HTTP API', () => {
-  let srv: TestServer;
+  let srv: TestApp;
   const W = keyFor('w');
   const deviceId = randomUUID();
   let between = '';
@@ -43,7 +43,7 @@ describe('export CLI over data collected through the HTTP API', () => {
     });
 
   beforeAll(async () => {
-    srv = await startTestServer({ keys: { w: 'WriteUserFeedback,WriteCrmDevices' }, env: { JWT_SECRET: SECRET } });
+    srv = await startTestApp({ keys: { w: 'WriteUserFeedback,WriteCrmDevices' }, env: { JWT_SECRET: SECRET } });
     expect((await userFb('first', { poi_link: 'https://x.example/?poi_id=st-9&poi_source=native' })).status).toBe(204);
     // rejected: must never show up in an export
     expect((await userFb('x'.repeat(1001))).status).toBe(400);

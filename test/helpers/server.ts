@@ -1,20 +1,59 @@
 /**
- * Starts the real, compiled server (dist/src/main.js) as a child process on an ephemeral port with
- * a fresh DATA_DIR and the small test snapshot, and talks to it over HTTP.
+ * The service under test, with a fresh DATA_DIR and the small test snapshot, in one of two ways:
+ * - `startTestApp`: the compiled service (dist/src/app.js) in this process, without a socket;
+ *   `call` hands each request to its whole pipeline (route, key, gate, body, handler, headers,
+ *   compression) in process. Every endpoint test that does not test the transport uses it.
+ * - `startTestServer`: the compiled server (dist/src/main.js) as a child process on an ephemeral
+ *   port, spoken to over HTTP: for the transport, start-up, signals, shutdown and crash tests.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import zlib from 'node:zlib';
 import { inject } from 'vitest';
 import { createKey } from '../../src/auth/keys.js';
 import { parseGroupList } from '../../src/auth/groups.js';
 import { openLiveStore } from '../../src/storage/open.js';
 import { hasKeyName } from '../../src/storage/keys.js';
 import { PgStore } from '../../src/storage/pg-store.js';
+import type { Service } from '../../src/app.js';
+import type { InjectRequest, InjectResponse } from '../../src/http/inject.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const MAIN = path.join(ROOT, 'dist/src/main.js');
+
+/** The test environment of the service (both ways), before the test's own `env`. */
+function serviceEnv(dataDir: string, databaseUrl: string | null, env: Record<string, string> | undefined): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    DATA_DIR: dataDir,
+    SNAPSHOT: inject('testSnapshot'),
+    LOG_LEVEL: 'info',
+    WORKERS: '1',
+    // Load shedding (D106) is tested where asked for; elsewhere a busy test machine must not
+    // turn bursts of correct requests into 503s.
+    MAX_QUEUE_WAIT_MS: '10000',
+    PRICE_DEADLINE_MS: '60000',
+    ...(databaseUrl !== null ? { DATABASE_URL: databaseUrl } : {}),
+    ...env,
+  };
+}
+
+/** Creates the named keys of `opts.keys` (value `test-key-<name>`) in the data directory's live store. */
+async function createTestKeys(dataDir: string, databaseUrl: string | null, keys: Record<string, string> | undefined): Promise<void> {
+  if (!keys) return;
+  const store = await openLiveStore({ dataDir, databaseUrl });
+  try {
+    for (const [name, groups] of Object.entries(keys)) {
+      if (!(await store.read((s) => hasKeyName(s, name)))) await createKey(store, { name, key: keyFor(name), groups: parseGroupList(groups) });
+    }
+  } finally {
+    await store.close();
+  }
+}
 
 export interface StartOptions {
   /** Extra API keys created before start: name → groups CSV ("all", "none" or group names). Key value = `test-key-<name>`. */
@@ -79,33 +118,10 @@ export async function cliEnv(dataDir: string): Promise<Record<string, string>> {
 export async function startTestServer(opts: StartOptions = {}): Promise<TestServer> {
   const dataDir = opts.dataDir ?? freshDataDir();
   const databaseUrl = await databaseUrlOf(dataDir);
-  if (opts.keys) {
-    const store = await openLiveStore({ dataDir, databaseUrl });
-    try {
-      for (const [name, groups] of Object.entries(opts.keys)) {
-        if (!(await store.read((s) => hasKeyName(s, name)))) await createKey(store, { name, key: keyFor(name), groups: parseGroupList(groups) });
-      }
-    } finally {
-      await store.close();
-    }
-  }
+  await createTestKeys(dataDir, databaseUrl, opts.keys);
   const proc = spawn(process.execPath, [MAIN], {
     cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOST: '127.0.0.1',
-      PORT: '0',
-      DATA_DIR: dataDir,
-      SNAPSHOT: inject('testSnapshot'),
-      LOG_LEVEL: 'info',
-      WORKERS: '1',
-      // Load shedding (D106) is tested where asked for; elsewhere a busy test machine must not
-      // turn bursts of correct requests into 503s.
-      MAX_QUEUE_WAIT_MS: '10000',
-      PRICE_DEADLINE_MS: '60000',
-      ...(databaseUrl !== null ? { DATABASE_URL: databaseUrl } : {}),
-      ...opts.env,
-    },
+    env: serviceEnv(dataDir, databaseUrl, opts.env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -171,7 +187,7 @@ export interface CallResult {
 }
 
 /** One HTTP call; JSON bodies get `Content-Type: application/json` unless headers say otherwise. */
-export async function call(srv: { url: string }, method: string, p: string, o: CallOptions = {}): Promise<CallResult> {
+export async function call(srv: Target, method: string, p: string, o: CallOptions = {}): Promise<CallResult> {
   const headers: Record<string, string> = { ...o.headers };
   if (o.key !== undefined) headers['Api-Key'] = o.key;
   let body: string | undefined;
@@ -180,7 +196,74 @@ export async function call(srv: { url: string }, method: string, p: string, o: C
   if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
     headers['Content-Type'] = 'application/json';
   }
+  if (srv.request !== undefined) {
+    const r = await srv.request({ method, url: p, headers, body });
+    const text = decodedText(r.body, r.headers['content-encoding']);
+    const type = r.headers['content-type'] ?? '';
+    return { status: r.status, headers: new Headers(r.headers), text, json: text.length > 0 && (type === '' || type.includes('json')) ? JSON.parse(text) : undefined };
+  }
   const r = await fetch(srv.url + p, { method, headers, body });
   const text = await r.text();
   return { status: r.status, headers: r.headers, text, json: text.length > 0 ? JSON.parse(text) : undefined };
+}
+
+/** The body as fetch would hand it over: decompressed by its Content-Encoding. */
+function decodedText(body: Buffer, encoding: string | undefined): string {
+  if (encoding === 'br') return zlib.brotliDecompressSync(body).toString('utf8');
+  if (encoding === 'gzip') return zlib.gunzipSync(body).toString('utf8');
+  return body.toString('utf8');
+}
+
+/** Anything `call` can talk to: a server over HTTP (`url`), or a service in process (`request`). */
+export interface Target {
+  readonly url: string;
+  readonly request?: (r: InjectRequest) => Promise<InjectResponse>;
+}
+
+export interface TestApp extends Target {
+  readonly request: (r: InjectRequest) => Promise<InjectResponse>;
+  readonly dataDir: string;
+  readonly databaseUrl: string | null;
+  /** The development key of the first start (all groups), or '' when the data dir had keys. */
+  readonly devKey: string;
+  /** The service itself (snapshot swap, pool, pipeline). */
+  readonly service: Service;
+  /** Everything the service logged so far (JSON lines, as the process writes them on stdout). */
+  stdout(): string;
+  stop(): Promise<void>;
+}
+
+type AppModule = typeof import('../../src/app.js');
+type ConfigModule = typeof import('../../src/config.js');
+type LogModule = typeof import('../../src/log.js');
+
+/** The compiled modules (the same the child process runs; the pricing workers load dist/workers). */
+async function compiled(): Promise<{ app: AppModule; config: ConfigModule; log: LogModule }> {
+  const at = (p: string): string => pathToFileURL(path.join(ROOT, 'dist/src', p)).href;
+  const [app, config, log] = await Promise.all([import(at('app.js')), import(at('config.js')), import(at('log.js'))]);
+  return { app: app as AppModule, config: config as ConfigModule, log: log as LogModule };
+}
+
+/** The service in this process, without a socket: requests go through `call` (or `request`). */
+export async function startTestApp(opts: StartOptions = {}): Promise<TestApp> {
+  const dataDir = opts.dataDir ?? freshDataDir();
+  const databaseUrl = await databaseUrlOf(dataDir);
+  await createTestKeys(dataDir, databaseUrl, opts.keys);
+  const m = await compiled();
+  const config = m.config.loadConfig(serviceEnv(dataDir, databaseUrl, { PRINT_DEV_KEY: '0', ...opts.env }));
+  let out = '';
+  const logger = m.log.createLogger(config.logLevel, { write: (line: string) => (out += line) });
+  const service = await m.app.startService(config, logger, { listen: false, devKeyOnTerminal: false });
+  const devKeyFile = path.join(dataDir, 'dev-key.txt');
+  const devKey = out.includes('"msg":"development API key') && fs.existsSync(devKeyFile) ? fs.readFileSync(devKeyFile, 'utf8').trim() : '';
+  return {
+    url: 'in-process:',
+    request: (r) => service.request(r),
+    dataDir,
+    databaseUrl,
+    devKey,
+    service,
+    stdout: () => out,
+    stop: () => service.stop(),
+  };
 }

@@ -6,7 +6,7 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accessLog } from '../../src/log.js';
-import { call, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
+import { call, keyFor, startTestApp, type TestApp } from '../helpers/server.js';
 
 function memoryLogger(level: string) {
   const lines: string[] = [];
@@ -44,9 +44,9 @@ describe('access log line', () => {
 });
 
 describe('access log of the running service', () => {
-  let srv: TestServer;
+  let srv: TestApp;
   beforeAll(async () => {
-    srv = await startTestServer({ keys: { 'map-client': 'ReadCosts' } });
+    srv = await startTestApp({ keys: { 'map-client': 'ReadCosts' } });
   });
   afterAll(async () => {
     await srv.stop();

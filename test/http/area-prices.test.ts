@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { mulberry32 } from '../../src/domain/random.js';
 import { haversineMeters } from '../../src/domain/stations/geo.js';
 import { Snapshot } from '../../src/storage/snapshot.js';
-import { call, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
+import { call, keyFor, startTestApp, type TestApp } from '../helpers/server.js';
 
 const COSTS = keyFor('costs');
 const ALL = keyFor('all');
@@ -43,7 +43,7 @@ function toSegment(p: St, a: [number, number], b: [number, number]): number {
 }
 
 describe('POST /v1/charge_prices/area and /route', () => {
-  let srv: TestServer;
+  let srv: TestApp;
   let stations: St[];
   let tariffs: string[];
   let vehicle: string;
@@ -101,7 +101,7 @@ describe('POST /v1/charge_prices/area and /route', () => {
   }
 
   beforeAll(async () => {
-    srv = await startTestServer({ keys: { costs: 'ReadCosts', all: 'all', reader: 'ReadStations' }, env: { WORKERS: '2' } });
+    srv = await startTestApp({ keys: { costs: 'ReadCosts', all: 'all', reader: 'ReadStations' }, env: { WORKERS: '2' } });
     const snap = Snapshot.open(inject('testSnapshot'));
     try {
       stations = [...snap.stations()].map((s) => ({ id: s.id, lat: s.latitude, lon: s.longitude, op: s.operator_id }));

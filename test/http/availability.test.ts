@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
+import { call, keyFor, startTestApp, type TestApp } from '../helpers/server.js';
 import { fixtureSnapshot } from './stations.fixture.js';
 
 const W = keyFor('writer');
@@ -11,7 +11,7 @@ const OCPI = '/ocpi/2.2.1/locations/DK/FIX/LOC1';
 const BOX = 'filter[latitude.gte]=55.676&filter[latitude.lte]=55.6762&filter[longitude.gte]=12.568&filter[longitude.lte]=12.5684';
 
 describe('live availability: OCPI EVSE status updates and the bulk feed', () => {
-  let srv: TestServer;
+  let srv: TestApp;
   const counts = async (id: string, key = AV): Promise<unknown[]> => {
     const r = await call(srv, 'GET', `/v1/charging_stations/${id}?availability=true`, { key });
     expect(r.status, r.text).toBe(200);
@@ -23,7 +23,7 @@ describe('live availability: OCPI EVSE status updates and the bulk feed', () => 
     call(srv, 'POST', '/v1/availability', { key, body: { data: { type: 'evse_statuses', attributes: { statuses } } } });
 
   beforeAll(async () => {
-    srv = await startTestServer({
+    srv = await startTestApp({
       keys: { writer: 'WriteAvailability', reader: 'ReadStations', avail: 'ReadStationsWithAvailability', admin: 'Admin' },
       env: { SNAPSHOT: fixtureSnapshot(), AVAILABILITY_TTL_S: '2' },
     });

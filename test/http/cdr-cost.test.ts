@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, keyFor, ROOT, startTestServer, type TestServer } from '../helpers/server.js';
+import { call, keyFor, ROOT, startTestApp, type TestApp } from '../helpers/server.js';
 
 const FIX = path.join(ROOT, 'test/fixtures/ocpi');
 const readJson = (...p: string[]): any => JSON.parse(fs.readFileSync(path.join(FIX, ...p), 'utf8'));
@@ -29,9 +29,9 @@ const monday = {
 };
 
 describe('POST /v1/ocpi/cdr_cost', () => {
-  let srv: TestServer;
+  let srv: TestApp;
   beforeAll(async () => {
-    srv = await startTestServer({ keys: { costs: 'ReadCosts', tariffs: 'ReadTariffs' } });
+    srv = await startTestApp({ keys: { costs: 'ReadCosts', tariffs: 'ReadTariffs' } });
   });
   afterAll(async () => {
     await srv.stop();

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Snapshot } from '../../src/storage/snapshot.js';
-import { call, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
+import { call, keyFor, startTestApp, type TestApp } from '../helpers/server.js';
 
 const W = keyFor('writer');
 const R = keyFor('reader');
@@ -42,10 +42,10 @@ function companyBody(id: string, o: CompanyOpts = {}): any {
 }
 
 describe('companies over HTTP', () => {
-  let srv: TestServer;
+  let srv: TestApp;
   let operator: { id: string; name: string; evse: string[] };
   beforeAll(async () => {
-    srv = await startTestServer({
+    srv = await startTestApp({
       keys: { writer: 'WriteTariffs,ReadTariffs', reader: 'ReadTariffs', stations: 'ReadStations' },
     });
     // An operator of the test snapshot whose stations carry an evse_operator.

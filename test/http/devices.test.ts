@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeviceStore } from '../../src/storage/devices.js';
 import type { LiveStore } from '../../src/storage/live.js';
 import { openLiveStoreReadonly } from '../../src/storage/open.js';
-import { ROOT, call, cliEnv, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
+import { ROOT, call, cliEnv, keyFor, startTestApp, type TestApp } from '../helpers/server.js';
 
 const SECRET = 'device-test-secret-0123456789abcdef';
 const D = keyFor('devices');
@@ -39,7 +39,7 @@ async function token(opts: { sub?: string | null; exp?: number | null; iat?: num
 }
 
 describe('device registration over HTTP', () => {
-  let srv: TestServer;
+  let srv: TestApp;
   let store: LiveStore;
   let devices: DeviceStore;
   const count = async (): Promise<number> => {
@@ -70,7 +70,7 @@ describe('device registration over HTTP', () => {
   };
 
   beforeAll(async () => {
-    srv = await startTestServer({
+    srv = await startTestApp({
       keys: { devices: 'WriteCrmDevices', feedback: 'WriteUserFeedback' },
       env: { JWT_SECRET: SECRET },
     });
@@ -296,7 +296,7 @@ describe('device registration over HTTP', () => {
 
 describe('device registration with the generated secret and the token CLI', () => {
   it('when a token issued by `npm run token` is sent, then the device is linked to its subject', async () => {
-    const srv = await startTestServer({ keys: { devices: 'WriteCrmDevices' } });
+    const srv = await startTestApp({ keys: { devices: 'WriteCrmDevices' } });
     try {
       const run = promisify(execFile);
       const tsx = path.join(ROOT, 'node_modules/.bin/tsx');

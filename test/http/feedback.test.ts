@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FeedbackStore, type PartnerFeedbackRow, type UserFeedbackRow } from '../../src/storage/feedback.js';
 import type { LiveStore } from '../../src/storage/live.js';
 import { openLiveStoreReadonly } from '../../src/storage/open.js';
-import { call, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
+import { call, keyFor, startTestApp, type TestApp } from '../helpers/server.js';
 
 const W = keyFor('writer');
 
@@ -48,7 +48,7 @@ async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
 const body = (type: string, attributes: Record<string, unknown>) => ({ data: { type, attributes } });
 
 describe('feedback over HTTP', () => {
-  let srv: TestServer;
+  let srv: TestApp;
   let store: LiveStore;
   let feedback: FeedbackStore;
   const userRows = async (): Promise<UserFeedbackRow[]> => collect(feedback.userFeedback());
@@ -77,7 +77,7 @@ describe('feedback over HTTP', () => {
   };
 
   beforeAll(async () => {
-    srv = await startTestServer({ keys: { writer: 'WriteUserFeedback', reader: 'ReadVehicles,WriteCrmDevices' } });
+    srv = await startTestApp({ keys: { writer: 'WriteUserFeedback', reader: 'ReadVehicles,WriteCrmDevices' } });
     store = await openLiveStoreReadonly(srv);
     feedback = new FeedbackStore(store);
   });

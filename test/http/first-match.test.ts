@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Snapshot } from '../../src/storage/snapshot.js';
 import { ocpiToComponents, type OcpiTariff } from '../../src/domain/pricing/ocpi.js';
-import { call, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
+import { call, keyFor, startTestApp, type TestApp } from '../helpers/server.js';
 import { chargeBody, comp, putCompany, putTariff, ref, seg } from '../pool/price-fixtures.js';
 
 const W = keyFor('writer');
@@ -28,12 +28,12 @@ const OCPI: OcpiTariff = {
 };
 
 describe('first_match tariffs', () => {
-  let srv: TestServer;
+  let srv: TestApp;
   let emp: string;
   let cpo: string;
   let tariff: string;
   beforeAll(async () => {
-    srv = await startTestServer({ keys: { writer: 'WriteTariffs,ReadTariffs', costs: 'ReadCosts', bench: 'ViewPriceBenchmark' } });
+    srv = await startTestApp({ keys: { writer: 'WriteTariffs,ReadTariffs', costs: 'ReadCosts', bench: 'ViewPriceBenchmark' } });
     emp = await putCompany(srv, W, {});
     cpo = await putCompany(srv, W, { is_cpo: true, is_emp: false, supported_emps: [emp] });
     const conv = ocpiToComponents(OCPI);

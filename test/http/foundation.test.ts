@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SNAPSHOT_FORMAT_VERSION } from '../../src/storage/snapshot.js';
-import { call, startTestServer, type TestServer } from '../helpers/server.js';
+import { call, startTestApp, type TestApp } from '../helpers/server.js';
 
 describe('foundation over HTTP', () => {
-  let srv: TestServer;
+  let srv: TestApp;
   beforeAll(async () => {
-    srv = await startTestServer();
+    srv = await startTestApp();
   });
   afterAll(async () => {
     await srv.stop();

@@ -3,7 +3,7 @@
  * every body endpoint answer 400 with a pointer, never 500; bodies at the limit still parse.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
+import { call, keyFor, startTestApp, type TestApp } from '../helpers/server.js';
 
 const ALL = keyFor('all');
 
@@ -28,9 +28,9 @@ const BODY_ROUTES: [string, string][] = [
 const nested = (levels: number): string => `{"data":{"attributes":{"x":${'['.repeat(levels - 3)}${']'.repeat(levels - 3)}}}}`;
 
 describe('request body depth', () => {
-  let srv: TestServer;
+  let srv: TestApp;
   beforeAll(async () => {
-    srv = await startTestServer({ keys: { all: 'all' } });
+    srv = await startTestApp({ keys: { all: 'all' } });
   });
   afterAll(async () => {
     await srv.stop();

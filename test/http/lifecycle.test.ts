@@ -9,7 +9,7 @@ import { SqliteStore } from '../../src/storage/sqlite-store.js';
 import { openLiveStore } from '../../src/storage/open.js';
 import { allKeys, revokeKey } from '../../src/storage/keys.js';
 import { getSetting } from '../../src/storage/settings.js';
-import { call, cliEnv, databaseUrlOf, freshDataDir, ROOT, startTestServer } from '../helpers/server.js';
+import { call, cliEnv, databaseUrlOf, freshDataDir, ROOT, startTestApp } from '../helpers/server.js';
 
 const run = promisify(execFile);
 const KEYS_CLI = path.join(ROOT, 'dist/src/cli/keys.js');
@@ -99,7 +99,7 @@ describe('key changes reach a running server', () => {
 
 describe('keys CLI against a running server', () => {
   it('a key revoked with the CLI is refused by the running server within one second', async () => {
-    const srv = await startTestServer({ keys: { reader: 'ReadVehicles', other: 'ReadCosts' } });
+    const srv = await startTestApp({ keys: { reader: 'ReadVehicles', other: 'ReadCosts' } });
     try {
       expect((await call(srv, 'GET', '/v2/vehicle_brands', { key: 'test-key-reader' })).status).toBe(200);
       expect((await call(srv, 'GET', '/v2/vehicle_brands', { key: 'test-key-other' })).json.errors[0].title).toBe(

@@ -12,21 +12,21 @@ import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildSnapshot } from '../../src/import/default-snapshot.js';
 import { openApiDocument } from '../../src/api/openapi/openapi.js';
-import { runExamples } from '../../src/api/openapi/examples-runner.js';
-import { ROOT, call, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
+import { type Send, runExamples } from '../../src/api/openapi/examples-runner.js';
+import { ROOT, call, keyFor, startTestApp, type TestApp } from '../helpers/server.js';
 
 const SECRET = 'openapi-test-secret-0123456789abcdef';
 const ALL = keyFor('all');
 
 describe('OpenAPI description and docs page', () => {
-  let srv: TestServer;
+  let srv: TestApp;
   let doc: any;
 
   beforeAll(async () => {
     // The snapshot the examples were captured on: the sample plus the fixture stations with EVSEs.
     const snapshot = path.join(fs.mkdtempSync(path.join(inject('testTmpRoot'), 'openapi-')), 'sample-extra.sqlite');
     buildSnapshot({ out: snapshot, sample: true, progress: false, extra: path.join(ROOT, 'test/fixtures/stations-extra.jsonl') });
-    srv = await startTestServer({ keys: { all: 'all', reader: 'ReadStations' }, env: { SNAPSHOT: snapshot, JWT_SECRET: SECRET } });
+    srv = await startTestApp({ keys: { all: 'all', reader: 'ReadStations' }, env: { SNAPSHOT: snapshot, JWT_SECRET: SECRET } });
     const r = await call(srv, 'GET', '/openapi.json');
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toBe('application/json');
@@ -44,7 +44,7 @@ describe('OpenAPI description and docs page', () => {
     expect(v.version).toBe('3.1');
     expect(doc.components.securitySchemes.ApiKey).toEqual(expect.objectContaining({ type: 'apiKey', in: 'header', name: 'Api-Key' }));
     // Conditional GET works on it like on any cacheable answer.
-    const again = await fetch(`${srv.url}/openapi.json`, { headers: { 'If-None-Match': (await fetch(`${srv.url}/openapi.json`)).headers.get('etag')! } });
+    const again = await call(srv, 'GET', '/openapi.json', { headers: { 'If-None-Match': (await call(srv, 'GET', '/openapi.json')).headers.get('etag')! } });
     expect(again.status).toBe(304);
   });
 
@@ -54,7 +54,7 @@ describe('OpenAPI description and docs page', () => {
       const methods = Object.keys(item).map((m) => m.toUpperCase());
       ops.push(...methods.map((m) => `${m} ${p}`));
       const concrete = p.replace(/\{[a-z_]+\}/g, (m) => (m === '{file}' ? 'init.js' : m === '{country_code}' ? 'DK' : m === '{party_id}' ? 'FIX' : 'x1'));
-      const r = await fetch(srv.url + concrete, { method: 'OPTIONS', headers: { Origin: 'https://app.example', 'Access-Control-Request-Method': methods[0] } });
+      const r = await call(srv, 'OPTIONS', concrete, { headers: { Origin: 'https://app.example', 'Access-Control-Request-Method': methods[0] } });
       expect(r.status, p).toBe(204);
       const allowed = r.headers.get('access-control-allow-methods')!.split(/,\s*/).filter((m) => m !== 'HEAD' && m !== 'OPTIONS').sort();
       expect(allowed, p).toEqual([...methods].sort());
@@ -67,7 +67,7 @@ describe('OpenAPI description and docs page', () => {
     }
     expect(ops.length).toBeGreaterThanOrEqual(32);
     // A path not in the description is not served.
-    expect((await fetch(`${srv.url}/v1/nothing`, { method: 'OPTIONS', headers: { Origin: 'https://app.example', 'Access-Control-Request-Method': 'GET' } })).status).toBe(404);
+    expect((await call(srv, 'OPTIONS', '/v1/nothing', { headers: { Origin: 'https://app.example', 'Access-Control-Request-Method': 'GET' } })).status).toBe(404);
   });
 
   it('refuses to describe a route table with an undescribed route', () => {
@@ -83,7 +83,11 @@ describe('OpenAPI description and docs page', () => {
     }
     const now = Math.floor(Date.now() / 1000);
     const token = await new SignJWT({ sub: 'example-user' }).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setIssuedAt(now).setExpirationTime(now + 600).sign(new TextEncoder().encode(SECRET));
-    const results = await runExamples(srv.url, ALL, token, [...ops.keys()]);
+    const send: Send = async (method, p, headers, body) => {
+      const r = await call(srv, method, p, { headers, ...(body !== undefined ? { raw: body } : {}) });
+      return { status: r.status, contentType: r.headers.get('content-type') ?? '', text: r.text };
+    };
+    const results = await runExamples(send, ALL, token, [...ops.keys()]);
     expect(results).toHaveLength(ops.size);
     let stored = 0;
     for (const r of results) {
@@ -122,18 +126,19 @@ describe('OpenAPI description and docs page', () => {
   });
 
   it('serves the docs page and its self-hosted files; unknown files are 404', async () => {
-    const page = await fetch(`${srv.url}/docs`);
+    const page = await call(srv, 'GET', '/docs');
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
-    const html = await page.text();
+    const html = page.text;
     for (const src of [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1])) {
       expect(src.startsWith('/docs/'), `${src} is served here, not from a CDN`).toBe(true);
-      const f = await fetch(srv.url + src);
+      const f = await call(srv, 'GET', src);
       expect(f.status, src).toBe(200);
-      expect((await f.arrayBuffer()).byteLength, src).toBeGreaterThan(100);
+      expect(f.text.length, src).toBeGreaterThan(100);
     }
-    expect((await fetch(`${srv.url}/docs/../package.json`)).status).toBe(404);
-    expect((await fetch(`${srv.url}/docs/index.html`)).status).toBe(404);
-    expect((await fetch(`${srv.url}/docs`, { method: 'POST' })).status).toBe(405);
+    expect((await call(srv, 'GET', '/package.json')).status).toBe(404);
+    expect((await call(srv, 'GET', '/docs/../package.json')).status).toBe(404);
+    expect((await call(srv, 'GET', '/docs/index.html')).status).toBe(404);
+    expect((await call(srv, 'POST', '/docs')).status).toBe(405);
   });
 });

@@ -5,7 +5,7 @@ import { sessionForVehicle, type RateTable, type VehiclePricing } from '../../sr
 import type { StationRecord } from '../../src/domain/stations/model.js';
 import { VehicleRegistry } from '../../src/domain/vehicles/vehicle.js';
 import { Snapshot } from '../../src/storage/snapshot.js';
-import { call, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
+import { call, keyFor, startTestApp, type TestApp } from '../helpers/server.js';
 import { comp, putCompany, putTariff, ref, seg } from '../pool/price-fixtures.js';
 import { close, loadRefCatalog, refPrice, usable } from '../pool/reference-check.js';
 
@@ -32,7 +32,7 @@ const bulkBody = (o: BulkOpts) => ({
 });
 
 describe('POST /v1/charge_prices/bulk', () => {
-  let srv: TestServer;
+  let srv: TestApp;
   let snap: Snapshot;
   let rates: RateTable;
   let stations: StationRecord[];
@@ -106,7 +106,7 @@ describe('POST /v1/charge_prices/bulk', () => {
   }
 
   beforeAll(async () => {
-    srv = await startTestServer({ keys: { writer: 'WriteTariffs,ReadTariffs', costs: 'ReadCosts', bench: 'ViewPriceBenchmark' } });
+    srv = await startTestApp({ keys: { writer: 'WriteTariffs,ReadTariffs', costs: 'ReadCosts', bench: 'ViewPriceBenchmark' } });
     snap = Snapshot.open(inject('testSnapshot'));
     rates = { date: snap.meta.ratesDate, rates: { EUR: 1, ...snap.rates() } };
     const reg = new VehicleRegistry(snap.vehicles(), snap.brands());

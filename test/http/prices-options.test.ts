@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { sessionForVehicle, vehicleFromEvData } from '../../src/domain/pricing/index.js';
 import { Snapshot } from '../../src/storage/snapshot.js';
-import { call, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
+import { call, keyFor, startTestApp, type TestApp } from '../helpers/server.js';
 import { chargeBody, comp, putCompany, putTariff, ref, seg } from '../pool/price-fixtures.js';
 
 const W = keyFor('writer');
@@ -13,7 +13,7 @@ const priceOf = (doc: any, tariff: string, i = 0): number | null | undefined =>
 const ids = (doc: any): string[] => doc.data.map((d: any) => d.relationships.tariff.data.id);
 
 describe('charge prices: options, include modes, texts, sorting, vehicles', () => {
-  let srv: TestServer;
+  let srv: TestApp;
   let snap: Snapshot;
   let brandA: string;
   let brandB: string;
@@ -24,7 +24,7 @@ describe('charge prices: options, include modes, texts, sorting, vehicles', () =
 
   beforeAll(async () => {
     // Requests estimated at one evaluation run on the main thread, all others in the pool.
-    srv = await startTestServer({ keys: { writer: 'WriteTariffs,ReadTariffs', costs: 'ReadCosts' }, env: { PRICING_INLINE_MAX_EVALUATIONS: '1' } });
+    srv = await startTestApp({ keys: { writer: 'WriteTariffs,ReadTariffs', costs: 'ReadCosts' }, env: { PRICING_INLINE_MAX_EVALUATIONS: '1' } });
     snap = Snapshot.open(inject('testSnapshot'));
     const vs = snap.vehicles();
     vehicle = vs.find((v) => {

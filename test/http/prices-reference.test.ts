@@ -10,7 +10,7 @@ import { haversineMeters } from '../../src/domain/stations/geo.js';
 import type { StationRecord } from '../../src/domain/stations/model.js';
 import { VehicleRegistry } from '../../src/domain/vehicles/vehicle.js';
 import { Snapshot } from '../../src/storage/snapshot.js';
-import { call, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
+import { call, keyFor, startTestApp, type TestApp } from '../helpers/server.js';
 import { chargeBody, comp, putTariff, ref, seg } from '../pool/price-fixtures.js';
 import { close, loadRefCatalog, refPrice, usable, type RefCatalog } from '../pool/reference-check.js';
 import { mulberry32 } from '../../src/domain/random.js';
@@ -19,7 +19,7 @@ const W = keyFor('writer');
 const C = keyFor('costs');
 
 describe('charge prices at real stations = reference evaluator', () => {
-  let srv: TestServer;
+  let srv: TestApp;
   let snap: Snapshot;
   let rates: RateTable;
   let vehicle: VehiclePricing;
@@ -27,7 +27,7 @@ describe('charge prices at real stations = reference evaluator', () => {
   let sample: StationRecord[];
 
   beforeAll(async () => {
-    srv = await startTestServer({ keys: { writer: 'WriteTariffs,ReadTariffs', costs: 'ReadCosts' } });
+    srv = await startTestApp({ keys: { writer: 'WriteTariffs,ReadTariffs', costs: 'ReadCosts' } });
     snap = Snapshot.open(inject('testSnapshot'));
     rates = { date: snap.meta.ratesDate, rates: { EUR: 1, ...snap.rates() } };
     const reg = new VehicleRegistry(snap.vehicles(), snap.brands());

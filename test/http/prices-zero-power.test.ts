@@ -5,16 +5,16 @@
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Snapshot } from '../../src/storage/snapshot.js';
-import { call, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
+import { call, keyFor, startTestApp, type TestApp } from '../helpers/server.js';
 import { chargeBody, comp, putCompany, putTariff, ref, seg } from '../pool/price-fixtures.js';
 
 const W = keyFor('writer');
 const C = keyFor('costs');
 
 describe('charge points of 0 kW with a vehicle', () => {
-  let srv: TestServer;
+  let srv: TestApp;
   beforeAll(async () => {
-    srv = await startTestServer({ keys: { writer: 'WriteTariffs,ReadTariffs', costs: 'ReadCosts' } });
+    srv = await startTestApp({ keys: { writer: 'WriteTariffs,ReadTariffs', costs: 'ReadCosts' } });
   });
   afterAll(async () => {
     await srv.stop();

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { computedId } from '../../src/domain/ids.js';
 import { Snapshot } from '../../src/storage/snapshot.js';
-import { call, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
+import { call, keyFor, startTestApp, type TestApp } from '../helpers/server.js';
 import { chargeBody, comp, putCompany, putTariff, ref, seg } from '../pool/price-fixtures.js';
 
 const W = keyFor('writer');
@@ -10,7 +10,7 @@ const C = keyFor('costs');
 const B = keyFor('bench');
 
 describe('POST /v1/charge_prices', () => {
-  let srv: TestServer;
+  let srv: TestApp;
   let rates: Record<string, number>;
   let emp: string;
   let cpo: string;
@@ -19,7 +19,7 @@ describe('POST /v1/charge_prices', () => {
     call(srv, 'POST', '/v1/charge_prices', { key, body, headers });
 
   beforeAll(async () => {
-    srv = await startTestServer({ keys: { writer: 'WriteTariffs,ReadTariffs', costs: 'ReadCosts', bench: 'ViewPriceBenchmark' } });
+    srv = await startTestApp({ keys: { writer: 'WriteTariffs,ReadTariffs', costs: 'ReadCosts', bench: 'ViewPriceBenchmark' } });
     const snap = Snapshot.open(inject('testSnapshot'));
     try {
       rates = snap.rates();

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RateLimiter } from '../../src/auth/rate-limit.js';
-import { call, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
+import { call, keyFor, startTestApp, type TestApp } from '../helpers/server.js';
 
 describe('RateLimiter (sliding windows of 30 buckets)', () => {
   it('admits up to the limit per window, answers the seconds until room returns, and slides', () => {
@@ -30,11 +30,11 @@ describe('RateLimiter (sliding windows of 30 buckets)', () => {
 });
 
 describe('rate limits over HTTP', () => {
-  let srv: TestServer;
+  let srv: TestApp;
   const A = keyFor('client-a');
   const B = keyFor('client-b');
   beforeAll(async () => {
-    srv = await startTestServer({
+    srv = await startTestApp({
       keys: { 'client-a': 'ReadCosts,ReadVehicles', 'client-b': 'ReadCosts,ReadVehicles' },
       env: { RATE_LIMIT: 'on', RATE_LIMIT_REQUESTS: '12', RATE_LIMIT_PRICE_REQUESTS: '3' },
     });

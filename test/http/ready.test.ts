@@ -11,12 +11,12 @@ import { healthRoutes } from '../../src/api/health/health.handler.js';
 import type { AppContext } from '../../src/api/context.js';
 import type { ApiRequest } from '../../src/api/types.js';
 import { SqliteStore } from '../../src/storage/sqlite-store.js';
-import { call, startTestServer, type TestServer } from '../helpers/server.js';
+import { call, startTestApp, type TestApp } from '../helpers/server.js';
 
 describe('GET /ready over HTTP', () => {
-  let srv: TestServer;
+  let srv: TestApp;
   beforeAll(async () => {
-    srv = await startTestServer({ env: { WORKERS: '1' } });
+    srv = await startTestApp({ env: { WORKERS: '1' } });
   });
   afterAll(async () => {
     await srv.stop();
@@ -27,9 +27,9 @@ describe('GET /ready over HTTP', () => {
     expect(r.status, r.text).toBe(200);
     expect(r.json).toMatchObject({ status: 'ready', checks: { snapshot: 'ok', pool: 'ok', live_store: 'ok' } });
     expect(r.json.snapshot.version).toBe((await call(srv, 'GET', '/health')).json.snapshot.version);
-    const h = await fetch(`${srv.url}/ready`, { method: 'HEAD' });
+    const h = await call(srv, 'HEAD', '/ready');
     expect(h.status).toBe(200);
-    expect(await h.text()).toBe('');
+    expect(h.text).toBe('');
     expect((await call(srv, 'POST', '/ready', { body: {} })).status).toBe(405);
   });
 });

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
+import { call, keyFor, startTestApp, type TestApp } from '../helpers/server.js';
 import { BOUYGUES, FIX, IZIVIA, fixtureSnapshot, seededDataDir } from './stations.fixture.js';
 
 const reader = keyFor('reader');
 const avail = keyFor('avail');
 
 describe('GET /v1/charging_stations/{id} over HTTP', () => {
-  let srv: TestServer;
+  let srv: TestApp;
   const one = (id: string, o: { key?: string; lang?: string; qs?: string } = {}) =>
     call(srv, 'GET', `/v1/charging_stations/${id}${o.qs ?? ''}`, {
       key: o.key ?? reader,
@@ -14,7 +14,7 @@ describe('GET /v1/charging_stations/{id} over HTTP', () => {
     });
 
   beforeAll(async () => {
-    srv = await startTestServer({
+    srv = await startTestApp({
       dataDir: await seededDataDir(),
       keys: { reader: 'ReadStations', avail: 'ReadStationsWithAvailability', other: 'ReadCosts' },
       env: { SNAPSHOT: fixtureSnapshot() },

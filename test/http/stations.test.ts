@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openLiveStore } from '../../src/storage/open.js';
 import type { StationRow } from '../../src/storage/snapshot.js';
-import { call, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
+import { call, keyFor, startTestApp, type TestApp } from '../helpers/server.js';
 import {
   BOUYGUES,
   DANGLING,
@@ -49,7 +49,7 @@ function listAttributes(s: StationRow, availability: Array<number | null> = []):
 }
 
 describe('GET /v1/charging_stations over HTTP', () => {
-  let srv: TestServer;
+  let srv: TestApp;
   let all: StationRow[];
   let dataDir: string;
   const get = (qs: string, key = reader) => call(srv, 'GET', `/v1/charging_stations?${qs}`, { key });
@@ -58,7 +58,7 @@ describe('GET /v1/charging_stations over HTTP', () => {
   beforeAll(async () => {
     all = allStations().sort(byId);
     dataDir = await seededDataDir();
-    srv = await startTestServer({
+    srv = await startTestApp({
       dataDir,
       keys: { reader: 'ReadStations', avail: 'ReadStationsWithAvailability', other: 'ReadTariffs', writer: 'WriteTariffs' },
       env: { SNAPSHOT: fixtureSnapshot(), DISABLED_EXT_B_COUNTRIES: 'Deutschland, Frankreich' },

@@ -2,7 +2,7 @@ import { v5 as uuidv5 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMPUTED_ID_NAMESPACE } from '../../src/domain/ids.js';
 import type { StationRow } from '../../src/storage/snapshot.js';
-import { call, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
+import { call, keyFor, startTestApp, type TestApp } from '../helpers/server.js';
 import { BOUYGUES, DANGLING, EMP_A, EMP_B, EMP_C, IZIVIA, allStations, fixtureSnapshot, seededDataDir } from './stations.fixture.js';
 
 const cps = keyFor('cps');
@@ -10,12 +10,12 @@ const cs = keyFor('cs');
 const id5 = (...parts: Array<string | number>): string => uuidv5(parts.join(':'), COMPUTED_ID_NAMESPACE);
 
 describe('statistics over HTTP', () => {
-  let srv: TestServer;
+  let srv: TestApp;
   let all: StationRow[];
 
   beforeAll(async () => {
     all = allStations();
-    srv = await startTestServer({
+    srv = await startTestApp({
       dataDir: await seededDataDir(),
       keys: { cps: 'ReadChargePointStatistics', cs: 'ReadCountryStatistics', reader: 'ReadStations', companies: 'ReadTariffs' },
       env: { SNAPSHOT: fixtureSnapshot() },

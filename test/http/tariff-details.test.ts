@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { computedId } from '../../src/domain/ids.js';
 import type { StationRecord } from '../../src/domain/stations/model.js';
 import { Snapshot } from '../../src/storage/snapshot.js';
-import { call, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
+import { call, keyFor, startTestApp, type TestApp } from '../helpers/server.js';
 import { comp, putCompany, putTariff, ref, seg } from '../pool/price-fixtures.js';
 import { loadRefCatalog, usable } from '../pool/reference-check.js';
 
@@ -44,13 +44,13 @@ const stationQuery = (ids: string[], extra: Record<string, unknown> = {}, tariff
 });
 
 describe('POST /v1/tariff_details', () => {
-  let srv: TestServer;
+  let srv: TestApp;
   let snap: Snapshot;
   const post = (body: unknown, key = V) => call(srv, 'POST', '/v1/tariff_details', { key, body });
   const tariffIds = (doc: any) => doc.data.map((d: any) => d.relationships.tariff.data.id);
 
   beforeAll(async () => {
-    srv = await startTestServer({ keys: { writer: 'WriteTariffs,ReadTariffs', bench: 'ViewPriceBenchmark', costs: 'ReadCosts' } });
+    srv = await startTestApp({ keys: { writer: 'WriteTariffs,ReadTariffs', bench: 'ViewPriceBenchmark', costs: 'ReadCosts' } });
     snap = Snapshot.open(inject('testSnapshot'));
   });
   afterAll(async () => {

@@ -1,16 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLiveStoreReadonly } from '../../src/storage/open.js';
 import { loadStationPrices } from '../../src/storage/tariffs.js';
-import { call, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
+import { call, keyFor, startTestApp, type TestApp } from '../helpers/server.js';
 
 const TOTAL = 'ac96f6c4-8933-5e71-b606-46d3d63b8777'; // TOTALENERGIES (Paris Belib', FR*V75)
 const W = keyFor('all');
 
 describe('default tariff catalog seeded from the snapshot', () => {
-  let srv: TestServer;
+  let srv: TestApp;
   let meta: any[];
   beforeAll(async () => {
-    srv = await startTestServer({ keys: { all: 'all' } });
+    srv = await startTestApp({ keys: { all: 'all' } });
     meta = (await call(srv, 'GET', '/v1/tariffs', { key: W })).json.data;
   });
   afterAll(async () => {
@@ -106,7 +106,7 @@ describe('default tariff catalog seeded from the snapshot', () => {
     const before = (await call(srv, 'GET', '/v1/tariffs', { key: W })).json.data.length;
     const dataDir = srv.dataDir;
     await srv.stop();
-    srv = await startTestServer({ dataDir });
+    srv = await startTestApp({ dataDir });
     const after = (await call(srv, 'GET', '/v1/tariffs', { key: W })).json.data;
     expect(after.length).toBe(before);
     expect(after.find((x: any) => x.id === t.id).attributes.name).toBe('Renamed by the API');

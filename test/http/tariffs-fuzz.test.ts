@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../src/domain/random.js';
-import { call, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
+import { call, keyFor, startTestApp, type TestApp } from '../helpers/server.js';
 
 const W = keyFor('w');
 
@@ -35,11 +35,11 @@ function mutate(doc: any, rnd: () => number): any {
 }
 
 describe('tariff and company writes never fail with 500 on mutated bodies', () => {
-  let srv: TestServer;
+  let srv: TestApp;
   let emp: string;
   let sup: string;
   beforeAll(async () => {
-    srv = await startTestServer({ keys: { w: 'all' } });
+    srv = await startTestApp({ keys: { w: 'all' } });
     emp = randomUUID();
     await call(srv, 'PUT', `/v1/companies/${emp}`, {
       key: W,

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { openLiveStoreReadonly } from '../../src/storage/open.js';
 import { Snapshot } from '../../src/storage/snapshot.js';
 import { changesSince, catalogGeneration } from '../../src/storage/tariffs.js';
-import { call, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
+import { call, keyFor, startTestApp, type TestApp } from '../helpers/server.js';
 
 const W = keyFor('writer');
 const R = keyFor('reader');
@@ -25,12 +25,12 @@ function tariffBody(id: string, emp: string, attrs: Record<string, unknown> = {}
 const kwh = (price: number, extra: Record<string, unknown> = {}) => ({ dimension: 'kwh', price, ...extra });
 
 describe('raw tariffs over HTTP', () => {
-  let srv: TestServer;
+  let srv: TestApp;
   let emp: string;
   let cpo: string;
   let brand: string;
   beforeAll(async () => {
-    srv = await startTestServer({
+    srv = await startTestApp({
       keys: { writer: 'WriteTariffs,ReadTariffs', reader: 'ReadTariffs', simple: 'ReadSimpleTariffs', stations: 'ReadStations' },
     });
     const snap = Snapshot.open(inject('testSnapshot'));
@@ -698,7 +698,7 @@ describe('raw tariffs over HTTP', () => {
       }
       const dataDir = srv.dataDir;
       await srv.stop();
-      srv = await startTestServer({ dataDir });
+      srv = await startTestApp({ dataDir });
       const l = await call(srv, 'GET', `/v2/tariffs?filter[emp.id]=${emp}&filter[id]=${id},${other}`, { key: R });
       expect(l.json.data.map((d: any) => [d.id, d.attributes.name, d.attributes.version])).toEqual([[id, 'Durable 2', 2]]);
     });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
+import { call, keyFor, startTestApp, type TestApp } from '../helpers/server.js';
 
 const AIWAYS_U5_2021 = '72475a6a-aae2-da13-1d17-94cc07e5104f';
 const AIWAYS = 'a43d2607-eead-46c2-9fd5-2ebd3c49d895';
@@ -42,11 +42,11 @@ const sortedIds = (xs: { id: string }[]): string[] => xs.map((x) => x.id);
 const isSorted = (ids: string[]): boolean => ids.every((id, i) => i === 0 || ids[i - 1] < id);
 
 describe('vehicles over HTTP', () => {
-  let srv: TestServer;
+  let srv: TestApp;
   const reader = keyFor('reader');
   const full = keyFor('full');
   beforeAll(async () => {
-    srv = await startTestServer({
+    srv = await startTestApp({
       keys: { reader: 'ReadVehicles', full: 'ReadVehicles,ReadVehiclesFull', fullonly: 'ReadVehiclesFull', feedback: 'WriteUserFeedback' },
     });
   });

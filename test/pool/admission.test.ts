@@ -4,7 +4,7 @@
  * than MAX_QUEUE_WAIT_MS or ran past PRICE_DEADLINE_MS answered 503, and the pool serving again.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
+import { call, keyFor, startTestApp, type TestApp } from '../helpers/server.js';
 import { chargeBody, comp, heavySetup, putCompany, putTariff, seg } from './price-fixtures.js';
 
 const W = keyFor('writer');
@@ -13,9 +13,9 @@ const KEYS = { writer: 'WriteTariffs,ReadTariffs', costs: 'ReadCosts' };
 
 describe('admission control (D106)', () => {
   describe('a saturated pool', () => {
-    let srv: TestServer;
+    let srv: TestApp;
     beforeAll(async () => {
-      srv = await startTestServer({
+      srv = await startTestApp({
         keys: KEYS,
         env: { WORKERS: '1', MAX_QUEUE: '2', MAX_QUEUE_WAIT_MS: '20000', PRICING_INLINE_MAX_EVALUATIONS: '0', REFUSAL_DELAY_MS: '300' },
       });
@@ -53,9 +53,9 @@ describe('admission control (D106)', () => {
   });
 
   describe('waiting and deadlines', () => {
-    let srv: TestServer;
+    let srv: TestApp;
     beforeAll(async () => {
-      srv = await startTestServer({ keys: KEYS, env: { WORKERS: '1', MAX_QUEUE_WAIT_MS: '1', PRICE_DEADLINE_MS: '10', PRICING_INLINE_MAX_EVALUATIONS: '0' } });
+      srv = await startTestApp({ keys: KEYS, env: { WORKERS: '1', MAX_QUEUE_WAIT_MS: '1', PRICE_DEADLINE_MS: '10', PRICING_INLINE_MAX_EVALUATIONS: '0' } });
     });
     afterAll(async () => {
       await srv.stop();

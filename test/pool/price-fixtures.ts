@@ -1,7 +1,7 @@
 /** Shared set-up of the price endpoint tests: companies and tariffs created over HTTP. */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
-import { call, type TestServer } from '../helpers/server.js';
+import { call, type Target } from '../helpers/server.js';
 
 export const ref = (type: string, id: string) => ({ type, id });
 
@@ -16,7 +16,7 @@ export interface CompanyOpts {
   external_source_mapping?: Record<string, unknown>;
 }
 
-export async function putCompany(srv: TestServer, key: string, o: CompanyOpts = {}, id: string = randomUUID(), version = 1): Promise<string> {
+export async function putCompany(srv: Target, key: string, o: CompanyOpts = {}, id: string = randomUUID(), version = 1): Promise<string> {
   const r = await call(srv, 'PUT', `/v1/companies/${id}`, {
     key,
     body: {
@@ -50,7 +50,7 @@ export interface TariffOpts {
   version?: number;
 }
 
-export async function putTariff(srv: TestServer, key: string, emp: string, o: TariffOpts = {}, id: string = randomUUID()): Promise<string> {
+export async function putTariff(srv: Target, key: string, emp: string, o: TariffOpts = {}, id: string = randomUUID()): Promise<string> {
   const type = o.type ?? 'tariff';
   const r = await call(srv, 'PUT', `/v2/tariffs/${id}`, {
     key,
@@ -105,7 +105,7 @@ export function chargeBody(o: {
 }
 
 /** 300 tariffs of one EMP at a CPO (written with key `W`), and a 100-charge-point request: a few ms of price work per request. */
-export async function heavySetup(srv: TestServer, W: string): Promise<{ cpo: string; body: unknown }> {
+export async function heavySetup(srv: Target, W: string): Promise<{ cpo: string; body: unknown }> {
   const emp = await putCompany(srv, W, {});
   const cpo = await putCompany(srv, W, { is_cpo: true, is_emp: false, supported_emps: [emp] });
   for (let i = 0; i < 300; i += 25) {

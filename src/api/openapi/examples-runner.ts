@@ -22,8 +22,19 @@ export function exampleOrder(keys: readonly string[]): string[] {
   return [...keys].sort((a, b) => rank(a) - rank(b));
 }
 
+/** One request to the service: over HTTP (`overHttp`) or in process (the service's `request`). */
+export type Send = (method: string, path: string, headers: Record<string, string>, body: string | undefined) => Promise<{ status: number; contentType: string; text: string }>;
+
+/** Sends to a running service at `baseUrl`. */
+export const overHttp =
+  (baseUrl: string): Send =>
+  async (method, path, headers, body) => {
+    const r = await fetch(baseUrl + path, { method, headers, body });
+    return { status: r.status, contentType: r.headers.get('content-type') ?? '', text: await r.text() };
+  };
+
 /** `keys`: the operations to run (those the service has routes for). `token`: a device bearer token. */
-export async function runExamples(baseUrl: string, apiKey: string, token: string, keys: readonly string[]): Promise<ExampleResult[]> {
+export async function runExamples(send: Send, apiKey: string, token: string, keys: readonly string[]): Promise<ExampleResult[]> {
   const out: ExampleResult[] = [];
   for (const key of exampleOrder(keys)) {
     const op = OPERATIONS[key];
@@ -31,10 +42,8 @@ export async function runExamples(baseUrl: string, apiKey: string, token: string
     const headers: Record<string, string> = { 'Api-Key': apiKey };
     for (const [h, v] of Object.entries(op.example.headers ?? {})) headers[h] = h === 'Authorization' ? `Bearer ${token}` : v;
     if (op.example.body !== undefined) headers['Content-Type'] = 'application/json';
-    const r = await fetch(baseUrl + op.example.path, { method, headers, body: op.example.body === undefined ? undefined : JSON.stringify(op.example.body) });
-    const contentType = r.headers.get('content-type') ?? '';
-    const text = await r.text();
-    out.push({ key, status: r.status, contentType, body: contentType.includes('json') && text.length > 0 ? JSON.parse(text) : text });
+    const { status, contentType, text } = await send(method, op.example.path, headers, op.example.body === undefined ? undefined : JSON.stringify(op.example.body));
+    out.push({ key, status, contentType, body: contentType.includes('json') && text.length > 0 ? JSON.parse(text) : text });
   }
   return out;
 }

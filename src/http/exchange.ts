@@ -1,0 +1,96 @@
+/**
+ * One request on its way through the pipeline (src/http/pipeline.ts): what the transport copied
+ * out of the request head, and what the stages found so far. One object per request; the stages
+ * are server-scope functions over it (no closure per request).
+ */
+import type { ApiRequest, RequestHeaders, RouteDef } from '../api/types.js';
+import type { Encoding } from './compress.js';
+
+/**
+ * The part of a uWS `HttpResponse` the pipeline uses. The socket server hands uWS's own object;
+ * the in-process `inject` (src/http/inject.ts) hands one that records the answer.
+ */
+export interface ResponseSink {
+  cork(cb: () => void): unknown;
+  writeStatus(status: string): unknown;
+  writeHeader(key: string, value: string): unknown;
+  end(body?: string | Uint8Array, closeConnection?: boolean): unknown;
+  endWithoutBody(reportedContentLength?: number, closeConnection?: boolean): unknown;
+  /** Body chunks; the ArrayBuffer is reused by the transport after the call. */
+  onData(handler: (chunk: ArrayBuffer, isLast: boolean) => void): unknown;
+  onAborted(handler: () => void): unknown;
+}
+
+/** What the transport copies out of the request head before the pipeline runs. */
+export interface RequestHead {
+  /** Upper case. */
+  method: string;
+  path: string;
+  rawQuery: string;
+  headers: RequestHeaders;
+  contentLength: string;
+  xRequestId: string;
+  origin: string;
+  acceptEncoding: string;
+  ifNoneMatch: string;
+  remote: string;
+}
+
+/** The request as handlers see it, writable by the pipeline only (the body is set once read). */
+export type PipelineRequest = { -readonly [K in keyof ApiRequest]: ApiRequest[K] };
+
+export class Exchange {
+  /** Set by the route stage. */
+  route: RouteDef | null = null;
+  /** The route template of a preflight (logs and metrics label it by template, never by path). */
+  label: string | null = null;
+  params: Record<string, string> = {};
+  /** The API key as sent (trimmed), and its group mask: -1 unknown (a gate may still find it). */
+  key = '';
+  mask = 0;
+  /** Read-your-writes (D151): settles with the key's mask once this replica's view is current. */
+  gate: Promise<number> | null = null;
+  /** Built by the authenticate stage (at once, or after the gate for a key not known yet). */
+  req: PipelineRequest | null = null;
+  /** The body as read (body routes), until it is parsed. */
+  raw: Buffer | null = null;
+  /** The socket went away; nothing may be written to `res` any more. */
+  aborted = false;
+  /** The answer was written (or dropped after an abort). */
+  done = false;
+  /** ETag of a cacheable answer (D95), or null. */
+  etag: string | null = null;
+  /** For the access log: the name of the key used (never the key) and the body bytes read. */
+  keyName: string | null = null;
+  bytesIn = 0;
+  readonly head: boolean;
+
+  constructor(
+    readonly res: ResponseSink,
+    readonly method: string,
+    readonly path: string,
+    readonly rawQuery: string,
+    readonly headers: RequestHeaders,
+    readonly contentLength: string,
+    readonly reqId: string,
+    readonly t0: number,
+    /** `Access-Control-Allow-Origin` of this request, or null. */
+    readonly origin: string | null,
+    /** Negotiated content encoding (null: identity). */
+    readonly enc: Encoding | null,
+    readonly ifNoneMatch: string,
+    readonly remote: string,
+  ) {
+    this.head = method === 'HEAD';
+  }
+
+  /** The route template for logs and metrics (null before routing, or for an unknown path). */
+  get routePath(): string | null {
+    return this.route?.path ?? this.label;
+  }
+
+  /** Errors of this route carry a `code` (D6). */
+  get withCode(): boolean {
+    return !(this.route?.codeless ?? false);
+  }
+}

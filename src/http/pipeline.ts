@@ -1,0 +1,310 @@
+/**
+ * The request pipeline, the same for every route, with or without a body or a gate:
+ *
+ *   open → route → authenticate (key, group, rate limit) → gate (D151) → early answer (304, D106
+ *   refusal) → read body → parse → dispatch → respond
+ *
+ * Each stage is a method over the request's one Exchange object. A stage answers by throwing an
+ * ApiError (or by answering itself and returning false); the one catch boundary per continuation
+ * hands errors to the Responder (src/http/respond.ts), the only writer of answers. The transport
+ * (uWS in src/http/server.ts, or `inject` in process) copies the request head and calls `handle`.
+ *
+ * Order. The key is checked before the body is read (a 403 costs no body). With a shared live
+ * store a key unknown here, or a route whose answer depends on the catalog, waits for the gate;
+ * the body is read meanwhile (uWS hands it over only to a reader attached at once), and the
+ * group check, rate limit, validator (304) and saturation check run after the gate. Without a
+ * gate the early answers come before the body is read, so a refused price request costs no body.
+ */
+import { ApiError } from '../api/jsonapi/errors.js';
+import { parseQueryString } from '../api/jsonapi/query.js';
+import type { ApiResponse, RouteDef } from '../api/types.js';
+import { GROUP_BIT, snakeCase } from '../auth/groups.js';
+import { Router } from './router.js';
+import { negotiateEncoding } from './compress.js';
+import { ALLOW_HEADERS, MAX_AGE_S, corsPolicy, type CorsPolicy } from './cors.js';
+import { etagOf, ifNoneMatchHits } from './conditional.js';
+import { acceptableMediaType, drainLimit, parseBody, readBody } from './body.js';
+import { Exchange, type RequestHead, type ResponseSink } from './exchange.js';
+import { Responder, type ResponderOptions } from './respond.js';
+
+export interface KeyLookup {
+  /** Group mask of a key, or -1 when unknown. */
+  maskOfKey(key: string): number;
+  /**
+   * For a key unknown here: null when that is final, else a promise of its mask once the key view
+   * is as new as the live store (another replica may have created it, D151).
+   */
+  recheck?(key: string): Promise<number> | null;
+  /** The key's name for the access log (never the key), or null. */
+  nameOfKey?(key: string): string | null;
+}
+
+export interface PipelineOptions extends Omit<ResponderOptions, 'finished' | 'draining' | 'varyOrigin'> {
+  routes: readonly RouteDef[];
+  keys: KeyLookup;
+  bodyLimitBytes: number;
+  /** `*`, a list of origins, or null (no CORS headers). */
+  corsOrigins: '*' | readonly string[] | null;
+  /** D106: whether price work is saturated now (price-work routes are then refused unread). */
+  priceWorkSaturated?: () => boolean;
+  /** Rate limits per key (D24, D109): 0, or the Retry-After seconds of a 429. Absent: no limits. */
+  rateLimit?: (key: string, priceWork: boolean) => number;
+  /** Read-your-writes (D151): null when this view cannot be behind, else a promise until it is current. */
+  fresh?: () => Promise<void> | null;
+}
+
+const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export class Pipeline {
+  private router: Router;
+  readonly responder: Responder;
+  private readonly cors: CorsPolicy | null;
+  private inFlightCount = 0;
+  private draining = false;
+  private drained: (() => void) | null = null;
+  private readonly idPrefix = process.pid.toString(36) + '-' + Date.now().toString(36);
+  private idCounter = 0;
+  // Stages must not keep `o`: it holds the first route table, which would keep the first
+  // snapshot's station data alive after a snapshot swap (routes live in `router` only).
+  private readonly o: Omit<PipelineOptions, 'routes'>;
+
+  constructor(opts: PipelineOptions) {
+    const { routes, ...rest } = opts;
+    this.o = rest;
+    this.router = new Router(routes);
+    this.cors = corsPolicy(opts.corsOrigins);
+    this.responder = new Responder({
+      ...rest,
+      varyOrigin: this.cors?.varyOrigin ?? false,
+      finished: () => this.finished(),
+      draining: () => this.draining,
+    });
+  }
+
+  /** Requests routed from now on go to these handlers; those already routed finish in the old ones. */
+  setRoutes(routes: readonly RouteDef[]): void {
+    this.router = new Router(routes);
+  }
+
+  inFlight(): number {
+    return this.inFlightCount;
+  }
+
+  /** Answers from now on close their connections; resolves when no request is in flight. */
+  drain(): Promise<void> {
+    this.draining = true;
+    this.responder.flushHeld(true);
+    if (this.inFlightCount === 0) return Promise.resolve();
+    return new Promise((resolve) => (this.drained = resolve));
+  }
+
+  private finished(): void {
+    this.inFlightCount--;
+    if (this.draining && this.inFlightCount === 0 && this.drained !== null) this.drained();
+  }
+
+  /** One request, from its copied head to its answer. */
+  handle(res: ResponseSink, h: RequestHead): void {
+    const ex = this.open(res, h);
+    try {
+      if (!this.route(ex)) return;
+      this.authenticate(ex);
+      this.gate(ex);
+      if (ex.gate === null && this.answeredEarly(ex)) return;
+      if (ex.route!.body) this.readBody(ex);
+      else this.afterBody(ex);
+    } catch (e) {
+      this.responder.fail(ex, e);
+    }
+  }
+
+  /** The Exchange: request id (the client's when well-formed), CORS origin, encoding. */
+  private open(res: ResponseSink, h: RequestHead): Exchange {
+    const id = h.xRequestId;
+    const reqId = id.length > 0 && REQUEST_ID_RE.test(id) ? id : `${this.idPrefix}-${(++this.idCounter).toString(36)}`;
+    const origin = this.cors === null ? null : this.cors.allowOrigin(h.origin);
+    const enc = this.o.compression ? negotiateEncoding(h.acceptEncoding) : null;
+    const ex = new Exchange(res, h.method, h.path, h.rawQuery, h.headers, h.contentLength, reqId, performance.now(), origin, enc, h.ifNoneMatch, h.remote);
+    this.inFlightCount++;
+    res.onAborted(() => this.responder.aborted(ex));
+    return ex;
+  }
+
+  /** 404, 405 with `Allow`, or the CORS preflight (D93); true when a route matched. */
+  private route(ex: Exchange): boolean {
+    if (ex.method === 'OPTIONS') {
+      this.preflight(ex);
+      return false;
+    }
+    const m = this.router.match(ex.head ? 'GET' : ex.method, ex.path);
+    if (m === null) throw new ApiError('NOT_FOUND', 'route not found');
+    if ('allow' in m) {
+      const allow: string[] = [...m.allow];
+      if (allow.includes('GET')) allow.push('HEAD');
+      throw new ApiError('METHOD_NOT_ALLOWED', 'method not allowed', { headers: { Allow: allow.join(', ') } });
+    }
+    ex.route = m.route;
+    ex.params = m.params;
+    return true;
+  }
+
+  /** A known path answers 204 with its methods, no key needed; an unknown path 404. */
+  private preflight(ex: Exchange): void {
+    const at = this.router.methodsAt(ex.path);
+    if (at === null) throw new ApiError('NOT_FOUND', 'route not found');
+    ex.label = at.template;
+    const list: string[] = [...at.allow];
+    if (list.includes('GET')) list.push('HEAD');
+    list.push('OPTIONS');
+    const allow = list.join(', ');
+    const h: Record<string, string> = { Allow: allow };
+    if (ex.origin !== null) {
+      h['Access-Control-Allow-Methods'] = allow;
+      h['Access-Control-Allow-Headers'] = ALLOW_HEADERS;
+      h['Access-Control-Max-Age'] = String(MAX_AGE_S);
+    }
+    if (this.cors?.varyOrigin) h.Vary = 'Origin';
+    this.responder.send(ex, { status: 204, headers: h });
+  }
+
+  /**
+   * The API key (403 when missing or unknown). A known key is admitted at once; a key unknown
+   * here may have been created on another replica (D151): the gate rechecks it.
+   */
+  private authenticate(ex: Exchange): void {
+    const r = ex.route!;
+    if (r.groups === null) {
+      this.admit(ex, 0);
+      return;
+    }
+    ex.key = ex.headers.apiKey.trim();
+    if (ex.key.length === 0) throw new ApiError('FORBIDDEN', 'api_key missing');
+    const mask = (ex.mask = this.o.keys.maskOfKey(ex.key));
+    if (mask !== -1) {
+      this.admit(ex, mask);
+      return;
+    }
+    ex.gate = this.o.keys.recheck?.(ex.key) ?? null;
+    if (ex.gate === null) throw new ApiError('FORBIDDEN', 'api_key invalid');
+  }
+
+  /** Group check and rate limit (D109: after the 403s, before the body); builds the request. */
+  private admit(ex: Exchange, mask: number): void {
+    const r = ex.route!;
+    if (r.groups !== null) {
+      if (mask === -1) throw new ApiError('FORBIDDEN', 'api_key invalid');
+      ex.keyName = this.o.keys.nameOfKey?.(ex.key) ?? null;
+      let allowed = false;
+      for (const g of r.groups) if ((mask & GROUP_BIT[g]) !== 0) allowed = true;
+      if (!allowed) throw new ApiError('FORBIDDEN', `action ${snakeCase(r.groups[0])} not allowed`);
+      const wait = this.o.rateLimit?.(ex.key, r.priceWork === true) ?? 0;
+      if (wait > 0) throw new ApiError('TOO_MANY_REQUESTS', 'rate limit exceeded', { headers: { 'Retry-After': String(wait) } });
+    }
+    ex.req = {
+      method: ex.method,
+      path: ex.path,
+      params: ex.params,
+      query: parseQueryString(ex.rawQuery),
+      headers: ex.headers,
+      groups: r.groups === null ? 0 : mask,
+      requestId: ex.reqId,
+      body: undefined,
+    };
+  }
+
+  /** Read-your-writes (D151): a route whose answer depends on the catalog waits for a current view. */
+  private gate(ex: Exchange): void {
+    const fence = ex.route!.fresh === true && this.o.fresh !== undefined ? this.o.fresh() : null;
+    if (fence === null) return;
+    const keyGate = ex.gate;
+    const mask = ex.mask;
+    ex.gate = keyGate === null ? fence.then(() => mask) : Promise.all([keyGate, fence]).then(([k]) => k);
+  }
+
+  /** 304 from the route's validator, or the D106 refusal while price work is saturated: true when answered. */
+  private answeredEarly(ex: Exchange): boolean {
+    const r = ex.route!;
+    if (r.cache !== undefined) {
+      const validator = r.cache(ex.req!);
+      if (validator !== null) {
+        ex.etag = etagOf(validator, ex.path, ex.rawQuery, ex.headers.acceptLanguage, ex.enc);
+        if (ex.ifNoneMatch.length > 0 && ifNoneMatchHits(ex.ifNoneMatch, ex.etag)) {
+          this.responder.send(ex, { status: 304 });
+          return true;
+        }
+      }
+    }
+    if (r.priceWork === true && this.o.priceWorkSaturated?.() === true) {
+      // Refused before the body is read or parsed (when nothing gated the request); uWS skips
+      // the unread body and keeps the connection.
+      this.responder.refuse(ex);
+      return true;
+    }
+    return false;
+  }
+
+  /** 415 and 413 from the head, then the body off the transport; continues once it is all read. */
+  private readBody(ex: Exchange): void {
+    if (!acceptableMediaType(ex.headers.contentType)) throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'unsupported media type');
+    const limit = this.o.bodyLimitBytes;
+    const declared = ex.contentLength.length > 0 ? Number(ex.contentLength) : 0;
+    if (declared > limit) {
+      // A declared length: uWS skips exactly that many bytes after the answer, so the client
+      // can send them and read the 413 (D108); beyond the drain limit the connection closes.
+      this.responder.fail(ex, new ApiError('PAYLOAD_TOO_LARGE', 'request body too large'), declared > drainLimit(limit));
+      return;
+    }
+    readBody(ex, limit, (buf, close) => {
+      if (buf === null) this.responder.fail(ex, new ApiError('PAYLOAD_TOO_LARGE', 'request body too large'), close);
+      else {
+        ex.raw = buf;
+        this.afterBody(ex);
+      }
+    });
+  }
+
+  private afterBody(ex: Exchange): void {
+    const gate = ex.gate;
+    if (gate === null) {
+      this.dispatch(ex);
+      return;
+    }
+    gate.then(
+      (mask) => this.afterGate(ex, mask),
+      (e: unknown) => this.responder.fail(ex, e),
+    );
+  }
+
+  /** After the gate: the stages that had to wait for a current view, then dispatch. */
+  private afterGate(ex: Exchange, mask: number): void {
+    if (ex.aborted) return;
+    try {
+      if (ex.req === null) this.admit(ex, mask);
+      if (!this.answeredEarly(ex)) this.dispatch(ex);
+    } catch (e) {
+      this.responder.fail(ex, e);
+    }
+  }
+
+  /** Parses the body (body routes), calls the handler, and hands its answer to the Responder. */
+  private dispatch(ex: Exchange): void {
+    let out: ApiResponse | Promise<ApiResponse>;
+    try {
+      const req = ex.req!;
+      if (ex.raw !== null) {
+        req.body = parseBody(ex.raw, ex.route!.bareBody === true);
+        ex.raw = null;
+      }
+      out = ex.route!.handler(req);
+    } catch (e) {
+      this.responder.fail(ex, e);
+      return;
+    }
+    if (out instanceof Promise) {
+      out.then(
+        (r) => this.responder.send(ex, r),
+        (e: unknown) => this.responder.fail(ex, e),
+      );
+    } else this.responder.send(ex, out);
+  }
+}

@@ -1,0 +1,211 @@
+/**
+ * The answer path, the only place that writes to a response: status line, the headers of D93–D95
+ * (request id, CORS, ETag and Cache-Control, Vary, Content-Encoding), compression (sync below
+ * ASYNC_MIN_BYTES, on the thread pool above), one corked write, HEAD without a body, the access
+ * log and the metrics observation. Errors become JSON:API documents here (an unexpected error a
+ * 500 without internals, logged with its stack), and refusals of D106 wait here until they are due.
+ */
+import type { Logger } from 'pino';
+import type { AccessLog } from '../log.js';
+import { ApiError, errorDocument, overloadedError, type ErrorObject } from '../api/jsonapi/errors.js';
+import type { ApiResponse } from '../api/types.js';
+import { ASYNC_MIN_BYTES, compressAsync, compressSync, type Encoding } from './compress.js';
+import { EXPOSE_HEADERS } from './cors.js';
+import type { Exchange } from './exchange.js';
+
+const REASONS: Record<number, string> = {
+  200: 'OK', 201: 'Created', 204: 'No Content', 304: 'Not Modified', 400: 'Bad Request', 403: 'Forbidden', 404: 'Not Found',
+  405: 'Method Not Allowed', 409: 'Conflict', 413: 'Payload Too Large', 415: 'Unsupported Media Type',
+  429: 'Too Many Requests', 500: 'Internal Server Error', 503: 'Service Unavailable',
+};
+const statusLine = (s: number): string => `${s} ${REASONS[s] ?? ''}`.trimEnd();
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+export interface ResponderOptions {
+  logger: Logger;
+  accessLog: AccessLog;
+  /** Called once per answered request (metrics): method, route template, status, ms, body bytes out. */
+  observe?: (method: string, route: string | null, status: number, ms: number, bytesOut: number) => void;
+  /** Maps an error that is not an ApiError to one (a storage fault → 503, D107), or null (500). */
+  mapError?: (e: unknown) => ApiError | null;
+  compression: boolean;
+  compressMinBytes: number;
+  cacheMaxAgeS: number;
+  /** Answers vary by `Origin` (a CORS origin list). */
+  varyOrigin: boolean;
+  /** D106: refused price requests are answered this many ms after they arrived (0: at once). */
+  refusalDelayMs: number;
+  /** Called once per request when its answer is written or it was aborted. */
+  finished: (ex: Exchange) => void;
+  /** The server is draining: answers close their connection. */
+  draining: () => boolean;
+}
+
+export class Responder {
+  private readonly cacheControl: string;
+  /** `Vary` of answers with a body: they differ by encoding (compression on) and origin (a list). */
+  private readonly vary: string;
+  /** Refused requests waiting for their answer to be due (D106), oldest first. */
+  private held: Exchange[] = [];
+  private heldTimer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly o: ResponderOptions) {
+    this.cacheControl = o.cacheMaxAgeS > 0 ? `private, max-age=${o.cacheMaxAgeS}` : 'no-cache';
+    this.vary = [o.varyOrigin ? 'Origin' : '', o.compression ? 'Accept-Encoding' : ''].filter((v) => v.length > 0).join(', ');
+  }
+
+  /** Ends an exchange whose socket went away: its answer, if any comes, is dropped. */
+  aborted(ex: Exchange): void {
+    ex.aborted = true;
+    this.finish(ex);
+  }
+
+  private finish(ex: Exchange): void {
+    if (ex.done) return;
+    ex.done = true;
+    this.o.finished(ex);
+  }
+
+  /** Writes one whole answer, compressed when negotiated and large enough; never after an abort. */
+  send(ex: Exchange, r: ApiResponse, closeConnection = false): void {
+    if (ex.aborted || ex.done) {
+      r.release?.();
+      return;
+    }
+    const body = r.body;
+    const enc = ex.enc;
+    if (body === undefined || enc === null || body.length < this.o.compressMinBytes) {
+      try {
+        this.write(ex, r, body, null, closeConnection);
+      } finally {
+        // uWS has written the body, or copied what the socket did not take yet.
+        r.release?.();
+      }
+      return;
+    }
+    if (body.length >= ASYNC_MIN_BYTES) {
+      this.sendCompressedLater(ex, r, body, enc, closeConnection);
+      return;
+    }
+    let out: Buffer;
+    try {
+      out = compressSync(body, enc);
+    } finally {
+      r.release?.();
+    }
+    this.write(ex, r, out, enc, closeConnection);
+  }
+
+  /**
+   * Large bodies are compressed on the thread pool: the event loop serves others meanwhile (D94).
+   * The pool reads the body later, so it must stay as it is until then: a body with `release` (a
+   * pool output slot, a merged answer) is held until the compression is done; any other Buffer
+   * may be a view of memory the next request reuses (the station page writer's scratch buffer)
+   * and is copied first.
+   */
+  private sendCompressedLater(ex: Exchange, r: ApiResponse, body: string | Buffer, enc: Encoding, closeConnection: boolean): void {
+    const held = r.release !== undefined;
+    const input = typeof body === 'string' ? Buffer.from(body) : held ? body : Buffer.from(body);
+    compressAsync(input, enc).then(
+      (out) => {
+        r.release?.();
+        this.write(ex, r, out, enc, closeConnection);
+      },
+      (e: unknown) => {
+        this.o.logger.warn({ reqId: ex.reqId, err: e }, 'compression failed; answered uncompressed');
+        this.write(ex, r, input, null, closeConnection);
+        r.release?.();
+      },
+    );
+  }
+
+  /** Status, headers and body in one corked write (D93–D95 headers on every answer). */
+  private write(ex: Exchange, r: ApiResponse, body: string | Buffer | undefined, enc: Encoding | null, closeConnection: boolean): void {
+    if (ex.aborted || ex.done) return;
+    const close = closeConnection || this.o.draining();
+    const res = ex.res;
+    res.cork(() => {
+      res.writeStatus(statusLine(r.status));
+      res.writeHeader('X-Request-Id', ex.reqId);
+      if (ex.origin !== null) {
+        res.writeHeader('Access-Control-Allow-Origin', ex.origin);
+        res.writeHeader('Access-Control-Expose-Headers', EXPOSE_HEADERS);
+      }
+      if (r.headers) for (const k in r.headers) res.writeHeader(k, r.headers[k]);
+      if (ex.etag !== null && (r.status === 200 || r.status === 304)) {
+        res.writeHeader('ETag', ex.etag);
+        res.writeHeader('Cache-Control', this.cacheControl);
+      }
+      if (body === undefined) {
+        if (r.status === 304 && this.vary.length > 0) res.writeHeader('Vary', this.vary);
+        // 204/304: no Content-Length at all (endWithoutBody with no arguments reports none).
+        if (closeConnection) res.writeHeader('Connection', 'close');
+        res.endWithoutBody();
+        return;
+      }
+      if (this.vary.length > 0) res.writeHeader('Vary', this.vary);
+      if (enc !== null) res.writeHeader('Content-Encoding', enc);
+      // JSON unless the handler said otherwise (GET /metrics).
+      if (r.headers?.['Content-Type'] === undefined) res.writeHeader('Content-Type', JSON_TYPE);
+      if (ex.head) {
+        // endWithoutBody(length) of this uWS build closes the connection after the answer; the
+        // header written by hand keeps it alive (HEAD answers carry no body either way).
+        res.writeHeader('Content-Length', String(byteLength(body)));
+        if (close) res.writeHeader('Connection', 'close');
+        res.endWithoutBody();
+      } else res.end(body, close);
+    });
+    this.finish(ex);
+    const bytesOut = body === undefined || ex.head ? 0 : byteLength(body);
+    const ms = Math.round((performance.now() - ex.t0) * 1000) / 1000;
+    this.o.accessLog(ex.reqId, ex.method, ex.routePath, r.status, ms, ex.remote, ex.keyName, ex.bytesIn, bytesOut);
+    this.o.observe?.(ex.method, ex.routePath, r.status, ms, bytesOut);
+  }
+
+  /** Answers an error: an ApiError (or one mapError knows) as it says, anything else 500. */
+  fail(ex: Exchange, e: unknown, closeConnection = false): void {
+    const known = e instanceof ApiError ? e : (this.o.mapError?.(e) ?? null);
+    if (known !== null) {
+      this.send(ex, errorResponse(known, ex.withCode), closeConnection);
+      return;
+    }
+    this.o.logger.error({ reqId: ex.reqId, method: ex.method, route: ex.routePath, err: e }, 'unhandled error');
+    const title = `internal error (request ${ex.reqId})`;
+    this.send(ex, { status: 500, body: errorDocument([{ status: '500', code: 'INTERNAL_SERVER_ERROR', title } satisfies ErrorObject], true) });
+  }
+
+  /** D106: 503 for price work refused while saturated, answered once `refusalDelayMs` has passed. */
+  refuse(ex: Exchange): void {
+    const delay = this.o.refusalDelayMs;
+    if (delay <= 0 || this.o.draining()) {
+      this.fail(ex, overloadedError());
+      return;
+    }
+    this.held.push(ex);
+    this.heldTimer ??= setInterval(() => this.flushHeld(false), Math.max(5, Math.min(50, delay / 4)));
+  }
+
+  /** Answers the held refusals that are due (all of them when draining). */
+  flushHeld(all: boolean): void {
+    const now = performance.now();
+    const held = this.held;
+    let k = 0;
+    for (; k < held.length; k++) {
+      if (!all && now - held[k].t0 < this.o.refusalDelayMs) break;
+      this.fail(held[k], overloadedError());
+    }
+    this.held = k === held.length ? [] : held.slice(k);
+    if (this.held.length === 0 && this.heldTimer !== null) {
+      clearInterval(this.heldTimer);
+      this.heldTimer = null;
+    }
+  }
+}
+
+function byteLength(body: string | Buffer): number {
+  return typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+}
+
+export function errorResponse(e: ApiError, withCode: boolean): ApiResponse {
+  return { status: e.status, body: errorDocument(e.errors, withCode), headers: e.headers ? { ...e.headers } : undefined };
+}
