@@ -8,7 +8,7 @@ import { BroadcastChannel, workerData } from 'node:worker_threads';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { StoreCatalog, rateTable } from '../src/pool/catalog.js';
 import { OutputSlots } from '../src/pool/output.js';
-import { STORAGE_FAULT_IN_WORKER, type PartMessage, type PartReply, type StationChannelMessage, type TaskMessage, type TaskReply, type WorkerInit } from '../src/pool/protocol.js';
+import { type PartMessage, type StorageFaultReply, type PartReply, type StationChannelMessage, type TaskMessage, type TaskReply, type WorkerInit } from '../src/pool/protocol.js';
 import { isStorageFault } from '../src/storage/live.js';
 import { collectGarbage } from '../src/gc.js';
 import { StationView } from '../src/pool/stations.js';
@@ -99,9 +99,9 @@ export async function syncStations(generation: number): Promise<number> {
   return generation;
 }
 
-/** A catch-up that failed for the storage's sake, told apart from a failed task (D152). */
-function storageFault(e: unknown): never {
-  if (isStorageFault(e)) throw new Error(`${STORAGE_FAULT_IN_WORKER}: ${(e as Error).message}`);
+/** A catch-up that failed for the storage's sake is answered as such, told apart from a failed task (D152). */
+function storageFault(e: unknown): StorageFaultReply {
+  if (isStorageFault(e)) return { fault: 'storage', message: (e as Error).message };
   throw e;
 }
 

@@ -11,8 +11,10 @@
  *   waited longer than `maxQueueWaitMs`, and answered 503 when its answer is not ready
  *   `deadlineMs` after it was dispatched (the late answer is dropped). `saturated()` lets the
  *   HTTP layer refuse price requests before reading their bodies.
- * - A worker that dies mid-task: Piscina replaces it; the task's request is answered 500 and the
- *   pool keeps serving.
+ * - What runs where is planned by src/pool/planner.ts (inline, one worker, or split).
+ * - A worker's outcome is a typed value (`Outcome`): a reply, a storage fault (503, D152), a
+ *   refusal (503, D106) or a failure (the worker died: Piscina replaces it; 500). One place turns
+ *   an outcome other than a reply into the error the API answers.
  * - Results are values ({status, body}); a worker never throws a domain outcome.
  */
 import { randomUUID } from 'node:crypto';
@@ -39,14 +41,12 @@ import type {
   WorkerInit,
 } from './protocol.js';
 import { StationView, type SharedStationData } from './stations.js';
-import { STORAGE_FAULT_IN_WORKER } from './protocol.js';
+import { isStorageFaultReply } from './protocol.js';
+import { MAX_PARTS, PricePlanner, type Plan, type PriceWorkShape } from './planner.js';
 import { StorageUnavailableError } from '../storage/live.js';
 
 /** Compiled worker module, located relative to this module (dist/src/pool → dist/workers). */
 export const WORKER_FILE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../workers/pricing.worker.js');
-
-/** Parts a charge price request is split into at most (one per worker). */
-export const MAX_PARTS = 4;
 
 export interface PoolOptions {
   workers: number;
@@ -96,6 +96,13 @@ export class PoolOverloadedError extends Error {
 /** The worker running a task died (it is replaced). The API answers it 500 `price calculation failed`. */
 export class PoolTaskFailedError extends Error {}
 
+/** What became of a task handed to a worker. */
+type Outcome =
+  | { kind: 'ok'; reply: unknown }
+  | { kind: 'storage'; message: string }
+  | { kind: 'overloaded'; error: PoolOverloadedError }
+  | { kind: 'failed'; error: unknown };
+
 /** A task waiting for a free worker. */
 interface Waiting {
   since: number;
@@ -139,6 +146,7 @@ export class PricePool {
   private serviceMs = 0;
   private sweep: NodeJS.Timeout | null = null;
   readonly admission: AdmissionCounts = { full: 0, expired: 0, deadline: 0 };
+  readonly planner: PricePlanner;
   /** Tasks run inline and in workers, workers that died, and the time tasks waited (metrics). */
   readonly counts = { inline: 0, pooled: 0, workerDeaths: 0, waitMs: 0, waited: 0 };
 
@@ -149,16 +157,16 @@ export class PricePool {
     this.channel = o.workers > 0 ? new BroadcastChannel(o.init.stationChannel) : null;
     this.channel?.unref();
     this.output = new OutputSlots(o.init.output);
-    this.catalog = o.workers === 0 || o.inlineMaxEvaluations > 0 ? o.catalog() : null;
+    this.planner = new PricePlanner(o);
+    this.catalog = this.planner.needsCatalog ? o.catalog() : null;
     this.piscina =
       o.workers > 0
         ? new Piscina({
             filename: WORKER_FILE,
             minThreads: o.workers,
             maxThreads: o.workers,
-            // Tasks wait in `waiting`; Piscina's own queue holds only the few start-up and
-            // station-sync tasks sent past it.
-            maxQueue: 'auto',
+            // Tasks wait in `waiting`; Piscina's own queue (unbounded, its default) holds only
+            // the few start-up and station-sync tasks sent past it, so it never refuses one.
             idleTimeout: 2 ** 31 - 1,
             workerData: o.init,
           })
@@ -167,11 +175,17 @@ export class PricePool {
   }
 
   /**
-   * Candidate tariffs at a CPO (D66, before option filters) for estimating a charge price task
-   * on the main thread; Infinity when no main-thread catalog is kept.
+   * Candidate tariffs at a CPO (D66, before option filters) for estimating a task on the main
+   * thread. Without a main-thread catalog no plan depends on the estimate (the planner keeps one
+   * whenever a plan could), and 0 is answered.
    */
   candidatesAt(cpoId: string): number {
-    return this.catalog === null ? Infinity : this.catalog.candidatesAt(cpoId).slots.length;
+    return this.catalog === null ? 0 : this.catalog.candidatesAt(cpoId).slots.length;
+  }
+
+  /** The plan of a request (src/pool/planner.ts), with the workers idle right now. */
+  plan(w: PriceWorkShape): Plan {
+    return this.planner.plan(w, Math.max(0, this.o.workers - this.inFlight));
   }
 
   /**
@@ -250,27 +264,22 @@ export class PricePool {
   }
 
   /**
-   * Runs a task inline (no workers, or `evaluations` small enough) or in a worker. Rejects with
-   * PoolOverloadedError when the work is refused (D106) and PoolTaskFailedError when the worker
-   * running the task died.
+   * Runs a task as planned: inline, in a worker, or split over idle workers (charge prices; run
+   * whole when the workers are no longer idle or the parts disagree). Rejects with
+   * PoolOverloadedError when the work is refused (D106), StorageUnavailableError when a worker's
+   * catalog cannot catch up (D152) and PoolTaskFailedError when the worker running the task died.
    */
-  async run<K extends TaskName>(name: K, input: TaskInputs[K], evaluations = Infinity): Promise<TaskResult> {
+  async run<K extends TaskName>(plan: Plan & { task: K }, input: TaskInputs[K]): Promise<TaskResult> {
     if (this.closed) throw new PoolOverloadedError('closed');
+    const name = plan.task;
     const p = this.piscina;
-    if (p === null || (this.o.inlineMaxEvaluations > 0 && evaluations <= this.o.inlineMaxEvaluations)) {
+    if (p === null || plan.mode === 'inline') {
       this.counts.inline++;
       const r = this.o.work.runTask({ catalog: this.catalog!, rates: this.o.rates, stations: this.stations }, name, input);
       return typeof r.body === 'string' ? { status: r.status, body: r.body } : { status: r.status, body: bufferOf(r.body) };
     }
-    const parts = Math.min(this.o.workers, MAX_PARTS);
-    if (
-      name === 'chargePrices' &&
-      parts > 1 &&
-      this.o.splitMinEvaluations > 0 &&
-      evaluations >= this.o.splitMinEvaluations &&
-      this.inFlight + parts <= this.o.workers
-    ) {
-      const r = await this.runSplit(p, input as ChargePricesTask, parts);
+    if (name === 'chargePrices' && plan.mode === 'split' && this.inFlight + plan.parts <= this.o.workers) {
+      const r = await this.runSplit(p, input as ChargePricesTask, plan.parts);
       if (r !== null) return r;
     }
     const msg: TaskMessage = { name, generation: this.o.generation(), stations: this.stationGen, input };
@@ -383,42 +392,46 @@ export class PricePool {
       else this.perStationGen.set(gen, left);
       this.pump();
     };
-    const run = (p.run(msg, { name: fn }) as Promise<unknown>).then(
-      (r) => {
+    const run: Promise<Outcome> = (p.run(msg, { name: fn }) as Promise<unknown>).then(
+      (reply) => {
         settle();
-        return r;
+        return isStorageFaultReply(reply) ? { kind: 'storage', message: reply.message } : { kind: 'ok', reply };
       },
-      (e: unknown) => {
+      (error: unknown) => {
         settle();
-        throw e;
+        return { kind: 'failed', error };
       },
     );
     let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
+    const deadline = new Promise<Outcome>((resolve) => {
       timer = setTimeout(
         () => {
           this.admission.deadline++;
           // The answer still arrives later: free its output slot then.
-          run.then(
-            (r) => this.drop(r),
-            () => undefined,
-          );
-          reject(new PoolOverloadedError('deadline'));
+          void run.then((o) => o.kind === 'ok' && this.drop(o.reply));
+          resolve({ kind: 'overloaded', error: new PoolOverloadedError('deadline') });
         },
         Math.max(0, this.o.deadlineMs - (t0 - dispatched)),
       );
     });
-    try {
-      return await Promise.race([run, deadline]);
-    } catch (e) {
-      if (e instanceof PoolOverloadedError) throw e;
-      if (e instanceof Error && e.message === 'Task queue is at limit') throw new PoolOverloadedError('full');
-      if (e instanceof Error && e.message.startsWith(STORAGE_FAULT_IN_WORKER)) throw new StorageUnavailableError('EWORKER', e.message);
-      this.counts.workerDeaths++;
-      this.o.logger.error({ err: e, task }, 'pricing worker failed');
-      throw new PoolTaskFailedError('price calculation failed');
-    } finally {
-      clearTimeout(timer);
+    const outcome = await Promise.race([run, deadline]);
+    clearTimeout(timer);
+    return this.replyOf(outcome, task);
+  }
+
+  /** The reply of an outcome; any other outcome as the error the API answers. */
+  private replyOf(o: Outcome, task: string): unknown {
+    switch (o.kind) {
+      case 'ok':
+        return o.reply;
+      case 'storage':
+        throw new StorageUnavailableError('EWORKER', o.message);
+      case 'overloaded':
+        throw o.error;
+      case 'failed':
+        this.counts.workerDeaths++;
+        this.o.logger.error({ err: o.error, task }, 'pricing worker failed');
+        throw new PoolTaskFailedError('price calculation failed');
     }
   }
 

@@ -21,11 +21,18 @@ import type { GrowableBytes } from '../domain/bytes.js';
 import type { StationView } from './stations.js';
 
 /**
- * A worker whose catalog could not catch up from the live store rejects its task with an Error
- * whose message starts with this (errors cross the thread as plain Errors): the pool answers it
- * as the storage fault it is (503 `storage unavailable`, D152), not as a failed worker.
+ * A worker's answer when its catalog could not catch up from the live store before the task
+ * (D152): a value, so the pool tells it from a failed worker by its type, and the request is
+ * answered as the storage fault it is (503 `storage unavailable`).
  */
-export const STORAGE_FAULT_IN_WORKER = 'live store unavailable to a pricing worker';
+export interface StorageFaultReply {
+  fault: 'storage';
+  message: string;
+}
+
+export function isStorageFaultReply(r: unknown): r is StorageFaultReply {
+  return typeof r === 'object' && r !== null && (r as { fault?: unknown }).fault === 'storage';
+}
 
 export interface WorkerInit {
   dataDir: string;

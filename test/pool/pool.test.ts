@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Snapshot } from '../../src/storage/snapshot.js';
-import { call, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
+import { call, keyFor, startTestApp, startTestServer, type TestApp, type TestServer } from '../helpers/server.js';
 import { chargeBody, comp, heavySetup, putCompany, putTariff, ref, seg } from './price-fixtures.js';
 
 const W = keyFor('writer');
@@ -109,13 +109,13 @@ describe('price pool', () => {
   });
 
   describe('inline evaluation (WORKERS=0) and the pool', () => {
-    let pooled: TestServer;
-    let inline: TestServer;
+    let pooled: TestApp;
+    let inline: TestApp;
     beforeAll(async () => {
       [pooled, inline] = await Promise.all([
         // Every price request in a worker on one, on the main thread on the other.
-        startTestServer({ keys: KEYS, env: { WORKERS: '2', PRICING_INLINE_MAX_EVALUATIONS: '0' } }),
-        startTestServer({ keys: KEYS, env: { WORKERS: '0' } }),
+        startTestApp({ keys: KEYS, env: { WORKERS: '2', PRICING_INLINE_MAX_EVALUATIONS: '0' } }),
+        startTestApp({ keys: KEYS, env: { WORKERS: '0' } }),
       ]);
     });
     afterAll(async () => {
@@ -124,7 +124,7 @@ describe('price pool', () => {
 
     it('give identical answers (write times aside) for all three endpoints, before and after writes', async () => {
       const ids = { emp: randomUUID(), cpo: randomUUID(), t: randomUUID() };
-      const both = async (f: (s: TestServer) => Promise<unknown>) => Promise.all([f(pooled), f(inline)]);
+      const both = async (f: (s: TestApp) => Promise<unknown>) => Promise.all([f(pooled), f(inline)]);
       await both((s) => putCompany(s, W, { name: 'Same EMP' }, ids.emp));
       await both((s) => putCompany(s, W, { name: 'Same CPO', is_cpo: true, supported_emps: [ids.emp] }, ids.cpo));
       const requests = (): [string, string, unknown][] => [
@@ -154,6 +154,25 @@ describe('price pool', () => {
       await compare();
       await both((s) => call(s, 'DELETE', `/v2/tariffs/${ids.t}`, { key: W }));
       await compare();
+    });
+
+    it('with inline work off, a small charge price request runs whole in one worker, never split (its estimate is finite)', async () => {
+      const tasks = async (): Promise<Record<string, number>> => {
+        const text = (await call(pooled, 'GET', '/metrics')).text;
+        const out: Record<string, number> = {};
+        for (const m of text.matchAll(/^price_tasks_total\{mode="(\w+)"\} (\d+)$/gm)) out[m[1]] = Number(m[2]);
+        return out;
+      };
+      const ids = { emp: randomUUID(), cpo: randomUUID(), t: randomUUID() };
+      await putCompany(pooled, W, { name: 'Small EMP' }, ids.emp);
+      await putCompany(pooled, W, { name: 'Small CPO', is_cpo: true, supported_emps: [ids.emp] }, ids.cpo);
+      await putTariff(pooled, W, ids.emp, { attributes: { name: 'Small', prices: [comp([seg('kwh', 0.4)])] } }, ids.t);
+      const before = await tasks();
+      const r = await call(pooled, 'POST', '/v1/charge_prices', { key: C, body: chargeBody({ network: ids.cpo, options: { energy: 30, duration: 45 } }) });
+      expect(r.status, r.text).toBe(200);
+      const after = await tasks();
+      expect(after.split).toBe(before.split);
+      expect(after.pooled).toBe(before.pooled + 1);
     });
   });
 

@@ -24,13 +24,6 @@ const HEAD_LENGTH = Buffer.byteLength('{"data":[');
 const MID = Buffer.from('],"included":[');
 const COMMA = Buffer.from(',');
 const EMPTY = Buffer.alloc(0);
-/**
- * A search of more stations than this is split into one task per worker, run side by side (as a
- * large charge price request is); below it, one task (the split costs a pool hop and re-plans the
- * tariffs per part).
- */
-const SPLIT_STATIONS = 300;
-
 interface Priced {
   index: number;
   price: number;
@@ -80,15 +73,14 @@ export function areaPricesRoutes(ctx: AppContext): RouteDef[] {
     };
     const out = new Map<number, Omit<Priced, 'distance' | 'detour'>>();
     if (indices.length === 0) return out;
-    const parts = Math.max(1, Math.min(ctx.config.workers, Math.ceil(indices.length / SPLIT_STATIONS)));
-    const size = Math.ceil(indices.length / parts);
-    const evaluations = size * Math.max(1, base.tariffIds.length) * 4;
+    const plan = ctx.prices.plan({ task: 'stationPrices', stations: indices.length, tariffs: base.tariffIds.length });
+    const size = Math.ceil(indices.length / plan.parts);
     const runs = [];
     const current = ctx.prices.dispatchesStations(index.c.ids);
-    for (let k = 0; k < parts; k++) {
+    for (let k = 0; k < plan.parts; k++) {
       const part = indices.slice(k * size, (k + 1) * size);
       const stations = current ? { indices: Int32Array.from(part) } : { ids: part.map((i) => index.idAt(i)) };
-      runs.push(ctx.prices.run('stationPrices', { ...base, stations }, evaluations));
+      runs.push(ctx.prices.run(plan, { ...base, stations }));
     }
     // Every answer's output slot is freed, also when another part failed (503 overloaded, 500).
     const settled = await Promise.allSettled(runs);

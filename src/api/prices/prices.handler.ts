@@ -183,12 +183,12 @@ export function pricesRoutes(ctx: AppContext): RouteDef[] {
     };
     const listed = rel.tariffs === undefined ? null : rel.tariffs.data.map((t) => t.id);
     const include = rel.tariffs?.meta?.include ?? 'filter';
-    // Small requests run inline (see PricePool): at most the listed tariffs (filter, exclusive),
+    // Planned by its size (src/pool/planner.ts): at most the listed tariffs (filter, exclusive),
     // else the tariffs usable at the CPO (plus the listed ones with `always`), at every charge point.
     const candidates =
       listed !== null && include !== 'always' ? listed.length : ctx.prices.candidatesAt(cpoId) + (listed === null ? 0 : listed.length);
-    const evaluations = candidates * cps.length;
-    const r = await ctx.prices.run('chargePrices', {
+    const plan = ctx.prices.plan({ task: 'chargePrices', candidates, chargePoints: cps.length });
+    const r = await ctx.prices.run(plan, {
       station: {
         id: cpoId === '' ? null : stationInContext(cpoId, a.station.latitude, a.station.longitude),
         country,
@@ -202,7 +202,7 @@ export function pricesRoutes(ctx: AppContext): RouteDef[] {
       showPriceUnavailable: o.show_price_unavailable ?? false,
       lang: pickLanguage(req.headers.acceptLanguage),
       nowMs: Date.now(),
-    }, evaluations);
+    });
     return r;
   }
 
@@ -228,9 +228,11 @@ export function pricesRoutes(ctx: AppContext): RouteDef[] {
     }
     const currency = currencyOf(a.currency, rates);
     const vehicle = vehicleOf(ctx, rel.vehicle.data.id);
-    const r = await ctx.prices.run('bulk', {
-      stationIds: rel.charging_stations.data.map((s) => s.id),
-      tariffIds: rel.tariffs.data.map((t) => t.id),
+    const stationIds = rel.charging_stations.data.map((s) => s.id);
+    const tariffIds = rel.tariffs.data.map((t) => t.id);
+    const r = await ctx.prices.run(ctx.prices.plan({ task: 'bulk', stations: stationIds.length, tariffs: tariffIds.length }), {
+      stationIds,
+      tariffIds,
       vehicle,
       batteryRange: [a.battery_range[0], a.battery_range[1]],
       currency,

@@ -42,7 +42,8 @@ export function tariffDetailsRoutes(ctx: AppContext): RouteDef[] {
       average_prices: f.average_prices ?? false,
       dimensions: f.dimensions ?? ['minute', 'kwh', 'session'],
     };
-    const r = await ctx.prices.run('tariffDetails', {
+    const plan = ctx.prices.plan({ task: 'tariffDetails', stations: s.id?.length ?? 1, candidates: tariffs?.length ?? candidatesOf(s) });
+    const r = await ctx.prices.run(plan, {
       query: s.id !== undefined ? { kind: 'stations', ids: s.id } : { kind: 'cpo', country: s.country!, operatorId: s.operator!.id },
       chargePoint: s.charge_point === undefined ? null : { plug: s.charge_point.plug, power: s.charge_point.power },
       filter,
@@ -50,5 +51,13 @@ export function tariffDetailsRoutes(ctx: AppContext): RouteDef[] {
     });
     return r;
   }
+  /** Candidate tariffs at the request's CPO (CPO form) or first station's operator, for the plan. */
+  function candidatesOf(s: { id?: string[]; operator?: { id: string } }): number {
+    if (s.operator !== undefined) return ctx.prices.candidatesAt(s.operator.id);
+    const i = s.id === undefined || s.id.length === 0 ? -1 : ctx.stations.find(s.id[0]);
+    const op = i < 0 ? null : ctx.stations.operatorOf(i);
+    return op === null ? 0 : ctx.prices.candidatesAt(op);
+  }
+
   return [{ method: 'POST', path: '/v1/tariff_details', groups: ['ViewPriceBenchmark'], body: true, priceWork: true, fresh: true, handler }];
 }
