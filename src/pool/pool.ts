@@ -42,7 +42,7 @@ import type {
 } from './protocol.js';
 import { StationView, type SharedStationData } from './stations.js';
 import { isStorageFaultReply } from './protocol.js';
-import { MAX_PARTS, PricePlanner, type Plan, type PriceWorkShape } from './planner.js';
+import { PricePlanner, type Plan, type PriceWorkShape } from './planner.js';
 import { StorageUnavailableError } from '../storage/live.js';
 
 /** Compiled worker module, located relative to this module (dist/src/pool → dist/workers). */
