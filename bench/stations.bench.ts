@@ -18,7 +18,7 @@ import { CompanyRegistry } from '../src/domain/companies/registry.js';
 import { fragmentOf } from '../src/domain/stations/columns.js';
 import { StationIndex } from '../src/domain/stations/index.js';
 import { haversineMeters } from '../src/domain/stations/geo.js';
-import { StationPageWriter } from '../src/api/stations/stations.document.js';
+import { StationPageWriter } from '../src/api/station-page.js';
 import { Snapshot } from '../src/storage/snapshot.js';
 
 const ROOT = (() => {

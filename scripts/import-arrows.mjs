@@ -5,10 +5,31 @@
 // src's own files (src/app.ts, …), workers/ and snapshots/. Type-only imports count too: they tie
 // the modules together for a reader just the same.
 //
+// It fails (exit 1) on any of:
+// - an arrow against the layering;
+// - an import cycle between files (strongly connected files of the import graph);
+// - an import between feature folders of src/api (src/api/<feature>/…): a feature imports its own
+//   folder, the shared modules directly in src/api and src/api/jsonapi, and the layers below.
+//   src/api/openapi describes every feature's requests and may import them.
+//
 //   npm run arrows [-- --json]
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const USAGE = 'usage: npm run arrows [-- --json]  the import arrows between parts; exit 1 on an upward arrow, a cycle or an import between feature folders';
+let args;
+try {
+  args = parseArgs({ options: { json: { type: 'boolean' }, help: { type: 'boolean' } }, strict: true }).values;
+} catch (e) {
+  console.error(`${e instanceof Error ? e.message : String(e)}\n${USAGE}`);
+  process.exit(2);
+}
+if (args.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** Layers from the bottom: a part may import its own layer and those below. */
@@ -22,16 +43,23 @@ const LAYERS = [
   // documents on the pool's protocol), the command lines.
   ['src/app.ts', 'src/snapshot-swap.ts', 'src/main.ts', 'src/cli', 'snapshots', 'workers'],
 ];
+/** @param {string} part */
 const layerOf = (part) => LAYERS.findIndex((l) => l.includes(part));
 
+/** @param {string} file */
 function partOf(file) {
   const rel = path.relative(ROOT, file).split(path.sep).join('/');
   const [top, second] = rel.split('/');
-  if (top === 'src') return second.endsWith('.ts') ? `src/${second}` : `src/${second}`;
+  if (top === 'src') return `src/${second}`;
   return top;
 }
 
+/**
+ * @param {string} dir
+ * @returns {string[]}
+ */
 function files(dir) {
+  /** @type {string[]} */
   const out = [];
   for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
     const p = path.join(dir, e.name);
@@ -41,13 +69,21 @@ function files(dir) {
   return out;
 }
 
+/** @type {Map<string, { from: string; to: string; count: number; files: Set<string> }>} */
 const edges = new Map();
+/** File → the files it imports (the file graph, for cycles and feature folders). */
+/** @type {Map<string, Set<string>>} */
+const graph = new Map();
 for (const top of ['src', 'workers', 'snapshots']) {
   for (const f of files(path.join(ROOT, top))) {
     const text = fs.readFileSync(f, 'utf8');
     for (const m of text.matchAll(/^\s*(?:import|export)\s[^;]*?from\s+'(\.[^']+)'/gms)) {
       const target = path.resolve(path.dirname(f), m[1].replace(/\.js$/, '.ts'));
       if (!fs.existsSync(target)) continue;
+      const from = path.relative(ROOT, f);
+      const targets = graph.get(from) ?? new Set();
+      graph.set(from, targets);
+      targets.add(path.relative(ROOT, target));
       const a = partOf(f);
       const b = partOf(target);
       if (a === b) continue;
@@ -61,11 +97,77 @@ for (const top of ['src', 'workers', 'snapshots']) {
 }
 const rows = [...edges.values()].sort((x, y) => x.from.localeCompare(y.from) || x.to.localeCompare(y.to));
 const upward = rows.filter((e) => layerOf(e.from) !== -1 && layerOf(e.to) !== -1 && layerOf(e.to) > layerOf(e.from));
-if (process.argv.includes('--json')) {
-  console.log(JSON.stringify({ arrows: rows.map((e) => ({ ...e, files: [...e.files] })), upward: upward.map((e) => `${e.from} → ${e.to}`) }, null, 1));
+
+/** Strongly connected groups of more than one file (Tarjan), each sorted. */
+function cycles() {
+  let next = 0;
+  /** @type {Map<string, number>} */
+  const index = new Map();
+  /** @type {Map<string, number>} */
+  const low = new Map();
+  /** @type {string[]} */
+  const stack = [];
+  const on = new Set();
+  /** @type {string[][]} */
+  const out = [];
+  /** @param {string} v */
+  const visit = (v) => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    on.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v) ?? 0, low.get(w) ?? 0));
+      } else if (on.has(w)) low.set(v, Math.min(low.get(v) ?? 0, index.get(w) ?? 0));
+    }
+    if (low.get(v) === index.get(v)) {
+      /** @type {string[]} */
+      const group = [];
+      /** @type {string} */
+      let w;
+      do {
+        w = /** @type {string} */ (stack.pop());
+        on.delete(w);
+        group.push(w);
+      } while (w !== v);
+      if (group.length > 1) out.push(group.sort());
+    }
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return out;
+}
+
+const SHARED_API = new Set(['jsonapi']);
+const AGGREGATES_API = new Set(['openapi']);
+/** @param {string} file */
+const featureOf = (file) => {
+  const m = /^src\/api\/([^/]+)\//.exec(file);
+  return m === null ? null : m[1];
+};
+/** @type {string[]} */
+const crossFeature = [];
+for (const [from, targets] of graph) {
+  const a = featureOf(from);
+  if (a === null || AGGREGATES_API.has(a)) continue;
+  for (const to of targets) {
+    const b = featureOf(to);
+    if (b !== null && b !== a && !SHARED_API.has(b)) crossFeature.push(`${from} → ${to}`);
+  }
+}
+const cycleGroups = cycles();
+
+if (args.json) {
+  console.log(JSON.stringify({ arrows: rows.map((e) => ({ ...e, files: [...e.files] })), upward: upward.map((e) => `${e.from} → ${e.to}`), cycles: cycleGroups, crossFeature }, null, 1));
 } else {
   console.log(`${rows.length} arrows between parts, ${rows.reduce((s, e) => s + e.count, 0)} imports:`);
   for (const e of rows) console.log(`  ${e.from} → ${e.to}: ${e.count}`);
   console.log(`\n${upward.length} against the layering (${LAYERS.map((l) => l.join(', ')).join(' < ')}):`);
   for (const e of upward) console.log(`  ${e.from} → ${e.to}: ${[...e.files].join(', ')}`);
+  console.log(`\n${cycleGroups.length} import cycles between files:`);
+  for (const g of cycleGroups) console.log(`  ${g.join(' ⇄ ')}`);
+  console.log(`\n${crossFeature.length} imports between feature folders of src/api:`);
+  for (const e of crossFeature) console.log(`  ${e}`);
 }
+if (upward.length > 0 || cycleGroups.length > 0 || crossFeature.length > 0) process.exitCode = 1;

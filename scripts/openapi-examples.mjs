@@ -13,6 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/** @param {string} p */
 const dist = (p) => import(path.join(ROOT, 'dist', p));
 
 if (process.argv.includes('--help')) {

@@ -3,9 +3,25 @@
 // and Node versions from node_modules/uWebSockets.js (it ships 54 of them, 257 MB), keeping the one
 // this Node loads (uws_<platform>_<arch>_<ABI>.node). For production installs and images; run it
 // again after switching Node versions (or reinstall).
+//
+//   npm run prune:uws [-- --check]   (--check: say what would be deleted, delete nothing)
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const USAGE = 'usage: npm run prune:uws [-- --check]  deletes the uWebSockets.js binaries this Node does not load; --check only lists them';
+let args;
+try {
+  args = parseArgs({ options: { check: { type: 'boolean' }, help: { type: 'boolean' } }, strict: true }).values;
+} catch (e) {
+  console.error(`${e instanceof Error ? e.message : String(e)}\n${USAGE}`);
+  process.exit(2);
+}
+if (args.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dir = path.join(root, 'node_modules', 'uWebSockets.js');
@@ -20,7 +36,7 @@ for (const f of fs.readdirSync(dir)) {
   if (!f.endsWith('.node') || f === keep) continue;
   const p = path.join(dir, f);
   freed += fs.statSync(p).size;
-  fs.rmSync(p);
+  if (!args.check) fs.rmSync(p);
   n++;
 }
-console.log(`prune:uws: kept ${keep}, deleted ${n} other binaries (${Math.round(freed / 2 ** 20)} MB)`);
+console.log(`prune:uws: kept ${keep}, ${args.check ? 'would delete' : 'deleted'} ${n} other binaries (${Math.round(freed / 2 ** 20)} MB)`);

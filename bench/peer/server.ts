@@ -33,7 +33,7 @@ import {
   type VehiclePricing,
 } from '../../src/domain/pricing/index.js';
 import { VehicleRegistry } from '../../src/domain/vehicles/vehicle.js';
-import { vehiclePricing } from '../../src/api/prices/prices.handler.js';
+import { vehiclePricing } from '../../src/api/price-inputs.js';
 import { Snapshot } from '../../src/storage/snapshot.js';
 import { loadRefCatalog, profileOf, usable } from '../lib/reference-catalog.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BodyCache } from '../../src/api/tariffs/body-cache.js';
+import { BodyCache } from '../../src/api/body-cache.js';
 
 describe('BodyCache bounds (D101)', () => {
   it('keeps at most max entries and maxBytes, drops the oldest first, never keeps oversized bodies or keys', () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { vehiclePricing } from '../../src/api/prices/prices.handler.js';
+import { vehiclePricing } from '../../src/api/price-inputs.js';
 import { sessionForVehicle, type RateTable, type VehiclePricing } from '../../src/domain/pricing/index.js';
 import type { StationRecord } from '../../src/domain/stations/model.js';
 import { VehicleRegistry } from '../../src/domain/vehicles/vehicle.js';

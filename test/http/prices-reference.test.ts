@@ -4,7 +4,7 @@
  * against the reference evaluator.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { vehiclePricing } from '../../src/api/prices/prices.handler.js';
+import { vehiclePricing } from '../../src/api/price-inputs.js';
 import { energyTypeOfPlug, sessionForEnergy, sessionForVehicle, type RateTable, type VehiclePricing } from '../../src/domain/pricing/index.js';
 import { haversineMeters } from '../../src/domain/stations/geo.js';
 import type { StationRecord } from '../../src/domain/stations/model.js';

@@ -9,34 +9,9 @@ import type { AppContext } from '../context.js';
 import { ApiError, badPointer } from '../jsonapi/errors.js';
 import { compile } from '../jsonapi/validate.js';
 import { json, type ApiRequest, type ApiResponse, type RouteDef } from '../types.js';
+import { SwapError } from './snapshot-control.js';
 
-/** What a snapshot swap reports. */
-export interface SwapResult {
-  file: string;
-  version: string;
-  builtAt: string;
-  stations: number;
-  generation: number;
-  loadMs: number;
-  swapMs: number;
-}
-
-export type SwapFailure = 'busy' | 'missing' | 'refused';
-
-export class SwapError extends Error {
-  constructor(
-    readonly kind: SwapFailure,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-/** The station snapshot in use and its swap (src/snapshot-swap.ts). */
-export interface SnapshotControl {
-  /** Loads, checks and swaps in a snapshot; rejects with SwapError. */
-  reload(file?: string): Promise<SwapResult>;
-}
+export { SwapError, type SnapshotControl, type SwapFailure, type SwapResult } from './snapshot-control.js';
 
 export const validateSnapshotReload = compile<{ data: { type?: string; attributes?: { path?: string } } }>({
   type: 'object',

@@ -1,7 +1,7 @@
 /** JSON Schemas of the area and route price searches (D110–D113), compiled once. */
 import { bool, currency, ref } from '../jsonapi/schemas.js';
 import { compile } from '../jsonapi/validate.js';
-import { startDate } from '../prices/prices.schema.js';
+import { startDate } from '../price-inputs.js';
 
 export const MAX_AREA_TARIFFS = 200;
 

@@ -11,7 +11,7 @@ import { EVSE_STATUSES, type EvseStatus, type LiveAvailability } from '../../dom
 import type { AppContext } from '../context.js';
 import { ApiError, badPointer, notFound } from '../jsonapi/errors.js';
 import { compile } from '../jsonapi/validate.js';
-import { evseIndexOf } from '../stations/availability.js';
+import { evseIndexOf } from '../evse-availability.js';
 import { json, type ApiRequest, type ApiResponse, type RouteDef } from '../types.js';
 
 /** Statuses per bulk body at most. */

@@ -12,7 +12,7 @@ import { bool, csv, fields, page } from '../jsonapi/query.js';
 import { sparse } from '../jsonapi/document.js';
 import { dropNulls } from '../jsonapi/validate.js';
 import { noContent, type ApiRequest, type ApiResponse, type RouteDef } from '../types.js';
-import { BodyCache, queryKey } from '../tariffs/body-cache.js';
+import { BodyCache, queryKey } from '../body-cache.js';
 import { COMPANY_FIELDS, CompanyDocuments } from './companies.document.js';
 import { validateCompanyPut } from './companies.schema.js';
 

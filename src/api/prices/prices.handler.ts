@@ -14,16 +14,15 @@ import {
   type EnergyType,
   type VehiclePricing,
 } from '../../domain/pricing/index.js';
-import type { Vehicle } from '../../domain/vehicles/vehicle.js';
 import type { AppContext } from '../context.js';
 import { badPointer, notFound } from '../jsonapi/errors.js';
 import { dropNulls } from '../jsonapi/validate.js';
 import type { ApiRequest, ApiResponse, RouteDef } from '../types.js';
-import { MAX_BULK_STATIONS, MAX_BULK_TARIFFS, startDayOf, validateBulk, validateChargePrices, type ChargePricesBody } from './prices.schema.js';
+import { currencyOf, startDayOf, vehicleOf } from '../price-inputs.js';
+import { MAX_BULK_STATIONS, MAX_BULK_TARIFFS, validateBulk, validateChargePrices, type ChargePricesBody } from './prices.schema.js';
 
 const A = '/data/attributes';
 const O = '/data/attributes/options';
-const VEHICLE_POINTER = '/data/relationships/vehicle/data/id';
 /** D39: the stored station within this distance of the coordinates is the station in context. */
 const STATION_CONTEXT_RADIUS_M = 50;
 
@@ -43,35 +42,6 @@ const EXT_B_COUNTRIES: Readonly<Record<string, string>> = {
   spanien: 'ES', spain: 'ES', polen: 'PL', poland: 'PL', tschechien: 'CZ', 'czech republic': 'CZ',
   schweden: 'SE', sweden: 'SE', norwegen: 'NO', norway: 'NO', 'vereinigtes königreich': 'GB', 'united kingdom': 'GB',
 };
-
-/** The vehicle's pricing fields as plain, cloneable data. */
-export function vehiclePricing(v: Vehicle): VehiclePricing {
-  return {
-    id: v.id,
-    brand_id: v.brand_id,
-    usable_battery_size: v.usable_battery_size,
-    ac_phases: v.ac_phases,
-    ac_max_power: v.ac_max_power,
-    ac_map: v.ac_map === null ? null : { ...v.ac_map },
-    dc_ports: [...v.dc_ports],
-    dc_max_power: v.dc_max_power,
-    dc_curve: v.dc_curve === null ? null : v.dc_curve.map((p) => ({ percentage: p.percentage, power: p.power })),
-  };
-}
-
-/** D84: the currency as sent must be in the rate table (case-insensitive); 404 otherwise. */
-export function currencyOf(sent: string | undefined, rates: Readonly<Record<string, number>>): string {
-  if (sent === undefined) return 'EUR';
-  const code = sent.toUpperCase();
-  if (code !== 'EUR' && rates[code] === undefined) throw notFound(`No currency with iso ${sent}`);
-  return code;
-}
-
-export function vehicleOf(ctx: AppContext, id: string): VehiclePricing {
-  const v = ctx.vehicles.get(id);
-  if (v === undefined) throw badPointer(VEHICLE_POINTER, `vehicle ${id} not found`);
-  return vehiclePricing(v);
-}
 
 export function pricesRoutes(ctx: AppContext): RouteDef[] {
   const rates = ctx.snapshot.rates();

@@ -1,6 +1,5 @@
 /** JSON Schemas of charge prices (endpoint 3, D36–D38) and the bulk preview (endpoint 8, D50), compiled once. */
-import { isoWeekdayOf } from '../../domain/pricing/first-match.js';
-import { badPointer } from '../jsonapi/errors.js';
+import { startDate } from '../price-inputs.js';
 import { compile } from '../jsonapi/validate.js';
 import { bool, chargePoint, currency, ref } from '../jsonapi/schemas.js';
 
@@ -11,17 +10,6 @@ const batteryRange = {
   items: { type: 'number', minimum: 0, maximum: 100 },
 } as const;
 const startTime = { type: 'integer', minimum: 0, maximum: 1439 } as const;
-/** D148: the local date of the session's start, for days_of_week (checked to be a real date by the handler). */
-export const startDate = { type: 'string', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' } as const;
-
-/** The ISO weekday of a `start_date` (0 when absent); 400 at `pointer` for a date that does not exist. */
-export function startDayOf(date: string | undefined, pointer: string): number {
-  if (date === undefined) return 0;
-  const day = isoWeekdayOf(date);
-  if (day === null) throw badPointer(pointer, `${date} is not a calendar date`);
-  return day;
-}
-
 export interface ChargePricesBody {
   data: {
     type?: string;

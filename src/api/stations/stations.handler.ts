@@ -11,8 +11,8 @@ import type { AppContext } from '../context.js';
 import { forbidden, notFound } from '../jsonapi/errors.js';
 import { bool } from '../jsonapi/query.js';
 import { json, type ApiRequest, type ApiResponse, type RouteDef } from '../types.js';
-import { AvailabilityView, evseIndexOf } from './availability.js';
-import { SingleStationWriter, StationPageWriter, singleStationDocument } from './stations.document.js';
+import { AvailabilityView, evseIndexOf } from '../evse-availability.js';
+import { SingleStationWriter, StationPageWriter, singleStationDocument } from '../station-page.js';
 import { parseSearch } from './stations.query.js';
 
 const WITH_AVAILABILITY = GROUP_BIT.ReadStationsWithAvailability;

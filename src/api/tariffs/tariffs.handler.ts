@@ -18,7 +18,7 @@ import { ApiError, badParameter, badPointer, notFound, versionConflict, type Err
 import { bool, csv, fields, page } from '../jsonapi/query.js';
 import { dropNulls } from '../jsonapi/validate.js';
 import { noContent, type ApiRequest, type ApiResponse, type RouteDef } from '../types.js';
-import { BodyCache, queryKey } from './body-cache.js';
+import { BodyCache, queryKey } from '../body-cache.js';
 import { ResourceCache, TARIFF_FIELDS, rawTariffResource, simpleTariffResource } from './tariffs.document.js';
 import { validateTariffPut, type TariffPutBody } from './tariffs.schema.js';
 

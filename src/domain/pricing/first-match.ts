@@ -22,7 +22,7 @@ import type * as Catalog from './catalog.js';
 import type { CompiledTariff } from './catalog.js';
 import { energyAt, type ChargeSession } from './charging.js';
 import type { Conversion } from './currency.js';
-import type { PlanScratch, PriceResults } from './evaluate.js';
+import type { PlanScratch, PriceResults } from './scratch.js';
 
 const DIM_SESSION: typeof Catalog.DIM_SESSION = 0;
 const DIM_KWH: typeof Catalog.DIM_KWH = 1;

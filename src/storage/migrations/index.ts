@@ -5,11 +5,9 @@ import * as m004 from './004_feedback_devices.js';
 import * as m005 from './005_key_generation.js';
 import * as pg from './postgres.js';
 
-export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
+import type { Migration } from './migration.js';
+
+export type { Migration };
 
 /** Ordered schema migrations of the SQLite live store; each runs once, in its own transaction. */
 export const SQLITE_MIGRATIONS: readonly Migration[] = [

@@ -5,7 +5,7 @@
  * announces itself on channel `cps_live` as `catalog:<n>` or `keys:<n>`, whoever wrote it (a
  * replica, the keys CLI). NOTIFY is delivered at commit, never for a rolled-back transaction.
  */
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 export const CHANNEL = 'cps_live';
 

@@ -4,12 +4,12 @@
  * company was deleted, D21) and `available_count` (D3). Included operator companies (D29) come
  * from a per-company cache invalidated by the company registry's generation.
  */
-import type { CompanyRegistry } from '../../domain/companies/registry.js';
-import type { StationIndex } from '../../domain/stations/index.js';
-import type { AvailabilityLookup } from './availability.js';
-import type { StationRecord } from '../../domain/stations/model.js';
-import { localized, type Language } from '../../domain/language.js';
-import { GrowableBytes } from '../../domain/bytes.js';
+import type { CompanyRegistry } from '../domain/companies/registry.js';
+import type { StationIndex } from '../domain/stations/index.js';
+import type { AvailabilityLookup } from './evse-availability.js';
+import type { StationRecord } from '../domain/stations/model.js';
+import { localized, type Language } from '../domain/language.js';
+import { GrowableBytes } from '../domain/bytes.js';
 
 const HEAD = Buffer.from('{"data":[');
 const COMMA = Buffer.from(',');

@@ -1,7 +1,7 @@
-import type { StationIndex } from '../../domain/stations/index.js';
-import { EvseIndex, type LiveAvailability } from '../../domain/stations/live-availability.js';
-import type { AvailabilitySource } from '../../storage/availability.js';
-import type { Snapshot } from '../../storage/snapshot.js';
+import type { StationIndex } from '../domain/stations/index.js';
+import { EvseIndex, type LiveAvailability } from '../domain/stations/live-availability.js';
+import type { AvailabilitySource } from '../storage/availability.js';
+import type { Snapshot } from '../storage/snapshot.js';
 
 /** Per station index, `available_count` per group (-1 = unknown); undefined = all unknown. */
 export interface AvailabilityLookup {

@@ -1,0 +1,117 @@
+/**
+ * Every `npm run` script is accounted for: the ones that take `--help` answer it with their usage
+ * (exit 0) and refuse an unknown option (exit 2) where they parse options; the ones with a check
+ * mode run it; every other script is listed with where it is exercised. A script added to
+ * package.json without a line here fails this test.
+ */
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, inject, it } from 'vitest';
+
+const run = promisify(execFile);
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+/** Scripts whose entry (the last `node <file>` of the script) answers `--help`; true: it also refuses unknown options with 2. */
+const HELP: Record<string, boolean> = {
+  keys: true,
+  token: true,
+  export: true,
+  import: true,
+  'snapshot:build': true,
+  'snapshot:synthetic': true,
+  'ocpi:cost': true,
+  arrows: true,
+  'prune:uws': true,
+  'openapi:examples': false,
+};
+
+/** Scripts with a check mode: the arguments that run it (cheap, no side effects). */
+const CHECK: Record<string, string[]> = {
+  arrows: [],
+  'prune:uws': ['--check'],
+};
+
+/** Every other script, and where it runs. */
+const ELSEWHERE: Record<string, string> = {
+  prepare: 'npm ci (every install)',
+  build: 'npm test compiles first; .ci/run',
+  start: 'README; test/opt-in/install.test.ts',
+  dev: 'start after a build',
+  test: 'this suite',
+  'test:watch': 'vitest in watch mode',
+  lint: '.ci/run',
+  typecheck: 'npm test runs the same compilers',
+  'test:proxy': '.ci/run',
+  'test:pg': '.ci/run',
+  'test:cluster': '.ci/run',
+  fuzz: '.ci/run (short mode)',
+  'test:crash': '.ci/run (short mode)',
+  'test:install': '.ci/run',
+  'test:browser': '.ci/run',
+  'test:container': '.ci/run',
+  bench: 'test/bench/micro.test.ts',
+  'bench:scale': 'test/bench/scale.test.ts',
+  'bench:charts': 'test/bench/charts.test.ts',
+  'bench:all': 'the benches it runs',
+  'bench:http': 'test/bench/http-suite.test.ts',
+  'bench:catalog': 'a measurement (bench/RESULTS.md)',
+  'bench:pricing': 'a measurement (bench/RESULTS.md)',
+  'bench:charge-prices': 'a measurement (bench/RESULTS.md)',
+  'bench:stations': 'a measurement (bench/RESULTS.md)',
+  'bench:cdr-cost': 'a measurement (bench/RESULTS.md)',
+  'bench:postgis': '.ci/run (--check)',
+  'bench:replicas': '.ci/run (--check)',
+  'bench:live-store': '.ci/run (--check)',
+  'bench:pg-client': 'a measurement (bench/RESULTS.md)',
+  'bench:http:stations': 'bench:http restricted to station scenarios',
+  'bench:http:prices': 'a measurement (bench/RESULTS.md)',
+  'bench:availability': 'a measurement (bench/RESULTS.md)',
+  'bench:area': 'a measurement (bench/RESULTS.md)',
+  'bench:overload': 'a measurement (bench/RESULTS.md)',
+  'bench:catalog-memory': 'a measurement (bench/RESULTS.md)',
+  'bench:metrics': 'a measurement (bench/RESULTS.md)',
+};
+
+const scripts = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+
+/** The file a script finally runs with node (`node dist/…` or `node scripts/…`). */
+function entryOf(name: string): string {
+  const m = [...scripts[name].matchAll(/node (?:--[\w-]+ )*(\S+\.m?js)/g)].at(-1);
+  if (m === undefined) throw new Error(`${name}: no node entry in "${scripts[name]}"`);
+  return path.join(ROOT, m[1]);
+}
+
+describe('npm run scripts', () => {
+  it('are each listed here: with --help, with a check mode, or with where they run', () => {
+    const listed = new Set([...Object.keys(HELP), ...Object.keys(CHECK), ...Object.keys(ELSEWHERE)]);
+    expect(Object.keys(scripts).filter((s) => !listed.has(s))).toEqual([]);
+    expect([...listed].filter((s) => scripts[s] === undefined)).toEqual([]);
+  });
+
+  it('answer --help with their usage (exit 0), and refuse unknown options (exit 2)', { timeout: 60_000 }, async () => {
+    const env = { PATH: process.env.PATH ?? '', DATA_DIR: path.join(inject('testTmpRoot'), 'scripts-help') };
+    await Promise.all(
+      Object.entries(HELP).map(async ([name, strict]) => {
+        const file = entryOf(name);
+        const help = await run(process.execPath, [file, '--help'], { cwd: ROOT, env });
+        expect(help.stdout, name).toMatch(/usage|npm run/i);
+        if (!strict) return;
+        const bad = await run(process.execPath, [file, '--no-such-option'], { cwd: ROOT, env }).then(
+          () => ({ code: 0, stderr: '' }),
+          (e: { code: number; stderr: string }) => e,
+        );
+        expect(bad.code, name).toBe(2);
+        expect(bad.stderr, name).toMatch(/usage/i);
+      }),
+    );
+  });
+
+  it('run their check modes', { timeout: 60_000 }, async () => {
+    for (const [name, args] of Object.entries(CHECK)) {
+      const r = await run(process.execPath, [entryOf(name), ...args], { cwd: ROOT });
+      expect(r.stdout.length, name).toBeGreaterThan(0);
+    }
+  });
+});
