@@ -31,10 +31,10 @@ export default tseslint.config(
     },
   },
   {
-    // The scripts (scripts/*.mjs) are type-checked by tsc with checkJs (tsconfig.scripts.json, run
+    // The scripts (scripts/*.mjs, bench/**/*.mjs) are type-checked by tsc with checkJs (tsconfig.scripts.json, run
     // by npm run typecheck and npm test), which also finds undefined names; here the same rules
     // without type information.
-    files: ['scripts/**/*.mjs'],
+    files: ['scripts/**/*.mjs', 'bench/**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
     rules: { ...tseslint.configs.disableTypeChecked.rules, 'no-undef': 'off' },
   },

@@ -12,10 +12,9 @@ import {
   type ChargePointInput,
   type ChargePriceOptions,
   type EnergyType,
-  type VehiclePricing,
 } from '../../domain/pricing/index.js';
 import type { AppContext } from '../context.js';
-import { badPointer, notFound } from '../jsonapi/errors.js';
+import { badPointer } from '../jsonapi/errors.js';
 import { dropNulls } from '../jsonapi/validate.js';
 import type { ApiRequest, ApiResponse, RouteDef } from '../types.js';
 import { currencyOf, startDayOf, vehicleOf } from '../price-inputs.js';
