@@ -150,7 +150,7 @@ export async function startService(config: Config, logger: Logger, start: StartO
         databaseUrl: config.databaseUrl,
         snapshotPath: config.snapshotPath,
         stations: sharedStations,
-        exitOnNetwork: process.env.PRICING_TEST_EXIT_ON_NETWORK || null,
+        exitOnNetwork: config.testExitOnNetwork,
         output: createOutputSlots(config.workers * OUTPUT_SLOTS_PER_WORKER, OUTPUT_SLOT_BYTES),
       },
       work: { runTask, mergeChargePriceParts },

@@ -113,6 +113,8 @@ export interface Config {
   readonly tokenMaxLifetimeS: number;
   /** D104: show the development key on stderr even when stderr is not a terminal. */
   readonly printDevKey: boolean;
+  /** Test hook only (PRICING_TEST_EXIT_ON_NETWORK, never set in production): a pricing worker thread exits when a task mentions this id. */
+  readonly testExitOnNetwork: string | null;
   /** D27: country names (as the ext_b source writes them) where clients hide ext_b stations. */
   readonly disabledExtBCountries: readonly string[];
   /** D93: `*` (any origin), a list of origins echoed with `Vary: Origin`, or null (no CORS headers). */
@@ -240,6 +242,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jwtAlgorithm: alg,
     tokenMaxLifetimeS: int(env, 'TOKEN_MAX_LIFETIME_S', 86_400, 60, 31_536_000),
     printDevKey: bool(env, 'PRINT_DEV_KEY', false),
+    testExitOnNetwork: env.PRICING_TEST_EXIT_ON_NETWORK || null,
     disabledExtBCountries: (env.DISABLED_EXT_B_COUNTRIES ?? '')
       .split(',')
       .map((s) => s.trim())

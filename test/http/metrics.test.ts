@@ -6,7 +6,7 @@
  */
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
+import { call, keyFor, startTestApp, startTestServer, type TestApp, type TestServer } from '../helpers/server.js';
 
 /** `name{labels} value` lines of the exposition, as name + label string → value. */
 function samples(text: string): Map<string, number> {
@@ -79,9 +79,9 @@ describe('GET /metrics', () => {
 });
 
 describe('GET /metrics with METRICS_KEY_REQUIRED=on', () => {
-  let srv: TestServer;
+  let srv: TestApp;
   beforeAll(async () => {
-    srv = await startTestServer({ keys: { ops: 'ReadMetrics', costs: 'ReadCosts' }, env: { METRICS_KEY_REQUIRED: 'on' } });
+    srv = await startTestApp({ keys: { ops: 'ReadMetrics', costs: 'ReadCosts' }, env: { METRICS_KEY_REQUIRED: 'on' } });
   });
   afterAll(async () => {
     await srv.stop();
@@ -92,8 +92,8 @@ describe('GET /metrics with METRICS_KEY_REQUIRED=on', () => {
     const wrong = await call(srv, 'GET', '/metrics', { key: keyFor('costs') });
     expect(wrong.status).toBe(403);
     expect(wrong.json.errors[0].title).toBe('action read_metrics not allowed');
-    const ok = await fetch(`${srv.url}/metrics`, { headers: { 'Api-Key': keyFor('ops') } });
+    const ok = await call(srv, 'GET', '/metrics', { key: keyFor('ops') });
     expect(ok.status).toBe(200);
-    expect(await ok.text()).toContain('http_requests_total');
+    expect(ok.text).toContain('http_requests_total');
   });
 });

@@ -15,17 +15,23 @@ const V = keyFor('bench');
 const KEYS = { writer: 'WriteTariffs,ReadTariffs', costs: 'ReadCosts', bench: 'ViewPriceBenchmark' };
 
 describe('price pool', () => {
-  // With two workers every charge price request is split over both when they are idle (the
-  // inline estimate is off): a part's worker dying fails the request the same way.
+  // With two workers every charge price request is split over both when they are idle (split
+  // from one evaluation on, inline work off): a part's worker dying fails the request the same way.
   describe.each(['1', '2'])('a worker that dies (%s workers)', (workers) => {
     const doomed = randomUUID();
-    let srv: TestServer;
+    let srv: TestApp;
     beforeAll(async () => {
       // Requests queued behind the dying worker wait for its replacement to load (longer than
       // the default MAX_QUEUE_WAIT_MS on a busy test machine).
-      srv = await startTestServer({
+      srv = await startTestApp({
         keys: KEYS,
-        env: { WORKERS: workers, PRICING_INLINE_MAX_EVALUATIONS: '0', PRICING_TEST_EXIT_ON_NETWORK: doomed, MAX_QUEUE_WAIT_MS: '20000' },
+        env: {
+          WORKERS: workers,
+          PRICING_INLINE_MAX_EVALUATIONS: '0',
+          PRICING_SPLIT_MIN_EVALUATIONS: '1',
+          PRICING_TEST_EXIT_ON_NETWORK: doomed,
+          MAX_QUEUE_WAIT_MS: '20000',
+        },
       });
     });
     afterAll(async () => {
@@ -76,14 +82,14 @@ describe('price pool', () => {
         body: { data: { attributes: { station: { country: 'DE', operator: { id: healthy, type: 'company' } } } } },
       });
       expect(details.status).toBe(200);
-      expect(srv.proc.exitCode).toBeNull();
+      expect((await call(srv, 'GET', '/health')).status).toBe(200);
     });
   });
 
   describe('a full queue', () => {
-    let srv: TestServer;
+    let srv: TestApp;
     beforeAll(async () => {
-      srv = await startTestServer({ keys: KEYS, env: { WORKERS: '1', MAX_QUEUE: '1', PRICING_INLINE_MAX_EVALUATIONS: '0', REFUSAL_DELAY_MS: '0' } });
+      srv = await startTestApp({ keys: KEYS, env: { WORKERS: '1', MAX_QUEUE: '1', PRICING_INLINE_MAX_EVALUATIONS: '0', REFUSAL_DELAY_MS: '0' } });
     });
     afterAll(async () => {
       await srv.stop();
