@@ -3,6 +3,7 @@
  * answering through them: a taken slot is freed by its answer's `release`, answers beyond the
  * free slots come back transferred, and every answer equals the inline one.
  */
+import type { Plan, PriceWorkShape } from '../../src/pool/planner.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
@@ -14,6 +15,9 @@ import { DEFAULT_CHARGE_PRICE_OPTIONS } from '../../src/domain/pricing/index.js'
 // The pool module resolves its worker file next to itself, so it is loaded from the build.
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const dist = (p: string) => path.join(ROOT, 'dist', p);
+
+/** A charge price request planned as large: pooled whole, or split where splitting is on. */
+const LARGE = { task: 'chargePrices', candidates: 1_000_000, chargePoints: 1 } as const;
 
 describe('output slots', () => {
   it('hands out free slots, refuses when full or too large, and frees on release', () => {
@@ -39,7 +43,8 @@ describe('output slots', () => {
 
 describe('a pricing worker answering through the slots', () => {
   let pool: {
-    run(name: 'chargePrices', input: ChargePricesTask, evaluations?: number): Promise<TaskResult>;
+    plan(w: PriceWorkShape): Plan;
+    run(plan: Plan & { task: 'chargePrices' }, input: ChargePricesTask): Promise<TaskResult>;
     outputSlotsTaken(): number;
     readonly splits: { merged: number; rerun: number };
     ready(): Promise<void>;
@@ -141,23 +146,23 @@ describe('a pricing worker answering through the slots', () => {
 
   it('frees a slot when the answer is released; answers beyond the free slots come transferred; all equal inline answers', async () => {
     expect(ops).toHaveLength(2);
-    const expected = (await inline.run('chargePrices', task(ops[0]))).body.toString();
+    const expected = (await inline.run(inline.plan(LARGE), task(ops[0]))).body.toString();
     expect(JSON.parse(expected).data.length).toBeGreaterThan(0);
     const held: TaskResult[] = [];
-    for (let i = 0; i < 3; i++) held.push(await pool.run('chargePrices', task(ops[0])));
+    for (let i = 0; i < 3; i++) held.push(await pool.run(pool.plan(LARGE), task(ops[0])));
     for (const r of held) expect(r.body.toString()).toBe(expected);
     expect(held.map((r) => r.release !== undefined)).toEqual([true, true, false]);
     expect(pool.outputSlotsTaken()).toBe(2);
     held[0].release!();
     expect(pool.outputSlotsTaken()).toBe(1);
-    const next = await pool.run('chargePrices', task(ops[1]));
+    const next = await pool.run(pool.plan(LARGE), task(ops[1]));
     expect(next.release).toBeDefined();
-    expect(next.body.toString()).toBe((await inline.run('chargePrices', task(ops[1]))).body.toString());
+    expect(next.body.toString()).toBe((await inline.run(inline.plan(LARGE), task(ops[1]))).body.toString());
     next.release!();
     held[1].release!();
     expect(pool.outputSlotsTaken()).toBe(0);
     for (let i = 0; i < 10; i++) {
-      const r = await pool.run('chargePrices', task(ops[i % 2]));
+      const r = await pool.run(pool.plan(LARGE), task(ops[i % 2]));
       expect(r.release).toBeDefined();
       r.release!();
     }
@@ -174,11 +179,11 @@ describe('a pricing worker answering through the slots', () => {
     for (const cpo of ops) {
       for (const t of variants(cpo)) {
         const before = split.splits.merged;
-        const r = await split.run('chargePrices', t);
+        const r = await split.run(split.plan(LARGE), t);
         expect(split.splits.merged).toBe(before + 1);
         // The parts' slots are free once merged; the merged buffer is released after sending.
         expect(split.outputSlotsTaken()).toBe(0);
-        expect(r.body.toString()).toBe((await inline.run('chargePrices', t)).body.toString());
+        expect(r.body.toString()).toBe((await inline.run(inline.plan(LARGE), t)).body.toString());
         r.release?.();
         n++;
       }
@@ -188,13 +193,13 @@ describe('a pricing worker answering through the slots', () => {
 
   it('does not split while workers are busy, and keeps held merged answers intact', async () => {
     const t = task(ops[0]);
-    const expected = (await inline.run('chargePrices', t)).body.toString();
+    const expected = (await inline.run(inline.plan(LARGE), t)).body.toString();
     const before = { ...split.splits };
     // Two at once: the first takes both workers, the second runs whole.
-    const [a, b] = await Promise.all([split.run('chargePrices', t), split.run('chargePrices', t)]);
+    const [a, b] = await Promise.all([split.run(split.plan(LARGE), t), split.run(split.plan(LARGE), t)]);
     expect(split.splits.merged).toBe(before.merged + 1);
     // A merged answer not yet released: the next one is merged elsewhere.
-    const c = await split.run('chargePrices', t);
+    const c = await split.run(split.plan(LARGE), t);
     expect(split.splits.merged).toBe(before.merged + 2);
     for (const r of [a, b, c]) expect(r.body.toString()).toBe(expected);
     for (const r of [a, b, c]) r.release?.();
@@ -203,17 +208,17 @@ describe('a pricing worker answering through the slots', () => {
 
   it('runs a split request again whole when its parts were written at different catalog generations', async () => {
     const t = task(ops[0]);
-    const expected = (await inline.run('chargePrices', t)).body.toString();
+    const expected = (await inline.run(inline.plan(LARGE), t)).body.toString();
     // One worker catches up with a newer generation through a small task; the split request
     // still carries the older one, so the other worker stays behind.
     const newer = await rewriteTariff();
     const old = splitGeneration;
     splitGeneration = newer;
-    const caught = await split.run('chargePrices', t, 1);
+    const caught = await split.run(split.plan({ task: 'chargePrices', candidates: 1, chargePoints: 1 }), t);
     caught.release?.();
     splitGeneration = old;
     const before = { ...split.splits };
-    const r = await split.run('chargePrices', t);
+    const r = await split.run(split.plan(LARGE), t);
     expect(split.splits).toEqual({ merged: before.merged, rerun: before.rerun + 1 });
     expect(r.body.toString()).toBe(expected);
     r.release?.();
