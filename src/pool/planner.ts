@@ -73,7 +73,11 @@ export class PricePlanner {
    * The plan of one request. `idleWorkers`: workers free right now (a split is only worth it when
    * its parts start at once).
    */
-  plan(w: PriceWorkShape, idleWorkers: number): Plan {
+  plan<W extends PriceWorkShape>(w: W, idleWorkers: number): Plan & { task: W['task'] } {
+    return this.planOf(w, idleWorkers) as Plan & { task: W['task'] };
+  }
+
+  private planOf(w: PriceWorkShape, idleWorkers: number): Plan {
     const o = this.o;
     if (w.task === 'stationPrices') return this.planStations(w);
     const evaluations = this.estimate(w);

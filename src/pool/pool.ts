@@ -184,7 +184,7 @@ export class PricePool {
   }
 
   /** The plan of a request (src/pool/planner.ts), with the workers idle right now. */
-  plan(w: PriceWorkShape): Plan {
+  plan<W extends PriceWorkShape>(w: W): Plan & { task: W['task'] } {
     return this.planner.plan(w, Math.max(0, this.o.workers - this.inFlight));
   }
 

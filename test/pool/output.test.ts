@@ -43,7 +43,7 @@ describe('output slots', () => {
 
 describe('a pricing worker answering through the slots', () => {
   let pool: {
-    plan(w: PriceWorkShape): Plan;
+    plan<W extends PriceWorkShape>(w: W): Plan & { task: W['task'] };
     run(plan: Plan & { task: 'chargePrices' }, input: ChargePricesTask): Promise<TaskResult>;
     outputSlotsTaken(): number;
     readonly splits: { merged: number; rerun: number };
