@@ -7,7 +7,6 @@
  */
 import { computedId } from '../../src/domain/ids.js';
 import {
-  chargePriceEntries,
   computeChargePrices,
   metaChargePoints,
   reasonText,
@@ -15,6 +14,7 @@ import {
   type PricingCatalog,
   type RateTable,
 } from '../../src/domain/pricing/index.js';
+import { chargePriceEntries } from '../../test/oracles/charge-price-entries.js';
 import type { StoredTariff } from '../../src/domain/tariffs/model.js';
 import type { ChargePricesTask } from '../../src/pool/protocol.js';
 

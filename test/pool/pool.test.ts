@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Snapshot } from '../../src/storage/snapshot.js';
-import { call, keyFor, startTestApp, startTestServer, type TestApp, type TestServer } from '../helpers/server.js';
+import { call, keyFor, startTestApp, startTestServer, type TestApp } from '../helpers/server.js';
 import { chargeBody, comp, heavySetup, putCompany, putTariff, ref, seg } from './price-fixtures.js';
 
 const W = keyFor('writer');

@@ -7,7 +7,8 @@
  * generation moves). The charge point heads (`plug`, `power`) are serialized once per request and
  * shared by every entry. Entries are picked and sorted (D41, D92) from the price results without
  * building intermediate objects; the output is byte-for-byte the document that
- * `chargePriceEntries` + `JSON.stringify` would give (test/http/prices-serialize.test.ts).
+ * `chargePriceEntries` (its straightforward twin, test/oracles/charge-price-entries.ts) + `JSON.stringify`
+ * would give (test/http/prices-serialize.test.ts).
  */
 import { Buffer } from 'node:buffer';
 import { computedId } from '../../domain/ids.js';

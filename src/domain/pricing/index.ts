@@ -1,7 +1,8 @@
 /**
  * Pricing engine: pure domain code (no I/O). Entry points:
  * - `PricingCatalog` (catalog.ts): incremental tariff/company/station-price store with compiled blocks.
- * - `computeChargePrices` + `chargePriceEntries` + `metaChargePoints` (request.ts): endpoint 3.
+ * - `computeChargePrices` + `metaChargePoints` (request.ts) and the charge price writer (src/api/prices): endpoint 3
+ *   (its object twin for tests: test/oracles/charge-price-entries.ts).
  * - `bulkPreview` (request.ts): endpoint 8.
  * - `tariffDetails` (details.ts): endpoint 2 listing (D33–D34).
  * - `planTariff` + `evaluateInto` (evaluate.ts): the compiled hot path.

@@ -6,7 +6,7 @@
  * charge point kind (see `bulkPreview`).
  */
 import type { CompiledTariff, PricingCatalog } from './catalog.js';
-import { ENERGY_AC, ENERGY_DC, REASONS } from './catalog.js';
+import { ENERGY_AC, ENERGY_DC } from './catalog.js';
 import {
   energyTypeOfPlug,
   isChargePointUsable,
@@ -23,7 +23,6 @@ import type {
   ChargePriceOptions,
   EnergyType,
   IncludeMode,
-  NoPriceReason,
   RateTable,
   StationContext,
   VehiclePricing,
@@ -205,83 +204,6 @@ export function computeChargePrices(
   return { chargePoints, usable, candidates, policy, results, conversion };
 }
 
-export interface ChargePointPrice {
-  plug: string;
-  power: number;
-  price: number | null;
-  price_distribution: Record<string, number>;
-  blocking_fee_start: number | null;
-  /** Untranslated code (D69); translate with `reasonText` (D23). */
-  no_price_reason: NoPriceReason | null;
-  is_average_price: boolean;
-}
-
-export interface ChargePriceEntry {
-  tariff: CompiledTariff;
-  isRoaming: boolean;
-  /** Converted into the requested currency (D85, D86). */
-  totalMonthlyFee: number;
-  monthlyMinSales: number;
-  chargePointPrices: ChargePointPrice[];
-}
-
-/** D41: the shown entries, sorted per D92. `meta.charge_points` comes from `metaChargePoints`. */
-export function chargePriceEntries(
-  catalog: PricingCatalog,
-  comp: ChargePriceComputation,
-  showPriceUnavailable: boolean,
-  rates: RateTable,
-): ChargePriceEntry[] {
-  const { results, usable, candidates } = comp;
-  const nu = usable.length;
-  const entries: ChargePriceEntry[] = [];
-  for (let t = 0; t < candidates.slots.length; t++) {
-    const b = catalog.block(candidates.slots[t])!;
-    const showReasons = showPriceUnavailable && comp.policy[t] === 2;
-    const prices: ChargePointPrice[] = [];
-    let priced = 0;
-    for (let j = 0; j < nu; j++) {
-      const i = t * nu + j;
-      const cp = comp.chargePoints[usable[j]];
-      const p = results.price[i];
-      if (Number.isNaN(p)) {
-        if (!showReasons) continue;
-        prices.push({
-          plug: cp.plug,
-          power: cp.power,
-          price: null,
-          price_distribution: {},
-          blocking_fee_start: null,
-          no_price_reason: REASONS[results.reason[i]] as NoPriceReason,
-          is_average_price: false,
-        });
-        continue;
-      }
-      priced++;
-      const blocking = results.blockingFeeStart[i];
-      prices.push({
-        plug: cp.plug,
-        power: cp.power,
-        price: p,
-        price_distribution: results.distributionOf(i),
-        blocking_fee_start: Number.isNaN(blocking) ? null : blocking,
-        no_price_reason: null,
-        is_average_price: results.isAverage[i] === 1,
-      });
-    }
-    if (priced === 0 && !showReasons) continue;
-    const cur = b.tariff.currency ?? 'EUR';
-    entries.push({
-      tariff: b,
-      isRoaming: candidates.roaming[t],
-      totalMonthlyFee: convertAmount(b.totalMonthlyFee, cur, comp.conversion.target, rates),
-      monthlyMinSales: convertAmount(b.monthlyMinSales, cur, comp.conversion.target, rates),
-      chargePointPrices: prices,
-    });
-  }
-  return sortChargePrices(entries, (e) => catalog.companies.get(e.tariff.tariff.emp_id)?.name ?? '');
-}
-
 /** `meta.charge_points` (D90): usable charge points in request order. */
 export function metaChargePoints(comp: ChargePriceComputation): { plug: string; power: number; duration: number; energy: number }[] {
   return comp.usable.map((i) => {
@@ -290,40 +212,14 @@ export function metaChargePoints(comp: ChargePriceComputation): { plug: string; 
   });
 }
 
-function lowestPrice(e: ChargePriceEntry): number {
-  let best = Infinity;
-  for (const p of e.chargePointPrices) if (p.price !== null && p.price < best) best = p.price;
-  return best;
-}
-
 /**
  * D92's text order on sort keys that are already lower-cased: code unit order, null last. The
  * one implementation: the document writer (src/api/prices/charge-prices.writer.ts) compares its pre-lowered
- * keys with it, and `sortChargePrices` below through `compareText`.
+ * keys with it, and the test twin (test/oracles/charge-price-entries.ts) through `compareText`.
  */
 export function compareSortKeys(x: string | null, y: string | null): number {
   if (x === null || y === null) return x === y ? 0 : x === null ? 1 : -1;
   return x < y ? -1 : x > y ? 1 : 0;
-}
-
-function compareText(a: string | null, b: string | null): number {
-  return compareSortKeys(a === null ? null : a.toLowerCase(), b === null ? null : b.toLowerCase());
-}
-
-/**
- * D92: ascending by the lowest non-null price; entries with only null prices last; ties by
- * provider, then tariff name (case-insensitive, null last), then tariff ID.
- */
-export function sortChargePrices(entries: ChargePriceEntry[], providerOf: (e: ChargePriceEntry) => string): ChargePriceEntry[] {
-  const keyed = entries.map((e) => ({ e, low: lowestPrice(e), provider: providerOf(e) }));
-  keyed.sort(
-    (a, b) =>
-      (a.low === b.low ? 0 : a.low < b.low ? -1 : 1) ||
-      compareText(a.provider, b.provider) ||
-      compareText(a.e.tariff.tariff.name, b.e.tariff.tariff.name) ||
-      (a.e.tariff.id < b.e.tariff.id ? -1 : a.e.tariff.id > b.e.tariff.id ? 1 : 0),
-  );
-  return keyed.map((k) => k.e);
 }
 
 export interface BulkRequest {

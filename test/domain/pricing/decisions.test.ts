@@ -4,7 +4,6 @@ import {
   DEFAULT_DETAIL_DIMENSIONS,
   acPower,
   bulkPreview,
-  chargePriceEntries,
   computeChargePrices,
   energyTypeOfPlug,
   isChargePointUsable,
@@ -16,6 +15,7 @@ import {
   visibleTags,
   type VehiclePricing,
 } from '../../../src/domain/pricing/index.js';
+import { chargePriceEntries } from '../../oracles/charge-price-entries.js';
 import type { CandidateQuery } from '../../../src/domain/pricing/request.js';
 import { CPO, EMP, RATES, catalogWith, comp, company, priceOf, seg, subTariff, tariff } from './helpers.js';
 

@@ -1,7 +1,6 @@
 import {
   DEFAULT_CHARGE_PRICE_OPTIONS,
   PricingCatalog,
-  chargePriceEntries,
   computeChargePrices,
   metaChargePoints,
   type ChargeInput,
@@ -15,6 +14,7 @@ import {
   type StationPrices,
   type TariffInput,
 } from '../../../src/domain/pricing/index.js';
+import { chargePriceEntries } from '../../oracles/charge-price-entries.js';
 
 export const RATES: RateTable = { date: '2025-01-01', rates: { EUR: 1, CHF: 1.23, GBP: 0.85, DKK: 7.46, SEK: 11.2 } };
 export const CPO = 'c0000000-0000-4000-8000-000000000001';
