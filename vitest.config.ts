@@ -10,8 +10,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // Most test files wait on child processes (servers on ephemeral ports), so three files at a
-    // time finish sooner on two cores: 114 s with the default, 74 s with 3 (4: 73 s).
+    // Endpoint suites run the service in process (CPU-bound); transport, start-up and CLI suites
+    // wait on child processes. Three files at a time was measured fastest when most files waited on
+    // child servers (114 s with the default, 74 s with 3, 73 s with 4).
     maxWorkers: 3,
     reporters: process.env.CI ? ['default'] : ['default'],
   },

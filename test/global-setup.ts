@@ -14,7 +14,10 @@ declare module 'vitest' {
   }
 }
 
-/** HTTP tests run the compiled server as a child process: build it and a small snapshot once per run. */
+/**
+ * The tests run the compiled service (in process, and as a child process for the transport and
+ * start-up suites): build it and a small snapshot once per run.
+ */
 export default function setup(project: TestProject): () => void {
   const root = fileURLToPath(new URL('..', import.meta.url));
   // Emit even when some file has a type error (`npm test` type-checks before vitest runs), so that

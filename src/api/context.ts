@@ -14,7 +14,7 @@ import type { Metrics } from '../metrics.js';
 import type { SnapshotControl } from './admin/snapshot-control.js';
 import type { LiveAvailability } from '../domain/stations/live-availability.js';
 
-/** Everything handlers need, built once by the composition root (src/main.ts). */
+/** Everything handlers need, built by the composition root (src/app.ts) and again for each snapshot swap (src/snapshot-swap.ts). */
 export interface AppContext {
   readonly config: Config;
   readonly logger: Logger;
