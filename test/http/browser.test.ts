@@ -11,7 +11,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildSnapshot } from '../../src/import/default-snapshot.js';
-import { MAIN, ROOT, call, freshDataDir, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
+import { MAIN, ROOT, call, freshDataDir, keyFor, startTestApp, startTestServer, type TestApp, type TestServer } from '../helpers/server.js';
 import { chargeBody, putCompany, putTariff, comp, ref, seg } from '../pool/price-fixtures.js';
 import { FIX } from './stations.fixture.js';
 
@@ -28,7 +28,12 @@ interface Raw {
   body: Buffer;
 }
 
-function raw(srv: { port: number }, method: string, p: string, headers: Record<string, string> = {}, body?: string): Promise<Raw> {
+/** One request as sent, the answer's bytes as received: over node:http, or in process (`startTestApp`). */
+async function raw(srv: { port: number } | TestApp, method: string, p: string, headers: Record<string, string> = {}, body?: string): Promise<Raw> {
+  if ('request' in srv) {
+    const r = await srv.request({ method, url: p, headers: body === undefined ? headers : { 'Content-Type': 'application/json', ...headers }, body });
+    return { status: r.status, headers: r.headers, body: r.body };
+  }
   return new Promise((resolve, reject) => {
     const req = http.request({ host: '127.0.0.1', port: srv.port, method, path: p, headers: body === undefined ? headers : { 'Content-Type': 'application/json', ...headers } }, (res) => {
       const chunks: Buffer[] = [];
@@ -287,7 +292,7 @@ describe('browser clients: CORS, compression, conditional requests, HEAD', () =>
 
 describe('CORS_ORIGINS, COMPRESSION, CACHE_MAX_AGE_S', () => {
   it('echoes a listed origin with Vary: Origin and leaves others without CORS headers', async () => {
-    const srv = await startTestServer({ keys: { reader: 'ReadStations' }, env: { CORS_ORIGINS: 'https://a.example, https://b.example:8443', CACHE_MAX_AGE_S: '0' } });
+    const srv = await startTestApp({ keys: { reader: 'ReadStations' }, env: { CORS_ORIGINS: 'https://a.example, https://b.example:8443', CACHE_MAX_AGE_S: '0' } });
     try {
       const ok = await raw(srv, 'GET', STATIONS, { 'Api-Key': READER, Origin: 'https://b.example:8443' });
       expect(ok.headers['access-control-allow-origin']).toBe('https://b.example:8443');
@@ -309,7 +314,7 @@ describe('CORS_ORIGINS, COMPRESSION, CACHE_MAX_AGE_S', () => {
   });
 
   it('sends no CORS headers with an empty CORS_ORIGINS and never compresses with COMPRESSION=off', async () => {
-    const srv = await startTestServer({ keys: { reader: 'ReadStations' }, env: { CORS_ORIGINS: '', COMPRESSION: 'off' } });
+    const srv = await startTestApp({ keys: { reader: 'ReadStations' }, env: { CORS_ORIGINS: '', COMPRESSION: 'off' } });
     try {
       const r = await raw(srv, 'GET', STATIONS, { 'Api-Key': READER, Origin: ORIGIN, 'Accept-Encoding': 'br, gzip' });
       expect(r.status).toBe(200);
