@@ -200,7 +200,7 @@ function cpoTariffs(input: CatalogInput, convert: OcpiConverter, warnings: strin
     const conv = convertOne(c.file, c.party_id, c.tariff_id);
     if (conv === null || conv.prices.length === 0) continue;
     const obj = find(c.file, c.party_id, c.tariff_id)!;
-    const alt = (obj.tariff_alt_text as Array<{ language: string; text: string }> | undefined)?.find((x) => x.language === 'fr')?.text;
+    const alt = obj.tariff_alt_text?.find((x) => x.language === 'fr')?.text;
     const tid = id(`cpo-adhoc:${c.operator_id}`);
     byOperator.set(c.operator_id, tid);
     tariffs.push(
@@ -486,7 +486,7 @@ function syntheticEmps(input: CatalogInput, cpoTariffOperators: readonly string[
 /** Builds the whole default catalog; deterministic for the same inputs. */
 export function buildDefaultCatalog(input: CatalogInput): DefaultCatalog {
   const warnings: string[] = [];
-  const convert = input.convert ?? (ocpiToComponents as unknown as OcpiConverter);
+  const convert: OcpiConverter = input.convert ?? ocpiToComponents;
   const real = cpoTariffs(input, convert, warnings);
   const synthetic = syntheticEmps(
     input,

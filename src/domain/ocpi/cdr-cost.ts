@@ -27,38 +27,13 @@
  *   unrounded sums; nothing is rounded on the way.
  */
 
-export type DimensionName = 'ENERGY' | 'FLAT' | 'TIME' | 'PARKING_TIME';
+import type { OcpiDimension, OcpiPriceComponent, OcpiRestrictions, OcpiTariff } from './model.js';
 
-export interface OcpiComponent {
-  type: DimensionName;
-  price: number;
-  vat?: number | null;
-  step_size?: number | null;
-}
-
-export interface OcpiRestrictions {
-  start_time?: string | null;
-  end_time?: string | null;
-  start_date?: string | null;
-  end_date?: string | null;
-  min_kwh?: number | null;
-  max_kwh?: number | null;
-  min_current?: number | null;
-  max_current?: number | null;
-  min_power?: number | null;
-  max_power?: number | null;
-  min_duration?: number | null;
-  max_duration?: number | null;
-  day_of_week?: string[] | null;
-  reservation?: 'RESERVATION' | 'RESERVATION_EXPIRES' | null;
-}
-
-export interface OcpiTariffInput {
-  currency: string;
-  min_price?: { excl_vat: number; incl_vat?: number | null } | null;
-  max_price?: { excl_vat: number; incl_vat?: number | null } | null;
-  elements: { price_components: OcpiComponent[]; restrictions?: OcpiRestrictions | null }[];
-}
+export type DimensionName = OcpiDimension;
+export type OcpiComponent = OcpiPriceComponent<OcpiDimension>;
+export type { OcpiRestrictions };
+/** A tariff as cdr_cost prices it: its component types validated. */
+export type OcpiTariffInput = OcpiTariff<OcpiDimension>;
 
 export interface OcpiPeriod {
   start_date_time: string;

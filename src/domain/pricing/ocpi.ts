@@ -27,26 +27,10 @@
  * restrictions on ENERGY/FLAT, kWh restrictions on TIME/FLAT, bounds without incl_vat on a
  * tariff with VAT, unknown component types (e.g. SESSION_TIME).
  */
-import type { OcpiRestrictions } from '../ocpi/cdr-cost.js';
+import type { OcpiPriceComponent, OcpiRestrictions, OcpiTariff } from '../ocpi/model.js';
 import type { Dimension, PriceComponent, Segment } from './model.js';
 
-/** The OCPI restriction object, as the CDR cost engine reads it. */
-export type { OcpiRestrictions };
-
-export interface OcpiPriceComponent {
-  type: string;
-  price: number;
-  vat?: number | null;
-  step_size?: number | null;
-}
-
-export interface OcpiTariff {
-  id?: string;
-  currency: string;
-  elements: { price_components: OcpiPriceComponent[]; restrictions?: OcpiRestrictions | null }[];
-  min_price?: { excl_vat: number; incl_vat?: number | null } | null;
-  max_price?: { excl_vat: number; incl_vat?: number | null } | null;
-}
+export type { OcpiPriceComponent, OcpiRestrictions, OcpiTariff };
 
 export interface OcpiConversionOptions {
   /** Local date (YYYY-MM-DD) of the session, to apply start_date/end_date restrictions. */

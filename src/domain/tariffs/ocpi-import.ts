@@ -21,38 +21,19 @@
  * 5. Not representable and ignored: min/max_current, Tesla's CONGESTION_TIME with its
  *    `min_congestion_threshold` / `min_vehicle_soc`. Reservation elements price no charge.
  */
+import type { OcpiPriceBound, OcpiTariff } from '../ocpi/model.js';
+import type { OcpiConversion, OcpiConversionOptions } from '../pricing/ocpi.js';
+import type { Segment } from '../pricing/model.js';
 import type { StoredComponent, StoredRestriction, StoredSegment } from './model.js';
 
-/** The subset of an OCPI tariff object the import reads. */
-export interface OcpiTariffObject {
-  id?: string;
-  currency?: string;
-  tax_included?: string;
-  elements: Array<{
-    price_components: Array<{ type: string; price: number; vat?: number | null; step_size?: number | null }>;
-    restrictions?: ({ min_power?: number; max_power?: number } & Record<string, unknown>) | null;
-  }>;
-  [k: string]: unknown;
-}
+/**
+ * A published OCPI tariff object as the import reads it: the OCPI model (src/domain/ocpi/model.ts),
+ * with the currency that several published objects omit, and Tesla's `tax_included`.
+ */
+export type OcpiTariffObject = Omit<OcpiTariff, 'currency'> & { currency?: string; tax_included?: string };
 
-/** A segment as the converter returns it (fields may be missing or null). */
-export interface ConvertedSegment {
-  dimension: StoredSegment['dimension'];
-  price: number;
-  range_gte?: number | null;
-  range_lt?: number | null;
-  billing_increment?: number | null;
-  currency?: string | null;
-  time_of_day_start?: number | null;
-  time_of_day_end?: number | null;
-  days_of_week?: number[] | null;
-}
-
-/** The converter's signature (src/domain/pricing/ocpi.ts `ocpiToComponents`). */
-export type OcpiConverter = (
-  t: { currency: string; elements: OcpiTariffObject['elements'] },
-  options?: { date?: string },
-) => { currency: string; prices: Array<{ restrictions: unknown[]; decomposition: ConvertedSegment[] }>; warnings: string[] };
+/** The converter to the segment model (src/domain/pricing/ocpi.ts `ocpiToComponents`), handed in by the caller. */
+export type OcpiConverter = (t: OcpiTariff, options?: OcpiConversionOptions) => OcpiConversion;
 
 export interface OcpiImportOptions {
   /** VAT percent for components without `vat` (unless `tax_included` is "YES"). */
@@ -74,7 +55,7 @@ export interface OcpiImport {
 
 const MAX_POWER = 10000;
 
-export function storedSegment(s: ConvertedSegment): StoredSegment {
+export function storedSegment(s: Segment): StoredSegment {
   const round = (v: number | null | undefined): number | null => (v == null ? null : Math.round(v));
   return {
     dimension: s.dimension,
@@ -112,9 +93,9 @@ export function importOcpiTariff(t: OcpiTariffObject, convert: OcpiConverter, o:
   const warnings: string[] = [];
   const prices: StoredComponent[] = [];
   const unconditional = new Set<string>();
-  const bound = (b: unknown): number | null => {
+  const bound = (b: OcpiPriceBound | null | undefined): number | null => {
     if (b == null || typeof b !== 'object') return null;
-    const { excl_vat, incl_vat } = b as { excl_vat?: number; incl_vat?: number | null };
+    const { excl_vat, incl_vat } = b;
     if (typeof incl_vat === 'number') return incl_vat;
     if (typeof excl_vat !== 'number') return null;
     return taxIncluded ? excl_vat : excl_vat * (1 + o.defaultVat / 100);
