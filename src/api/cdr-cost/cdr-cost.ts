@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { CdrTooComplex, cdrCost, isTimeZone, type OcpiSessionInput, type OcpiTariffInput } from '../../domain/ocpi/cdr-cost.js';
 import type { AppContext } from '../context.js';
-import { ApiError, type ErrorObject } from '../jsonapi/errors.js';
+import { ApiError, type ErrorObject, pointerError } from '../jsonapi/errors.js';
 import { compile } from '../jsonapi/validate.js';
 import { json, type ApiRequest, type ApiResponse, type RouteDef } from '../types.js';
 
@@ -151,7 +151,7 @@ export const validateCdrCost = compile<{ data: { type: 'ocpi_cdr_cost_request'; 
 /** The checks a schema cannot make; every failure with its pointer (under `base`). */
 export function checkCdrCost(a: CdrCostAttributes, base = A): ErrorObject[] {
   const errors: ErrorObject[] = [];
-  const bad = (pointer: string, title: string) => errors.push({ status: '400', code: 'BAD_REQUEST', title, source: { pointer: `${base}${pointer}` } });
+  const bad = (pointer: string, title: string) => errors.push(pointerError(`${base}${pointer}`, title));
   const tz = a.timezone ?? 'UTC';
   if (!isTimeZone(tz)) bad('/timezone', `timezone ${tz} is not an IANA time zone`);
   const endText = a.cdr.end_date_time ?? a.cdr.stop_date_time;
@@ -187,7 +187,7 @@ export function cdrCostDocument(body: unknown): CdrCostDocument {
     r = cdrCost(a.tariff, { start_date_time: a.cdr.start_date_time, end_date_time: (a.cdr.end_date_time ?? a.cdr.stop_date_time)!, charging_periods: a.cdr.charging_periods }, a.timezone ?? 'UTC');
   } catch (e) {
     if (!(e instanceof CdrTooComplex)) throw e;
-    throw ApiError.many(400, [{ status: '400', code: 'BAD_REQUEST', title: e.message, source: { pointer: `${A}/cdr/charging_periods` } }]);
+    throw ApiError.many(400, [pointerError(`${A}/cdr/charging_periods`, e.message)]);
   }
   const id = a.cdr.id ?? createHash('sha256').update(JSON.stringify(a)).digest('hex').slice(0, 32);
   return {

@@ -7,7 +7,7 @@ import type { Company, ExternalSourceMapping } from '../../domain/companies/regi
 import { companyHead, deleteCompany, existingCompanies, writeCompany } from '../../storage/companies.js';
 import { logChange, nextGeneration, tariffsOfEmp } from '../../storage/tariffs.js';
 import type { AppContext } from '../context.js';
-import { ApiError, badParameter, badPointer, notFound, versionConflict, type ErrorObject } from '../jsonapi/errors.js';
+import { ApiError, badParameter, badPointer, notFound, versionConflict, type ErrorObject, pointerError } from '../jsonapi/errors.js';
 import { bool, csv, fields, page } from '../jsonapi/query.js';
 import { sparse } from '../jsonapi/document.js';
 import { dropNulls } from '../jsonapi/validate.js';
@@ -73,7 +73,7 @@ export function companiesRoutes(ctx: AppContext): RouteDef[] {
       const errors: ErrorObject[] = [];
       for (const [ref, pointer] of refs) {
         if (ref !== id && !exist.has(ref)) {
-          errors.push({ status: '400', code: 'BAD_REQUEST', title: `company ${ref} not found`, source: { pointer } });
+          errors.push(pointerError(pointer, `company ${ref} not found`));
         }
       }
       if (errors.length > 0) throw ApiError.many(400, errors);

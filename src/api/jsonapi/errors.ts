@@ -78,6 +78,9 @@ export const badRequest = (title: string, source?: ErrorSource, detail?: string)
 export const badParameter = (parameter: string, title: string): ApiError =>
   new ApiError('BAD_REQUEST', title, { source: { parameter } });
 
+/** One 400 error object pointing into the body (for a list of them: `ApiError.many(400, list)`). */
+export const pointerError = (pointer: string, title: string): ErrorObject => ({ status: '400', code: 'BAD_REQUEST', title, source: { pointer } });
+
 export const badPointer = (pointer: string, title: string): ApiError =>
   new ApiError('BAD_REQUEST', title, { source: { pointer } });
 

@@ -9,7 +9,7 @@
  */
 import { Ajv, type ErrorObject as AjvError, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { ApiError, type ErrorObject } from './errors.js';
+import { ApiError, type ErrorObject, pointerError } from './errors.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv, formats?: string[]) => Ajv;
 
@@ -102,7 +102,7 @@ export function toErrors(errors: readonly AjvError[]): ErrorObject[] {
     const key = `${pointer}|${title}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    out.push({ status: '400', code: 'BAD_REQUEST', title, source: { pointer } });
+    out.push(pointerError(pointer, title));
   }
   if (out.length === 0) out.push({ status: '400', code: 'BAD_REQUEST', title: 'invalid request body' });
   return out;

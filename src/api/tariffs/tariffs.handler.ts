@@ -14,7 +14,7 @@ import { existingCompanies } from '../../storage/companies.js';
 import { deleteTariff, getStoredTariff, nextGeneration, subTariffsReferencing, tariffHead, writeTariff } from '../../storage/tariffs.js';
 import type { AppContext } from '../context.js';
 import { sparse } from '../jsonapi/document.js';
-import { ApiError, badParameter, badPointer, notFound, versionConflict, type ErrorObject } from '../jsonapi/errors.js';
+import { ApiError, badParameter, badPointer, notFound, versionConflict, type ErrorObject, pointerError } from '../jsonapi/errors.js';
 import { bool, csv, fields, page } from '../jsonapi/query.js';
 import { dropNulls } from '../jsonapi/validate.js';
 import { noContent, type ApiRequest, type ApiResponse, type RouteDef } from '../types.js';
@@ -28,7 +28,7 @@ const R = '/data/relationships';
 class Problems {
   readonly list: ErrorObject[] = [];
   add(pointer: string, title: string): void {
-    this.list.push({ status: '400', code: 'BAD_REQUEST', title, source: { pointer } });
+    this.list.push(pointerError(pointer, title));
   }
   throwIfAny(): void {
     if (this.list.length > 0) throw ApiError.many(400, this.list);
