@@ -5,6 +5,7 @@
  *                          snapshot; 400 when the file is refused (the old one keeps serving);
  *                          404 when it does not exist; 409 while another swap runs.
  */
+import { envelope } from '../jsonapi/schemas.js';
 import type { AppContext } from '../context.js';
 import { ApiError, badPointer } from '../jsonapi/errors.js';
 import { compile } from '../jsonapi/validate.js';
@@ -13,23 +14,16 @@ import { SwapError } from './snapshot-control.js';
 
 export { SwapError, type SnapshotControl, type SwapFailure, type SwapResult } from './snapshot-control.js';
 
-export const validateSnapshotReload = compile<{ data: { type?: string; attributes?: { path?: string } } }>({
-  type: 'object',
-  required: ['data'],
+export const validateSnapshotReload = compile<{ data: { type?: string; attributes?: { path?: string } } }>(envelope({
   properties: {
-    data: {
+    type: { type: 'string', enum: ['snapshot_reload'] },
+    attributes: {
       type: 'object',
-      properties: {
-        type: { type: 'string', enum: ['snapshot_reload'] },
-        attributes: {
-          type: 'object',
-          additionalProperties: false,
-          properties: { path: { type: 'string', minLength: 1, maxLength: 4096 } },
-        },
-      },
+      additionalProperties: false,
+      properties: { path: { type: 'string', minLength: 1, maxLength: 4096 } },
     },
   },
-});
+}));
 
 export function adminRoutes(ctx: AppContext): RouteDef[] {
   const control = ctx.snapshots;

@@ -1,5 +1,5 @@
 /** JSON Schemas of the area and route price searches (D110–D113), compiled once. */
-import { bool, currency, ref } from '../jsonapi/schemas.js';
+import { bool, currency, ref, envelope } from '../jsonapi/schemas.js';
 import { compile } from '../jsonapi/validate.js';
 import { startDate } from '../price-inputs.js';
 
@@ -85,19 +85,13 @@ const relationships = {
   },
 } as const;
 
-const document = (type: string, attributes: object, required: string[]) => ({
-  type: 'object',
-  required: ['data'],
+const document = (type: string, attributes: object, required: string[]) =>
+  envelope({
+  required: ['attributes', 'relationships'],
   properties: {
-    data: {
-      type: 'object',
-      required: ['attributes', 'relationships'],
-      properties: {
-        type: { const: type },
-        attributes: { type: 'object', required, additionalProperties: false, properties: attributes },
-        relationships,
-      },
-    },
+    type: { const: type },
+    attributes: { type: 'object', required, additionalProperties: false, properties: attributes },
+    relationships,
   },
 });
 

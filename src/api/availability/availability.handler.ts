@@ -7,6 +7,7 @@
  * the groups listing the EVSE. An EVSE is found by its eMI3 id in the current snapshot: the PUT
  * body's `evse_id`, else the id an earlier PUT gave this uid, else the uid itself.
  */
+import { envelope } from '../jsonapi/schemas.js';
 import { EVSE_STATUSES, type EvseStatus, type LiveAvailability } from '../../domain/stations/live-availability.js';
 import type { AppContext } from '../context.js';
 import { ApiError, badPointer, notFound } from '../jsonapi/errors.js';
@@ -30,41 +31,34 @@ export const validateEvse = compile<{ uid?: string; evse_id?: string; status: Ev
   },
 });
 
-export const validateAvailabilityBulk = compile<{ data: { attributes: { statuses: Array<{ evse_id: string; status: EvseStatus; last_updated?: string }> } } }>({
-  type: 'object',
-  required: ['data'],
+export const validateAvailabilityBulk = compile<{ data: { attributes: { statuses: Array<{ evse_id: string; status: EvseStatus; last_updated?: string }> } } }>(envelope({
+  required: ['attributes'],
   properties: {
-    data: {
+    type: { type: 'string', enum: ['evse_statuses'] },
+    attributes: {
       type: 'object',
-      required: ['attributes'],
+      required: ['statuses'],
+      additionalProperties: false,
       properties: {
-        type: { type: 'string', enum: ['evse_statuses'] },
-        attributes: {
-          type: 'object',
-          required: ['statuses'],
-          additionalProperties: false,
-          properties: {
-            statuses: {
-              type: 'array',
-              minItems: 1,
-              maxItems: MAX_BULK_STATUSES,
-              items: {
-                type: 'object',
-                required: ['evse_id', 'status'],
-                additionalProperties: false,
-                properties: {
-                  evse_id: { type: 'string', minLength: 1, maxLength: 48 },
-                  status: { type: 'string', enum: EVSE_STATUSES },
-                  last_updated: { type: 'string', pattern: DATE_TIME },
-                },
-              },
+        statuses: {
+          type: 'array',
+          minItems: 1,
+          maxItems: MAX_BULK_STATUSES,
+          items: {
+            type: 'object',
+            required: ['evse_id', 'status'],
+            additionalProperties: false,
+            properties: {
+              evse_id: { type: 'string', minLength: 1, maxLength: 48 },
+              status: { type: 'string', enum: EVSE_STATUSES },
+              last_updated: { type: 'string', pattern: DATE_TIME },
             },
           },
         },
       },
     },
   },
-});
+}));
 
 /** When a status was true: its `last_updated`, never later than now. */
 function timeOf(lastUpdated: string | undefined, now: number, pointer: string): number {

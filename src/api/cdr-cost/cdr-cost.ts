@@ -4,6 +4,7 @@
  * period order, currencies, the time zone) and the answer document; `npm run ocpi:cost` prints the
  * same document from files.
  */
+import { envelope } from '../jsonapi/schemas.js';
 import { createHash } from 'node:crypto';
 import { CdrTooComplex, cdrCost, isTimeZone, type OcpiSessionInput, type OcpiTariffInput } from '../../domain/ocpi/cdr-cost.js';
 import type { AppContext } from '../context.js';
@@ -136,17 +137,10 @@ const attributesSchema = {
   },
 } as const;
 
-export const validateCdrCost = compile<{ data: { type: 'ocpi_cdr_cost_request'; attributes: CdrCostAttributes } }>({
-  type: 'object',
-  required: ['data'],
-  properties: {
-    data: {
-      type: 'object',
-      required: ['type', 'attributes'],
-      properties: { type: { const: 'ocpi_cdr_cost_request' }, attributes: attributesSchema },
-    },
-  },
-});
+export const validateCdrCost = compile<{ data: { type: 'ocpi_cdr_cost_request'; attributes: CdrCostAttributes } }>(envelope({
+  required: ['type', 'attributes'],
+  properties: { type: { const: 'ocpi_cdr_cost_request' }, attributes: attributesSchema },
+}));
 
 /** The checks a schema cannot make; every failure with its pointer (under `base`). */
 export function checkCdrCost(a: CdrCostAttributes, base = A): ErrorObject[] {

@@ -1,4 +1,5 @@
 /** JSON Schemas of the company endpoints (endpoint 7, D46), compiled once at module load. */
+import { envelope } from '../jsonapi/schemas.js';
 import { compile, UUID } from '../jsonapi/validate.js';
 
 const companyRef = {
@@ -43,52 +44,45 @@ export interface CompanyPutBody {
   };
 }
 
-export const validateCompanyPut = compile<CompanyPutBody>({
-  type: 'object',
-  required: ['data'],
+export const validateCompanyPut = compile<CompanyPutBody>(envelope({
+  required: ['id', 'type', 'attributes', 'relationships'],
   properties: {
-    data: {
+    id: UUID,
+    type: { const: 'company' },
+    attributes: {
       type: 'object',
-      required: ['id', 'type', 'attributes', 'relationships'],
+      required: ['name', 'version', 'is_cpo', 'is_emp', 'external_source_mapping'],
       properties: {
-        id: UUID,
-        type: { const: 'company' },
-        attributes: {
+        name: { type: 'string', minLength: 1, maxLength: 200 },
+        version: { type: 'integer', minimum: 1 },
+        url: { type: 'string', maxLength: 2000 },
+        is_cpo: { type: 'boolean' },
+        is_emp: { type: 'boolean' },
+        external_source_mapping: {
           type: 'object',
-          required: ['name', 'version', 'is_cpo', 'is_emp', 'external_source_mapping'],
           properties: {
-            name: { type: 'string', minLength: 1, maxLength: 200 },
-            version: { type: 'integer', minimum: 1 },
-            url: { type: 'string', maxLength: 2000 },
-            is_cpo: { type: 'boolean' },
-            is_emp: { type: 'boolean' },
-            external_source_mapping: {
-              type: 'object',
-              properties: {
-                ext_a_ids: idList,
-                ext_b_names: { ...idList, items: { type: 'string', maxLength: 200 } },
-                ext_b_charge_card_ids: idList,
-                sheet_names: idList,
-                ext_c_operator_ids: idList,
-                evse_operator_ids: { ...idList, items: { type: 'string', minLength: 1, maxLength: 20 } },
-              },
-            },
-          },
-        },
-        relationships: {
-          type: 'object',
-          required: ['supported_emps'],
-          properties: {
-            supported_emps: {
-              type: 'object',
-              required: ['data'],
-              properties: { data: { type: 'array', maxItems: 10000, items: companyRef } },
-            },
-            cpo_group: toOneRef,
-            emp_group: toOneRef,
+            ext_a_ids: idList,
+            ext_b_names: { ...idList, items: { type: 'string', maxLength: 200 } },
+            ext_b_charge_card_ids: idList,
+            sheet_names: idList,
+            ext_c_operator_ids: idList,
+            evse_operator_ids: { ...idList, items: { type: 'string', minLength: 1, maxLength: 20 } },
           },
         },
       },
     },
+    relationships: {
+      type: 'object',
+      required: ['supported_emps'],
+      properties: {
+        supported_emps: {
+          type: 'object',
+          required: ['data'],
+          properties: { data: { type: 'array', maxItems: 10000, items: companyRef } },
+        },
+        cpo_group: toOneRef,
+        emp_group: toOneRef,
+      },
+    },
   },
-});
+}));

@@ -1,4 +1,5 @@
 /** JSON Schema of the device registration body (spec endpoint 5, D44), compiled once at load. */
+import { envelope } from '../jsonapi/schemas.js';
 import { compile } from '../jsonapi/validate.js';
 
 export const NOTIFICATION_TYPES = [
@@ -31,33 +32,26 @@ export interface DeviceBody {
 
 const nonEmpty = { type: 'string', minLength: 1 } as const;
 
-export const deviceBodySchema = compile<DeviceBody>({
-  type: 'object',
-  required: ['data'],
+export const deviceBodySchema = compile<DeviceBody>(envelope({
+  required: ['id', 'type', 'attributes'],
   properties: {
-    data: {
+    id: { type: 'string', pattern: UUID_V4_PATTERN },
+    type: { type: 'string', enum: ['crm_device'] },
+    attributes: {
       type: 'object',
-      required: ['id', 'type', 'attributes'],
+      required: ['fcmToken', 'country', 'language', 'app_version', 'os_version', 'user_products', 'disabled_notifications'],
       properties: {
-        id: { type: 'string', pattern: UUID_V4_PATTERN },
-        type: { type: 'string', enum: ['crm_device'] },
-        attributes: {
-          type: 'object',
-          required: ['fcmToken', 'country', 'language', 'app_version', 'os_version', 'user_products', 'disabled_notifications'],
-          properties: {
-            fcmToken: nonEmpty,
-            country: { type: 'string', pattern: TWO_LETTERS_PATTERN },
-            language: { type: 'string', pattern: TWO_LETTERS_PATTERN },
-            app_version: nonEmpty,
-            os_version: nonEmpty,
-            user_products: { type: 'array', items: { type: 'string', enum: USER_PRODUCTS } },
-            disabled_notifications: { type: 'array', items: { type: 'string', enum: NOTIFICATION_TYPES } },
-          },
-        },
+        fcmToken: nonEmpty,
+        country: { type: 'string', pattern: TWO_LETTERS_PATTERN },
+        language: { type: 'string', pattern: TWO_LETTERS_PATTERN },
+        app_version: nonEmpty,
+        os_version: nonEmpty,
+        user_products: { type: 'array', items: { type: 'string', enum: USER_PRODUCTS } },
+        disabled_notifications: { type: 'array', items: { type: 'string', enum: NOTIFICATION_TYPES } },
       },
     },
   },
-});
+}));
 
 const PATTERN_TITLES: Record<string, string> = {
   [UUID_V4_PATTERN]: 'must be a UUID version 4',

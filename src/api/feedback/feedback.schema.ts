@@ -2,6 +2,7 @@
  * JSON Schemas of the feedback bodies (spec endpoints 4 and 6, D43, D45), compiled once at load.
  * Required strings may be empty; lengths are maxima in characters (code points).
  */
+import { envelope } from '../jsonapi/schemas.js';
 import { compile, type SchemaValidator } from '../jsonapi/validate.js';
 
 export const USER_FEEDBACK_TYPES = ['other_feedback', 'missing_price', 'missing_station', 'missing_vehicle', 'wrong_price'] as const;
@@ -99,40 +100,28 @@ export interface UserFeedbackBody {
 }
 
 /** First pass: the envelope and a known type, so the second pass can pick the type's schema. */
-export const validateUserFeedbackEnvelope = compile<UserFeedbackBody>({
-  type: 'object',
-  required: ['data'],
-  properties: {
-    data: {
-      type: 'object',
-      required: ['type', 'attributes'],
-      properties: { type: { type: 'string', enum: USER_FEEDBACK_TYPES }, attributes: { type: 'object' } },
-    },
-  },
-});
+export const validateUserFeedbackEnvelope = compile<UserFeedbackBody>(envelope({
+  required: ['type', 'attributes'],
+  properties: { type: { type: 'string', enum: USER_FEEDBACK_TYPES }, attributes: { type: 'object' } },
+}));
 
 export const validateUserFeedbackOfType: Readonly<Record<UserFeedbackType, SchemaValidator<UserFeedbackBody>>> =
   Object.fromEntries(
     USER_FEEDBACK_TYPES.map((t) => [
       t,
-      compile<UserFeedbackBody>({
-        type: 'object',
-        required: ['data'],
-        properties: {
-          data: {
-            type: 'object',
-            required: ['type', 'attributes'],
-            properties: {
-              type: { type: 'string', const: t },
-              attributes: {
-                type: 'object',
-                required: [...GENERIC_REQUIRED, ...EXTRA[t][1]],
-                properties: { ...GENERIC, ...EXTRA[t][0] },
-              },
+      compile<UserFeedbackBody>(
+        envelope({
+          required: ['type', 'attributes'],
+          properties: {
+            type: { type: 'string', const: t },
+            attributes: {
+              type: 'object',
+              required: [...GENERIC_REQUIRED, ...EXTRA[t][1]],
+              properties: { ...GENERIC, ...EXTRA[t][0] },
             },
           },
-        },
-      }),
+        }),
+      ),
     ]),
   ) as Record<UserFeedbackType, SchemaValidator<UserFeedbackBody>>;
 
@@ -141,21 +130,14 @@ export interface PartnerFeedbackBody {
 }
 
 /** D43: all five strings required, may be empty, no length limits. */
-export const validatePartnerFeedback = compile<PartnerFeedbackBody>({
-  type: 'object',
-  required: ['data'],
+export const validatePartnerFeedback = compile<PartnerFeedbackBody>(envelope({
+  required: ['type', 'attributes'],
   properties: {
-    data: {
+    type: { type: 'string', enum: ['tariff_update'] },
+    attributes: {
       type: 'object',
-      required: ['type', 'attributes'],
-      properties: {
-        type: { type: 'string', enum: ['tariff_update'] },
-        attributes: {
-          type: 'object',
-          required: ['content', 'tariff', 'cpo', 'emp', 'language'],
-          properties: { content: str(), tariff: str(), cpo: str(), emp: str(), language: str() },
-        },
-      },
+      required: ['content', 'tariff', 'cpo', 'emp', 'language'],
+      properties: { content: str(), tariff: str(), cpo: str(), emp: str(), language: str() },
     },
   },
-});
+}));

@@ -22,3 +22,10 @@ export const chargePoint = {
     plug: { type: 'string', minLength: 1, maxLength: 100 },
   },
 } as const;
+
+/**
+ * The JSON:API request envelope (D8): `{"data": {…}}` with `data` an object of the given members
+ * (`required`, `properties`, `additionalProperties`). Every request schema is built on it.
+ */
+export const envelope = <D extends object>(data: D) =>
+  ({ type: 'object', required: ['data'], properties: { data: { type: 'object', ...data } } }) as const;

@@ -1,7 +1,7 @@
 /** JSON Schemas of charge prices (endpoint 3, D36–D38) and the bulk preview (endpoint 8, D50), compiled once. */
 import { startDate } from '../price-inputs.js';
 import { compile } from '../jsonapi/validate.js';
-import { bool, chargePoint, currency, ref } from '../jsonapi/schemas.js';
+import { bool, chargePoint, currency, ref, envelope } from '../jsonapi/schemas.js';
 
 const batteryRange = {
   type: 'array',
@@ -46,75 +46,68 @@ export interface ChargePricesBody {
   };
 }
 
-export const validateChargePrices = compile<ChargePricesBody>({
-  type: 'object',
-  required: ['data'],
+export const validateChargePrices = compile<ChargePricesBody>(envelope({
+  required: ['attributes'],
   properties: {
-    data: {
+    type: { const: 'charge_price_request' },
+    attributes: {
       type: 'object',
-      required: ['attributes'],
+      required: ['data_adapter', 'station', 'options'],
       properties: {
-        type: { const: 'charge_price_request' },
-        attributes: {
+        data_adapter: { enum: ['native', 'ext_b', 'ext_c'] },
+        station: {
           type: 'object',
-          required: ['data_adapter', 'station', 'options'],
+          required: ['longitude', 'latitude', 'country', 'network', 'charge_points'],
           properties: {
-            data_adapter: { enum: ['native', 'ext_b', 'ext_c'] },
-            station: {
-              type: 'object',
-              required: ['longitude', 'latitude', 'country', 'network', 'charge_points'],
-              properties: {
-                longitude: { type: 'number', minimum: -180, maximum: 180 },
-                latitude: { type: 'number', minimum: -90, maximum: 90 },
-                country: { type: 'string', minLength: 1, maxLength: 100 },
-                network: { type: 'string', maxLength: 200 },
-                charge_points: {
-                  type: 'array',
-                  minItems: 1,
-                  maxItems: 100,
-                  items: chargePoint,
-                },
-              },
-            },
-            options: {
-              type: 'object',
-              properties: {
-                max_monthly_fees: { type: 'number', minimum: 0 },
-                energy: { type: 'number', minimum: 0, maximum: 100000 },
-                duration: { type: 'number', exclusiveMinimum: 0, maximum: 1000000 },
-                battery_range: batteryRange,
-                car_ac_phases: { enum: [1, 3] },
-                currency,
-                start_time: startTime,
-                start_date: startDate,
-                allow_unbalanced_load: bool,
-                provider_customer_tariffs: bool,
-                foreign_tariffs: bool,
-                show_price_unavailable: bool,
-                show_all_brand_restricted_tariffs: bool,
-                average_prices: bool,
-              },
+            longitude: { type: 'number', minimum: -180, maximum: 180 },
+            latitude: { type: 'number', minimum: -90, maximum: 90 },
+            country: { type: 'string', minLength: 1, maxLength: 100 },
+            network: { type: 'string', maxLength: 200 },
+            charge_points: {
+              type: 'array',
+              minItems: 1,
+              maxItems: 100,
+              items: chargePoint,
             },
           },
         },
-        relationships: {
+        options: {
           type: 'object',
           properties: {
-            tariffs: {
-              type: 'object',
-              required: ['data'],
-              properties: {
-                data: { type: 'array', maxItems: 10000, items: ref('tariff') },
-                meta: { type: 'object', properties: { include: { enum: ['filter', 'always', 'exclusive'] } } },
-              },
-            },
-            vehicle: { type: 'object', required: ['data'], properties: { data: ref('car') } },
+            max_monthly_fees: { type: 'number', minimum: 0 },
+            energy: { type: 'number', minimum: 0, maximum: 100000 },
+            duration: { type: 'number', exclusiveMinimum: 0, maximum: 1000000 },
+            battery_range: batteryRange,
+            car_ac_phases: { enum: [1, 3] },
+            currency,
+            start_time: startTime,
+            start_date: startDate,
+            allow_unbalanced_load: bool,
+            provider_customer_tariffs: bool,
+            foreign_tariffs: bool,
+            show_price_unavailable: bool,
+            show_all_brand_restricted_tariffs: bool,
+            average_prices: bool,
           },
         },
       },
     },
+    relationships: {
+      type: 'object',
+      properties: {
+        tariffs: {
+          type: 'object',
+          required: ['data'],
+          properties: {
+            data: { type: 'array', maxItems: 10000, items: ref('tariff') },
+            meta: { type: 'object', properties: { include: { enum: ['filter', 'always', 'exclusive'] } } },
+          },
+        },
+        vehicle: { type: 'object', required: ['data'], properties: { data: ref('car') } },
+      },
+    },
   },
-});
+}));
 
 export interface BulkBody {
   data: {
@@ -139,46 +132,39 @@ export interface BulkBody {
 export const MAX_BULK_STATIONS = 100;
 export const MAX_BULK_TARIFFS = 200;
 
-export const validateBulk = compile<BulkBody>({
-  type: 'object',
-  required: ['data'],
+export const validateBulk = compile<BulkBody>(envelope({
+  required: ['attributes', 'relationships'],
   properties: {
-    data: {
+    type: { enum: ['bulk_price_preview_request', 'charge_price_bulk_request'] },
+    attributes: {
       type: 'object',
-      required: ['attributes', 'relationships'],
+      required: ['battery_range'],
       properties: {
-        type: { enum: ['bulk_price_preview_request', 'charge_price_bulk_request'] },
-        attributes: {
+        battery_range: batteryRange,
+        currency,
+        start_time: startTime,
+        start_date: startDate,
+        allow_unbalanced_load: bool,
+        include_direct_payment: bool,
+        charge_points_power_lte: { type: 'number', exclusiveMinimum: 0 },
+      },
+    },
+    relationships: {
+      type: 'object',
+      required: ['charging_stations', 'tariffs', 'vehicle'],
+      properties: {
+        charging_stations: {
           type: 'object',
-          required: ['battery_range'],
-          properties: {
-            battery_range: batteryRange,
-            currency,
-            start_time: startTime,
-            start_date: startDate,
-            allow_unbalanced_load: bool,
-            include_direct_payment: bool,
-            charge_points_power_lte: { type: 'number', exclusiveMinimum: 0 },
-          },
+          required: ['data'],
+          properties: { data: { type: 'array', maxItems: MAX_BULK_STATIONS, items: ref('charging_station') } },
         },
-        relationships: {
+        tariffs: {
           type: 'object',
-          required: ['charging_stations', 'tariffs', 'vehicle'],
-          properties: {
-            charging_stations: {
-              type: 'object',
-              required: ['data'],
-              properties: { data: { type: 'array', maxItems: MAX_BULK_STATIONS, items: ref('charging_station') } },
-            },
-            tariffs: {
-              type: 'object',
-              required: ['data'],
-              properties: { data: { type: 'array', maxItems: MAX_BULK_TARIFFS, items: ref('tariff') } },
-            },
-            vehicle: { type: 'object', required: ['data'], properties: { data: ref('car') } },
-          },
+          required: ['data'],
+          properties: { data: { type: 'array', maxItems: MAX_BULK_TARIFFS, items: ref('tariff') } },
         },
+        vehicle: { type: 'object', required: ['data'], properties: { data: ref('car') } },
       },
     },
   },
-});
+}));

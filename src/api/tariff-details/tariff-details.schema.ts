@@ -1,6 +1,6 @@
 /** JSON Schema of the tariff details request (endpoint 2, D31–D32), compiled once. */
 import { compile } from '../jsonapi/validate.js';
-import { bool, chargePoint, ref } from '../jsonapi/schemas.js';
+import { bool, chargePoint, ref, envelope } from '../jsonapi/schemas.js';
 
 
 export const MAX_DETAIL_STATIONS = 50;
@@ -28,70 +28,63 @@ export interface TariffDetailsBody {
   };
 }
 
-export const validateTariffDetails = compile<TariffDetailsBody>({
-  type: 'object',
-  required: ['data'],
+export const validateTariffDetails = compile<TariffDetailsBody>(envelope({
+  required: ['attributes'],
   properties: {
-    data: {
+    attributes: {
       type: 'object',
-      required: ['attributes'],
+      required: ['station'],
       properties: {
-        attributes: {
+        station: {
           type: 'object',
-          required: ['station'],
           properties: {
-            station: {
-              type: 'object',
-              properties: {
-                country: { type: 'string', pattern: '^[A-Za-z]{2}$' },
-                id: {
-                  type: 'array',
-                  minItems: 1,
-                  maxItems: MAX_DETAIL_STATIONS,
-                  items: { type: 'string', minLength: 1, maxLength: 200 },
-                },
-                operator: {
-                  type: 'object',
-                  required: ['id', 'type'],
-                  properties: { id: { type: 'string', minLength: 1, maxLength: 200 }, type: { const: 'company' } },
-                },
-                charge_point: chargePoint,
-              },
+            country: { type: 'string', pattern: '^[A-Za-z]{2}$' },
+            id: {
+              type: 'array',
+              minItems: 1,
+              maxItems: MAX_DETAIL_STATIONS,
+              items: { type: 'string', minLength: 1, maxLength: 200 },
             },
-            filter: {
+            operator: {
               type: 'object',
-              properties: {
-                brand_restricted_tariffs: bool,
-                foreign_tariffs: bool,
-                provider_customer_tariffs: bool,
-                tariffs_without_prices: bool,
-                average_prices: bool,
-                dimensions: {
-                  type: 'array',
-                  maxItems: 4,
-                  items: { enum: ['minute', 'parking_minute', 'kwh', 'session'] },
-                },
-              },
+              required: ['id', 'type'],
+              properties: { id: { type: 'string', minLength: 1, maxLength: 200 }, type: { const: 'company' } },
+            },
+            charge_point: chargePoint,
+          },
+        },
+        filter: {
+          type: 'object',
+          properties: {
+            brand_restricted_tariffs: bool,
+            foreign_tariffs: bool,
+            provider_customer_tariffs: bool,
+            tariffs_without_prices: bool,
+            average_prices: bool,
+            dimensions: {
+              type: 'array',
+              maxItems: 4,
+              items: { enum: ['minute', 'parking_minute', 'kwh', 'session'] },
             },
           },
         },
-        relationships: {
+      },
+    },
+    relationships: {
+      type: 'object',
+      properties: {
+        tariffs: {
           type: 'object',
+          required: ['data'],
           properties: {
-            tariffs: {
-              type: 'object',
-              required: ['data'],
-              properties: {
-                data: {
-                  type: 'array',
-                  maxItems: 10000,
-                  items: ref('tariff'),
-                },
-              },
+            data: {
+              type: 'array',
+              maxItems: 10000,
+              items: ref('tariff'),
             },
           },
         },
       },
     },
   },
-});
+}));

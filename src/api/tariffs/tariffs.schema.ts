@@ -1,6 +1,6 @@
 /** JSON Schemas of the raw tariff PUT (endpoint 12, D56–D57), compiled once at module load. */
 import { compile, UUID } from '../jsonapi/validate.js';
-import { bool, currency, ref as sharedRef } from '../jsonapi/schemas.js';
+import { bool, currency, ref as sharedRef, envelope } from '../jsonapi/schemas.js';
 
 const num0 = { type: 'number', minimum: 0, maximum: 1e9 } as const;
 const country = { type: 'string', pattern: '^[A-Za-z]{2}$' } as const;
@@ -142,68 +142,61 @@ export interface TariffPutBody {
   };
 }
 
-export const validateTariffPut = compile<TariffPutBody>({
-  type: 'object',
-  required: ['data'],
+export const validateTariffPut = compile<TariffPutBody>(envelope({
+  required: ['id', 'type', 'attributes', 'relationships'],
   properties: {
-    data: {
+    id: UUID,
+    type: { enum: ['tariff', 'sub_tariff'] },
+    attributes: {
       type: 'object',
-      required: ['id', 'type', 'attributes', 'relationships'],
+      required: ['version'],
       properties: {
-        id: UUID,
-        type: { enum: ['tariff', 'sub_tariff'] },
-        attributes: {
+        name: { type: 'string', minLength: 1, maxLength: 200 },
+        version: { type: 'integer', minimum: 1 },
+        monthly_min_sales: num0,
+        monthly_fee: num0,
+        yearly_service_fee: num0,
+        is_flat_rate: bool,
+        is_direct_payment: bool,
+        provider_customer_only: bool,
+        currency,
+        notes: { type: 'string', maxLength: 10000 },
+        url: { type: 'string', maxLength: 2000 },
+        no_price_policy: { enum: ['inherit', 'hide', 'show_reason'] },
+        no_price_reason: { enum: ['inherit', 'prices_per_station', 'not_public', 'not_yet_listed', 'no_reliable_data_available'] },
+        apply_prices_to_sub_tariff: bool,
+        supported_countries: { type: 'array', maxItems: 300, items: country },
+        tags: { type: 'array', maxItems: 50, items: tag },
+        prices: { type: 'array', maxItems: 200, items: component },
+        price_selection: { enum: ['sum', 'first_match'] },
+        min_price: num0,
+        max_price: num0,
+        is_card_payment: bool,
+        is_secondary_tariff: bool,
+        existing_customer_only: bool,
+        integration_status: { enum: ['pending', 'in_progress', 'complete'] },
+        system_tags: { type: 'array', maxItems: 50, items: { type: 'string', maxLength: 100 } },
+        branding: {
           type: 'object',
-          required: ['version'],
+          required: ['background_color', 'text_color', 'logo_url'],
           properties: {
-            name: { type: 'string', minLength: 1, maxLength: 200 },
-            version: { type: 'integer', minimum: 1 },
-            monthly_min_sales: num0,
-            monthly_fee: num0,
-            yearly_service_fee: num0,
-            is_flat_rate: bool,
-            is_direct_payment: bool,
-            provider_customer_only: bool,
-            currency,
-            notes: { type: 'string', maxLength: 10000 },
-            url: { type: 'string', maxLength: 2000 },
-            no_price_policy: { enum: ['inherit', 'hide', 'show_reason'] },
-            no_price_reason: { enum: ['inherit', 'prices_per_station', 'not_public', 'not_yet_listed', 'no_reliable_data_available'] },
-            apply_prices_to_sub_tariff: bool,
-            supported_countries: { type: 'array', maxItems: 300, items: country },
-            tags: { type: 'array', maxItems: 50, items: tag },
-            prices: { type: 'array', maxItems: 200, items: component },
-            price_selection: { enum: ['sum', 'first_match'] },
-            min_price: num0,
-            max_price: num0,
-            is_card_payment: bool,
-            is_secondary_tariff: bool,
-            existing_customer_only: bool,
-            integration_status: { enum: ['pending', 'in_progress', 'complete'] },
-            system_tags: { type: 'array', maxItems: 50, items: { type: 'string', maxLength: 100 } },
-            branding: {
-              type: 'object',
-              required: ['background_color', 'text_color', 'logo_url'],
-              properties: {
-                background_color: { type: 'string', maxLength: 50 },
-                text_color: { type: 'string', maxLength: 50 },
-                logo_url: { type: 'string', maxLength: 2000 },
-              },
-            },
-            charge_card_id: { type: ['string', 'integer'], maxLength: 100 },
+            background_color: { type: 'string', maxLength: 50 },
+            text_color: { type: 'string', maxLength: 50 },
+            logo_url: { type: 'string', maxLength: 2000 },
           },
         },
-        relationships: {
-          type: 'object',
-          required: ['emp'],
-          properties: {
-            emp: { type: 'object', required: ['data'], properties: { data: ref('company') } },
-            cpo: { type: 'object', properties: { data: ref('company') } },
-            super_tariffs: { type: 'object', properties: { data: { type: 'array', maxItems: 100, items: ref('tariff') } } },
-            vehicle_brands: { type: 'object', properties: { data: { type: 'array', maxItems: 500, items: ref('brand') } } },
-          },
-        },
+        charge_card_id: { type: ['string', 'integer'], maxLength: 100 },
+      },
+    },
+    relationships: {
+      type: 'object',
+      required: ['emp'],
+      properties: {
+        emp: { type: 'object', required: ['data'], properties: { data: ref('company') } },
+        cpo: { type: 'object', properties: { data: ref('company') } },
+        super_tariffs: { type: 'object', properties: { data: { type: 'array', maxItems: 100, items: ref('tariff') } } },
+        vehicle_brands: { type: 'object', properties: { data: { type: 'array', maxItems: 500, items: ref('brand') } } },
       },
     },
   },
-});
+}));
