@@ -28,6 +28,8 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-call': 'error',
       '@typescript-eslint/no-unsafe-return': 'error',
       '@typescript-eslint/no-unsafe-argument': 'error',
+      // A cast the compiler does not need hides the type it checks.
+      '@typescript-eslint/no-unnecessary-type-assertion': 'error',
     },
   },
   {

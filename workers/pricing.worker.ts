@@ -170,7 +170,7 @@ function partCurrent(msg: PartMessage, stations: StationView): unknown {
   }
   // No free slot: the reply carries the bytes, their buffer transferred (not cloned).
   const reply: PartReply = { ...index, slot: -1, length: p.bytes.length, bytes: p.bytes };
-  return move({ [transferableSymbol]: [p.bytes.buffer], [valueSymbol]: reply } as never);
+  return move({ [transferableSymbol]: [p.bytes.buffer], [valueSymbol]: reply });
 }
 
 /** Test hook only (PRICING_TEST_EXIT_ON_NETWORK): the thread dies mid-task. */

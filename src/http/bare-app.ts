@@ -48,7 +48,7 @@ export function startBareApp(responses: readonly FixedResponse[], port = 0): Pro
     app.listen('127.0.0.1', port, (token) => {
       if (!token) return reject(new Error('bare app cannot listen'));
       resolve({
-        port: uWS.us_socket_local_port(token as unknown as uWS.us_socket),
+        port: uWS.us_socket_local_port(token),
         close: () => {
           uWS.us_listen_socket_close(token);
           app.close();

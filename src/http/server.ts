@@ -75,7 +75,7 @@ export function startServer(host: string, port: number, opts: ServerOptions, reu
         return;
       }
       const listenSocket = token;
-      const boundPort = uWS.us_socket_local_port(token as unknown as uWS.us_socket);
+      const boundPort = uWS.us_socket_local_port(token);
       resolve({
         port: boundPort,
         pipeline,

@@ -207,5 +207,5 @@ export async function readOcpiFile(
       failed = e as Error;
     }
   }
-  if (failed !== null) tally.skip('malformed_json', `${file}: ${(failed as Error).message} (after ${count} locations)`);
+  if (failed !== null) tally.skip('malformed_json', `${file}: ${failed.message} (after ${count} locations)`);
 }

@@ -58,7 +58,7 @@ export function buildCatalog(
       else cat.upsertTariff(tariffInput(t));
     }
     for (const t of subs) cat.upsertTariff(tariffInput(t));
-    for (const sp of stationPrices) cat.upsertStationPrices(sp as never);
+    for (const sp of stationPrices) cat.upsertStationPrices(sp);
   });
   return cat;
 }
@@ -136,7 +136,7 @@ export class StoreCatalog {
     if (d.stationPrices !== null || d.removed.length > 0 || d.upserts.length > 0) this.catalog.batch(() => {
       for (const id of d.removed) this.catalog.removeTariff(id);
       for (const t of d.upserts) this.catalog.upsertTariff(tariffInput(t));
-      if (d.stationPrices !== null) for (const sp of d.stationPrices) this.catalog.upsertStationPrices(sp as never);
+      if (d.stationPrices !== null) for (const sp of d.stationPrices) this.catalog.upsertStationPrices(sp);
     });
     if (d.generation > this.gen) this.gen = d.generation;
   }

@@ -74,7 +74,7 @@ export class PricePlanner {
    * its parts start at once).
    */
   plan<W extends PriceWorkShape>(w: W, idleWorkers: number): Plan & { task: W['task'] } {
-    return this.planOf(w, idleWorkers) as Plan & { task: W['task'] };
+    return this.planOf(w, idleWorkers);
   }
 
   private planOf(w: PriceWorkShape, idleWorkers: number): Plan {

@@ -3,7 +3,7 @@
  * stations), held in SharedArrayBuffers: the main thread copies it once out of the station index,
  * and every pricing worker reads the same memory (no copy per worker). Pure: no I/O.
  */
-import type { ChargePointInput, EnergyType } from '../domain/pricing/index.js';
+import type { ChargePointInput } from '../domain/pricing/index.js';
 import { findStationId } from '../domain/stations/index.js';
 
 const ID_BYTES = 36;
@@ -47,7 +47,7 @@ function shared<T extends Uint8Array | Int32Array | Uint16Array | Uint32Array | 
 ): T {
   // At least one element: a typed array over a shorter buffer cannot be made (an empty column).
   const out = make(new SharedArrayBuffer(Math.max(src.BYTES_PER_ELEMENT, src.byteLength)));
-  out.set(src as never);
+  out.set(src);
   return out;
 }
 
@@ -134,7 +134,7 @@ export class StationView {
     const d = this.d;
     const out: ChargePointInput[] = [];
     for (let k = d.cpStart[i], end = d.cpStart[i + 1]; k < end; k++) {
-      out.push({ plug: d.plugs[d.cpPlug[k]], energy_type: (d.cpEnergy[k] === 1 ? 'dc' : 'ac') as EnergyType, power: d.cpPower[k] });
+      out.push({ plug: d.plugs[d.cpPlug[k]], energy_type: d.cpEnergy[k] === 1 ? 'dc' : 'ac', power: d.cpPower[k] });
     }
     return out;
   }

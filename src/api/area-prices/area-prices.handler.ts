@@ -215,7 +215,7 @@ function routePoints(r: RouteAttributes['route']): [number, number][] {
   } else {
     let decoded: [number, number][];
     try {
-      decoded = polyline.decode(r.polyline!, 5) as [number, number][];
+      decoded = polyline.decode(r.polyline!, 5);
     } catch {
       throw badPointer(`${P}/polyline`, 'route.polyline is not an encoded polyline');
     }

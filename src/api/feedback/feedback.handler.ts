@@ -14,7 +14,6 @@ import {
   validatePartnerFeedback,
   validateUserFeedbackEnvelope,
   validateUserFeedbackOfType,
-  type UserFeedbackType,
 } from './feedback.schema.js';
 
 /**
@@ -46,7 +45,7 @@ export function feedbackRoutes(ctx: AppContext): RouteDef[] {
   const userFeedback = async (req: ApiRequest): Promise<ApiResponse> => {
     const body = dropNulls(req.body);
     const type = validateUserFeedbackEnvelope(body).data.type;
-    const a = validateUserFeedbackOfType[type as UserFeedbackType](body).data.attributes;
+    const a = validateUserFeedbackOfType[type](body).data.attributes;
     const attributes: Record<string, unknown> = {};
     for (const k of ATTRIBUTES_OF[type]) if (a[k] !== undefined) attributes[k] = a[k];
     attributes.priority ??= 'normal';

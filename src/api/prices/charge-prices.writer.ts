@@ -238,7 +238,7 @@ function fragmentsOf(catalog: PricingCatalog, b: CompiledTariff): Fragments {
   const emp = catalog.companies.get(t.emp_id);
   const provider = emp?.name ?? '';
   const tags = t.tags ?? [];
-  const name = (b.tariff.name ?? null) as string | null;
+  const name = b.tariff.name ?? null;
   f = {
     head: bytes(
       `{"id":${js(computedId('charge_price', t.id))},"type":"charge_price","attributes":{"provider":${js(provider)},` +

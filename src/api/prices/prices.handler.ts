@@ -18,7 +18,7 @@ import { badPointer } from '../jsonapi/errors.js';
 import { dropNulls } from '../jsonapi/validate.js';
 import type { ApiRequest, ApiResponse, RouteDef } from '../types.js';
 import { currencyOf, startDayOf, vehicleOf } from '../price-inputs.js';
-import { MAX_BULK_STATIONS, MAX_BULK_TARIFFS, validateBulk, validateChargePrices, type ChargePricesBody } from './prices.schema.js';
+import { MAX_BULK_STATIONS, MAX_BULK_TARIFFS, validateBulk, validateChargePrices } from './prices.schema.js';
 
 const A = '/data/attributes';
 const O = '/data/attributes/options';
@@ -107,7 +107,7 @@ export function pricesRoutes(ctx: AppContext): RouteDef[] {
   async function chargePricesHandler(req: ApiRequest): Promise<ApiResponse> {
     const raw = dropNulls(req.body);
     resolveAdapterAlias(raw);
-    const body = validateChargePrices(raw) as ChargePricesBody;
+    const body = validateChargePrices(raw);
     const a = body.data.attributes;
     const o = a.options;
     const rel = body.data.relationships ?? {};

@@ -86,7 +86,7 @@ class Grow<T extends Float64Array | Uint32Array | Int32Array | Uint16Array | Uin
   push(v: number): void {
     if (this.len === this.arr.length) {
       const next = this.make(this.arr.length * 2);
-      next.set(this.arr as never);
+      next.set(this.arr);
       this.arr = next;
     }
     this.arr[this.len++] = v;
