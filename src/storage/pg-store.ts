@@ -89,7 +89,7 @@ export class PgStore extends FaultTracking implements LiveStore {
 
   private constructor(
     private readonly url: string,
-    private readonly opts: PgStoreOptions,
+    opts: PgStoreOptions,
   ) {
     super();
     const u = new URL(url);
