@@ -96,4 +96,13 @@ describe('GET /metrics with METRICS_KEY_REQUIRED=on', () => {
     expect(ok.status).toBe(200);
     expect(ok.text).toContain('http_requests_total');
   });
+
+  it('labels CORS preflights by route template, never by the path sent (a series per distinct path would grow without bound)', async () => {
+    for (const id of ['a', 'b', 'c']) expect((await call(srv, 'OPTIONS', `/v1/charging_stations/${id}`)).status).toBe(204);
+    expect((await call(srv, 'OPTIONS', '/v1/no-such-path-x')).status).toBe(404);
+    const s = samples((await call(srv, 'GET', '/metrics', { key: keyFor('ops') })).text);
+    expect(s.get('http_requests_total{route="/v1/charging_stations/:id",method="OPTIONS",status="204"}')).toBe(3);
+    expect(s.get('http_requests_total{route="unmatched",method="OPTIONS",status="404"}')).toBe(1);
+    expect([...s.keys()].filter((k) => /charging_stations\/[abc]"|no-such-path/.test(k))).toEqual([]);
+  });
 });
