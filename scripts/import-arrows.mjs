@@ -16,20 +16,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { scriptArgs } from './args.mjs';
 
 const USAGE = 'usage: npm run arrows [-- --json]  the import arrows between parts; exit 1 on an upward arrow, a cycle or an import between feature folders';
-let args;
-try {
-  args = parseArgs({ options: { json: { type: 'boolean' }, help: { type: 'boolean' } }, strict: true }).values;
-} catch (e) {
-  console.error(`${e instanceof Error ? e.message : String(e)}\n${USAGE}`);
-  process.exit(2);
-}
-if (args.help) {
-  console.log(USAGE);
-  process.exit(0);
-}
+const args = scriptArgs({ json: { type: 'boolean' } }, USAGE);
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** Layers from the bottom: a part may import its own layer and those below. */

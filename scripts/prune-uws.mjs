@@ -8,20 +8,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { scriptArgs } from './args.mjs';
 
 const USAGE = 'usage: npm run prune:uws [-- --check]  deletes the uWebSockets.js binaries this Node does not load; --check only lists them';
-let args;
-try {
-  args = parseArgs({ options: { check: { type: 'boolean' }, help: { type: 'boolean' } }, strict: true }).values;
-} catch (e) {
-  console.error(`${e instanceof Error ? e.message : String(e)}\n${USAGE}`);
-  process.exit(2);
-}
-if (args.help) {
-  console.log(USAGE);
-  process.exit(0);
-}
+const args = scriptArgs({ check: { type: 'boolean' } }, USAGE);
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dir = path.join(root, 'node_modules', 'uWebSockets.js');
