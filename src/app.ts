@@ -164,7 +164,7 @@ export async function startService(config: Config, logger: Logger, start: StartO
     logger.info({ stations: stations.size, ms: Math.round(performance.now() - tStations) }, 'station index loaded');
     await prices.ready();
     const swap = new SnapshotSwap(
-      { logger, prices, buildRoutes, defaultFile: config.snapshotPath, closeAfterMs: Math.max(1000, config.shutdownTimeoutMs) },
+      { logger, prices, buildRoutes, defaultFile: config.snapshotPath, closeAfterMs: Math.max(1000, config.shutdownTimeoutMs), loadTimeoutMs: config.snapshotLoadTimeoutMs },
       snapshot,
       stations,
     );

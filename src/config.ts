@@ -72,6 +72,8 @@ export interface Config {
   /** Connections of the PostgreSQL pool of the main thread (each pricing worker has one more). */
   readonly dbPoolMax: number;
   readonly snapshotPath: string;
+  /** D178: a snapshot swap whose loader has not finished after this long is refused. */
+  readonly snapshotLoadTimeoutMs: number;
   /** Piscina worker threads for price work (0 = run price work inline on the main thread). */
   readonly workers: number;
   /** Queued price tasks beyond which requests get 503. */
@@ -215,6 +217,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: databaseUrl(env),
     dbPoolMax: int(env, 'DB_POOL_MAX', 10, 1, 200),
     snapshotPath: path.resolve(env.SNAPSHOT || defaultSnapshotPath()),
+    snapshotLoadTimeoutMs: int(env, 'SNAPSHOT_LOAD_TIMEOUT_MS', 120_000, 1, 3_600_000),
     workers: int(env, 'WORKERS', cores, 0, 256),
     maxQueue: int(env, 'MAX_QUEUE', 256, 1, 1_000_000),
     maxQueueWaitMs: int(env, 'MAX_QUEUE_WAIT_MS', DEFAULT_MAX_QUEUE_WAIT_MS, 1, 600_000),

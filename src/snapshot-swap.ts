@@ -39,6 +39,8 @@ export interface SwapDeps {
   defaultFile: string;
   /** How long the old snapshot's handle stays open after a swap (requests of its time finish). */
   closeAfterMs: number;
+  /** D178: the loader thread's time limit. */
+  loadTimeoutMs: number;
 }
 
 export class SnapshotSwap implements SnapshotControl {
@@ -82,7 +84,7 @@ export class SnapshotSwap implements SnapshotControl {
     try {
       let loaded;
       try {
-        loaded = await loadSnapshotOffThread(target);
+        loaded = await loadSnapshotOffThread(target, this.deps.loadTimeoutMs);
       } catch (e) {
         if (e instanceof SnapshotRefused) {
           log.error({ snapshot: target, reason: e.message }, 'snapshot swap refused; the current snapshot keeps serving');

@@ -6,6 +6,9 @@ import { getSetting, setSetting } from '../storage/settings.js';
 
 const SECRET_SETTING = 'jwt_hs256_secret';
 
+/** D177: how far a token's `iat` may lie ahead of this clock (issuer clocks differ a little). */
+export const CLOCK_SKEW_S = 60;
+
 /** The HS256 secret: configured, else generated and stored in the live store on first use. */
 export async function hs256Secret(config: Pick<Config, 'jwtSecret'>, store: LiveStore): Promise<Uint8Array> {
   const s =
@@ -25,7 +28,7 @@ export type TokenResult = { ok: true; sub: string } | { ok: false; code: 'FORBID
 /**
  * Verifies bearer tokens per D4 and D103: the signature and algorithm first (a token is never
  * trusted on decoding alone), then the claims — `sub` required, `exp` required and at most
- * `maxLifetimeS` after `iat` (or after now without `iat`), `nbf` if present — and only then
+ * `maxLifetimeS` after both `iat` and now, `iat` at most CLOCK_SKEW_S ahead, `nbf` if present — and only then
  * whether `exp` has passed, so an expired token without `sub` is `token invalid`.
  */
 export class TokenVerifier {
@@ -55,10 +58,10 @@ export class TokenVerifier {
     const { sub, exp, iat, nbf } = payload;
     if (typeof sub !== 'string' || sub.length === 0) return invalid;
     if (typeof exp !== 'number' || !Number.isFinite(exp)) return invalid;
-    if (iat !== undefined && (typeof iat !== 'number' || !Number.isFinite(iat))) return invalid;
+    if (iat !== undefined && (typeof iat !== 'number' || !Number.isFinite(iat) || iat > nowS + CLOCK_SKEW_S)) return invalid;
     if (nbf !== undefined && (typeof nbf !== 'number' || nbf > nowS)) return invalid;
-    const from = typeof iat === 'number' ? iat : nowS;
-    if (exp - from > this.maxLifetimeS) return invalid;
+    // D103/D177: the lifetime counts from `iat` and from now, so a future `iat` cannot stretch it.
+    if (exp - nowS > this.maxLifetimeS || (typeof iat === 'number' && exp - iat > this.maxLifetimeS)) return invalid;
     if (exp <= nowS) return { ok: false, code: 'TOKEN_EXPIRED', title: 'token expired' };
     return { ok: true, sub };
   }

@@ -29,6 +29,8 @@ export interface RequestHead {
   rawQuery: string;
   headers: RequestHeaders;
   contentLength: string;
+  /** D179: the head carries two Content-Length headers that differ (the framing is unknown). */
+  lengthConflict?: boolean;
   xRequestId: string;
   origin: string;
   acceptEncoding: string;

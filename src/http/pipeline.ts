@@ -107,6 +107,11 @@ export class Pipeline {
   handle(res: ResponseSink, h: RequestHead): void {
     const ex = this.open(res, h);
     try {
+      if (h.lengthConflict === true) {
+        // The body's end is unknown, so the connection cannot carry another request.
+        this.responder.fail(ex, new ApiError('BAD_REQUEST', 'conflicting Content-Length headers'), true);
+        return;
+      }
       if (!this.route(ex)) return;
       this.authenticate(ex);
       this.gate(ex);

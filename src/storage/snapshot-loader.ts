@@ -10,6 +10,26 @@ import { Worker } from 'node:worker_threads';
 import type { StationColumns } from '../domain/stations/columns.js';
 import { Snapshot, stationColumnsFromBlobs, type StationColumnBlobs } from './snapshot.js';
 
+function runLoader(file: string, timeoutMs: number): Promise<LoaderReply> {
+  return new Promise<LoaderReply>((resolve) => {
+    const w = new Worker(LOADER_FILE, { workerData: { file } });
+    let done = false;
+    const finish = (r: LoaderReply): void => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      resolve(r);
+    };
+    const timer = setTimeout(() => {
+      finish({ ok: false, error: `the loader did not finish within ${timeoutMs} ms` });
+      void w.terminate();
+    }, timeoutMs);
+    w.once('message', (m: LoaderReply) => finish(m));
+    w.once('error', (e) => finish({ ok: false, error: e.message }));
+    w.once('exit', (code) => finish({ ok: false, error: `loader exited with code ${code}` }));
+  });
+}
+
 /** Compiled loader module, relative to this one (dist/src/storage → dist/workers). */
 export const LOADER_FILE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../workers/snapshot-loader.worker.js');
 
@@ -32,24 +52,20 @@ export interface LoadedSnapshot {
 
 type LoaderReply = { ok: true; version: string; stations: number; blobs: StationColumnBlobs; ms: number } | { ok: false; error: string };
 
-export async function loadSnapshotOffThread(file: string): Promise<LoadedSnapshot> {
-  if (!fs.existsSync(file)) throw new SnapshotRefused(`snapshot ${file} does not exist`, true);
-  const reply = await new Promise<LoaderReply>((resolve) => {
-    const w = new Worker(LOADER_FILE, { workerData: { file } });
-    let done = false;
-    w.once('message', (m: LoaderReply) => {
-      done = true;
-      resolve(m);
-    });
-    w.once('error', (e) => {
-      if (!done) resolve({ ok: false, error: e.message });
-      done = true;
-    });
-    w.once('exit', (code) => {
-      if (!done) resolve({ ok: false, error: `loader exited with code ${code}` });
-      done = true;
-    });
-  });
+/**
+ * Checks and reads `file` on a loader thread. Only a regular file is opened (D178: a named pipe
+ * or a device would block the open forever, on the loader and then on the main thread), and a
+ * loader that has not answered within `timeoutMs` is terminated and the file refused.
+ */
+export async function loadSnapshotOffThread(file: string, timeoutMs: number): Promise<LoadedSnapshot> {
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(file);
+  } catch {
+    throw new SnapshotRefused(`snapshot ${file} does not exist`, true);
+  }
+  if (!stat.isFile()) throw new SnapshotRefused(`snapshot ${file} refused: not a regular file`);
+  const reply = await runLoader(file, timeoutMs);
   if (!reply.ok) throw new SnapshotRefused(`snapshot ${file} refused: ${reply.error}`);
   let snapshot: Snapshot;
   try {

@@ -176,6 +176,17 @@ describe('device registration over HTTP', () => {
       expect(ok.status, ok.text).toBe(200);
     });
 
+    it('when the token\'s iat lies in the future, then 403 token invalid, and the lifetime counts from now (D177)', async () => {
+      // iat = exp far ahead: exp − iat is 0, the lifetime from now is decades.
+      await forbidden(`Bearer ${await token({ iat: 1e15, exp: 1e15 })}`, 'FORBIDDEN', 'token invalid');
+      await forbidden(`Bearer ${await token({ iat: now() + 3600, exp: now() + 7200 })}`, 'FORBIDDEN', 'token invalid');
+      // iat within the skew of 60 s, but exp more than the maximum lifetime from now.
+      await forbidden(`Bearer ${await token({ iat: now() + 30, exp: now() + 86_420 })}`, 'FORBIDDEN', 'token invalid');
+      // An issuer whose clock runs 30 s ahead still works.
+      const ok = await post(device(randomUUID()), `Bearer ${await token({ iat: now() + 30, exp: now() + 3600 })}`);
+      expect(ok.status, ok.text).toBe(200);
+    });
+
     it('when an expired token has no sub, then 403 token invalid: claims before expiry (D4)', async () => {
       await forbidden(`Bearer ${await token({ sub: null, exp: now() - 10 })}`, 'FORBIDDEN', 'token invalid');
       await forbidden(`Bearer ${await token({ sub: '', exp: now() - 10 })}`, 'FORBIDDEN', 'token invalid');

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -5,7 +6,7 @@ import autocannon from 'autocannon';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { buildSnapshot } from '../../src/import/default-snapshot.js';
 import { Snapshot } from '../../src/storage/snapshot.js';
-import { ROOT, call, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
+import { ROOT, call, keyFor, startTestApp, startTestServer, type TestServer } from '../helpers/server.js';
 import { chargeBody } from '../pool/price-fixtures.js';
 
 const ADMIN = keyFor('admin');
@@ -92,6 +93,21 @@ describe('hot snapshot swap (SIGHUP, POST /admin/snapshot)', () => {
     expect(await health()).toBe(before);
     expect(srv.stdout()).toMatch(/snapshot swap refused; the current snapshot keeps serving/);
     expect((await call(srv, 'GET', `/v1/charging_stations/${FIXTURE_STATION}`, { key: READER })).status).toBe(404);
+  });
+
+  it('refuses a named pipe, a directory and a device at once, and swaps a regular file afterwards (D178)', async () => {
+    const fifo = path.join(dir, 'pipe.sqlite');
+    execFileSync('mkfifo', [fifo]);
+    for (const f of [fifo, dir, '/dev/zero']) {
+      const t0 = performance.now();
+      const r = await swap(f);
+      expect(r.status, `${f}: ${r.text}`).toBe(400);
+      expect(r.json.errors[0].detail).toBe(`snapshot ${f} refused: not a regular file`);
+      expect(performance.now() - t0).toBeLessThan(5000);
+    }
+    // The refusals left no swap running: the next one is not 409.
+    expect((await swap(extra)).status).toBe(200);
+    expect((await swap(sample)).status).toBe(200);
   });
 
   it('swaps by request and by SIGHUP; /health and station reads follow; a second swap at once is 409', async () => {
@@ -184,5 +200,21 @@ describe('hot snapshot swap (SIGHUP, POST /admin/snapshot)', () => {
     const doc = JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4));
     // The route table the request was matched on (the extra snapshot's) found and priced its stations.
     expect(doc).toEqual(onExtra);
+  });
+});
+
+describe('the snapshot loader\'s time limit (D178)', () => {
+  it('refuses a file whose loader does not finish within SNAPSHOT_LOAD_TIMEOUT_MS, and the next swap runs', async () => {
+    const app = await startTestApp({ keys: { admin: 'Admin' }, env: { SNAPSHOT_LOAD_TIMEOUT_MS: '1' } });
+    try {
+      const file = inject('testSnapshot');
+      const r = await call(app, 'POST', '/admin/snapshot', { key: ADMIN, body: swapBody(file) });
+      expect(r.status, r.text).toBe(400);
+      expect(r.json.errors[0].detail).toBe(`snapshot ${file} refused: the loader did not finish within 1 ms`);
+      // Not stuck: the next swap is refused for the same reason, not 409 "already running".
+      expect((await call(app, 'POST', '/admin/snapshot', { key: ADMIN, body: swapBody(file) })).status).toBe(400);
+    } finally {
+      await app.stop();
+    }
   });
 });

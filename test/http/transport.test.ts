@@ -141,6 +141,25 @@ describe('HTTP transport', () => {
     expect(both).toMatch(/HTTP\/1\.1 200 OK[\s\S]*"special":true/);
   });
 
+  it('when a head carries two different Content-Length headers, then 400 and the connection closes (D179)', async () => {
+    const before = seen.length;
+    const t0 = performance.now();
+    // rawUntil resolves on close; the marker never comes.
+    const out = await rawUntil(
+      server.port,
+      '\u0000never',
+      'POST /t/echo HTTP/1.1\r\nHost: x\r\nApi-Key: costs\r\nContent-Type: application/json\r\nContent-Length: 12\r\nContent-Length: 5\r\n\r\n{"data":{}} ',
+    );
+    expect(out).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(out).toContain('Connection: close');
+    expect(out).toContain('"title":"conflicting Content-Length headers"');
+    expect(performance.now() - t0).toBeLessThan(2000);
+    expect(seen.length).toBe(before);
+    // Two equal lengths are one length.
+    const same = await rawRequest(server.port, 'POST /t/echo HTTP/1.1\r\nHost: x\r\nApi-Key: costs\r\nContent-Type: application/json\r\nContent-Length: 11\r\nContent-Length: 11\r\n\r\n{"data":{}}');
+    expect(same).toMatch(/^HTTP\/1\.1 200/);
+  });
+
   it('when the body has another media type, then 415 before parsing', async () => {
     for (const ct of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml', 'multipart/form-data; boundary=x']) {
       const r = await call(srv, 'POST', '/t/echo', { key: 'costs', raw: '{"data":{}}', headers: { 'Content-Type': ct } });

@@ -63,14 +63,17 @@ export class ApiError extends Error {
     this.headers = opts.headers;
   }
 
-  /** Several errors of one status (e.g. all failed validations of one body). */
+  /** Several errors of one status (the rule checks of one body), at most MAX_ERRORS of them (D170). */
   static many(status: number, errors: ErrorObject[]): ApiError {
     const e = new ApiError('BAD_REQUEST', errors[0]?.title ?? 'bad request');
     (e as { status: number }).status = status;
-    (e as { errors: ErrorObject[] }).errors = errors;
+    (e as { errors: ErrorObject[] }).errors = errors.length > MAX_ERRORS ? errors.slice(0, MAX_ERRORS) : errors;
     return e;
   }
 }
+
+/** D170: an answer lists at most this many errors, the first ones found. */
+export const MAX_ERRORS = 20;
 
 export const badRequest = (title: string, source?: ErrorSource, detail?: string): ApiError =>
   new ApiError('BAD_REQUEST', title, { source, detail });

@@ -163,7 +163,11 @@ const DOCS_HTML = `<!doctype html>
 
 const INIT_JS = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true, docExpansion: 'list', defaultModelsExpandDepth: 0 });\n`;
 
-const ASSETS: Record<string, string> = { 'swagger-ui.css': 'text/css; charset=utf-8', 'swagger-ui-bundle.js': 'application/javascript; charset=utf-8' };
+/** A Map, not an object literal: a file name from the path (`toString`, `__proto__`) must not find a prototype member. */
+const ASSETS = new Map<string, string>([
+  ['swagger-ui.css', 'text/css; charset=utf-8'],
+  ['swagger-ui-bundle.js', 'application/javascript; charset=utf-8'],
+]);
 const assetCache = new Map<string, Buffer>();
 
 function asset(name: string): Buffer {
@@ -190,7 +194,7 @@ export function openApiRoutes(routes: readonly RouteDef[], version: string): Rou
       handler: (req: ApiRequest): ApiResponse => {
         const f = req.params.file;
         if (f === 'init.js') return { status: 200, body: INIT_JS, headers: { 'Content-Type': 'application/javascript; charset=utf-8' } };
-        const type = ASSETS[f];
+        const type = ASSETS.get(f);
         if (type === undefined) throw notFound(`no file ${f}`);
         return { status: 200, body: asset(f), headers: { 'Content-Type': type } };
       },

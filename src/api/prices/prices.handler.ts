@@ -28,19 +28,24 @@ const STATION_CONTEXT_RADIUS_M = 50;
 /** D14 plugs accepted by the `native` adapter (case-insensitive, echoed as sent). */
 const NATIVE_PLUGS = new Set(['ccs', 'type2', 'chademo', 'schuko', 'type1', 'type3', 'tesla_ccs', 'tesla_suc', 'ccs1', 'nacs']);
 
+/** A name from a request body looks up a Map, never an object literal (`constructor` is not a country). */
+function table<V>(o: Record<string, V>): ReadonlyMap<string, V> {
+  return new Map(Object.entries(o));
+}
+
 /** D38 ext_b plug names → energy type (the DC names equal the native plug names case-insensitively). */
-const EXT_B_PLUGS: Readonly<Record<string, EnergyType>> = {
+const EXT_B_PLUGS: ReadonlyMap<string, EnergyType> = table<EnergyType>({
   typ1: 'ac', typ2: 'ac', typ3: 'ac', type1: 'ac', type2: 'ac', type3: 'ac', schuko: 'ac', ccs: 'dc', chademo: 'dc',
-};
+});
 
 /** D38: country names as the ext_b source writes them → ISO codes (the configured table). */
-const EXT_B_COUNTRIES: Readonly<Record<string, string>> = {
+const EXT_B_COUNTRIES: ReadonlyMap<string, string> = table<string>({
   deutschland: 'DE', germany: 'DE', frankreich: 'FR', france: 'FR', österreich: 'AT', austria: 'AT',
   schweiz: 'CH', switzerland: 'CH', niederlande: 'NL', netherlands: 'NL', belgien: 'BE', belgium: 'BE',
   dänemark: 'DK', denmark: 'DK', luxemburg: 'LU', luxembourg: 'LU', italien: 'IT', italy: 'IT',
   spanien: 'ES', spain: 'ES', polen: 'PL', poland: 'PL', tschechien: 'CZ', 'czech republic': 'CZ',
   schweden: 'SE', sweden: 'SE', norwegen: 'NO', norway: 'NO', 'vereinigtes königreich': 'GB', 'united kingdom': 'GB',
-};
+});
 
 export function pricesRoutes(ctx: AppContext): RouteDef[] {
   const rates = ctx.snapshot.rates();
@@ -94,7 +99,7 @@ export function pricesRoutes(ctx: AppContext): RouteDef[] {
         return { plug: cp.plug, power: cp.power };
       }
       if (adapter === 'ext_b') {
-        const e = EXT_B_PLUGS[cp.plug.trim().toLowerCase()];
+        const e = EXT_B_PLUGS.get(cp.plug.trim().toLowerCase());
         return e === 'ac' ? { plug: cp.plug, power: cp.power, energy_type: 'ac' } : { plug: cp.plug, power: cp.power, energy_type: e ?? null };
       }
       // ext_c: "<connection type id>,<current type id>"; 30 = dc, 10/20 = ac; the plug name is not mappable.
@@ -136,7 +141,7 @@ export function pricesRoutes(ctx: AppContext): RouteDef[] {
 
     const cpoId = networkOf(a.data_adapter, a.station.network);
     const country =
-      a.data_adapter === 'ext_b' ? (EXT_B_COUNTRIES[a.station.country.trim().toLowerCase()] ?? '') : a.station.country.toUpperCase();
+      a.data_adapter === 'ext_b' ? (EXT_B_COUNTRIES.get(a.station.country.trim().toLowerCase()) ?? '') : a.station.country.toUpperCase();
     const networkWide = a.station.latitude === 0 && a.station.longitude === 0;
     const options: ChargePriceOptions = {
       currency,

@@ -47,15 +47,24 @@ export interface OcpiConversion {
   warnings: string[];
 }
 
-const DIMENSION_OF: Record<string, Dimension> = {
-  FLAT: 'session',
-  ENERGY: 'kwh',
-  TIME: 'minute',
-  PARKING_TIME: 'parking_minute',
-};
+// Maps, not object literals: a name from a tariff (`constructor`) must not find a prototype member.
+const DIMENSION_OF = new Map<string, Dimension>([
+  ['FLAT', 'session'],
+  ['ENERGY', 'kwh'],
+  ['TIME', 'minute'],
+  ['PARKING_TIME', 'parking_minute'],
+]);
 
 const HANDLED = new Set(['start_time', 'end_time', 'start_date', 'end_date', 'min_kwh', 'max_kwh', 'min_duration', 'max_duration', 'day_of_week', 'reservation']);
-const ISO_DAY: Record<string, number> = { MONDAY: 1, TUESDAY: 2, WEDNESDAY: 3, THURSDAY: 4, FRIDAY: 5, SATURDAY: 6, SUNDAY: 7 };
+const ISO_DAY = new Map<string, number>([
+  ['MONDAY', 1],
+  ['TUESDAY', 2],
+  ['WEDNESDAY', 3],
+  ['THURSDAY', 4],
+  ['FRIDAY', 5],
+  ['SATURDAY', 6],
+  ['SUNDAY', 7],
+]);
 
 function minutesOfDay(hhmm: string): number {
   const [h, m] = hhmm.split(':').map(Number);
@@ -86,13 +95,13 @@ export function ocpiToComponents(t: OcpiTariff, options: OcpiConversionOptions =
       if (options.date === undefined) warnings.push(`element ${ei}: start_date/end_date kept without a session date`);
       else if ((r.start_date && options.date < r.start_date) || (r.end_date && options.date >= r.end_date)) return;
     }
-    const days = r.day_of_week != null && r.day_of_week.length > 0 ? [...new Set(r.day_of_week.map((d) => ISO_DAY[d]).filter((d) => d !== undefined))].sort((a, b) => a - b) : null;
+    const days = r.day_of_week != null && r.day_of_week.length > 0 ? [...new Set(r.day_of_week.map((d) => ISO_DAY.get(d)).filter((d) => d !== undefined))].sort((a, b) => a - b) : null;
     const hasWindow = r.start_time != null || r.end_time != null;
     const start = r.start_time != null ? minutesOfDay(r.start_time) : 0;
     const end = r.end_time != null ? minutesOfDay(r.end_time) : 1440;
     const decomposition: Segment[] = [];
     for (const pc of el.price_components) {
-      const dimension = DIMENSION_OF[pc.type];
+      const dimension = DIMENSION_OF.get(pc.type);
       if (!dimension) {
         warnings.push(`element ${ei}: component type ${pc.type} is not representable`);
         continue;

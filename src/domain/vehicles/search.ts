@@ -16,12 +16,12 @@
  */
 import type { Vehicle } from './vehicle.js';
 
-const FOLD: Record<string, string> = { ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', đ: 'd', ð: 'd', ł: 'l', þ: 'th', ı: 'i' };
+const FOLD = new Map<string, string>(Object.entries({ ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', đ: 'd', ð: 'd', ł: 'l', þ: 'th', ı: 'i' }));
 
 /** Case- and accent-folded text: lower case, marks removed, a few ligatures spelled out. */
 export function fold(s: string): string {
   const base = s.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase();
-  return base.replace(/[ßæœøđðłþı]/g, (c) => FOLD[c] ?? c);
+  return base.replace(/[ßæœøđðłþı]/g, (c) => FOLD.get(c) ?? c);
 }
 
 /** Folded words (runs of letters/digits). */
