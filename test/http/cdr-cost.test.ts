@@ -125,8 +125,36 @@ describe('POST /v1/ocpi/cdr_cost', () => {
     const cdr = { start_date_time: charging_periods[0].start_date_time, end_date_time: new Date(t0 + 3000 * 600_000).toISOString(), charging_periods };
     const r = await call(srv, 'POST', PATH, { key: C, body: body({ tariff: { currency: 'EUR', elements }, cdr }) });
     expect(r.status, r.text).toBe(400);
-    expect(r.json.errors[0].title).toMatch(/more than 2000 pieces/);
+    expect(r.json.errors[0].title).toBe('pricing this session under this tariff would take more than 2000000 element checks');
     expect(r.json.errors[0].source.pointer).toBe('/data/attributes/cdr/charging_periods');
+  });
+
+  it('refuses the worst body of each shape before any work: /health answers within 500 ms meanwhile (D172)', async () => {
+    const S = Date.parse('2026-03-10T00:00:00Z');
+    const iso = (t: number) => new Date(t).toISOString();
+    const hhmm = (m: number) => `${String(Math.floor(m / 60) % 24).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`;
+    const els = (n: number) => Array.from({ length: n }, (_, i) => ({ price_components: [{ type: 'TIME', price: 1 }], restrictions: { start_time: hhmm(Math.floor((i * 1440) / n)), end_time: hhmm(Math.floor((i * 1440) / n) + 1) } }));
+    const dims = [{ type: 'TIME', volume: 1 }];
+    const month = { start_date_time: iso(S), end_date_time: iso(S + 31 * 86_400_000) };
+    const worst: [string, unknown, string][] = [
+      // 405 bytes that once blocked the event loop for 1.4 s: a period starting in 1970.
+      ['a period decades before the session', body({ tariff: { currency: 'EUR', elements: els(2) }, cdr: { ...month, charging_periods: [{ start_date_time: '1970-01-01T00:00:00Z', dimensions: dims }] }, timezone: 'Europe/Berlin' }), '/data/attributes/cdr/charging_periods/0/start_date_time'],
+      ['1,000 elements, one 32-day period', body({ tariff: { currency: 'EUR', elements: els(1000) }, cdr: { ...month, charging_periods: [{ start_date_time: iso(S - 86_000_000), dimensions: dims }] }, timezone: 'Europe/Berlin' }), '/data/attributes/cdr/charging_periods'],
+      ['10,000 periods of 4 minutes', body({ tariff: { currency: 'EUR', elements: els(3) }, cdr: { ...month, charging_periods: Array.from({ length: 10_000 }, (_, i) => ({ start_date_time: iso(S + i * 267_000), dimensions: [] })) }, timezone: 'Europe/Berlin' }), '/data/attributes/cdr/charging_periods'],
+      ['128 elements, 4 long periods', body({ tariff: { currency: 'EUR', elements: els(128) }, cdr: { ...month, charging_periods: [0, 1, 2, 3].map((i) => ({ start_date_time: iso(S + i * 7.75 * 86_400_000), dimensions: dims })) }, timezone: 'Europe/Berlin' }), '/data/attributes/cdr/charging_periods'],
+    ];
+    for (const [name, b, pointer] of worst) {
+      const raw = JSON.stringify(b);
+      expect(raw.length).toBeLessThan(1 << 20);
+      // The request and a /health sent right behind it: the health answer waits for the event loop.
+      const t0 = performance.now();
+      const cost = call(srv, 'POST', PATH, { key: C, raw });
+      const health = call(srv, 'GET', '/health').then(() => performance.now() - t0);
+      const [r, delay] = await Promise.all([cost, health]);
+      expect(r.status, `${name}: ${r.text.slice(0, 300)}`).toBe(400);
+      expect(r.json.errors[0].source.pointer, name).toBe(pointer);
+      expect(delay, name).toBeLessThan(500);
+    }
   });
 
   it('answers 400 for broken JSON, 413 over the body limit, 415 for other media types, 403 without the ReadCosts group, 405 for GET', async () => {

@@ -16,6 +16,8 @@ const A = '/data/attributes';
 const MAX_PERIODS = 10_000;
 /** Longest session priced (days): the period cuts grow with the session's length. */
 const MAX_SESSION_DAYS = 31;
+/** D172: how long before the session its first charging period may start (real CDRs: the whole hour). */
+const MAX_LEAD_MS = 24 * 3_600_000;
 
 const num0 = { type: 'number', minimum: 0, maximum: 1e9 } as const;
 const optNum = { type: ['number', 'null'], minimum: 0, maximum: 1e9 } as const;
@@ -157,6 +159,8 @@ export function checkCdrCost(a: CdrCostAttributes, base = A): ErrorObject[] {
   if (!Number.isNaN(end) && end - start > MAX_SESSION_DAYS * 86_400_000) bad('/cdr/end_date_time', `sessions of at most ${MAX_SESSION_DAYS} days are priced`);
   // The first period may start before the session: real CDRs start it at the whole hour or at
   // the first meter value (D141). Durations still count from the session's start_date_time.
+  const first = Date.parse(a.cdr.charging_periods[0].start_date_time);
+  if (first < start - MAX_LEAD_MS) bad('/cdr/charging_periods/0/start_date_time', 'the first charging period starts more than 24 hours before the session');
   let previous = -Infinity;
   a.cdr.charging_periods.forEach((p, i) => {
     const t = Date.parse(p.start_date_time);

@@ -10,7 +10,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cdrCostDocument } from '../../../src/api/cdr-cost/cdr-cost.js';
-import { cdrCost, type OcpiPeriod, type OcpiTariffInput } from '../../../src/domain/ocpi/cdr-cost.js';
+import { cdrCost, mostInWindow, type OcpiPeriod, type OcpiTariffInput } from '../../../src/domain/ocpi/cdr-cost.js';
+import { mulberry32 } from '../../../src/domain/random.js';
 import { minuteCost, randomCase } from './minute-evaluator.js';
 
 const FIX = path.join(import.meta.dirname, '../../fixtures/ocpi');
@@ -252,5 +253,22 @@ describe('against a minute-by-minute evaluator', () => {
       compared++;
     }
     expect(compared).toBe(400);
+  });
+});
+
+describe('the cost bound counted before any cut (D172)', () => {
+  it('counts the most times of day inside any window like a count over every start minute', () => {
+    const rnd = mulberry32(172);
+    for (let c = 0; c < 300; c++) {
+      const tods = [...new Set([0, ...Array.from({ length: 1 + Math.floor(rnd() * 12) }, () => Math.floor(rnd() * 1440))])].sort((a, b) => a - b);
+      const r = Math.floor(rnd() * 1440);
+      let brute = 0;
+      for (let s = 0; s < 1440; s++) {
+        let n = 0;
+        for (const t of tods) if ((t - s + 1440) % 1440 <= r) n++;
+        brute = Math.max(brute, n);
+      }
+      expect(mostInWindow(tods, r), `${tods.join(',')} r=${r}`).toBe(brute);
+    }
   });
 });
