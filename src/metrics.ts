@@ -12,6 +12,8 @@
 import client from 'prom-client';
 
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+/** D173: most latency series (route × method); request series at most four times as many. */
+const MAX_SERIES = 1024;
 
 /** Latency buckets in seconds (0.5 ms … 5 s). */
 const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
@@ -155,10 +157,14 @@ export class Metrics {
     const rt = route ?? 'unmatched';
     // Clients choose the method: only the known ones become labels (bounded series).
     const method = KNOWN_METHODS.has(rawMethod) ? rawMethod : 'OTHER';
-    const key = method + ' ' + rt;
+    let key = method + ' ' + rt;
     let l = this.latency.get(key);
     if (l === undefined) {
-      l = { method, route: rt, buckets: new Float64Array(BUCKETS.length), sum: 0, count: 0, bytes: 0 };
+      // Routes are templates and statuses the service's own, so the series are bounded by the
+      // route table; the cap holds even if a label ever came from a request (D173).
+      const route = this.latency.size < MAX_SERIES ? rt : 'overflow';
+      key = method + ' ' + route;
+      l = this.latency.get(key) ?? { method, route, buckets: new Float64Array(BUCKETS.length), sum: 0, count: 0, bytes: 0 };
       this.latency.set(key, l);
     }
     const s = ms / 1000;
@@ -168,10 +174,12 @@ export class Metrics {
     l.sum += s;
     l.count++;
     l.bytes += bytesOut;
-    const rkey = key + ' ' + status;
+    let rkey = key + ' ' + status;
     let q = this.requests.get(rkey);
     if (q === undefined) {
-      q = { method, route: rt, status: String(status), count: 0 };
+      const st = this.requests.size < MAX_SERIES * 4 ? String(status) : 'overflow';
+      rkey = key + ' ' + st;
+      q = this.requests.get(rkey) ?? { method, route: l.route, status: st, count: 0 };
       this.requests.set(rkey, q);
     }
     q.count++;

@@ -106,3 +106,41 @@ describe('GET /metrics with METRICS_KEY_REQUIRED=on', () => {
     expect([...s.keys()].filter((k) => /charging_stations\/[abc]"|no-such-path/.test(k))).toEqual([]);
   });
 });
+
+describe('metric series stay bounded whatever the requests (D173)', () => {
+  let srv: TestApp;
+  beforeAll(async () => {
+    srv = await startTestApp({ keys: { reader: 'ReadStations' } });
+  });
+  afterAll(async () => {
+    await srv.stop();
+  });
+
+  const series = async (): Promise<{ count: number; bytes: number }> => {
+    const text = (await call(srv, 'GET', '/metrics')).text;
+    return { count: [...samples(text).keys()].filter((k) => k.startsWith('http_')).length, bytes: text.length };
+  };
+  const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'PROPFIND', 'BREW', 'get'];
+  const burst = async (from: number, n: number): Promise<void> => {
+    for (let i = from; i < from + n; i++) {
+      const method = METHODS[i % METHODS.length];
+      const paths = [`/v1/charging_stations/id-${i}`, `/nowhere/${i}`, `/v1/companies/${i}`, `/docs/file-${i}`, `/ocpi/2.2.1/locations/DE/X/${i}/E${i}`];
+      const key = i % 3 === 0 ? keyFor('reader') : i % 3 === 1 ? `wrong-${i}` : undefined;
+      await call(srv, method, paths[i % paths.length], { key });
+    }
+  };
+
+  it('labels 6,000 requests with distinct paths, methods and keys by route template: the series stop growing', async () => {
+    await burst(0, 1000);
+    await series(); // GET /metrics itself gets its series once
+    const after1000 = await series();
+    await burst(1000, 5000);
+    const after6000 = await series();
+    expect(after6000.count).toBe(after1000.count);
+    // 20,000 such OPTIONS requests once made the exposition 108 MB.
+    expect(after6000.bytes).toBeLessThan(after1000.bytes + 2048);
+    expect(after6000.bytes).toBeLessThan(256 * 1024);
+    const text = (await call(srv, 'GET', '/metrics')).text;
+    expect(text).not.toMatch(/id-\d|nowhere\/\d|file-\d|PROPFIND|BREW/);
+  });
+});

@@ -1,0 +1,29 @@
+// D173: the request series of Metrics are capped even if a label ever came from a request.
+import { describe, expect, it } from 'vitest';
+import { Metrics } from '../../src/metrics.js';
+
+const sources = {
+  pool: () => ({ queued: 0, threads: 0, inline: 0, pooled: 0, split: 0, refusedFull: 0, expired: 0, deadline: 0, workerDeaths: 0, waitSecondsSum: 0, waitCount: 0 }),
+  catalogGeneration: () => 0,
+  snapshot: () => ({ version: 'v', stations: 0 }),
+  storageErrors: () => 0,
+  rateLimited: () => 0,
+  storeChecks: () => 0,
+  storeCatchUps: () => 0,
+};
+
+describe('Metrics series cap (D173)', () => {
+  it('puts routes beyond 1,024 latency series under "overflow" and statuses beyond 4,096 request series too', async () => {
+    const m = new Metrics(sources);
+    for (let i = 0; i < 20_000; i++) m.observe('GET', `/route-${i}`, 200 + (i % 300), 1, 10);
+    const text = await m.text();
+    const routes = new Set([...text.matchAll(/http_request_duration_seconds_count\{route="([^"]*)"/g)].map((x) => x[1]));
+    expect(routes.size).toBeLessThanOrEqual(1025);
+    expect(routes.has('overflow')).toBe(true);
+    const requests = [...text.matchAll(/^http_requests_total\{/gm)].length;
+    expect(requests).toBeLessThanOrEqual(4096 + 301);
+    // Every request is still counted.
+    const total = [...text.matchAll(/^http_requests_total\{[^}]*\} (\d+)/gm)].reduce((a, x) => a + Number(x[1]), 0);
+    expect(total).toBe(20_000);
+  });
+});
