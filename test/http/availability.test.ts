@@ -125,6 +125,19 @@ describe('live availability: OCPI EVSE status updates and the bulk feed', () => 
     expect((await call(srv, 'GET', '/v1/availability', { key: W })).status).toBe(405);
   });
 
+  it('keeps one OCPI uid per EVSE: 3,000 PUTs with new uids for one EVSE leave only the last (D175)', async () => {
+    const now = () => new Date().toISOString();
+    for (let i = 0; i < 3000; i++) {
+      const r = await put(`U${i}`, { uid: `U${i}`, evse_id: 'DK*FIX*E1', status: 'AVAILABLE', last_updated: now() });
+      expect(r.status).toBe(200);
+    }
+    // The last uid still names the EVSE; an earlier one no longer does (it is not an EVSE id).
+    expect((await patch('U2999', { status: 'AVAILABLE', last_updated: now() })).status).toBe(200);
+    const old = await patch('U0', { status: 'AVAILABLE', last_updated: now() });
+    expect(old.status).toBe(404);
+    expect(old.json.errors[0].title).toBe('EVSE U0 not found');
+  });
+
   it('keeps statuses across a snapshot swap', async () => {
     await bulk([{ evse_id: 'DK*FIX*E1', status: 'AVAILABLE' }, { evse_id: 'DK*FIX*E2', status: 'CHARGING' }]);
     expect(await counts(FIX1)).toEqual([1, null]);

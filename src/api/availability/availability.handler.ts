@@ -74,9 +74,10 @@ export function availabilityRoutes(ctx: AppContext): RouteDef[] {
   const live: LiveAvailability | undefined = ctx.liveAvailability;
   if (live === undefined) return [];
   const evses = evseIndexOf(ctx.snapshot, ctx.stations);
-  /** `CC*PPP:uid` → EVSE id from PUT bodies (kept across snapshot swaps through the context's map). */
-  const uids = uidMaps.get(live) ?? new Map<string, string>();
-  uidMaps.set(live, uids);
+  /** `CC*PPP:uid` → EVSE id from PUT bodies (kept across snapshot swaps, D175). */
+  let uids = uidMaps.get(live);
+  if (uids === undefined) uidMaps.set(live, (uids = new EvseUids()));
+  else uids.retain((id) => evses.resolve(id) === id);
 
   const path = (req: ApiRequest): { party: string; uid: string } => {
     const { country_code: cc, party_id: party, location_id: loc, evse_uid: uid } = req.params;
@@ -132,6 +133,42 @@ export function availabilityRoutes(ctx: AppContext): RouteDef[] {
   ];
 }
 
-const uidMaps = new WeakMap<LiveAvailability, Map<string, string>>();
+/**
+ * D175: the OCPI uids of EVSEs, at most one per EVSE (a later uid for the same EVSE replaces the
+ * earlier one), so the map is bounded by the snapshot's EVSEs however many PUTs arrive; a swap
+ * drops the EVSEs the new snapshot does not have.
+ */
+export class EvseUids {
+  private readonly byKey = new Map<string, string>();
+  private readonly byId = new Map<string, string>();
+
+  get size(): number {
+    return this.byKey.size;
+  }
+
+  get(key: string): string | undefined {
+    return this.byKey.get(key);
+  }
+
+  set(key: string, id: string): void {
+    const before = this.byId.get(id);
+    if (before !== undefined && before !== key) this.byKey.delete(before);
+    const was = this.byKey.get(key);
+    if (was !== undefined && was !== id) this.byId.delete(was);
+    this.byKey.set(key, id);
+    this.byId.set(id, key);
+  }
+
+  /** Keeps the entries whose EVSE id passes `keep`. */
+  retain(keep: (id: string) => boolean): void {
+    for (const [id, key] of this.byId) {
+      if (keep(id)) continue;
+      this.byId.delete(id);
+      this.byKey.delete(key);
+    }
+  }
+}
+
+const uidMaps = new WeakMap<LiveAvailability, EvseUids>();
 
 const badRequestParam = (parameter: string, title: string): ApiError => new ApiError('BAD_REQUEST', title, { source: { parameter } });
