@@ -4,7 +4,8 @@
 #
 #   deploy/postgres.sh start <dir> [port]   initdb in <dir>/data, start on 127.0.0.1:<port>
 #                                           (default: a free port), print DATABASE_URL=…
-#   deploy/postgres.sh stop <dir>           stop it (the directory is the caller's to remove)
+#   deploy/postgres.sh stop <dir> [mode]    stop it (mode: fast, the default, smart or immediate;
+#                                           the directory is the caller's to remove)
 #
 # As root, the cluster runs as the `postgres` user (PostgreSQL refuses to run as root). Trust
 # authentication on loopback and the unix socket in <dir>: the cluster is never exposed.
@@ -13,7 +14,7 @@ set -euo pipefail
 cmd=${1:-}
 dir=${2:-}
 if [[ -z "$cmd" || -z "$dir" ]]; then
-  echo "usage: deploy/postgres.sh start <dir> [port] | stop <dir>" >&2
+  echo "usage: deploy/postgres.sh start <dir> [port] | stop <dir> [fast|smart|immediate]" >&2
   exit 2
 fi
 bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1 || true)
@@ -48,10 +49,11 @@ case "$cmd" in
     echo "DATABASE_URL=postgres://postgres@127.0.0.1:$port/postgres"
     ;;
   stop)
-    as_owner "$bin/pg_ctl" -D "$dir/data" -m fast -w stop > /dev/null
+    mode=${3:-fast}
+    as_owner "$bin/pg_ctl" -D "$dir/data" -m "$mode" -w stop > /dev/null
     ;;
   *)
-    echo "usage: deploy/postgres.sh start <dir> [port] | stop <dir>" >&2
+    echo "usage: deploy/postgres.sh start <dir> [port] | stop <dir> [fast|smart|immediate]" >&2
     exit 2
     ;;
 esac

@@ -197,7 +197,7 @@ export async function startService(config: Config, logger: Logger, start: StartO
       liveAvailability: new LiveAvailability(config.availabilityTtlS * 1000), ...(metrics ? { metrics } : {}) };
     // D107: one log line when writes start failing, one when they work again; no stack per request.
     live.faultListener = {
-      failing: (code, message) => logger.error({ code, reason: message }, 'storage unavailable: writes fail until the data directory can be written again'),
+      failing: (code, message) => logger.error({ code, reason: message }, `storage unavailable: writes fail until ${live.kind === 'postgres' ? 'the database' : 'the data directory'} can be written again`),
       recovered: (failedWrites, ms) => logger.warn({ failedWrites, ms: Math.round(ms) }, 'storage recovered: writes work again'),
     };
     const http: PipelineOptions = {

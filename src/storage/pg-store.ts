@@ -104,6 +104,11 @@ export class PgStore extends FaultTracking implements LiveStore {
     });
     // An idle connection lost (a restart): the pool drops it and connects anew on demand.
     this.pool.on('error', () => {});
+    // D174: a connection lost while checked out (between the statements of a transaction) emits
+    // 'error' on its client, where the pool listens only while it is idle; unheard, that error
+    // ended the process. Every client hears it: the next statement on it fails as a storage
+    // fault, and the transaction releases the client as broken.
+    this.pool.on('connect', (client) => client.on('error', () => {}));
   }
 
   /** Connects (and migrates, unless told not to); rejects when the database cannot be reached. */

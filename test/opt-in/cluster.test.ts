@@ -9,6 +9,8 @@
  *   two writers of the same version wins, the other gets 409).
  * - SIGKILL of one replica under read and write load: nginx routes around it (reads all 200) and
  *   every acknowledged write is in the store.
+ * - PostgreSQL stopped (immediate and fast, several times) under 16 writers: both replicas keep
+ *   running and write again by themselves (D174).
  * - A PostgreSQL restart under load: meanwhile writes and catalog reads answer 503 `storage
  *   unavailable`, station search keeps answering 200, `/ready` says why; afterwards everything
  *   answers again by itself, writes work, and the change notifications are back (a change
@@ -36,6 +38,8 @@ const KEY = 'cluster-test-key-00000001';
 const KEY_REFRESH_MS = 500;
 const run = promisify(execFile);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** PostgreSQL stop modes of the restart test: each several times (CI: fewer rounds). */
+const ROUNDS = process.env.CI === 'true' ? ['immediate', 'fast', 'immediate'] : ['immediate', 'fast', 'immediate', 'fast', 'immediate', 'fast'];
 
 let dir: string;
 let databaseUrl: string;
@@ -164,6 +168,50 @@ describe('replicas behind nginx on a shared PostgreSQL live store', () => {
     });
   });
 
+  it('keeps both replicas running through PostgreSQL stops (immediate and fast) under 16 writers through nginx (D174)', async () => {
+    const port = new URL(databaseUrl).port;
+    const pids = [1, 2].map((k) => Number(fs.readFileSync(path.join(dir, `replica-${k}.pid`), 'utf8')));
+    const outcomes = new Map<number, number>();
+    let stop = false;
+    const writer = async (): Promise<void> => {
+      while (!stop) {
+        const cid = randomUUID();
+        let status: number;
+        try {
+          status = (
+            await call({ url }, 'PUT', `/v1/companies/${cid}`, {
+              key: KEY,
+              body: { data: { id: cid, type: 'company', attributes: { name: 'through stops', version: 1, is_cpo: false, is_emp: true, external_source_mapping: {} }, relationships: { supported_emps: { data: [] } } } },
+            })
+          ).status;
+        } catch {
+          status = 0;
+        }
+        outcomes.set(status, (outcomes.get(status) ?? 0) + 1);
+        if (status !== 201) await sleep(20);
+      }
+    };
+    const workers = Array.from({ length: 16 }, writer);
+    for (const mode of ROUNDS) {
+      await sleep(400);
+      execFileSync('bash', [PG, 'stop', path.join(dir, 'pg'), mode]);
+      await sleep(600);
+      execFileSync('bash', [PG, 'start', path.join(dir, 'pg'), port]);
+      pids.forEach((pid, i) => expect(alive(pid), `replica ${i + 1} exited after a ${mode} stop:\n${fs.readFileSync(path.join(dir, `replica-${i + 1}.log`), 'utf8').slice(-3000)}`).toBe(true));
+      // Both replicas write again by themselves.
+      for (const srv of [a, b]) {
+        await vi.waitFor(async () => expect((await putCompany(srv, KEY, { name: `after ${mode}` }).then(() => 201, () => 0))).toBe(201), { timeout: 15_000, interval: 100 });
+      }
+    }
+    stop = true;
+    await Promise.all(workers);
+    for (const pid of pids) expect(alive(pid)).toBe(true);
+    for (const srv of [a, b]) expect((await call(srv, 'GET', '/ready')).status).toBe(200);
+    expect(outcomes.get(201) ?? 0).toBeGreaterThan(50);
+    for (const s of outcomes.keys()) expect([201, 502, 503, 504]).toContain(s);
+    for (const k of [1, 2]) expect(fs.readFileSync(path.join(dir, `replica-${k}.log`), 'utf8')).not.toMatch(/unhandled|uncaught/i);
+  }, 180_000);
+
   it('routes around a replica killed with SIGKILL under load: reads all 200, every acknowledged write kept', async () => {
     const id = JSON.parse((await get(search)).body).data[0].id as string;
     const statuses = new Map<number, number>();
@@ -283,6 +331,15 @@ describe('replicas behind nginx on a shared PostgreSQL live store', () => {
     await vi.waitFor(async () => expect(await catchUps(b)).toBe(before + 1), { timeout: 3000, interval: 50 });
   });
 });
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** A company written straight into the store, as another replica writes it (one new generation). */
 async function writeDirectly(): Promise<void> {

@@ -97,6 +97,27 @@ describe('PostgreSQL live store', () => {
     }
   });
 
+  it('survives its connection being terminated between the statements of a transaction: a storage fault, no crash (D174)', async () => {
+    const url = await fresh();
+    const store = await PgStore.open(url);
+    const killer = await PgStore.open(url, { migrate: false, poolMax: 1 });
+    try {
+      const failed = store.tx(async (s) => {
+        await catalogGeneration(s);
+        // The server ends this connection while the transaction holds it, between two statements.
+        await killer.read((k) => k.all('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND datname = current_database()'));
+        await new Promise((r) => setTimeout(r, 200));
+        return nextGeneration(s);
+      });
+      await expect(failed).rejects.toBeInstanceOf(StorageUnavailableError);
+      // The broken connection was dropped: the next transaction works.
+      expect(await store.tx(nextGeneration)).toBeGreaterThan(0);
+    } finally {
+      await killer.close();
+      await store.close();
+    }
+  });
+
   it('answers a database the service never ran on with “no live store” when opened read-only', async () => {
     await expect(PgStore.open(await fresh(), { migrate: false })).rejects.toThrow(/no live store in postgres:\/\/.*: start the service once/);
   });
