@@ -3,7 +3,8 @@
  * loopback. What the service's HTTP core cannot take gets a proper answer through nginx: request
  * heads split over many TCP packets, HTTP/1.0, a NUL byte in a header, a missing Host, 100
  * headers, and oversized bodies (413 readable by curl and fetch, chunked or not). For contrast the
- * same raw requests are sent to the service directly, where the known limits show.
+ * same raw requests are sent to the service directly, where the known limits show. A slowloris of
+ * several thousand connections leaves /health answered (D180).
  *
  * Needs `nginx` on PATH (.ci/run installs it with apt when missing); `curl` when present.
  */
@@ -17,6 +18,8 @@ import { call, keyFor, startTestServer, type TestServer } from '../helpers/serve
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const C = keyFor('costs');
+/** Slow connections of the slowloris test: more than the 4,096 one nginx worker once had (CI: fewer). */
+const SLOW_CONNECTIONS = process.env.CI === 'true' ? 5000 : 6000;
 const NGINX = ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/bin/nginx'].find((p) => fs.existsSync(p)) ?? 'nginx';
 const hasCurl = (() => {
   try {
@@ -182,4 +185,50 @@ describe('the service behind nginx (deploy/nginx.conf)', () => {
       expect(code).toBe('413');
     }
   });
+
+  it('answers /health throughout a slowloris of several thousand connections from other addresses, and ends them after 10 s (D180)', async () => {
+    // Each slow client sends part of a head, then a byte every 2 s: nginx holds a connection
+    // (and a file) for each. 127.0.0.2… are loopback addresses of their own.
+    const n = SLOW_CONNECTIONS;
+    const sockets: net.Socket[] = [];
+    let closedByServer = 0;
+    const opened = await Promise.all(
+      Array.from({ length: n }, (_, i) =>
+        new Promise<boolean>((resolve) => {
+          const s = net.connect({ port, host: '127.0.0.1', localAddress: `127.0.0.${2 + (i % 20)}` });
+          s.on('connect', () => {
+            s.write('GET /health HTTP/1.1\r\nHost: x\r\n');
+            resolve(true);
+          });
+          s.on('error', () => resolve(false));
+          s.on('close', () => closedByServer++);
+          sockets.push(s);
+        }),
+      ),
+    );
+    expect(opened.filter(Boolean).length).toBe(n);
+    const drip = setInterval(() => {
+      for (const s of sockets) if (!s.destroyed) s.write('X');
+    }, 2000);
+    try {
+      // /health from 127.0.0.1 every 100 ms for 6 s: every probe answered, and quickly.
+      const slow: number[] = [];
+      for (let t0 = Date.now(); Date.now() - t0 < 6000; ) {
+        const p0 = performance.now();
+        const status = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(2000) }).then((r) => r.status, () => 0);
+        const ms = performance.now() - p0;
+        expect(status, `a /health probe during the slowloris: ${nginxLog.slice(-500)}`).toBe(200);
+        if (ms > 500) slow.push(ms);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(slow).toEqual([]);
+      expect(nginxLog).not.toContain('worker_connections are not enough');
+      // A head that has not arrived after 10 s ends its connection.
+      await new Promise((r) => setTimeout(r, 6000));
+      expect(closedByServer).toBe(n);
+    } finally {
+      clearInterval(drip);
+      for (const s of sockets) s.destroy();
+    }
+  }, 60_000);
 });
