@@ -9,6 +9,7 @@ import { KeyRegistry, ensureDevelopmentKey } from './auth/keys.js';
 import { defaultSnapshotPath, type Config } from './config.js';
 import { startServer, type HttpServer } from './http/server.js';
 import { Pipeline, type PipelineOptions } from './http/pipeline.js';
+import { AdmissionBudgets } from './http/budgets.js';
 import { inject, type InjectRequest, type InjectResponse } from './http/inject.js';
 import { CompanyRegistry } from './domain/companies/registry.js';
 import { VehicleRegistry } from './domain/vehicles/vehicle.js';
@@ -33,6 +34,9 @@ import { adoptSharedColumns, shareStationColumns } from './pool/stations.js';
 import { SnapshotSwap } from './snapshot-swap.js';
 import { LiveAvailability } from './domain/stations/live-availability.js';
 import type { SwapResult } from './api/admin/admin.handler.js';
+
+/** D176: requests in progress from which a busy event loop counts as saturated (one client's sequence never is). */
+const SATURATED_IN_FLIGHT = 32;
 
 export interface Service {
   /** The bound port (0 when started without a socket). */
@@ -200,11 +204,15 @@ export async function startService(config: Config, logger: Logger, start: StartO
       failing: (code, message) => logger.error({ code, reason: message }, `storage unavailable: writes fail until ${live.kind === 'postgres' ? 'the database' : 'the data directory'} can be written again`),
       recovered: (failedWrites, ms) => logger.warn({ failedWrites, ms: Math.round(ms) }, 'storage recovered: writes work again'),
     };
+    // The pipeline is made after its options; until then nothing is in flight.
+    let inFlight = (): number => 0;
+    const budgets = config.admissionBudgets === null ? null : new AdmissionBudgets(config.admissionBudgets, (loopBusy) => (loopBusy && inFlight() >= SATURATED_IN_FLIGHT) || prices.saturated());
     const http: PipelineOptions = {
       routes: buildRoutes(ctx),
       mapError: serviceError,
       refusalDelayMs: config.refusalDelayMs,
       priceWorkSaturated: () => prices.saturated(),
+      budgets,
       ...(limiter !== null ? { rateLimit: (key: string, priceWork: boolean) => limiter.take(key, priceWork) } : {}),
       keys,
       fresh: () => sync.fresh(),
@@ -219,6 +227,7 @@ export async function startService(config: Config, logger: Logger, start: StartO
     };
     const server = start.listen === false ? null : await startServer(config.host, config.port, http, config.reusePort);
     const pipeline = server?.pipeline ?? new Pipeline(http);
+    inFlight = () => pipeline.inFlight();
     swap.attach(ctx, pipeline);
     logger.info(
       { port: server?.port ?? 0, host: config.host, snapshot: snapshot.meta.snapshotVersion, ms: Math.round(performance.now() - startedAt) },
@@ -238,6 +247,7 @@ export async function startService(config: Config, logger: Logger, start: StartO
           else await Promise.race([pipeline.drain(), new Promise((r) => setTimeout(r, config.shutdownTimeoutMs).unref())]);
           await prices.close();
           keys.stop();
+          budgets?.close();
           availability.close();
           await live.close();
           swap.close();

@@ -72,6 +72,8 @@ export interface Config {
   /** Connections of the PostgreSQL pool of the main thread (each pricing worker has one more). */
   readonly dbPoolMax: number;
   readonly snapshotPath: string;
+  /** D176: the most of the service each route class may hold while saturated; null: no budgets. */
+  readonly admissionBudgets: Readonly<Record<BudgetedClass, number>> | null;
   /** D178: a snapshot swap whose loader has not finished after this long is refused. */
   readonly snapshotLoadTimeoutMs: number;
   /** Piscina worker threads for price work (0 = run price work inline on the main thread). */
@@ -176,6 +178,31 @@ function onOff(env: NodeJS.ProcessEnv, name: string, def: boolean): boolean {
 
 export class ConfigError extends Error {}
 
+/** D176: admission classes with a budget. */
+export const BUDGETED = ['read', 'write', 'cost', 'ops', 'preflight'] as const;
+export type BudgetedClass = (typeof BUDGETED)[number];
+
+/** D176 defaults: the most of the service a class may hold while saturated. */
+export const DEFAULT_BUDGETS: Readonly<Record<BudgetedClass, number>> = { read: 0.5, write: 0.25, cost: 0.25, ops: 0.1, preflight: 0.1 };
+
+/** `ADMISSION_BUDGETS`: `off`, or `class:share` pairs over the defaults (`read:0.5,cost:0.2`). */
+function parseBudgets(raw: string | undefined): Readonly<Record<BudgetedClass, number>> | null {
+  if (raw === undefined || raw.trim() === '') return DEFAULT_BUDGETS;
+  if (raw.trim().toLowerCase() === 'off') return null;
+  const out: Record<BudgetedClass, number> = { ...DEFAULT_BUDGETS };
+  for (const part of raw.split(',')) {
+    const [name, value] = part.split(':').map((s) => s.trim());
+    const c = BUDGETED.find((x) => x === name);
+    const v = Number(value);
+    if (c === undefined || value === undefined || !(v > 0 && v <= 1)) {
+      throw new ConfigError(`ADMISSION_BUDGETS: "${part.trim()}" is not <class>:<share> with a class of ${BUDGETED.join(', ')} and a share in (0, 1]`);
+    }
+    out[c] = v;
+  }
+  return out;
+}
+
+
 function int(env: NodeJS.ProcessEnv, name: string, def: number, min: number, max: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return def;
@@ -218,6 +245,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dbPoolMax: int(env, 'DB_POOL_MAX', 10, 1, 200),
     snapshotPath: path.resolve(env.SNAPSHOT || defaultSnapshotPath()),
     snapshotLoadTimeoutMs: int(env, 'SNAPSHOT_LOAD_TIMEOUT_MS', 120_000, 1, 3_600_000),
+    admissionBudgets: parseBudgets(env.ADMISSION_BUDGETS),
     workers: int(env, 'WORKERS', cores, 0, 256),
     maxQueue: int(env, 'MAX_QUEUE', 256, 1, 1_000_000),
     maxQueueWaitMs: int(env, 'MAX_QUEUE_WAIT_MS', DEFAULT_MAX_QUEUE_WAIT_MS, 1, 600_000),

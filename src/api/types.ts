@@ -71,6 +71,11 @@ export interface RouteDef {
    * server waits for this replica's view to be current before serving it (read-your-writes, D151).
    */
   readonly fresh?: boolean;
+  /**
+   * The route's admission class (D176) when not the default: `price` for price work, `read` for
+   * GET and HEAD, `write` for the other methods.
+   */
+  readonly admission?: 'probe' | 'ops' | 'cost';
   readonly handler: Handler;
 }
 

@@ -3,6 +3,7 @@
  * out of the request head, and what the stages found so far. One object per request; the stages
  * are server-scope functions over it (no closure per request).
  */
+import type { RouteClass } from './budgets.js';
 import type { ApiRequest, RequestHeaders, RouteDef } from '../api/types.js';
 import type { Encoding } from './compress.js';
 
@@ -44,6 +45,12 @@ export type PipelineRequest = { -readonly [K in keyof ApiRequest]: ApiRequest[K]
 export class Exchange {
   /** Set by the route stage. */
   route: RouteDef | null = null;
+  /** The admission class of D176 (set by the route stage; unknown paths count as `ops`). */
+  cls: RouteClass = 'ops';
+  /** Counted in its class's requests in progress (D176) until it finishes. */
+  entered = false;
+  /** Refused for load (D106, D176): answered 503 after the refusal delay. */
+  refused = false;
   /** The route template of a preflight (logs and metrics label it by template, never by path). */
   label: string | null = null;
   params: Record<string, string> = {};

@@ -15,6 +15,7 @@
  * group check, rate limit, validator (304) and saturation check run after the gate. Without a
  * gate the early answers come before the body is read, so a refused price request costs no body.
  */
+import type { AdmissionBudgets, RouteClass } from './budgets.js';
 import { ApiError } from '../api/jsonapi/errors.js';
 import { parseQueryString } from '../api/jsonapi/query.js';
 import type { ApiResponse, RouteDef } from '../api/types.js';
@@ -47,10 +48,19 @@ export interface PipelineOptions extends Omit<ResponderOptions, 'finished' | 'dr
   corsOrigins: '*' | readonly string[] | null;
   /** D106: whether price work is saturated now (price-work routes are then refused unread). */
   priceWorkSaturated?: () => boolean;
+  /** D176: admission budgets per route class (absent or null: none). */
+  budgets?: AdmissionBudgets | null;
   /** Rate limits per key (D24, D109): 0, or the Retry-After seconds of a 429. Absent: no limits. */
   rateLimit?: (key: string, priceWork: boolean) => number;
   /** Read-your-writes (D151): null when this view cannot be behind, else a promise until it is current. */
   fresh?: () => Promise<void> | null;
+}
+
+/** D176: the admission class of a route. */
+function classOf(r: RouteDef): RouteClass {
+  if (r.admission !== undefined) return r.admission;
+  if (r.priceWork === true) return 'price';
+  return r.method === 'GET' ? 'read' : 'write';
 }
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -76,7 +86,7 @@ export class Pipeline {
     this.responder = new Responder({
       ...rest,
       varyOrigin: this.cors?.varyOrigin ?? false,
-      finished: () => this.finished(),
+      finished: (ex) => this.finished(ex),
       draining: () => this.draining,
     });
   }
@@ -98,7 +108,8 @@ export class Pipeline {
     return new Promise((resolve) => (this.drained = resolve));
   }
 
-  private finished(): void {
+  private finished(ex: Exchange): void {
+    if (ex.entered) this.o.budgets?.leave(ex.cls);
     this.inFlightCount--;
     if (this.draining && this.inFlightCount === 0 && this.drained !== null) this.drained();
   }
@@ -106,6 +117,22 @@ export class Pipeline {
   /** One request, from its copied head to its answer. */
   handle(res: ResponseSink, h: RequestHead): void {
     const ex = this.open(res, h);
+    try {
+      this.stages(ex, h);
+    } finally {
+      const b = this.o.budgets;
+      if (b) {
+        b.chargeCpu(ex.cls, performance.now() - ex.t0);
+        // Still in progress: its class has demand until it is answered (D176).
+        if (!ex.done && !ex.aborted && !ex.refused) {
+          ex.entered = true;
+          b.enter(ex.cls);
+        }
+      }
+    }
+  }
+
+  private stages(ex: Exchange, h: RequestHead): void {
     try {
       if (h.lengthConflict === true) {
         // The body's end is unknown, so the connection cannot carry another request.
@@ -150,6 +177,7 @@ export class Pipeline {
     }
     ex.route = m.route;
     ex.params = m.params;
+    ex.cls = classOf(m.route);
     return true;
   }
 
@@ -158,6 +186,11 @@ export class Pipeline {
     const at = this.router.methodsAt(ex.path);
     if (at === null) throw new ApiError('NOT_FOUND', 'route not found');
     ex.label = at.template;
+    ex.cls = 'preflight';
+    if (this.o.budgets?.admit('preflight') === false) {
+      this.responder.refuse(ex);
+      return;
+    }
     const list: string[] = [...at.allow];
     if (list.includes('GET')) list.push('HEAD');
     list.push('OPTIONS');
@@ -239,6 +272,11 @@ export class Pipeline {
         }
       }
     }
+    if (this.o.budgets?.admit(ex.cls) === false) {
+      // D176: this class used more than its share while the service is saturated.
+      this.responder.refuse(ex);
+      return true;
+    }
     if (r.priceWork === true && this.o.priceWorkSaturated?.() === true) {
       // Refused before the body is read or parsed (when nothing gated the request); uWS skips
       // the unread body and keeps the connection.
@@ -260,11 +298,13 @@ export class Pipeline {
       return;
     }
     readBody(ex, limit, (buf, close) => {
+      const t = performance.now();
       if (buf === null) this.responder.fail(ex, new ApiError('PAYLOAD_TOO_LARGE', 'request body too large'), close);
       else {
         ex.raw = buf;
         this.afterBody(ex);
       }
+      this.o.budgets?.chargeCpu(ex.cls, performance.now() - t);
     });
   }
 
@@ -275,7 +315,11 @@ export class Pipeline {
       return;
     }
     gate.then(
-      (mask) => this.afterGate(ex, mask),
+      (mask) => {
+        const t = performance.now();
+        this.afterGate(ex, mask);
+        this.o.budgets?.chargeCpu(ex.cls, performance.now() - t);
+      },
       (e: unknown) => this.responder.fail(ex, e),
     );
   }
@@ -306,8 +350,15 @@ export class Pipeline {
       return;
     }
     if (out instanceof Promise) {
+      // D176: an ops handler (the metrics exposition) computes in microtasks without I/O, so the
+      // time until its answer is main-thread time; other async handlers wait on the store.
+      const started = ex.cls === 'ops' ? performance.now() : -1;
       out.then(
-        (r) => this.responder.send(ex, r),
+        (r) => {
+          const t = performance.now();
+          this.responder.send(ex, r);
+          this.o.budgets?.chargeCpu(ex.cls, performance.now() - (started >= 0 ? started : t));
+        },
         (e: unknown) => this.responder.fail(ex, e),
       );
     } else this.responder.send(ex, out);

@@ -5,6 +5,7 @@
  * log and the metrics observation. Errors become JSON:API documents here (an unexpected error a
  * 500 without internals, logged with its stack), and refusals of D106 wait here until they are due.
  */
+import type { AdmissionBudgets } from './budgets.js';
 import type { Logger } from 'pino';
 import type { AccessLog } from '../log.js';
 import { ApiError, errorDocument, overloadedError, type ErrorObject } from '../api/jsonapi/errors.js';
@@ -24,6 +25,8 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 export interface ResponderOptions {
   logger: Logger;
   accessLog: AccessLog;
+  /** D176: the time each answered request was in progress, by admission class. */
+  budgets?: Pick<AdmissionBudgets, 'chargeWall'> | null;
   /** Called once per answered request (metrics): method, route template, status, ms, body bytes out. */
   observe?: (method: string, route: string | null, status: number, ms: number, bytesOut: number) => void;
   /** Maps an error that is not an ApiError to one (a storage fault → 503, D107), or null (500). */
@@ -160,6 +163,8 @@ export class Responder {
     const ms = Math.round((performance.now() - ex.t0) * 1000) / 1000;
     this.o.accessLog(ex.reqId, ex.method, ex.routePath, r.status, ms, ex.remote, ex.keyName, ex.bytesIn, bytesOut);
     this.o.observe?.(ex.method, ex.routePath, r.status, ms, bytesOut);
+    // A refusal held for REFUSAL_DELAY_MS is not service the class used (D176).
+    if (!ex.refused) this.o.budgets?.chargeWall(ex.cls, ms);
   }
 
   /** Answers an error: an ApiError (or one mapError knows) as it says, anything else 500. */
@@ -176,6 +181,7 @@ export class Responder {
 
   /** D106: 503 for price work refused while saturated, answered once `refusalDelayMs` has passed. */
   refuse(ex: Exchange): void {
+    ex.refused = true;
     const delay = this.o.refusalDelayMs;
     if (delay <= 0 || this.o.draining()) {
       this.fail(ex, overloadedError());

@@ -70,6 +70,7 @@ const ELSEWHERE: Record<string, string> = {
   'bench:availability': 'a measurement (bench/RESULTS.md)',
   'bench:area': 'a measurement (bench/RESULTS.md)',
   'bench:overload': 'a measurement (bench/RESULTS.md)',
+  'bench:floods': 'a measurement (bench/RESULTS.md)',
   'bench:catalog-memory': 'a measurement (bench/RESULTS.md)',
   'bench:metrics': 'a measurement (bench/RESULTS.md)',
 };

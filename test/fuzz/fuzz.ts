@@ -4,7 +4,10 @@
  * mutated: wrong types, nulls, huge numbers, deep nesting, long strings, invalid UTF-8, prototype
  * keys, missing and unknown members, truncated and non-JSON text, other content types, repeated and
  * bracketed query parameters, odd path ids, missing or wrong keys, chunked bodies, and bodies cut
- * off mid-way (the client hangs up). Fails on any 5xx other than 503, an answer slower than
+ * off mid-way (the client hangs up). Round 3 shapes: bodies with tens of thousands of wrong items
+ * (D170), names of Object.prototype in any path segment (D171), cdr_cost periods decades before
+ * the session (D172), and CORS preflights of distinct paths (D173); after the run `/metrics` must
+ * stay small. Fails on any 5xx other than 503, an answer slower than
  * `--hang-ms`, a reset of a well-formed request, or the service exiting.
  *
  *   npm run fuzz [-- --count 50000] [--time 300] [--concurrency 16] [--seed 1] [--hang-ms 5000]
@@ -112,6 +115,22 @@ async function templates(port: number): Promise<Template[]> {
         },
       },
     },
+    {
+      // D172: charging periods that start decades before the session, over many elements.
+      name: 'POST /v1/ocpi/cdr_cost (periods in the past)',
+      method: 'POST',
+      path: '/v1/ocpi/cdr_cost',
+      body: {
+        data: {
+          type: 'ocpi_cdr_cost_request',
+          attributes: {
+            tariff: { currency: 'EUR', elements: Array.from({ length: 200 }, (_, i) => ({ price_components: [{ type: 'TIME', price: 1 }], restrictions: { start_time: `${String(i % 24).padStart(2, '0')}:${String((i * 7) % 60).padStart(2, '0')}` } })) },
+            cdr: { start_date_time: '2026-03-02T21:00:00Z', end_date_time: '2026-03-30T23:30:00Z', charging_periods: [{ start_date_time: '1970-01-01T00:00:00Z', dimensions: [{ type: 'TIME', volume: 2 }] }, { start_date_time: '2026-03-03T00:00:00Z', dimensions: [{ type: 'TIME', volume: 200 }] }] },
+            timezone: 'Europe/Berlin',
+          },
+        },
+      },
+    },
     { name: 'POST /v1/user_feedback', method: 'POST', path: '/v1/user_feedback', body: { data: { type: 'other_feedback', attributes: { notes: 'n', email: '', context: '', language: 'en' } } } },
     { name: 'POST /v1/partner_feedback', method: 'POST', path: '/v1/partner_feedback', body: { data: { type: 'tariff_update', attributes: { content: 'c', tariff: '', cpo: '', emp: '', language: 'en' } } } },
     { name: 'POST /v1/crm/devices', method: 'POST', path: '/v1/crm/devices', body: { data: { id: randomUUID(), type: 'crm_device', attributes: { fcmToken: 'fcm:x', country: 'de', language: 'DE', app_version: '1', os_version: 'x', user_products: [], disabled_notifications: [] } } } },
@@ -175,6 +194,7 @@ function mutateJson(doc: unknown): unknown {
 /** Bytes of a body: mutated JSON, or text no parser likes. */
 function bodyBytes(t: Template): Buffer {
   const base = t.body ?? { data: {} };
+  if (rnd() < 0.01) return bomb(t);
   const r = rnd();
   if (r < 0.7) return Buffer.from(JSON.stringify(mutateJson(base)));
   const text = JSON.stringify(base);
@@ -214,7 +234,29 @@ function pathOf(t: Template): string {
   if (rnd() < 0.1 && /\/[0-9a-f-]{36}$|\/[A-Z0-9*]+$/i.test(t.path)) {
     return t.path.replace(/\/[^/]+$/, '/' + pick(['%00', 'x'.repeat(3000), '..%2F..%2Fetc', 'ÿ', '%E2%82', '*', 'null']));
   }
+  // D171: a name of Object.prototype in any one segment.
+  if (rnd() < 0.05) {
+    const segs = t.path.split('/');
+    segs[1 + Math.floor(rnd() * (segs.length - 1))] = pick(PROTO_KEYS);
+    return segs.join('/');
+  }
   return t.path;
+}
+
+/** D170: a body whose array holds thousands of wrong items, at some array of the template. */
+function bomb(t: Template): Buffer {
+  const copy = JSON.parse(JSON.stringify(t.body ?? { data: {} })) as unknown;
+  const arrays = paths(copy).filter((p) => p.length > 0);
+  const items = Array.from({ length: 20_000 + Math.floor(rnd() * 80_000) }, () => pick([1, 'x', null, true, {}]));
+  let at = copy as Record<string | number, unknown>;
+  const p = arrays.length > 0 ? pick(arrays) : ['data'];
+  for (const k of p.slice(0, -1)) {
+    const next = at[k];
+    if (next === null || typeof next !== 'object') break;
+    at = next as Record<string | number, unknown>;
+  }
+  at[p[p.length - 1]] = items;
+  return Buffer.from(JSON.stringify(copy));
 }
 
 const CONTENT_TYPES = ['application/json', 'application/json', 'application/json', 'application/vnd.api+json; charset=utf-8', 'text/plain', '', 'multipart/form-data; boundary=x', 'application/json; charset=latin1'];
@@ -230,6 +272,11 @@ interface Req {
 
 function next(ts: readonly Template[]): Req {
   const t = pick(ts);
+  // D173: preflights of distinct paths (known templates with fresh ids, and unknown paths).
+  if (rnd() < 0.03) {
+    const p = pick([`/v1/charging_stations/${randomUUID()}`, `/nowhere/${randomUUID()}`, `/docs/${randomUUID()}`, `${pathOf(t)}/${Math.floor(rnd() * 1e9)}`]);
+    return { route: 'OPTIONS (distinct paths)', method: 'OPTIONS', path: p, headers: { Origin: 'https://fuzz.example', 'Access-Control-Request-Method': 'GET' }, body: null, mode: 'normal' };
+  }
   const method = rnd() < 0.03 ? pick(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD']) : t.method;
   const headers: Record<string, string> = {};
   const k = rnd();
@@ -355,6 +402,10 @@ async function main(): Promise<void> {
   const seconds = (Date.now() - t0) / 1000;
   const health =
     exited === undefined ? await fetch(`http://127.0.0.1:${svc.port}/health`, { signal: AbortSignal.timeout(HANG_MS) }).then((r) => r.status, () => 0) : 0;
+  // D173: the distinct paths and methods sent left the metrics exposition small.
+  const metricsBytes =
+    exited === undefined ? await fetch(`http://127.0.0.1:${svc.port}/metrics`, { signal: AbortSignal.timeout(HANG_MS) }).then(async (r) => (await r.text()).length, () => -1) : -1;
+  if (metricsBytes > 1 << 20) failures.push({ why: `/metrics grew to ${metricsBytes} bytes`, req: next(ts), outcome: { status: 200, ms: 0 } });
   if (exited !== undefined) failures.push({ why: `the service exited with ${exited}`, req: next(ts), outcome: { status: 'reset', ms: 0 } });
   else if (health !== 200) failures.push({ why: `/health answered ${health === 0 ? 'nothing' : health} after the run`, req: next(ts), outcome: { status: health, ms: 0 } });
   // A service that no longer answers may not handle SIGTERM either.
@@ -365,10 +416,11 @@ async function main(): Promise<void> {
   }
   console.log(`${sent} mutated requests over ${ts.length} routes in ${seconds.toFixed(1)} s (${Math.round(sent / seconds)}/s), seed ${values.seed}`);
   console.log('| route | answers by status |\n| --- | --- |');
-  for (const t of ts) {
-    const m = counts.get(t.name);
-    console.log(`| ${t.name} | ${m ? [...m.entries()].sort().map(([s, n]) => `${s}: ${n}`).join(', ') : '–'} |`);
+  for (const name of [...ts.map((t) => t.name), 'OPTIONS (distinct paths)']) {
+    const m = counts.get(name);
+    console.log(`| ${name} | ${m ? [...m.entries()].sort().map(([s, n]) => `${s}: ${n}`).join(', ') : '–'} |`);
   }
+  console.log(`\n/metrics after the run: ${metricsBytes} bytes`);
   if (failures.length > 0) {
     console.log(`\n${failures.length} failures; the first ones:`);
     for (const f of failures.slice(0, 10)) {

@@ -175,18 +175,7 @@ describe('replicas behind nginx on a shared PostgreSQL live store', () => {
     let stop = false;
     const writer = async (): Promise<void> => {
       while (!stop) {
-        const cid = randomUUID();
-        let status: number;
-        try {
-          status = (
-            await call({ url }, 'PUT', `/v1/companies/${cid}`, {
-              key: KEY,
-              body: { data: { id: cid, type: 'company', attributes: { name: 'through stops', version: 1, is_cpo: false, is_emp: true, external_source_mapping: {} }, relationships: { supported_emps: { data: [] } } } },
-            })
-          ).status;
-        } catch {
-          status = 0;
-        }
+        const { status } = await putNewCompany(url, 'through stops');
         outcomes.set(status, (outcomes.get(status) ?? 0) + 1);
         if (status !== 201) await sleep(20);
       }
@@ -231,18 +220,7 @@ describe('replicas behind nginx on a shared PostgreSQL live store', () => {
     };
     const writer = async (): Promise<void> => {
       while (!stop) {
-        const cid = randomUUID();
-        let status: number;
-        try {
-          status = (
-            await call({ url }, 'PUT', `/v1/companies/${cid}`, {
-              key: KEY,
-              body: { data: { id: cid, type: 'company', attributes: { name: 'under load', version: 1, is_cpo: false, is_emp: true, external_source_mapping: {} }, relationships: { supported_emps: { data: [] } } } },
-            })
-          ).status;
-        } catch {
-          status = 0;
-        }
+        const { status, id: cid } = await putNewCompany(url, 'under load');
         writeOutcomes.set(status, (writeOutcomes.get(status) ?? 0) + 1);
         if (status === 201) acked.push(cid);
       }
@@ -331,6 +309,20 @@ describe('replicas behind nginx on a shared PostgreSQL live store', () => {
     await vi.waitFor(async () => expect(await catchUps(b)).toBe(before + 1), { timeout: 3000, interval: 50 });
   });
 });
+
+/** PUT of a new company through `base`: its status (0 when the connection failed) and id. */
+async function putNewCompany(base: string, name: string): Promise<{ status: number; id: string }> {
+  const id = randomUUID();
+  try {
+    const r = await call({ url: base }, 'PUT', `/v1/companies/${id}`, {
+      key: KEY,
+      body: { data: { id, type: 'company', attributes: { name, version: 1, is_cpo: false, is_emp: true, external_source_mapping: {} }, relationships: { supported_emps: { data: [] } } } },
+    });
+    return { status: r.status, id };
+  } catch {
+    return { status: 0, id };
+  }
+}
 
 function alive(pid: number): boolean {
   try {

@@ -55,5 +55,6 @@ export function adminRoutes(ctx: AppContext): RouteDef[] {
       throw new ApiError('BAD_REQUEST', 'snapshot refused; the current snapshot keeps serving', { detail: e.message });
     }
   };
-  return [{ method: 'POST', path: '/admin/snapshot', groups: ['Admin'], body: true, handler: reload }];
+  // An operator's swap is never refused for load (D176).
+  return [{ method: 'POST', path: '/admin/snapshot', groups: ['Admin'], body: true, admission: 'probe', handler: reload }];
 }

@@ -213,6 +213,6 @@ export function cdrCostDocument(body: unknown): CdrCostDocument {
 }
 
 export function cdrCostRoutes(_ctx: AppContext): RouteDef[] {
-  return [{ method: 'POST', path: '/v1/ocpi/cdr_cost', groups: ['ReadCosts'], body: true, handler: (req: ApiRequest): ApiResponse => json(200, cdrCostDocument(req.body)) }];
+  return [{ method: 'POST', path: '/v1/ocpi/cdr_cost', groups: ['ReadCosts'], body: true, admission: 'cost', handler: (req: ApiRequest): ApiResponse => json(200, cdrCostDocument(req.body)) }];
 }
 

@@ -11,6 +11,7 @@ export function healthRoutes(ctx: AppContext): RouteDef[] {
     {
       method: 'GET',
       path: '/health',
+      admission: 'probe',
       groups: null,
       body: false,
       handler: () =>
@@ -23,6 +24,7 @@ export function healthRoutes(ctx: AppContext): RouteDef[] {
     {
       method: 'GET',
       path: '/ready',
+      admission: 'probe',
       groups: null,
       body: false,
       handler: () => ready(ctx),
@@ -30,6 +32,7 @@ export function healthRoutes(ctx: AppContext): RouteDef[] {
     {
       method: 'GET',
       path: '/attribution',
+      admission: 'ops',
       groups: null,
       body: false,
       handler: () => ({ status: 200, body: attribution }),

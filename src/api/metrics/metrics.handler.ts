@@ -12,6 +12,7 @@ export function metricsRoutes(ctx: AppContext): RouteDef[] {
     {
       method: 'GET',
       path: '/metrics',
+      admission: 'ops',
       groups: ctx.config.metricsKeyRequired ? ['ReadMetrics'] : null,
       body: false,
       handler: async () => ({ status: 200, body: await m.text(), headers: { 'Content-Type': m.contentType } }),

@@ -183,11 +183,12 @@ function asset(name: string): Buffer {
 /** `GET /openapi.json`, `GET /docs` and `GET /docs/:file` for a route table (which they join). */
 export function openApiRoutes(routes: readonly RouteDef[], version: string): RouteDef[] {
   const own: RouteDef[] = [
-    { method: 'GET', path: '/openapi.json', groups: null, body: false, cache: () => version, handler: () => ({ status: 200, body: text(), headers: { 'Content-Type': 'application/json' } }) },
-    { method: 'GET', path: '/docs', groups: null, body: false, cache: () => version, handler: () => ({ status: 200, body: DOCS_HTML, headers: { 'Content-Type': 'text/html; charset=utf-8' } }) },
+    { method: 'GET', path: '/openapi.json', groups: null, body: false, admission: 'ops', cache: () => version, handler: () => ({ status: 200, body: text(), headers: { 'Content-Type': 'application/json' } }) },
+    { method: 'GET', path: '/docs', groups: null, body: false, admission: 'ops', cache: () => version, handler: () => ({ status: 200, body: DOCS_HTML, headers: { 'Content-Type': 'text/html; charset=utf-8' } }) },
     {
       method: 'GET',
       path: '/docs/:file',
+      admission: 'ops',
       groups: null,
       body: false,
       cache: () => version,

@@ -1,0 +1,72 @@
+/**
+ * Admission budgets per route class (D176), over a real server with a route table defined here:
+ * while the service is saturated a class over its share is refused 503 with Retry-After before
+ * its body is read; probes and price work never are; nothing is refused while not saturated.
+ */
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { json, type RouteDef } from '../../src/api/types.js';
+import { DEFAULT_BUDGETS } from '../../src/config.js';
+import { AdmissionBudgets } from '../../src/http/budgets.js';
+import { startServer, type HttpServer } from '../../src/http/server.js';
+import { accessLog } from '../../src/log.js';
+import { call } from '../helpers/server.js';
+
+/** A synchronous handler that holds the main thread for `ms`. */
+const busy = (ms: number) => () => {
+  const end = performance.now() + ms;
+  while (performance.now() < end);
+  return json(200, { ok: true });
+};
+
+const routes: RouteDef[] = [
+  { method: 'GET', path: '/t/read', groups: null, body: false, handler: busy(2) },
+  { method: 'POST', path: '/t/cost', groups: null, body: true, admission: 'cost', handler: busy(2) },
+  { method: 'GET', path: '/t/health', groups: null, body: false, admission: 'probe', handler: busy(2) },
+  { method: 'POST', path: '/t/price', groups: null, body: true, priceWork: true, handler: busy(2) },
+];
+
+describe('admission budgets per route class (D176)', () => {
+  let server: HttpServer;
+  let saturated = false;
+  let budgets: AdmissionBudgets;
+  const srv = { url: '' };
+  beforeAll(async () => {
+    // One window of a minute: no window turns during the test, whatever the machine's load.
+    budgets = new AdmissionBudgets({ ...DEFAULT_BUDGETS, read: 0.5, cost: 0.2 }, () => saturated, 60_000);
+    const silent = pino({ level: 'silent' });
+    server = await startServer('127.0.0.1', 0, { routes, keys: { maskOfKey: () => -1 }, bodyLimitBytes: 1024, logger: silent, accessLog: accessLog(silent), budgets, refusalDelayMs: 0 });
+    srv.url = `http://127.0.0.1:${server.port}`;
+  });
+  afterAll(async () => {
+    budgets.close();
+    await server.close(1000);
+  });
+
+  it('admits every class while the service is not saturated, however one class dominates', async () => {
+    saturated = false;
+    for (let i = 0; i < 30; i++) expect((await call(srv, 'GET', '/t/read')).status).toBe(200);
+    for (let i = 0; i < 10; i++) expect((await call(srv, 'POST', '/t/cost', { body: { data: {} } })).status).toBe(200);
+  });
+
+  it('refuses a class over its share with 503 and Retry-After while saturated; probes and price work are answered', async () => {
+    saturated = false;
+    for (let i = 0; i < 10; i++) await call(srv, 'GET', '/t/read');
+    for (let i = 0; i < 5; i++) await call(srv, 'POST', '/t/cost', { body: { data: {} } });
+    saturated = true;
+    // Reads held about 3/4 of the time in progress so far (share 0.5), costs about 1/4 (share 0.2).
+    const read = await call(srv, 'GET', '/t/read');
+    expect(read.status).toBe(503);
+    expect(read.headers.get('retry-after')).toBe('1');
+    expect(read.json.errors[0]).toMatchObject({ status: '503', code: 'SERVICE_UNAVAILABLE', title: 'overloaded, retry later' });
+    expect((await call(srv, 'POST', '/t/cost', { body: { data: {} } })).status).toBe(503);
+    for (let i = 0; i < 20; i++) {
+      expect((await call(srv, 'GET', '/t/health')).status).toBe(200);
+      expect((await call(srv, 'POST', '/t/price', { body: { data: {} } })).status).toBe(200);
+    }
+    // Price work and probes now hold most of the recent service: reads are within their share.
+    expect((await call(srv, 'GET', '/t/read')).status).toBe(200);
+    expect(budgets.refused).toBeGreaterThanOrEqual(2);
+    saturated = false;
+  });
+});
