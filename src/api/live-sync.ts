@@ -79,12 +79,8 @@ export class LiveSync {
     if (d.changes.length > 0) this.catchUps++;
     const top = d.generation;
     if (d.companies !== null) {
-      const keep = new Set<string>();
-      for (const c of d.companies) {
-        keep.add(c.id);
-        this.companies.upsert(c);
-      }
-      for (const c of [...this.companies.values()]) if (!keep.has(c.id)) this.companies.remove(c.id);
+      for (const c of d.companies.upserts) this.companies.upsert(c);
+      for (const id of d.companies.removed) this.companies.remove(id);
     }
     for (const id of d.removed) this.tariffs.remove(id, top);
     for (const t of d.upserts) this.tariffs.upsert(t, top);

@@ -81,8 +81,13 @@ export function rateTable(date: string, rates: Record<string, number>): RateTabl
 export function mainCatalog(companies: CompanyRegistry, tariffs: TariffCatalog): PricingCatalog {
   const cat = buildCatalog(companies.values(), tariffs.all(), tariffs.stationPrices());
   tariffs.onChange((c) => {
-    if (c.kind === 'company') replaceCompanies(cat, companies.values());
-    else if (c.op === 'upsert') cat.upsertTariff(tariffInput(c.tariff));
+    if (c.kind === 'company') {
+      // A write changes one company; a delete also the companies that referred to it (D49), and
+      // deletes are rare: then all of them.
+      const now = companies.get(c.id);
+      if (c.op === 'delete' || now === undefined) replaceCompanies(cat, companies.values());
+      else cat.upsertCompany(companyInput(now));
+    } else if (c.op === 'upsert') cat.upsertTariff(tariffInput(c.tariff));
     else cat.removeTariff(c.id);
   });
   return cat;
@@ -132,7 +137,12 @@ export class StoreCatalog {
 
   private async apply(): Promise<void> {
     const d = await this.store.read((s) => readCatalogDelta(s, this.gen));
-    if (d.companies !== null) replaceCompanies(this.catalog, d.companies);
+    // Only the companies that changed (D176: reloading all of them for every company write made a
+    // flood of writes starve price work).
+    if (d.companies !== null) {
+      for (const c of d.companies.upserts) this.catalog.upsertCompany(companyInput(c));
+      for (const id of d.companies.removed) this.catalog.removeCompany(id);
+    }
     if (d.stationPrices !== null || d.removed.length > 0 || d.upserts.length > 0) this.catalog.batch(() => {
       for (const id of d.removed) this.catalog.removeTariff(id);
       for (const t of d.upserts) this.catalog.upsertTariff(tariffInput(t));

@@ -19,10 +19,26 @@ interface CompanyDbRow {
 /** All companies of the live store with their supported EMPs (ordered by id). */
 export async function loadCompanies(s: Sql): Promise<Company[]> {
   const rows = await s.all<CompanyDbRow>('SELECT * FROM companies ORDER BY id');
+  const links = await s.all<{ company_id: string; emp_id: string }>('SELECT company_id, emp_id FROM company_supported_emps ORDER BY company_id, emp_id');
+  return companiesOf(rows, links);
+}
+
+/** Companies by id (those that exist), with their supported EMPs; ids in chunks of 500 parameters. */
+export async function loadCompaniesById(s: Sql, ids: readonly string[]): Promise<Company[]> {
+  const rows: CompanyDbRow[] = [];
+  const links: { company_id: string; emp_id: string }[] = [];
+  for (let i = 0; i < ids.length; i += 500) {
+    const chunk = ids.slice(i, i + 500);
+    const marks = chunk.map(() => '?').join(', ');
+    rows.push(...(await s.all<CompanyDbRow>(`SELECT * FROM companies WHERE id IN (${marks}) ORDER BY id`, chunk)));
+    links.push(...(await s.all<{ company_id: string; emp_id: string }>(`SELECT company_id, emp_id FROM company_supported_emps WHERE company_id IN (${marks}) ORDER BY company_id, emp_id`, chunk)));
+  }
+  return companiesOf(rows, links);
+}
+
+function companiesOf(rows: readonly CompanyDbRow[], links: readonly { company_id: string; emp_id: string }[]): Company[] {
   const supported = new Map<string, string[]>();
-  for (const r of await s.all<{ company_id: string; emp_id: string }>(
-    'SELECT company_id, emp_id FROM company_supported_emps ORDER BY company_id, emp_id',
-  )) {
+  for (const r of links) {
     let l = supported.get(r.company_id);
     if (!l) supported.set(r.company_id, (l = []));
     l.push(r.emp_id);

@@ -5,7 +5,7 @@
  */
 import type { StoredStationPrices, StoredTariff } from '../domain/tariffs/model.js';
 import type { Company } from '../domain/companies/registry.js';
-import { loadCompanies } from './companies.js';
+import { loadCompaniesById } from './companies.js';
 import type { LiveStore, Sql } from './live.js';
 import { getSetting, setSetting } from './settings.js';
 import type { Snapshot } from './snapshot.js';
@@ -128,8 +128,11 @@ export interface CatalogDelta {
   removed: string[];
   /** Changed tariffs as they are now, super tariffs before sub tariffs (each block compiles with its current subs). */
   upserts: StoredTariff[];
-  /** Every company, when any changed (company writes may touch others, D49); else null. */
-  companies: Company[] | null;
+  /**
+   * The companies that changed (a delete logs the companies it touched too, D49): those that
+   * exist as they are now, and the ids of those that are gone; null when none changed.
+   */
+  companies: { upserts: Company[]; removed: string[] } | null;
   /** Every EVSE-level price, when any changed; else null. */
   stationPrices: StoredStationPrices[] | null;
 }
@@ -142,12 +145,12 @@ export interface CatalogDelta {
 export async function readCatalogDelta(s: Sql, since: number): Promise<CatalogDelta> {
   const changes = await changesSince(s, since);
   const generation = Math.max(await catalogGeneration(s), since, changes.length === 0 ? 0 : changes[changes.length - 1].generation);
-  let companies = false;
+  const companyIds = new Set<string>();
   let stationPrices = false;
   const tariffIds = new Set<string>();
   for (const c of changes) {
     if (c.kind === 'tariff') tariffIds.add(c.id);
-    else if (c.kind === 'company') companies = true;
+    else if (c.kind === 'company') companyIds.add(c.id);
     else stationPrices = true;
   }
   const removed: string[] = [];
@@ -163,9 +166,15 @@ export async function readCatalogDelta(s: Sql, since: number): Promise<CatalogDe
     changes,
     removed,
     upserts,
-    companies: companies ? await loadCompanies(s) : null,
+    companies: companyIds.size === 0 ? null : await changedCompanies(s, [...companyIds]),
     stationPrices: stationPrices ? await loadStationPrices(s) : null,
   };
+}
+
+async function changedCompanies(s: Sql, ids: string[]): Promise<{ upserts: Company[]; removed: string[] }> {
+  const upserts = await loadCompaniesById(s, ids);
+  const found = new Set(upserts.map((c) => c.id));
+  return { upserts, removed: ids.filter((id) => !found.has(id)) };
 }
 
 export interface CatalogSeed {
