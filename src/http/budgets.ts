@@ -36,6 +36,7 @@ export class AdmissionBudgets {
   private elu = performance.eventLoopUtilization();
   private loopBusy = false;
   private turnedAt = performance.now();
+  private lastWindowMs: number;
   private readonly timer: NodeJS.Timeout;
   refused = 0;
 
@@ -46,9 +47,10 @@ export class AdmissionBudgets {
   constructor(
     budgets: Readonly<Record<BudgetedClass, number>>,
     private readonly saturated: (loopBusy: boolean) => boolean,
-    private readonly windowMs = WINDOW_MS,
+    windowMs = WINDOW_MS,
   ) {
     for (const c of BUDGETED) this.share[CLASSES.indexOf(c)] = budgets[c];
+    this.lastWindowMs = windowMs;
     this.timer = setInterval(() => this.turn(), windowMs);
     this.timer.unref();
   }
@@ -57,7 +59,10 @@ export class AdmissionBudgets {
     const next = performance.eventLoopUtilization();
     this.loopBusy = performance.eventLoopUtilization(next, this.elu).utilization >= BUSY_ELU;
     this.elu = next;
-    this.turnedAt = performance.now();
+    const now = performance.now();
+    // The timer can fire late (a blocked loop): the last window's real length, not its nominal one.
+    this.lastWindowMs = now - this.turnedAt;
+    this.turnedAt = now;
     this.cur ^= 1;
     const n = CLASSES.length;
     for (let i = 0; i < n; i++) {
@@ -86,7 +91,7 @@ export class AdmissionBudgets {
     if (others === 0) return true;
     // Main-thread time against the clock (the last window and this one so far); time in
     // progress against all classes' (requests overlap).
-    const cpu = (this.cpu[i] + this.cpu[n + i]) / (this.windowMs + performance.now() - this.turnedAt);
+    const cpu = (this.cpu[i] + this.cpu[n + i]) / (this.lastWindowMs + performance.now() - this.turnedAt);
     const wall = this.wall[i] + this.wall[n + i];
     if (cpu > budget || (wallAll > 0 && wall / wallAll > budget)) {
       this.refused++;

@@ -55,7 +55,8 @@ class MemorySink implements ResponseSink {
     this.closed = closeConnection === true;
     this.finish();
   }
-  endWithoutBody(_reportedContentLength?: number, closeConnection?: boolean): void {
+  endWithoutBody(reportedContentLength?: number, closeConnection?: boolean): void {
+    if (reportedContentLength !== undefined) this.headers['content-length'] ??= String(reportedContentLength);
     this.closed = closeConnection === true || this.headers.connection === 'close';
     this.finish();
   }

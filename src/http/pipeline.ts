@@ -122,7 +122,8 @@ export class Pipeline {
     } finally {
       const b = this.o.budgets;
       if (b) {
-        b.chargeCpu(ex.cls, performance.now() - ex.t0);
+        // A refusal is no service the class used (D176).
+        if (!ex.refused) b.chargeCpu(ex.cls, performance.now() - ex.t0);
         // Still in progress: its class has demand until it is answered (D176).
         if (!ex.done && !ex.aborted && !ex.refused) {
           ex.entered = true;

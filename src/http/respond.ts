@@ -151,11 +151,16 @@ export class Responder {
       // JSON unless the handler said otherwise (GET /metrics).
       if (r.headers?.['Content-Type'] === undefined) res.writeHeader('Content-Type', JSON_TYPE);
       if (ex.head) {
-        // endWithoutBody(length) of this uWS build closes the connection after the answer; the
-        // header written by hand keeps it alive (HEAD answers carry no body either way).
-        res.writeHeader('Content-Length', String(byteLength(body)));
-        if (close) res.writeHeader('Connection', 'close');
-        res.endWithoutBody();
+        // The header written by hand keeps the connection alive (HEAD answers carry no body
+        // either way). A HEAD answer that must close (D179, draining) is ended with
+        // endWithoutBody(0, true), the one form of this uWS build that closes: a hand-written
+        // `Connection: close` is not acted on, a reported length above 0 leaves the connection
+        // open and none reports 2^63. So it says `Content-Length: 0`.
+        if (close) res.endWithoutBody(0, true);
+        else {
+          res.writeHeader('Content-Length', String(byteLength(body)));
+          res.endWithoutBody();
+        }
       } else res.end(body, close);
     });
     this.finish(ex);

@@ -21,7 +21,7 @@ const busy = (ms: number) => () => {
 
 const routes: RouteDef[] = [
   { method: 'GET', path: '/t/read', groups: null, body: false, handler: busy(2) },
-  { method: 'POST', path: '/t/cost', groups: null, body: true, admission: 'cost', handler: busy(2) },
+  { method: 'GET', path: '/t/cost', groups: null, body: false, admission: 'cost', handler: busy(2) },
   { method: 'GET', path: '/t/health', groups: null, body: false, admission: 'probe', handler: busy(2) },
   { method: 'POST', path: '/t/price', groups: null, body: true, priceWork: true, handler: busy(2) },
 ];
@@ -33,7 +33,7 @@ describe('admission budgets per route class (D176)', () => {
   const srv = { url: '' };
   beforeAll(async () => {
     // One window of a minute: no window turns during the test, whatever the machine's load.
-    budgets = new AdmissionBudgets({ ...DEFAULT_BUDGETS, read: 0.5, cost: 0.2 }, () => saturated, 60_000);
+    budgets = new AdmissionBudgets({ ...DEFAULT_BUDGETS, read: 0.5, cost: 0.1 }, () => saturated, 60_000);
     const silent = pino({ level: 'silent' });
     server = await startServer('127.0.0.1', 0, { routes, keys: { maskOfKey: () => -1 }, bodyLimitBytes: 1024, logger: silent, accessLog: accessLog(silent), budgets, refusalDelayMs: 0 });
     srv.url = `http://127.0.0.1:${server.port}`;
@@ -46,21 +46,21 @@ describe('admission budgets per route class (D176)', () => {
   it('admits every class while the service is not saturated, however one class dominates', async () => {
     saturated = false;
     for (let i = 0; i < 30; i++) expect((await call(srv, 'GET', '/t/read')).status).toBe(200);
-    for (let i = 0; i < 10; i++) expect((await call(srv, 'POST', '/t/cost', { body: { data: {} } })).status).toBe(200);
+    for (let i = 0; i < 10; i++) expect((await call(srv, 'GET', '/t/cost')).status).toBe(200);
   });
 
   it('refuses a class over its share with 503 and Retry-After while saturated; probes and price work are answered', async () => {
     saturated = false;
-    for (let i = 0; i < 10; i++) await call(srv, 'GET', '/t/read');
-    for (let i = 0; i < 5; i++) await call(srv, 'POST', '/t/cost', { body: { data: {} } });
+    for (let i = 0; i < 30; i++) await call(srv, 'GET', '/t/read');
+    for (let i = 0; i < 5; i++) await call(srv, 'GET', '/t/cost');
     saturated = true;
-    // Reads held about 3/4 of the time in progress so far (share 0.5), costs about 1/4 (share 0.2).
+    // Reads held about 4/5 of the time in progress so far (share 0.5), costs about 1/5 (share 0.1).
     const read = await call(srv, 'GET', '/t/read');
     expect(read.status).toBe(503);
     expect(read.headers.get('retry-after')).toBe('1');
     expect(read.json.errors[0]).toMatchObject({ status: '503', code: 'SERVICE_UNAVAILABLE', title: 'overloaded, retry later' });
-    expect((await call(srv, 'POST', '/t/cost', { body: { data: {} } })).status).toBe(503);
-    for (let i = 0; i < 20; i++) {
+    expect((await call(srv, 'GET', '/t/cost')).status).toBe(503);
+    for (let i = 0; i < 60; i++) {
       expect((await call(srv, 'GET', '/t/health')).status).toBe(200);
       expect((await call(srv, 'POST', '/t/price', { body: { data: {} } })).status).toBe(200);
     }

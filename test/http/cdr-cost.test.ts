@@ -141,6 +141,8 @@ describe('POST /v1/ocpi/cdr_cost', () => {
       ['a period decades before the session', body({ tariff: { currency: 'EUR', elements: els(2) }, cdr: { ...month, charging_periods: [{ start_date_time: '1970-01-01T00:00:00Z', dimensions: dims }] }, timezone: 'Europe/Berlin' }), '/data/attributes/cdr/charging_periods/0/start_date_time'],
       ['1,000 elements, one 32-day period', body({ tariff: { currency: 'EUR', elements: els(1000) }, cdr: { ...month, charging_periods: [{ start_date_time: iso(S - 86_000_000), dimensions: dims }] }, timezone: 'Europe/Berlin' }), '/data/attributes/cdr/charging_periods'],
       ['10,000 periods of 4 minutes', body({ tariff: { currency: 'EUR', elements: els(3) }, cdr: { ...month, charging_periods: Array.from({ length: 10_000 }, (_, i) => ({ start_date_time: iso(S + i * 267_000), dimensions: [] })) }, timezone: 'Europe/Berlin' }), '/data/attributes/cdr/charging_periods'],
+      // A week whose offset changes inside it (summer time on 29 March) prices every piece with look-ups.
+      ['331 elements, a week across summer time', body({ tariff: { currency: 'EUR', elements: els(331) }, cdr: { start_date_time: '2026-03-25T00:00:00Z', end_date_time: '2026-04-01T00:00:00Z', charging_periods: [{ start_date_time: '2026-03-25T00:00:00Z', dimensions: dims }] }, timezone: 'Europe/Berlin' }), '/data/attributes/cdr/charging_periods'],
       ['128 elements, 4 long periods', body({ tariff: { currency: 'EUR', elements: els(128) }, cdr: { ...month, charging_periods: [0, 1, 2, 3].map((i) => ({ start_date_time: iso(S + i * 7.75 * 86_400_000), dimensions: dims })) }, timezone: 'Europe/Berlin' }), '/data/attributes/cdr/charging_periods'],
     ];
     for (const [name, b, pointer] of worst) {

@@ -155,6 +155,11 @@ describe('HTTP transport', () => {
     expect(out).toContain('"title":"conflicting Content-Length headers"');
     expect(performance.now() - t0).toBeLessThan(2000);
     expect(seen.length).toBe(before);
+    // A HEAD request is closed the same way (uWS does not act on a hand-written Connection: close).
+    const t1 = performance.now();
+    const head = await rawUntil(server.port, '\u0000never', 'HEAD /t/items/special HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nContent-Length: 5\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(performance.now() - t1).toBeLessThan(2000);
     // Two equal lengths are one length.
     const same = await rawRequest(server.port, 'POST /t/echo HTTP/1.1\r\nHost: x\r\nApi-Key: costs\r\nContent-Type: application/json\r\nContent-Length: 11\r\nContent-Length: 11\r\n\r\n{"data":{}}');
     expect(same).toMatch(/^HTTP\/1\.1 200/);
