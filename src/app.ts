@@ -207,6 +207,8 @@ export async function startService(config: Config, logger: Logger, start: StartO
     // The pipeline is made after its options; until then nothing is in flight.
     let inFlight = (): number => 0;
     const budgets = config.admissionBudgets === null ? null : new AdmissionBudgets(config.admissionBudgets, (loopBusy) => (loopBusy && inFlight() >= SATURATED_IN_FLIGHT) || prices.saturated());
+    // D176: a write's synchronous store work (SQLite) is main-thread time of the write class.
+    if (budgets !== null) live.onWriteWork = (ms) => budgets.chargeCpu('write', ms);
     const http: PipelineOptions = {
       routes: buildRoutes(ctx),
       mapError: serviceError,

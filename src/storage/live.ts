@@ -46,6 +46,11 @@ export interface LiveStore {
   readonly where: string;
   /** Set by the service (src/app.ts) to log fault periods (D107). */
   faultListener: StorageFaultListener | null;
+  /**
+   * Set by the service (src/app.ts): the main-thread milliseconds each write transaction held the
+   * thread, where the store works synchronously (SQLite; D176 counts them against writes).
+   */
+  onWriteWork: ((ms: number) => void) | null;
   /** Operations that failed for the storage since start (metrics). */
   readonly faultsTotal: number;
   /**
@@ -132,6 +137,7 @@ export class FaultPeriods {
 /** The fault bookkeeping both stores share (D107, D152). */
 export abstract class FaultTracking {
   protected readonly faults = new FaultPeriods();
+  onWriteWork: ((ms: number) => void) | null = null;
 
   get faultListener(): StorageFaultListener | null {
     return this.faults.listener;

@@ -146,6 +146,8 @@ export class SqliteStore extends FaultTracking implements LiveStore {
   /** One operation; only a committed write ends a fault period (a read may work on a full disk). */
   private async run<T>(begin: string, fn: (s: Sql) => Promise<T>): Promise<T> {
     await this.acquire();
+    // better-sqlite3 is synchronous: from BEGIN to COMMIT (fsync included) the thread is held.
+    const t0 = performance.now();
     let r: T;
     try {
       this.db.exec(begin);
@@ -163,6 +165,7 @@ export class SqliteStore extends FaultTracking implements LiveStore {
       throw f;
     } finally {
       this.release();
+      if (begin === 'BEGIN IMMEDIATE') this.onWriteWork?.(performance.now() - t0);
     }
     if (begin === 'BEGIN IMMEDIATE') this.faults.worked();
     return r;

@@ -315,9 +315,22 @@ export class PricingCatalog {
   }
 
   upsertCompany(c: CompanyInput): void {
+    const quiet = !this.companies.has(c.id) && !this.empTariffs.get(c.id)?.size && !this.isReferenced(c.id);
     this.companies.set(c.id, c);
     this.companyIds.of(c.id);
-    this.touch();
+    // A new company with no tariffs that no company refers to changes no candidate list and no
+    // rendered answer (only a list cached for its id while it did not exist): the caches stay.
+    // A flood of such writes (new EMPs) otherwise rebuilt every CPO's candidates per write (D176).
+    if (quiet) this.candidateCache.delete(c.id);
+    else this.touch();
+  }
+
+  /** Whether any company names `id` as a supported EMP or as its CPO or EMP group. */
+  private isReferenced(id: string): boolean {
+    for (const o of this.companies.values()) {
+      if (o.cpo_group_id === id || o.emp_group_id === id || o.supported_emp_ids?.includes(id) === true) return true;
+    }
+    return false;
   }
 
   removeCompany(id: string): void {
