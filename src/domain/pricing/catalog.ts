@@ -254,6 +254,8 @@ export class PricingCatalog {
   private readonly freeSlots: number[] = [];
   private readonly empTariffs = new Map<string, Set<number>>();
   private readonly candidateCache = new Map<string, CpoCandidates>();
+  /** How many times each company id is named by companies (supported EMPs, CPO and EMP groups). */
+  private readonly references = new Map<string, number>();
 
   /** Bumped by every write; a consumer can compare it to detect staleness. */
   generation = 0;
@@ -315,7 +317,10 @@ export class PricingCatalog {
   }
 
   upsertCompany(c: CompanyInput): void {
-    const quiet = !this.companies.has(c.id) && !this.empTariffs.get(c.id)?.size && !this.isReferenced(c.id);
+    const previous = this.companies.get(c.id);
+    const quiet = previous === undefined && !this.empTariffs.get(c.id)?.size && !((this.references.get(c.id) ?? 0) > 0);
+    if (previous !== undefined) this.countReferences(previous, -1);
+    this.countReferences(c, 1);
     this.companies.set(c.id, c);
     this.companyIds.of(c.id);
     // A new company with no tariffs that no company refers to changes no candidate list and no
@@ -325,15 +330,22 @@ export class PricingCatalog {
     else this.touch();
   }
 
-  /** Whether any company names `id` as a supported EMP or as its CPO or EMP group. */
-  private isReferenced(id: string): boolean {
-    for (const o of this.companies.values()) {
-      if (o.cpo_group_id === id || o.emp_group_id === id || o.supported_emp_ids?.includes(id) === true) return true;
-    }
-    return false;
+  /** Counts the ids `c` names as supported EMPs and as its CPO and EMP group (`by` ±1). */
+  private countReferences(c: CompanyInput, by: number): void {
+    const add = (id: string | null | undefined): void => {
+      if (id == null) return;
+      const n = (this.references.get(id) ?? 0) + by;
+      if (n === 0) this.references.delete(id);
+      else this.references.set(id, n);
+    };
+    add(c.cpo_group_id);
+    add(c.emp_group_id);
+    for (const e of c.supported_emp_ids ?? []) add(e);
   }
 
   removeCompany(id: string): void {
+    const previous = this.companies.get(id);
+    if (previous !== undefined) this.countReferences(previous, -1);
     this.companies.delete(id);
     this.touch();
   }

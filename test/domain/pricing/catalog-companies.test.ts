@@ -36,5 +36,13 @@ describe('PricingCatalog company writes', () => {
     expect(c.candidatesAt(CPO)).not.toBe(cached);
     c.upsertTariff(tariff('t2', [comp([seg('kwh', 0.2)])], { emp_id: LATE }));
     expect(slotsAt(c, CPO)).toHaveLength(1);
+    // References of a removed company no longer count.
+    const O = 'c0000000-0000-4000-8000-0000000000cc';
+    const Z = 'e0000000-0000-4000-8000-0000000000dd';
+    c.upsertCompany(company(O, { is_cpo: true, supported_emp_ids: [Z] }));
+    c.removeCompany(O);
+    const kept = c.candidatesAt(CPO);
+    c.upsertCompany(company(Z));
+    expect(c.candidatesAt(CPO)).toBe(kept);
   });
 });
