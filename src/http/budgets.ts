@@ -109,6 +109,11 @@ export class AdmissionBudgets {
     this.inProgress[CLASSES.indexOf(c)]--;
   }
 
+  /** Requests of class `c` in progress now. */
+  inProgressOf(c: RouteClass): number {
+    return this.inProgress[CLASSES.indexOf(c)];
+  }
+
   /** Main-thread time of one synchronous stage of a request of class `c`. */
   chargeCpu(c: RouteClass, ms: number): void {
     this.cpu[this.cur * CLASSES.length + CLASSES.indexOf(c)] += ms;

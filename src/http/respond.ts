@@ -26,7 +26,7 @@ export interface ResponderOptions {
   logger: Logger;
   accessLog: AccessLog;
   /** D176: the time each answered request was in progress, by admission class. */
-  budgets?: Pick<AdmissionBudgets, 'chargeWall'> | null;
+  budgets?: Pick<AdmissionBudgets, 'chargeWall' | 'leave'> | null;
   /** Called once per answered request (metrics): method, route template, status, ms, body bytes out. */
   observe?: (method: string, route: string | null, status: number, ms: number, bytesOut: number) => void;
   /** Maps an error that is not an ApiError to one (a storage fault → 503, D107), or null (500). */
@@ -187,6 +187,11 @@ export class Responder {
   /** D106: 503 for price work refused while saturated, answered once `refusalDelayMs` has passed. */
   refuse(ex: Exchange): void {
     ex.refused = true;
+    // A refusal held for its delay is no demand of its class (D176).
+    if (ex.entered) {
+      ex.entered = false;
+      this.o.budgets?.leave(ex.cls);
+    }
     const delay = this.o.refusalDelayMs;
     if (delay <= 0 || this.o.draining()) {
       this.fail(ex, overloadedError());

@@ -70,3 +70,40 @@ describe('admission budgets per route class (D176)', () => {
     saturated = false;
   });
 });
+
+describe('a request refused after its read-your-writes gate (D176)', () => {
+  it('is no demand of its class while its refusal is held, and in progress counts return to 0', async () => {
+    const budgets = new AdmissionBudgets({ ...DEFAULT_BUDGETS, read: 0.1 }, () => true, 60_000);
+    const silent = pino({ level: 'silent' });
+    const gated: RouteDef[] = [
+      { method: 'GET', path: '/t/fresh', groups: null, body: false, fresh: true, handler: busy(2) },
+      { method: 'GET', path: '/t/other', groups: null, body: false, admission: 'cost', handler: busy(2) },
+    ];
+    const server = await startServer('127.0.0.1', 0, {
+      routes: gated,
+      keys: { maskOfKey: () => -1 },
+      bodyLimitBytes: 1024,
+      logger: silent,
+      accessLog: accessLog(silent),
+      budgets,
+      refusalDelayMs: 300,
+      fresh: () => new Promise((r) => setTimeout(r, 20)),
+    });
+    const s = { url: `http://127.0.0.1:${server.port}` };
+    try {
+      // Another class used the service; the gated reads are then over their share of 0.1.
+      await call(s, 'GET', '/t/other');
+      expect((await call(s, 'GET', '/t/fresh')).status).toBe(200);
+      const held = call(s, 'GET', '/t/fresh');
+      // While its 503 is held (300 ms), the refused read is not counted as in progress.
+      await new Promise((r) => setTimeout(r, 150));
+      expect(budgets.inProgressOf('read')).toBe(0);
+      expect((await held).status).toBe(503);
+      expect(budgets.inProgressOf('read')).toBe(0);
+    } finally {
+      budgets.close();
+      await server.close(1000);
+    }
+  });
+});
+

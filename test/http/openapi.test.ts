@@ -120,9 +120,11 @@ describe('OpenAPI description and docs page', () => {
     expect(r.status).toBe(400);
     expect(ajv.validate(errors, r.json)).toBe(true);
     expect(doc.paths['/v1/charging_stations'].get.responses['403']).toEqual({ $ref: '#/components/responses/E403' });
-    // Catalog reads can meet an unreachable shared live store (D152); station search cannot.
-    for (const p of ['/v1/companies', '/v1/tariffs', '/v2/tariffs']) expect(doc.paths[p].get.responses['503'], p).toEqual({ $ref: '#/components/responses/E503' });
-    expect(doc.paths['/v1/charging_stations'].get.responses['503']).toBeUndefined();
+    // Catalog reads can meet an unreachable shared live store (D152), and every route but the
+    // probes can be refused for load (D176); /health never answers 503.
+    for (const p of ['/v1/companies', '/v1/tariffs', '/v2/tariffs', '/v1/charging_stations', '/metrics']) expect(doc.paths[p].get.responses['503'], p).toEqual({ $ref: '#/components/responses/E503' });
+    expect(doc.paths['/health'].get.responses['503']).toBeUndefined();
+    expect(doc.paths['/ready'].get.responses['503']).toEqual({ $ref: '#/components/responses/E503' });
   });
 
   it('serves the docs page and its self-hosted files; unknown files are 404', async () => {

@@ -63,7 +63,8 @@ function errorsOf(r: RouteDef, doc: OperationDoc): string[] {
   if (r.method === 'PUT' || r.method === 'DELETE' || r.path === '/admin/snapshot') out.push('409');
   if (r.body) out.push('413', '415');
   if (r.groups !== null) out.push('429');
-  if (r.priceWork || r.body || r.fresh || r.method === 'DELETE' || r.path === '/ready') out.push('503');
+  // Every route but the probes can be refused for load (D106, D176); /ready answers 503 when not ready.
+  if (r.admission !== 'probe' || r.body || r.path === '/ready') out.push('503');
   return out;
 }
 
