@@ -18,6 +18,7 @@ import { loadCompanies, seedCompanies } from './storage/companies.js';
 import { TariffCatalog } from './domain/tariffs/catalog.js';
 import { catalogGeneration, catalogSeedOf, loadStationPrices, loadTariffs, seedDefaultCatalog } from './storage/tariffs.js';
 import { openLiveStore } from './storage/open.js';
+import type { LiveStore } from './storage/live.js';
 import { LiveSync } from './api/live-sync.js';
 import { serviceError } from './api/service-errors.js';
 import { RateLimiter } from './auth/rate-limit.js';
@@ -37,6 +38,20 @@ import type { SwapResult } from './api/admin/admin.handler.js';
 
 /** D176: requests in progress from which a busy event loop counts as saturated (one client's sequence never is). */
 const SATURATED_IN_FLIGHT = 32;
+
+/**
+ * D176: the admission budgets, saturated while the event loop is busy with at least
+ * SATURATED_IN_FLIGHT requests in progress (counted once `watch` names the pipeline, which is
+ * made after its options) or while price work is saturated; a write's synchronous store work
+ * (SQLite) counts as the write class's main-thread time. Null with ADMISSION_BUDGETS=off.
+ */
+function admissionBudgets(config: Config, prices: PricePool, live: LiveStore): { budgets: AdmissionBudgets; watch(p: Pipeline): void } | null {
+  if (config.admissionBudgets === null) return null;
+  let inFlight = (): number => 0;
+  const budgets = new AdmissionBudgets(config.admissionBudgets, (loopBusy) => (loopBusy && inFlight() >= SATURATED_IN_FLIGHT) || prices.saturated());
+  live.onWriteWork = (ms) => budgets.chargeCpu('write', ms);
+  return { budgets, watch: (p) => (inFlight = () => p.inFlight()) };
+}
 
 export interface Service {
   /** The bound port (0 when started without a socket). */
@@ -204,11 +219,8 @@ export async function startService(config: Config, logger: Logger, start: StartO
       failing: (code, message) => logger.error({ code, reason: message }, `storage unavailable: writes fail until ${live.kind === 'postgres' ? 'the database' : 'the data directory'} can be written again`),
       recovered: (failedWrites, ms) => logger.warn({ failedWrites, ms: Math.round(ms) }, 'storage recovered: writes work again'),
     };
-    // The pipeline is made after its options; until then nothing is in flight.
-    let inFlight = (): number => 0;
-    const budgets = config.admissionBudgets === null ? null : new AdmissionBudgets(config.admissionBudgets, (loopBusy) => (loopBusy && inFlight() >= SATURATED_IN_FLIGHT) || prices.saturated());
-    // D176: a write's synchronous store work (SQLite) is main-thread time of the write class.
-    if (budgets !== null) live.onWriteWork = (ms) => budgets.chargeCpu('write', ms);
+    const admission = admissionBudgets(config, prices, live);
+    const budgets = admission?.budgets ?? null;
     const http: PipelineOptions = {
       routes: buildRoutes(ctx),
       mapError: serviceError,
@@ -229,7 +241,7 @@ export async function startService(config: Config, logger: Logger, start: StartO
     };
     const server = start.listen === false ? null : await startServer(config.host, config.port, http, config.reusePort);
     const pipeline = server?.pipeline ?? new Pipeline(http);
-    inFlight = () => pipeline.inFlight();
+    admission?.watch(pipeline);
     swap.attach(ctx, pipeline);
     logger.info(
       { port: server?.port ?? 0, host: config.host, snapshot: snapshot.meta.snapshotVersion, ms: Math.round(performance.now() - startedAt) },

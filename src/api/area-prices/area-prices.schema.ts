@@ -1,5 +1,5 @@
 /** JSON Schemas of the area and route price searches (D110–D113), compiled once. */
-import { bool, currency, ref, envelope } from '../jsonapi/schemas.js';
+import { bool, currency, envelope, toMany, toOne } from '../jsonapi/schemas.js';
 import { compile } from '../jsonapi/validate.js';
 import { startDate } from '../price-inputs.js';
 
@@ -76,12 +76,8 @@ const relationships = {
   type: 'object',
   required: ['tariffs', 'vehicle'],
   properties: {
-    tariffs: {
-      type: 'object',
-      required: ['data'],
-      properties: { data: { type: 'array', minItems: 1, maxItems: MAX_AREA_TARIFFS, items: ref('tariff') } },
-    },
-    vehicle: { type: 'object', required: ['data'], properties: { data: ref('car') } },
+    tariffs: toMany('tariff', MAX_AREA_TARIFFS, { minItems: 1 }),
+    vehicle: toOne('car'),
   },
 } as const;
 

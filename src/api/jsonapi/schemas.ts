@@ -13,6 +13,20 @@ export const ref = (type: string, idMaxLength = 200) =>
     properties: { type: { const: type }, id: { type: 'string', minLength: 1, maxLength: idMaxLength } },
   }) as const;
 
+/** A to-many relationship `{"data": [ref, …]}` of at most `maxItems` references of `type`. */
+export const toMany = (type: string, maxItems: number, o: { minItems?: number; meta?: object } = {}) =>
+  ({
+    type: 'object',
+    required: ['data'],
+    properties: {
+      data: { type: 'array', ...(o.minItems !== undefined ? { minItems: o.minItems } : {}), maxItems, items: ref(type) },
+      ...(o.meta !== undefined ? { meta: o.meta } : {}),
+    },
+  }) as const;
+
+/** A to-one relationship `{"data": ref}`. */
+export const toOne = (type: string) => ({ type: 'object', required: ['data'], properties: { data: ref(type) } }) as const;
+
 /** A requested charge point `{power, plug}` (charge prices, tariff details). */
 export const chargePoint = {
   type: 'object',

@@ -1,7 +1,7 @@
 /** JSON Schemas of charge prices (endpoint 3, D36–D38) and the bulk preview (endpoint 8, D50), compiled once. */
 import { startDate } from '../price-inputs.js';
 import { compile } from '../jsonapi/validate.js';
-import { bool, chargePoint, currency, ref, envelope } from '../jsonapi/schemas.js';
+import { bool, chargePoint, currency, envelope, toMany, toOne } from '../jsonapi/schemas.js';
 
 const batteryRange = {
   type: 'array',
@@ -95,15 +95,8 @@ export const validateChargePrices = compile<ChargePricesBody>(envelope({
     relationships: {
       type: 'object',
       properties: {
-        tariffs: {
-          type: 'object',
-          required: ['data'],
-          properties: {
-            data: { type: 'array', maxItems: 10000, items: ref('tariff') },
-            meta: { type: 'object', properties: { include: { enum: ['filter', 'always', 'exclusive'] } } },
-          },
-        },
-        vehicle: { type: 'object', required: ['data'], properties: { data: ref('car') } },
+        tariffs: toMany('tariff', 10000, { meta: { type: 'object', properties: { include: { enum: ['filter', 'always', 'exclusive'] } } } }),
+        vehicle: toOne('car'),
       },
     },
   },
@@ -153,17 +146,9 @@ export const validateBulk = compile<BulkBody>(envelope({
       type: 'object',
       required: ['charging_stations', 'tariffs', 'vehicle'],
       properties: {
-        charging_stations: {
-          type: 'object',
-          required: ['data'],
-          properties: { data: { type: 'array', maxItems: MAX_BULK_STATIONS, items: ref('charging_station') } },
-        },
-        tariffs: {
-          type: 'object',
-          required: ['data'],
-          properties: { data: { type: 'array', maxItems: MAX_BULK_TARIFFS, items: ref('tariff') } },
-        },
-        vehicle: { type: 'object', required: ['data'], properties: { data: ref('car') } },
+        charging_stations: toMany('charging_station', MAX_BULK_STATIONS),
+        tariffs: toMany('tariff', MAX_BULK_TARIFFS),
+        vehicle: toOne('car'),
       },
     },
   },

@@ -1,6 +1,6 @@
 /** JSON Schema of the tariff details request (endpoint 2, D31–D32), compiled once. */
 import { compile } from '../jsonapi/validate.js';
-import { bool, chargePoint, ref, envelope } from '../jsonapi/schemas.js';
+import { bool, chargePoint, envelope, toMany } from '../jsonapi/schemas.js';
 
 
 export const MAX_DETAIL_STATIONS = 50;
@@ -73,17 +73,7 @@ export const validateTariffDetails = compile<TariffDetailsBody>(envelope({
     relationships: {
       type: 'object',
       properties: {
-        tariffs: {
-          type: 'object',
-          required: ['data'],
-          properties: {
-            data: {
-              type: 'array',
-              maxItems: 10000,
-              items: ref('tariff'),
-            },
-          },
-        },
+        tariffs: toMany('tariff', 10000),
       },
     },
   },
