@@ -1,3 +1,4 @@
+import type { AppContext } from './context.js';
 import type { StationIndex } from '../domain/stations/index.js';
 import { EvseIndex, type LiveAvailability } from '../domain/stations/live-availability.js';
 import type { AvailabilitySource } from '../storage/availability.js';
@@ -75,4 +76,10 @@ export class AvailabilityView {
     }
     return this.lookup;
   }
+}
+
+/** The availability view of a context's station index (one per route table, shared by its routes). */
+export function stationAvailability(ctx: AppContext): AvailabilityView {
+  const live = ctx.liveAvailability;
+  return new AvailabilityView(ctx.availability, ctx.stations, live === undefined ? undefined : { statuses: live, evses: evseIndexOf(ctx.snapshot, ctx.stations) });
 }

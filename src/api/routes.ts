@@ -17,6 +17,12 @@ import { metricsRoutes } from './metrics/metrics.handler.js';
 import { cdrCostRoutes } from './cdr-cost/cdr-cost.js';
 import { openApiRoutes } from './openapi/openapi.js';
 import { SERVICE_VERSION } from '../version.js';
+import { stationAvailability } from './evse-availability.js';
+import { MapView } from './tiles/map-view.js';
+import { clusterBuilder, tilesRoutes } from './tiles/tiles.handler.js';
+import { clustersRoutes } from './tiles/clusters.handler.js';
+import { mapPageRoutes } from './tiles/map-page.js';
+import { StationPageWriter } from './station-page.js';
 
 /** The one route table: every endpoint of the service, by feature, and its OpenAPI description (D121). */
 export function buildRoutes(ctx: AppContext): RouteDef[] {
@@ -25,5 +31,9 @@ export function buildRoutes(ctx: AppContext): RouteDef[] {
 }
 
 function featureRoutes(ctx: AppContext): RouteDef[] {
-  return [...healthRoutes(ctx), ...companiesRoutes(ctx), ...tariffsRoutes(ctx), ...vehiclesRoutes(ctx), ...feedbackRoutes(ctx), ...devicesRoutes(ctx), ...stationsRoutes(ctx), ...statisticsRoutes(ctx), ...pricesRoutes(ctx), ...tariffDetailsRoutes(ctx), ...adminRoutes(ctx), ...availabilityRoutes(ctx), ...areaPricesRoutes(ctx), ...cdrCostRoutes(ctx), ...metricsRoutes(ctx)];
+  // One availability view and one map view (cluster sets, tile cache) per station index.
+  const availability = stationAvailability(ctx);
+  const map = new MapView(ctx.stations, clusterBuilder());
+  const pages = new StationPageWriter(ctx.stations, ctx.companies, ctx.config.disabledExtBCountries);
+  return [...healthRoutes(ctx), ...companiesRoutes(ctx), ...tariffsRoutes(ctx), ...vehiclesRoutes(ctx), ...feedbackRoutes(ctx), ...devicesRoutes(ctx), ...stationsRoutes(ctx, availability), ...clustersRoutes(ctx, map, availability, pages), ...tilesRoutes(ctx, map, availability), ...mapPageRoutes(), ...statisticsRoutes(ctx), ...pricesRoutes(ctx), ...tariffDetailsRoutes(ctx), ...adminRoutes(ctx), ...availabilityRoutes(ctx), ...areaPricesRoutes(ctx), ...cdrCostRoutes(ctx), ...metricsRoutes(ctx)];
 }

@@ -22,6 +22,9 @@ export interface RequestHeaders {
   readonly acceptLanguage: string;
   readonly authorization: string;
   readonly crmDeviceId: string;
+  /** `Host` and `X-Forwarded-Proto`: the address clients reach the service at (TileJSON, D193). */
+  readonly host: string;
+  readonly forwardedProto: string;
 }
 
 export interface ApiResponse {
@@ -34,6 +37,16 @@ export interface ApiResponse {
    * memory may then be reused (price answers in a shared output slot of the pool).
    */
   release?: () => void;
+  /**
+   * Where the handler keeps compressed copies of this body (cached tiles, D192): the responder takes
+   * the copy for the negotiated encoding when there is one, else compresses and hands it back.
+   */
+  compressed?: CompressedForms;
+}
+
+export interface CompressedForms {
+  get(enc: 'br' | 'gzip'): Buffer | undefined;
+  keep(enc: 'br' | 'gzip', body: Buffer): void;
 }
 
 export type Handler = (req: ApiRequest) => ApiResponse | Promise<ApiResponse>;

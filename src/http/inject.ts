@@ -98,6 +98,8 @@ export function inject(pipeline: Pipeline, r: InjectRequest): Promise<InjectResp
         acceptLanguage: h['accept-language'] ?? '',
         authorization: h.authorization ?? '',
         crmDeviceId: h['crm-device-id'] ?? '',
+        host: h.host ?? '',
+        forwardedProto: h['x-forwarded-proto'] ?? '',
       },
       contentLength: h['content-length'] ?? (body !== null ? String(body.length) : ''),
       xRequestId: h['x-request-id'] ?? '',

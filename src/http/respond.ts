@@ -86,6 +86,12 @@ export class Responder {
       }
       return;
     }
+    const ready = r.compressed?.get(enc);
+    if (ready !== undefined) {
+      this.write(ex, r, ready, enc, closeConnection);
+      r.release?.();
+      return;
+    }
     if (body.length >= ASYNC_MIN_BYTES) {
       this.sendCompressedLater(ex, r, body, enc, closeConnection);
       return;
@@ -93,6 +99,7 @@ export class Responder {
     let out: Buffer;
     try {
       out = compressSync(body, enc);
+      r.compressed?.keep(enc, out);
     } finally {
       r.release?.();
     }
@@ -112,6 +119,7 @@ export class Responder {
     compressAsync(input, enc).then(
       (out) => {
         r.release?.();
+        r.compressed?.keep(enc, out);
         this.write(ex, r, out, enc, closeConnection);
       },
       (e: unknown) => {

@@ -71,6 +71,8 @@ export function startServer(host: string, port: number, opts: ServerOptions, reu
         acceptLanguage: req.getHeader('accept-language'),
         authorization: req.getHeader('authorization'),
         crmDeviceId: req.getHeader('crm-device-id'),
+        host: req.getHeader('host'),
+        forwardedProto: req.getHeader('x-forwarded-proto'),
       },
       contentLength,
       lengthConflict: contentLength.length > 0 && lengthsDiffer(req, contentLength),

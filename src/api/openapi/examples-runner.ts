@@ -43,7 +43,9 @@ export async function runExamples(send: Send, apiKey: string, token: string, key
     for (const [h, v] of Object.entries(op.example.headers ?? {})) headers[h] = h === 'Authorization' ? `Bearer ${token}` : v;
     if (op.example.body !== undefined) headers['Content-Type'] = 'application/json';
     const { status, contentType, text } = await send(method, op.example.path, headers, op.example.body === undefined ? undefined : JSON.stringify(op.example.body));
-    out.push({ key, status, contentType, body: contentType.includes('json') && text.length > 0 ? JSON.parse(text) : text });
+    // A binary answer is described, not quoted.
+    const body: unknown = contentType.includes('json') && text.length > 0 ? JSON.parse(text) : contentType.startsWith('application/vnd.mapbox-vector-tile') ? '(a Mapbox Vector Tile)' : text;
+    out.push({ key, status, contentType, body });
   }
   return out;
 }

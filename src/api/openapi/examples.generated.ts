@@ -8,8 +8,8 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
         "type": "company",
         "attributes": {
           "name": "Example Mobility",
-          "created_at": 1795620949028,
-          "updated_at": 1795620949028,
+          "created_at": 1795673736579,
+          "updated_at": 1795673736579,
           "version": 1,
           "url": null,
           "is_cpo": false,
@@ -45,8 +45,8 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
         "type": "tariff",
         "attributes": {
           "name": "Example Flex",
-          "created_at": 1795620949075,
-          "updated_at": 1795620949075,
+          "created_at": 1795673736660,
+          "updated_at": 1795673736660,
           "version": 1,
           "monthly_min_sales": 0,
           "monthly_fee": 0,
@@ -120,7 +120,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
         "built_at": "2022-12-05T00:00:00.000Z",
         "rates_date": "2024-12-31"
       },
-      "uptime_seconds": 0.31
+      "uptime_seconds": 0.62
     }
   },
   "GET /ready": {
@@ -151,7 +151,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
   },
   "GET /metrics": {
     "status": 200,
-    "body": "# HELP process_cpu_user_seconds_total Total user CPU time spent in seconds.\n# TYPE process_cpu_user_seconds_total counter\nprocess_cpu_user_seconds_total 0.145406\n\n# HELP process_cpu_system_seconds_total Total system CPU time spent in seconds.\n# TYPE process_cpu_system_seconds_total counter\nprocess_cpu_system_seconds_total 0.011709\n\n# HELP process_cpu_seconds_total Total user and system CPU time spent in seconds.\n# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total 0.157115\n\n# HELP process_start_time_seconds Start time of the process since unix epoch in seconds.\n# TYPE process_sta…"
+    "body": "# HELP process_cpu_user_seconds_total Total user CPU time spent in seconds.\n# TYPE process_cpu_user_seconds_total counter\nprocess_cpu_user_seconds_total 0.339503\n\n# HELP process_cpu_system_seconds_total Total system CPU time spent in seconds.\n# TYPE process_cpu_system_seconds_total counter\nprocess_cpu_system_seconds_total 0.081011\n\n# HELP process_cpu_seconds_total Total user and system CPU time spent in seconds.\n# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total 0.420514\n\n# HELP process_start_time_seconds Start time of the process since unix epoch in seconds.\n# TYPE process_sta…"
   },
   "GET /openapi.json": {
     "status": 200,
@@ -310,6 +310,134 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
         "disabled_ext_b_countries": []
       }
     }
+  },
+  "GET /v1/charging_stations/clusters": {
+    "status": 200,
+    "body": {
+      "data": [
+        {
+          "id": "z9-2",
+          "type": "station_cluster",
+          "attributes": {
+            "count": 292,
+            "latitude": 48.86077632166169,
+            "longitude": 2.3224647260274045,
+            "bbox": [
+              2.267881,
+              48.82076
+            ],
+            "expansion_zoom": 10,
+            "max_power": 50,
+            "plug_counts": {
+              "ccs": 55,
+              "chademo": 55,
+              "schuko": 289,
+              "type2": 291
+            }
+          }
+        },
+        {
+          "id": "z9-3",
+          "type": "station_cluster",
+          "attributes": {
+            "count": 35,
+            "latitude": 48.872874225626475,
+            "longitude": 2.174317571428568,
+            "bbox": [
+              2.112804,
+              48.838587
+            ],
+            "expansion_zoom": 10,
+            "max_power": 50,
+            "plug_counts": {
+              "ccs": 5,
+              "chademo": 3,
+              "schuko": 30,
+              "type2": 32
+            }
+          }
+        }
+      ],
+      "included": [
+        {
+          "id": "72e6eb54-563a-59ca-ab02-f6ad9db2265d",
+          "type": "company",
+          "attributes": {
+            "name": "Power Dot France"
+          }
+        }
+      ],
+      "meta": {
+        "more_available": true,
+        "disabled_ext_b_countries": []
+      }
+    }
+  },
+  "GET /v1/tiles/stations/:z/:x/:y": {
+    "status": 200,
+    "body": "(a Mapbox Vector Tile)"
+  },
+  "GET /v1/tiles/stations.json": {
+    "status": 200,
+    "body": {
+      "tilejson": "3.0.0",
+      "name": "charging stations",
+      "scheme": "xyz",
+      "tiles": [
+        "http://127.0.0.1:8080/v1/tiles/stations/{z}/{x}/{y}.mvt?filter%5Bcharge_points.power.gte%5D=50"
+      ],
+      "minzoom": 0,
+      "maxzoom": 20,
+      "bounds": [
+        2.00075,
+        48.600359
+      ],
+      "center": [
+        6.718390264811959,
+        50.899911024729576
+      ],
+      "attribution": "Charging station data: © Bundesnetzagentur, Ladesäulenregister (as of 2019-07-19), licensed under CC BY 4.0 (https://creativecommons.org/licenses/by/4.0/); and data.gouv.fr / Etalab, Fichier consolidé des Bornes de Recharge pour Véhicules Électriques (as of 2022-12-05), Licence Ouverte 2.0 (https://www.etalab.gouv.fr/licence-ouverte-open-licence/). Charge point powers for part of the French stations: loco-philippe/IRVE (© 2024 Philippe Thomy, MIT license; IRVE / QualiCharge data). Data modified: normalized, grouped into stations, plug names and powers harmonized, most French powers estimated p…",
+      "vector_layers": [
+        {
+          "id": "clusters",
+          "minzoom": 0,
+          "maxzoom": 13,
+          "description": "Station clusters (D190); a cluster of one has station_id",
+          "fields": {
+            "count": "Number",
+            "max_power": "Number",
+            "expansion_zoom": "Number",
+            "station_id": "String",
+            "count_<plug>": "Number"
+          }
+        },
+        {
+          "id": "stations",
+          "minzoom": 14,
+          "maxzoom": 20,
+          "description": "Charging stations (D190)",
+          "fields": {
+            "id": "String",
+            "name": "String",
+            "operator_id": "String",
+            "operator_name": "String",
+            "max_power": "Number",
+            "plugs": "String",
+            "charge_point_count": "Number",
+            "free_charging": "Boolean",
+            "available_count": "Number"
+          }
+        }
+      ]
+    }
+  },
+  "GET /map": {
+    "status": 200,
+    "body": "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>Charging stations — map</title>\n<link rel=\"stylesheet\" href=\"/map/maplibre-gl.css\">\n<style>\nhtml, body { margin: 0; height: 100%; font: 14px system-ui, sans-serif; }\n#map { position: absolute; inset: 0; }\n#panel { position: absolute; top: 10px; left: 10px; z-index: 2; background: #fff; padding: 8px 10px; border-radius: 6px; box-shadow: 0 1px 4px rgba(0,0,0,.3); max-width: 340px; }\n#panel input { width: 12em; }\n#panel label { display: block; margin-top: 4px;…"
+  },
+  "GET /map/:file": {
+    "status": 200,
+    "body": "'use strict';\nconst $ = (id) => document.getElementById(id);\nconst origin = location.origin;\nlet key = sessionStorage.getItem('cps-key') || '';\n$('key').value = key;\nconst style = {\n  version: 8,\n  sources: {\n    countries: { type: 'geojson', data: origin + '/map/countries.geojson' },\n    stations: { type: 'vector', tiles: [origin + '/v1/tiles/stations/{z}/{x}/{y}.mvt'], minzoom: 0, maxzoom: 20 },\n  },\n  layers: [\n    { id: 'background', type: 'background', paint: { 'background-color': '#dfe9f3' } },\n    { id: 'land', type: 'fill', source: 'countries', paint: { 'fill-color': '#f6f4ee' } },\n   …"
   },
   "GET /v1/charging_stations/:id": {
     "status": 200,
@@ -985,7 +1113,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "type": "station_tariff_details",
           "attributes": {
             "country": "FR",
-            "updated_at": 1795620948793,
+            "updated_at": 1795673736065,
             "is_roaming": true,
             "tariff_level": "country",
             "restricted_segments": [
@@ -1061,7 +1189,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "type": "station_tariff_details",
           "attributes": {
             "country": "FR",
-            "updated_at": 1795620948793,
+            "updated_at": 1795673736065,
             "is_roaming": true,
             "tariff_level": "country",
             "restricted_segments": [
@@ -1212,8 +1340,8 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "type": "tariff",
           "attributes": {
             "name": "Currago Roam Flex",
-            "created_at": 1795620948793,
-            "updated_at": 1795620948793,
+            "created_at": 1795673736065,
+            "updated_at": 1795673736065,
             "version": 1,
             "monthly_min_sales": 0,
             "monthly_fee": 0,
@@ -1343,8 +1471,8 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "type": "company",
           "attributes": {
             "name": "TOTALENERGIES",
-            "created_at": 1795620948783,
-            "updated_at": 1795620948783,
+            "created_at": 1795673736052,
+            "updated_at": 1795673736052,
             "version": 1,
             "url": null,
             "is_cpo": true,
@@ -1598,7 +1726,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
       "data": null,
       "status_code": 1000,
       "status_message": "Success",
-      "timestamp": "2026-11-25T15:35:49.284Z"
+      "timestamp": "2026-11-26T06:15:36.922Z"
     }
   },
   "PATCH /ocpi/2.2.1/locations/:country_code/:party_id/:location_id/:evse_uid": {
@@ -1607,7 +1735,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
       "data": null,
       "status_code": 1000,
       "status_message": "Success",
-      "timestamp": "2026-11-25T15:35:49.285Z"
+      "timestamp": "2026-11-26T06:15:36.923Z"
     }
   },
   "POST /admin/snapshot": {
@@ -1619,11 +1747,11 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
         "attributes": {
           "version": "dcc173061041ab8a",
           "built_at": "2022-12-05T00:00:00.000Z",
-          "file": "/tmp/cps-openapi-Lu9YxT/sample.sqlite",
+          "file": "/tmp/cps-openapi-4sPcb4/sample.sqlite",
           "stations": 1941,
           "generation": 1,
-          "load_ms": 9,
-          "swap_ms": 15.37
+          "load_ms": 37,
+          "swap_ms": 37.4
         }
       }
     }

@@ -95,6 +95,21 @@ const csv = (name: string, description: string, required = false): QueryParam =>
 const num = (name: string, description: string): QueryParam => ({ name, schema: { type: 'number' }, description });
 const boolParam = (name: string, description: string): QueryParam => ({ name, schema: { type: 'boolean' }, description });
 
+/** The refinements of station search (D26), as the map routes take them too. */
+const REFINEMENTS: QueryParam[] = [
+  csv('filter[operator.id]', 'Operators'),
+  csv('filter[evse_operator]', 'EVSE operators (eMI3)'),
+  csv('filter[charge_points.plug.in]', 'Plugs'),
+  num('filter[charge_points.power.gte]', 'Minimum power (kW)'),
+  num('filter[charge_points.power.lte]', 'Maximum power (kW)'),
+  csv('filter[operator.supported_emps.id]', 'EMPs supported at the station'),
+  boolParam('filter[free_charging]', 'Only free charging'),
+  boolParam('filter[free_parking]', 'Only free parking'),
+  csv('filter[facilities]', 'Facilities nearby'),
+  csv('filter[parking_type]', 'Parking types'),
+  csv('filter[country]', 'Countries'),
+];
+
 const feedbackSchema = { oneOf: Object.values(validateUserFeedbackOfType).map((v) => v.schema) };
 
 /** The operations, by `METHOD path` as in the route table. */
@@ -163,23 +178,61 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       num('filter[latitude.lte]', 'Box: upper latitude'),
       num('filter[longitude.gte]', 'Box: lower longitude'),
       num('filter[longitude.lte]', 'Box: upper longitude'),
-      csv('filter[operator.id]', 'Operators'),
-      csv('filter[evse_operator]', 'EVSE operators (eMI3)'),
-      csv('filter[charge_points.plug.in]', 'Plugs'),
-      num('filter[charge_points.power.gte]', 'Minimum power (kW)'),
-      num('filter[charge_points.power.lte]', 'Maximum power (kW)'),
-      csv('filter[operator.supported_emps.id]', 'EMPs supported at the station'),
-      boolParam('filter[free_charging]', 'Only free charging'),
-      boolParam('filter[free_parking]', 'Only free parking'),
-      csv('filter[facilities]', 'Facilities nearby'),
-      csv('filter[parking_type]', 'Parking types'),
-      csv('filter[country]', 'Countries'),
+      ...REFINEMENTS,
       csv('fields[company]', 'Company fields: name, supported_emps'),
       ...page('default 400, at most 1000'),
     ],
     status: 200,
     response: list(STATION, ['more_available']),
     example: { path: '/v1/charging_stations?filter[latitude]=48.8566&filter[longitude]=2.3522&filter[radius]=1000&page[size]=2' },
+  },
+  'GET /v1/charging_stations/clusters': {
+    summary: 'Station clusters of a zoom in a box (D194)',
+    description: 'Below zoom 14 the clusters of D190 whose centres lie in the box (`station_cluster`; a cluster of one as the station); from zoom 14 the stations of the box. Refinements as station search.',
+    tag: 'Map',
+    query: [
+      { ...num('filter[latitude.gte]', 'Box: lower latitude'), required: true },
+      { ...num('filter[latitude.lte]', 'Box: upper latitude'), required: true },
+      { ...num('filter[longitude.gte]', 'Box: lower longitude'), required: true },
+      { ...num('filter[longitude.lte]', 'Box: upper longitude'), required: true },
+      { name: 'zoom', schema: { type: 'integer', minimum: 0, maximum: 20 }, description: 'Map zoom', required: true },
+      ...REFINEMENTS,
+      ...page('default 400, at most 1000'),
+    ],
+    status: 200,
+    response: list(resource(['station_cluster', 'charging_station']), ['more_available']),
+    example: { path: '/v1/charging_stations/clusters?filter[latitude.gte]=48.7&filter[latitude.lte]=49&filter[longitude.gte]=2.1&filter[longitude.lte]=2.6&zoom=9&page[size]=3' },
+  },
+  'GET /v1/tiles/stations/:z/:x/:y': {
+    summary: 'Vector tile of stations and clusters (D190)',
+    description: 'Mapbox Vector Tile 2.1, `{y}` ends in `.mvt`. Layer `clusters` below zoom 14, `stations` from zoom 14; 204 for a tile without a feature. Refinements as station search.',
+    tag: 'Map',
+    query: REFINEMENTS,
+    status: 200,
+    mediaType: 'application/vnd.mapbox-vector-tile',
+    example: { path: '/v1/tiles/stations/9/259/176.mvt' },
+  },
+  'GET /v1/tiles/stations.json': {
+    summary: 'TileJSON 3.0.0 of the station tiles (D193)',
+    tag: 'Map',
+    query: REFINEMENTS,
+    status: 200,
+    response: { type: 'object', required: ['tilejson', 'tiles', 'minzoom', 'maxzoom', 'bounds', 'vector_layers'] },
+    example: { path: '/v1/tiles/stations.json?filter[charge_points.power.gte]=50' },
+  },
+  'GET /map': {
+    summary: 'A map of the stations drawn from the tiles (D195)',
+    tag: 'Map',
+    status: 200,
+    mediaType: 'text/html',
+    example: { path: '/map' },
+  },
+  'GET /map/:file': {
+    summary: 'Scripts, styles and country outlines of the map page',
+    tag: 'Map',
+    status: 200,
+    mediaType: 'application/javascript',
+    example: { path: '/map/map.js' },
   },
   'GET /v1/charging_stations/:id': {
     summary: 'Read one station (15)',

@@ -5,87 +5,26 @@
 import { stationAnswer } from '../cache.js';
 import { GROUP_BIT } from '../../auth/groups.js';
 import { pickLanguage } from '../../domain/language.js';
-import type { CompanyRegistry } from '../../domain/companies/registry.js';
-import type { StationIndex } from '../../domain/stations/index.js';
 import type { AppContext } from '../context.js';
 import { forbidden, notFound } from '../jsonapi/errors.js';
 import { bool } from '../jsonapi/query.js';
 import { json, type ApiRequest, type ApiResponse, type RouteDef } from '../types.js';
-import { AvailabilityView, evseIndexOf } from '../evse-availability.js';
+import type { AvailabilityView } from '../evse-availability.js';
 import { SingleStationWriter, StationPageWriter, singleStationDocument } from '../station-page.js';
 import { parseSearch } from './stations.query.js';
+import { EmpOperatorMasks, compileRefinement } from '../refinements.js';
 
 const WITH_AVAILABILITY = GROUP_BIT.ReadStationsWithAvailability;
 
-/**
- * Operators (by dictionary index) where at least one of the EMPs is usable (D26, D66); cached per
- * EMP list until the next company write.
- */
-class EmpOperatorMasks {
-  private generation = -1;
-  private readonly cache = new Map<string, Uint8Array>();
-
-  constructor(
-    private readonly index: StationIndex,
-    private readonly companies: CompanyRegistry,
-  ) {}
-
-  mask(emps: readonly string[]): Uint8Array {
-    if (this.generation !== this.companies.generation) {
-      this.cache.clear();
-      this.generation = this.companies.generation;
-    }
-    const key = [...new Set(emps)].sort().join(',');
-    let m = this.cache.get(key);
-    if (m === undefined) {
-      const ops = this.index.c.dict.operators;
-      const list = key.split(',');
-      m = new Uint8Array(ops.length);
-      for (let o = 0; o < ops.length; o++) {
-        for (const e of list) {
-          if (this.companies.usability(e, ops[o]) !== 'none') {
-            m[o] = 1;
-            break;
-          }
-        }
-      }
-      // Bounded (D101): 256 lists of at most 2 KiB each (about 2 KiB + one byte per operator each).
-      if (key.length <= 2048) {
-        if (this.cache.size >= 256) this.cache.delete(this.cache.keys().next().value as string);
-        this.cache.set(key, m);
-      }
-    }
-    return m;
-  }
-}
-
-export function stationsRoutes(ctx: AppContext): RouteDef[] {
+export function stationsRoutes(ctx: AppContext, availability: AvailabilityView): RouteDef[] {
   const index = ctx.stations;
   const writer = new StationPageWriter(index, ctx.companies, ctx.config.disabledExtBCountries);
   const singleWriter = new SingleStationWriter(index, ctx.companies);
-  const live = ctx.liveAvailability;
-  const availability = new AvailabilityView(
-    ctx.availability,
-    index,
-    live === undefined ? undefined : { statuses: live, evses: evseIndexOf(ctx.snapshot, index) },
-  );
   const empMasks = new EmpOperatorMasks(index, ctx.companies);
 
   const search = (req: ApiRequest): ApiResponse => {
     const q = parseSearch(req.query);
-    const refinement = index.compile({
-      plugs: q.plugs,
-      powerGte: q.powerGte,
-      powerLte: q.powerLte,
-      operatorIds: q.operatorIds,
-      evseOperators: q.evseOperators,
-      supportedEmpOperators: q.supportedEmps === undefined ? undefined : empMasks.mask(q.supportedEmps),
-      freeCharging: q.freeCharging,
-      freeParking: q.freeParking,
-      facilities: q.facilities,
-      parkingTypes: q.parkingTypes,
-      countries: q.countries,
-    });
+    const refinement = compileRefinement(index, empMasks, q);
     const r = index.search(q.primary, refinement, q.page.offset, q.page.size);
     const body = writer.page({
       indices: r.indices,

@@ -1,27 +1,14 @@
 /** Query parsing of the station search (D25, D26, D15, D16, D29); every failure is a 400 with `source.parameter`. */
 import type { PrimarySearch } from '../../domain/stations/index.js';
 import { badParameter } from '../jsonapi/errors.js';
+import { BBOX, PAGE_DEFAULT, PAGE_MAX, parseRefinements, type RefinementQuery } from '../refinements.js';
 import { bool, csv, fields, float, int, page, type Page, type Query } from '../jsonapi/query.js';
 
-export const BBOX = ['filter[latitude.gte]', 'filter[latitude.lte]', 'filter[longitude.gte]', 'filter[longitude.lte]'] as const;
 export const RADIUS = ['filter[latitude]', 'filter[longitude]', 'filter[radius]'] as const;
 export const MAX_IDS = 50;
-export const PAGE_DEFAULT = 400;
-export const PAGE_MAX = 1000;
 
-export interface SearchQuery {
+export interface SearchQuery extends RefinementQuery {
   primary: PrimarySearch;
-  operatorIds?: string[];
-  evseOperators?: string[];
-  plugs?: string[];
-  powerGte?: number;
-  powerLte?: number;
-  supportedEmps?: string[];
-  freeCharging?: boolean;
-  freeParking?: boolean;
-  facilities?: string[];
-  parkingTypes?: string[];
-  countries?: string[];
   companyFields?: Set<string>;
   page: Page;
 }
@@ -96,15 +83,8 @@ export function parseSearch(q: Query): SearchQuery {
   const set = <K extends keyof SearchQuery>(k: K, v: SearchQuery[K] | undefined): void => {
     if (v !== undefined) out[k] = v;
   };
-  set('plugs', csv(q, 'filter[charge_points.plug.in]'));
-  set('powerGte', float(q, 'filter[charge_points.power.gte]'));
-  set('powerLte', float(q, 'filter[charge_points.power.lte]'));
-  set('supportedEmps', csv(q, 'filter[operator.supported_emps.id]'));
-  set('freeCharging', bool(q, 'filter[free_charging]'));
-  set('freeParking', bool(q, 'filter[free_parking]'));
-  set('facilities', csv(q, 'filter[facilities]'));
-  set('parkingTypes', csv(q, 'filter[parking_type]'));
-  set('countries', csv(q, 'filter[country]'));
+  Object.assign(out, parseRefinements(q, false));
   set('companyFields', fields(q, 'company', ['name', 'supported_emps']));
   return out;
 }
+

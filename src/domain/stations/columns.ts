@@ -413,3 +413,24 @@ export function fragmentOf(c: StationColumns, i: number): Buffer {
   const base = c.chunkStart[k];
   return c.fragments[k].subarray(c.fragStart[i] - base, c.fragStart[i + 1] - base);
 }
+
+/** Bytes before the name's JSON string in every fragment (the id has a fixed length). */
+const NAME_AT = Buffer.byteLength(`{"id":"${'0'.repeat(ID_BYTES)}","type":"charging_station","attributes":{"name":`);
+
+/** Station i's name, read from its fragment (the list variant begins with id, type and name). */
+export function fragmentName(c: StationColumns, i: number): string {
+  const chunk = c.fragChunk[i];
+  const f = c.fragments[chunk];
+  const start = c.fragStart[i] - c.chunkStart[chunk] + NAME_AT;
+  if (f[start] !== 0x22) return '';
+  let escaped = false;
+  let j = start + 1;
+  while (f[j] !== 0x22) {
+    if (f[j] === 0x5c) {
+      escaped = true;
+      j++;
+    }
+    j++;
+  }
+  return escaped ? (JSON.parse(f.toString('utf8', start, j + 1)) as string) : f.toString('utf8', start + 1, j);
+}

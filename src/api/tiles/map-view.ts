@@ -1,0 +1,127 @@
+/**
+ * The map's view of one snapshot's station index (D191, D192): its cluster sets (the unfiltered one
+ * built as soon as the index exists, one per canonical refinement key on first use, the 16 most
+ * recently used kept) and the cache of answered tiles. Built with the routes, so a snapshot swap
+ * gets a new one and the old one goes with the old index.
+ */
+import { clusterInput } from '../../domain/stations/clusters.js';
+import type { Refinement, StationIndex } from '../../domain/stations/index.js';
+import { overloadedError } from '../jsonapi/errors.js';
+import type { CompressedForms } from '../types.js';
+import type { ClusterBuilder } from './cluster-builder.js';
+import { ClusterTiles } from './tile-writer.js';
+
+export const FILTERED_SETS = 16;
+export const TILE_CACHE_ENTRIES = 4096;
+export const TILE_CACHE_BYTES = 64 * 1024 * 1024;
+
+/** A tile as answered: its bytes (null: no feature, 204) and their compressed forms once asked for. */
+export class CachedTile implements CompressedForms {
+  br: Buffer | undefined;
+  gzip: Buffer | undefined;
+  constructor(
+    readonly body: Buffer | null,
+    private readonly grew: (bytes: number) => void,
+  ) {}
+  get(enc: 'br' | 'gzip'): Buffer | undefined {
+    return this[enc];
+  }
+  keep(enc: 'br' | 'gzip', b: Buffer): void {
+    if (this[enc] !== undefined) return;
+    this[enc] = b;
+    this.grew(b.length);
+  }
+  get bytes(): number {
+    return (this.body?.length ?? 0) + (this.br?.length ?? 0) + (this.gzip?.length ?? 0) + 64;
+  }
+}
+
+/** Most recently used tiles, bounded by count and bytes. */
+export class TileCache {
+  private readonly map = new Map<string, CachedTile>();
+  private total = 0;
+  constructor(
+    private readonly maxEntries = TILE_CACHE_ENTRIES,
+    private readonly maxBytes = TILE_CACHE_BYTES,
+  ) {}
+
+  get(key: string): CachedTile | undefined {
+    const t = this.map.get(key);
+    if (t !== undefined) {
+      this.map.delete(key);
+      this.map.set(key, t);
+    }
+    return t;
+  }
+
+  put(key: string, body: Uint8Array | null): CachedTile {
+    const t = new CachedTile(body === null ? null : Buffer.from(body.buffer, body.byteOffset, body.byteLength), (n) => this.grow(n));
+    const old = this.map.get(key);
+    if (old !== undefined) {
+      this.total -= old.bytes;
+      this.map.delete(key);
+    }
+    this.map.set(key, t);
+    this.grow(t.bytes);
+    return t;
+  }
+
+  get size(): number {
+    return this.map.size;
+  }
+
+  get byteSize(): number {
+    return this.total;
+  }
+
+  private grow(n: number): void {
+    this.total += n;
+    while (this.map.size > 1 && (this.map.size > this.maxEntries || this.total > this.maxBytes)) {
+      const [k, v] = this.map.entries().next().value as [string, CachedTile];
+      this.map.delete(k);
+      this.total -= v.bytes;
+    }
+  }
+}
+
+export class MapView {
+  readonly tiles = new TileCache();
+  private readonly all: Promise<ClusterTiles>;
+  private readonly filtered = new Map<string, Promise<ClusterTiles>>();
+
+  constructor(
+    readonly index: StationIndex,
+    private readonly builder: ClusterBuilder,
+  ) {
+    this.all = builder.build(clusterInput(index, null), true).then((s) => new ClusterTiles(s));
+    // A failure is answered to the requests that wait for it; never an unhandled rejection.
+    this.all.catch(() => undefined);
+  }
+
+  /** The clusters of the stations passing `r` (`key` its canonical form, '' for none). */
+  clusters(key: string, r: Refinement | null): Promise<ClusterTiles> {
+    if (key === '' || r === null) return this.all;
+    let p = this.filtered.get(key);
+    if (p !== undefined) {
+      this.filtered.delete(key);
+      this.filtered.set(key, p);
+      return p;
+    }
+    if (!this.builder.accepts()) return Promise.reject(overloadedError());
+    const index = this.index;
+    p = this.builder.build(clusterInput(index, (i) => index.matches(i, r))).then((s) => new ClusterTiles(s));
+    const held = p;
+    // A refused or failed build is not kept: the next request tries again.
+    held.catch(() => {
+      if (this.filtered.get(key) === held) this.filtered.delete(key);
+    });
+    this.filtered.set(key, held);
+    if (this.filtered.size > FILTERED_SETS) this.filtered.delete(this.filtered.keys().next().value as string);
+    return held;
+  }
+
+  /** Whether the unfiltered clusters are built (for /ready's detail and tests). */
+  ready(): Promise<unknown> {
+    return this.all;
+  }
+}

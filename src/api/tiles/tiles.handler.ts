@@ -1,0 +1,166 @@
+/**
+ * `GET /v1/tiles/stations/{z}/{x}/{y}.mvt` (D190, D192) and `GET /v1/tiles/stations.json`
+ * (TileJSON, D193): the map's station and cluster tiles, from the station index and its cluster
+ * sets (map-view.ts), served from the tile cache once built.
+ */
+import { GROUP_BIT, type Group } from '../../auth/groups.js';
+import { stationAnswer } from '../cache.js';
+import type { AppContext } from '../context.js';
+import type { AvailabilityView } from '../evse-availability.js';
+import { badParameter } from '../jsonapi/errors.js';
+import type { Query } from '../jsonapi/query.js';
+import { EmpOperatorMasks, compileRefinement } from '../refinements.js';
+import { parseRefinements, refinementKey, type RefinementQuery } from '../refinements.js';
+import type { ApiRequest, ApiResponse, RouteDef } from '../types.js';
+import { ClusterBuilder } from './cluster-builder.js';
+import type { MapView } from './map-view.js';
+import { MAX_ZOOM, STATION_ZOOM, clusterTile, stationTile } from './tile-writer.js';
+import type { Refinement } from '../../domain/stations/index.js';
+import { MAX_CLUSTER_ZOOM } from '../../domain/stations/clusters.js';
+
+export const MVT_TYPE = 'application/vnd.mapbox-vector-tile';
+export const STATION_GROUPS: readonly Group[] = ['ReadStations', 'ReadStationsWithAvailability'];
+const WITH_AVAILABILITY = GROUP_BIT.ReadStationsWithAvailability;
+
+let builder: ClusterBuilder | null = null;
+/** The process's one cluster builder (one worker thread, D191). */
+export function clusterBuilder(): ClusterBuilder {
+  builder ??= new ClusterBuilder();
+  return builder;
+}
+
+/** z, x and y of a tile path (400 naming the one that is wrong). */
+export function tileAddress(params: Readonly<Record<string, string>>): { z: number; x: number; y: number } {
+  const num = (name: string, raw: string, max: number): number => {
+    if (!/^\d{1,8}$/.test(raw)) throw badParameter(name, `${name} must be a whole number`);
+    const n = Number(raw);
+    if (n > max) throw badParameter(name, `${name} must be at most ${max}`);
+    return n;
+  };
+  const z = num('z', params.z, MAX_ZOOM);
+  const x = num('x', params.x, 2 ** z - 1);
+  const m = /^(.*)\.mvt$/.exec(params.y);
+  if (m === null) throw badParameter('y', 'a tile path ends in {y}.mvt');
+  const y = num('y', m[1], 2 ** z - 1);
+  return { z, x, y };
+}
+
+/** Parsed refinements, their canonical key (D191) and their compiled form (null for none). */
+export interface MapFilter {
+  query: RefinementQuery;
+  key: string;
+  refinement: Refinement | null;
+}
+
+export function mapFilter(ctx: AppContext, masks: EmpOperatorMasks, q: Query): MapFilter {
+  const query = parseRefinements(q);
+  let key = refinementKey(query);
+  // Which operators an EMP list admits changes with company writes (D66).
+  if (query.supportedEmps !== undefined) key += `@${ctx.companies.generation}`;
+  return { query, key, refinement: key === '' ? null : compileRefinement(ctx.stations, masks, query) };
+}
+
+export function tilesRoutes(ctx: AppContext, view: MapView, availability: AvailabilityView): RouteDef[] {
+  const masks = new EmpOperatorMasks(ctx.stations, ctx.companies);
+
+  const render = async (z: number, x: number, y: number, f: MapFilter, withAvail: boolean): Promise<Uint8Array | null> => {
+    if (z >= STATION_ZOOM) {
+      const t = { index: ctx.stations, companies: ctx.companies, availability: withAvail ? availability.current() : null };
+      return stationTile(t, z, x, y, f.refinement);
+    }
+    return clusterTile(await view.clusters(f.key, f.refinement), ctx.stations, z, x, y);
+  };
+
+  const tile = async (req: ApiRequest): Promise<ApiResponse> => {
+    const { z, x, y } = tileAddress(req.params);
+    const f = mapFilter(ctx, masks, req.query);
+    const headers = { 'Content-Type': MVT_TYPE };
+    // Live counts change all the time: those tiles are built for each request (D192).
+    if ((req.groups & WITH_AVAILABILITY) !== 0 && z >= STATION_ZOOM) {
+      const bytes = await render(z, x, y, f, true);
+      return bytes === null ? { status: 204 } : { status: 200, body: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), headers };
+    }
+    const key = `${z}/${x}/${y}|${f.key}|${ctx.tariffs.generation}`;
+    let t = view.tiles.get(key);
+    if (t === undefined) t = view.tiles.put(key, await render(z, x, y, f, false));
+    return t.body === null ? { status: 204 } : { status: 200, body: t.body, headers, compressed: t };
+  };
+
+  const tileJson = (req: ApiRequest): ApiResponse => {
+    mapFilter(ctx, masks, req.query);
+    const host = req.headers.host.length > 0 ? req.headers.host : `127.0.0.1:${ctx.config.port}`;
+    const scheme = req.headers.forwardedProto.trim().toLowerCase() === 'https' ? 'https' : 'http';
+    const qs = [...req.query].map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
+    const b = stationBounds(ctx);
+    const doc = {
+      tilejson: '3.0.0',
+      name: 'charging stations',
+      scheme: 'xyz',
+      tiles: [`${scheme}://${host}/v1/tiles/stations/{z}/{x}/{y}.mvt${qs.length > 0 ? `?${qs}` : ''}`],
+      minzoom: 0,
+      maxzoom: MAX_ZOOM,
+      bounds: b,
+      center: [...stationCentre(ctx), 5],
+      attribution: ctx.snapshot.meta.attribution,
+      vector_layers: VECTOR_LAYERS,
+    };
+    return { status: 200, body: JSON.stringify(doc) };
+  };
+
+  const cache = stationAnswer(ctx);
+  const tileCache = (req: ApiRequest): string | null => (Number(req.params.z) >= STATION_ZOOM ? cache(req) : `${ctx.snapshot.meta.snapshotVersion}.${ctx.tariffs.generation}`);
+  return [
+    { method: 'GET', path: '/v1/tiles/stations/:z/:x/:y', groups: STATION_GROUPS, body: false, handler: tile, cache: tileCache },
+    { method: 'GET', path: '/v1/tiles/stations.json', groups: STATION_GROUPS, body: false, handler: tileJson, cache: (req) => `${ctx.snapshot.meta.snapshotVersion}|${req.headers.host}|${req.headers.forwardedProto}` },
+  ];
+}
+
+const VECTOR_LAYERS = [
+  {
+    id: 'clusters',
+    minzoom: 0,
+    maxzoom: MAX_CLUSTER_ZOOM,
+    description: 'Station clusters (D190); a cluster of one has station_id',
+    fields: { count: 'Number', max_power: 'Number', expansion_zoom: 'Number', station_id: 'String', 'count_<plug>': 'Number' },
+  },
+  {
+    id: 'stations',
+    minzoom: STATION_ZOOM,
+    maxzoom: MAX_ZOOM,
+    description: 'Charging stations (D190)',
+    fields: { id: 'String', name: 'String', operator_id: 'String', operator_name: 'String', max_power: 'Number', plugs: 'String', charge_point_count: 'Number', free_charging: 'Boolean', available_count: 'Number' },
+  },
+];
+
+/** The mean position of the snapshot's stations (where the map opens). */
+function stationCentre(ctx: AppContext): [number, number] {
+  let lon = 0;
+  let lat = 0;
+  const n = ctx.stations.size;
+  for (let i = 0; i < n; i++) {
+    lon += ctx.stations.lonAt(i);
+    lat += ctx.stations.latAt(i);
+  }
+  return n === 0 ? [0, 0] : [lon / n, lat / n];
+}
+
+const boundsOf = new WeakMap<object, [number, number, number, number]>();
+
+/** West, south, east and north of the snapshot's stations (computed once per index). */
+function stationBounds(ctx: AppContext): [number, number, number, number] {
+  let b = boundsOf.get(ctx.stations);
+  if (b === undefined) {
+    let [w, s, e, n] = [180, 90, -180, -90];
+    for (let i = 0; i < ctx.stations.size; i++) {
+      const lon = ctx.stations.lonAt(i);
+      const lat = ctx.stations.latAt(i);
+      if (lon < w) w = lon;
+      if (lon > e) e = lon;
+      if (lat < s) s = lat;
+      if (lat > n) n = lat;
+    }
+    b = [w, s, e, n];
+    boundsOf.set(ctx.stations, b);
+  }
+  return b;
+}
