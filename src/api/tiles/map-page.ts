@@ -18,6 +18,7 @@ const MAP_HTML = `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Charging stations — map</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/map/maplibre-gl.css">
 <style>
 html, body { margin: 0; height: 100%; font: 14px system-ui, sans-serif; }
@@ -50,16 +51,12 @@ const $ = (id) => document.getElementById(id);
 const origin = location.origin;
 let key = sessionStorage.getItem('cps-key') || '';
 $('key').value = key;
-const style = {
-  version: 8,
-  sources: {
-    countries: { type: 'geojson', data: origin + '/map/countries.geojson' },
-    stations: { type: 'vector', tiles: [origin + '/v1/tiles/stations/{z}/{x}/{y}.mvt'], minzoom: 0, maxzoom: 20 },
-  },
-  layers: [
-    { id: 'background', type: 'background', paint: { 'background-color': '#dfe9f3' } },
-    { id: 'land', type: 'fill', source: 'countries', paint: { 'fill-color': '#f6f4ee' } },
-    { id: 'borders', type: 'line', source: 'countries', paint: { 'line-color': '#9a9a9a', 'line-width': 0.7 } },
+const base = [
+  { id: 'background', type: 'background', paint: { 'background-color': '#dfe9f3' } },
+  { id: 'land', type: 'fill', source: 'countries', paint: { 'fill-color': '#f6f4ee' } },
+  { id: 'borders', type: 'line', source: 'countries', paint: { 'line-color': '#9a9a9a', 'line-width': 0.7 } },
+];
+const stationLayers = [
     { id: 'clusters', type: 'circle', source: 'stations', 'source-layer': 'clusters',
       paint: { 'circle-color': ['step', ['get', 'max_power'], '#51bbd6', 50, '#f1a33c', 150, '#e0533d'],
                'circle-radius': ['step', ['get', 'count'], 5, 10, 9, 100, 14, 1000, 20, 10000, 26],
@@ -67,10 +64,17 @@ const style = {
     { id: 'stations', type: 'circle', source: 'stations', 'source-layer': 'stations',
       paint: { 'circle-color': ['step', ['get', 'max_power'], '#2a9d8f', 50, '#e9a03b', 150, '#d1495b'],
                'circle-radius': 6, 'circle-stroke-color': '#fff', 'circle-stroke-width': 1.5 } },
-  ],
-};
+];
+// The station tiles need a key: without one the map shows the countries only.
+const style = (withStations) => ({
+  version: 8,
+  sources: withStations
+    ? { countries: { type: 'geojson', data: origin + '/map/countries.geojson' }, stations: { type: 'vector', tiles: [origin + '/v1/tiles/stations/{z}/{x}/{y}.mvt'], minzoom: 0, maxzoom: 20 } }
+    : { countries: { type: 'geojson', data: origin + '/map/countries.geojson' } },
+  layers: withStations ? base.concat(stationLayers) : base,
+});
 const map = new maplibregl.Map({
-  container: 'map', style, center: [2.3522, 48.8566], zoom: 5, hash: true,
+  container: 'map', style: style(key !== ''), center: [2.3522, 48.8566], zoom: 5, hash: true,
   transformRequest: (url) => (url.startsWith(origin + '/v1/') && key ? { url, headers: { 'api-key': key } } : { url }),
 });
 window.cpsMap = map;
@@ -80,7 +84,7 @@ $('keyform').addEventListener('submit', (ev) => {
   ev.preventDefault();
   key = $('key').value.trim();
   sessionStorage.setItem('cps-key', key);
-  map.setStyle(style, { diff: false });
+  map.setStyle(style(key !== ''), { diff: false });
   $('status').textContent = 'Drawing stations…';
 });
 map.on('idle', () => { if (key) $('status').textContent = 'Zoom ' + map.getZoom().toFixed(1) + ': click a cluster to zoom in, a station for its prices.'; });
