@@ -126,6 +126,8 @@ export interface Config {
   /** D94: compress answers (br, gzip) of at least `compressMinBytes` when the client accepts it. */
   readonly compression: boolean;
   readonly compressMinBytes: number;
+  /** D192: memory for answered map tiles per snapshot, in MiB (0: every tile is built when asked for). */
+  readonly tileCacheMb: number;
   /** D95: `Cache-Control: private, max-age=N` of answers with an ETag (0 sends `no-cache`). */
   readonly cacheMaxAgeS: number;
   /** D96: `alias → adapter` names accepted as `data_adapter` of charge prices. */
@@ -281,6 +283,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins: corsOrigins(env.CORS_ORIGINS),
     compression: onOff(env, 'COMPRESSION', true),
     compressMinBytes: int(env, 'COMPRESS_MIN_BYTES', 1024, 0, 1024 * 1024 * 1024),
+    tileCacheMb: int(env, 'TILE_CACHE_MB', 64, 0, 65_536),
     cacheMaxAgeS: int(env, 'CACHE_MAX_AGE_S', 60, 0, 31_536_000),
     dataAdapterAliases: adapterAliases(env.DATA_ADAPTER_ALIASES),
     reusePort: onOff(env, 'REUSE_PORT', false),

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { createKey } from '../../src/auth/keys.js';
-import { GROUPS } from '../../src/auth/groups.js';
+import { GROUPS, type Group } from '../../src/auth/groups.js';
 import { openLiveStore } from '../../src/storage/open.js';
 
 export const ROOT = (() => {
@@ -49,6 +49,8 @@ export interface DynamicRequests {
     method: string;
     path: string;
     body?: string;
+    /** Headers of this request besides the scenario's (an `If-None-Match` per path). */
+    headers?: Record<string, string>;
   };
   onResponse?(status: number, body: string, context: Record<string, unknown>): void;
 }
@@ -145,10 +147,12 @@ export function spawnAndWait(args: string[], env: Record<string, string>, ready:
 }
 
 /** Starts the compiled service on an ephemeral port with a fresh data dir and one all-groups key. */
-export async function startService(opts: Pick<BenchOptions, 'snapshot' | 'env'> & { nodeArgs?: string[] }): Promise<Child & { dataDir: string; startMs: number }> {
+export async function startService(opts: Pick<BenchOptions, 'snapshot' | 'env'> & { nodeArgs?: string[]; keys?: Record<string, Group[]> }): Promise<Child & { dataDir: string; startMs: number }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cps-bench-'));
   const store = await openLiveStore({ dataDir, databaseUrl: opts.env?.DATABASE_URL ?? null });
   await createKey(store, { name: 'bench', key: BENCH_KEY, groups: [...GROUPS] });
+  // Keys with fewer groups, where the groups change the answer (a station reader sees no live counts).
+  for (const [key, groups] of Object.entries(opts.keys ?? {})) await createKey(store, { name: key, key, groups });
   await store.close();
   const t0 = performance.now();
   const child = await spawnAndWait(
@@ -185,7 +189,7 @@ export async function startService(opts: Pick<BenchOptions, 'snapshot' | 'env'> 
 
 let bareFiles = 0;
 
-async function startBare(responses: { method: string; path: string; status: number; body: string }[]): Promise<Child> {
+export async function startBare(responses: { method: string; path: string; status: number; body: string; base64?: boolean; contentType?: string }[]): Promise<Child> {
   const file = path.join(os.tmpdir(), `cps-bare-${process.pid}-${bareFiles++}.json`);
   fs.writeFileSync(file, JSON.stringify(responses));
   try {
@@ -208,7 +212,7 @@ async function sequentialLoad(port: number, sc: Scenario, durationS: number, dyn
   const lat: number[] = [];
   let errors = 0;
   let non2xx = 0;
-  const one = (method: string, p: string, body: Buffer | undefined): Promise<{ status: number; text: string }> =>
+  const one = (method: string, p: string, body: Buffer | undefined, extra?: Record<string, string>): Promise<{ status: number; text: string }> =>
     new Promise((resolve, reject) => {
       const req = http.request(
         {
@@ -217,7 +221,7 @@ async function sequentialLoad(port: number, sc: Scenario, durationS: number, dyn
           method,
           path: p,
           agent,
-          headers: { 'Api-Key': BENCH_KEY, 'Content-Type': 'application/json', ...sc.headers, ...(body ? { 'Content-Length': body.length } : {}) },
+          headers: { 'Api-Key': BENCH_KEY, 'Content-Type': 'application/json', ...sc.headers, ...extra, ...(body ? { 'Content-Length': body.length } : {}) },
         },
         (res) => {
           const chunks: Buffer[] = [];
@@ -237,17 +241,20 @@ async function sequentialLoad(port: number, sc: Scenario, durationS: number, dyn
     let p = sc.path;
     let body = fixedBody;
     const context: Record<string, unknown> = {};
+    let extra: Record<string, string> | undefined;
     if (dyn) {
       const r = dyn.setupRequest({ method, path: p }, context);
       method = r.method;
       p = r.path;
       body = r.body === undefined ? undefined : Buffer.from(r.body);
+      extra = r.headers;
     }
     const a = performance.now();
     try {
-      const r = await one(method, p, body);
+      const r = await one(method, p, body, extra);
       now = performance.now();
-      if (r.status < 200 || r.status >= 300) non2xx++;
+      // A revalidation scenario (`expect: 304`) succeeds with 304 Not Modified.
+      if ((r.status < 200 || r.status >= 300) && !(sc.expect === 304 && r.status === 304)) non2xx++;
       else lat.push(now - a);
       dyn?.onResponse?.(r.status, r.text, context);
     } catch {

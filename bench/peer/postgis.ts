@@ -14,6 +14,12 @@
  *
  * Loads the snapshot's stations into the database (replacing the table), then prints
  * `listening <port>`.
+ *
+ * Map tiles (bench/tiles.ts) the way pg_tileserv and Martin serve them: one query per tile,
+ * `ST_AsMVT` over `ST_AsMVTGeom` of the points under the tile envelope (with the service's buffer)
+ * found by a GiST index on a Web Mercator column; from zoom 14 every station with the service's
+ * attributes, below that grid clusters (`ST_SnapToGrid` with cells of 40 px of a 512 px tile, the
+ * service's cluster radius), each with its count and max power at the cells' centroid.
  */
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -45,16 +51,29 @@ export async function loadStations(pool: pg.Pool, snapshotFile: string): Promise
   try {
     await pool.query('CREATE EXTENSION IF NOT EXISTS postgis');
     await pool.query('DROP TABLE IF EXISTS stations');
-    await pool.query('CREATE TABLE stations (id text PRIMARY KEY, geog geography(Point, 4326) NOT NULL, doc jsonb NOT NULL)');
-    let batch: { id: string; lon: number; lat: number; doc: string }[] = [];
+    await pool.query(
+      'CREATE TABLE stations (id text PRIMARY KEY, geog geography(Point, 4326) NOT NULL, doc jsonb NOT NULL, geom geometry(Point, 3857) NOT NULL, ' +
+        'name text NOT NULL, operator_id text, max_power float8 NOT NULL, plugs text NOT NULL, charge_point_count int NOT NULL)',
+    );
+    let batch: { id: string; lon: number; lat: number; doc: string; name: string; op: string | null; power: number; plugs: string; count: number }[] = [];
     let n = 0;
     const flush = async (): Promise<void> => {
       if (batch.length === 0) return;
       await pool.query(
         `INSERT INTO stations
-         SELECT id, ST_SetSRID(ST_MakePoint(lon, lat), 4326)::geography, doc::jsonb
-         FROM unnest($1::text[], $2::float8[], $3::float8[], $4::text[]) AS t(id, lon, lat, doc)`,
-        [batch.map((b) => b.id), batch.map((b) => b.lon), batch.map((b) => b.lat), batch.map((b) => b.doc)],
+         SELECT id, ST_SetSRID(ST_MakePoint(lon, lat), 4326)::geography, doc::jsonb, ST_Transform(ST_SetSRID(ST_MakePoint(lon, lat), 4326), 3857), name, op, power, plugs, n
+         FROM unnest($1::text[], $2::float8[], $3::float8[], $4::text[], $5::text[], $6::text[], $7::float8[], $8::text[], $9::int[]) AS t(id, lon, lat, doc, name, op, power, plugs, n)`,
+        [
+          batch.map((b) => b.id),
+          batch.map((b) => b.lon),
+          batch.map((b) => b.lat),
+          batch.map((b) => b.doc),
+          batch.map((b) => b.name),
+          batch.map((b) => b.op),
+          batch.map((b) => b.power),
+          batch.map((b) => b.plugs),
+          batch.map((b) => b.count),
+        ],
       );
       n += batch.length;
       batch = [];
@@ -62,17 +81,37 @@ export async function loadStations(pool: pg.Pool, snapshotFile: string): Promise
     for (const s of snap.stations()) {
       const { id, operator_id, ...attributes } = s;
       const doc = JSON.stringify({ id, type: 'charging_station', attributes, relationships: { operator: { data: operator_id === null ? null : { type: 'company', id: operator_id } } } });
-      batch.push({ id, lon: s.longitude, lat: s.latitude, doc });
+      const plugs = [...new Set(s.charge_points.map((c) => c.plug))].join(',');
+      const power = Math.max(0, ...s.charge_points.map((c) => c.power));
+      const count = s.charge_points.reduce((n, c) => n + c.count, 0);
+      batch.push({ id, lon: s.longitude, lat: s.latitude, doc, name: s.name, op: operator_id, power, plugs, count });
       if (batch.length === 2000) await flush();
     }
     await flush();
     await pool.query('CREATE INDEX stations_geog ON stations USING gist (geog)');
+    await pool.query('CREATE INDEX stations_geom ON stations USING gist (geom)');
     await pool.query('ANALYZE stations');
     return n;
   } finally {
     snap.close();
   }
 }
+
+/** A zoom-14-and-deeper tile: every station under the envelope and its buffer. $1 z, $2 x, $3 y. */
+export const STATION_TILE_SQL = `WITH b AS (SELECT ST_TileEnvelope($1, $2, $3) AS env, ST_TileEnvelope($1, $2, $3, margin => 256.0 / 4096) AS wide)
+SELECT ST_AsMVT(t, 'stations', 4096, 'geom') AS mvt FROM (
+  SELECT ST_AsMVTGeom(s.geom, b.env, 4096, 256, true) AS geom, s.id, s.name, s.operator_id, s.max_power, s.plugs, s.charge_point_count
+  FROM stations s, b WHERE s.geom && b.wide) t`;
+
+/** A clustered tile: grid cells of $4 metres (Web Mercator) under the envelope and its buffer. */
+export const CLUSTER_TILE_SQL = `WITH b AS (SELECT ST_TileEnvelope($1, $2, $3) AS env, ST_TileEnvelope($1, $2, $3, margin => 256.0 / 4096) AS wide),
+c AS (SELECT count(*) AS count, max(s.max_power) AS max_power, ST_Centroid(ST_Collect(s.geom)) AS geom
+  FROM stations s, b WHERE s.geom && b.wide GROUP BY ST_SnapToGrid(s.geom, $4))
+SELECT ST_AsMVT(t, 'clusters', 4096, 'geom') AS mvt FROM (
+  SELECT ST_AsMVTGeom(c.geom, b.env, 4096, 256, true) AS geom, c.count, c.max_power FROM c, b) t`;
+
+/** Web Mercator's width of the world in metres. */
+const WORLD_M = 2 * Math.PI * 6378137;
 
 export async function startPostgisPeer(snapshotFile: string, databaseUrl: string, port = 0): Promise<{ port: number; stations: number; close(): Promise<void> }> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 16 });
@@ -98,6 +137,14 @@ export async function startPostgisPeer(snapshotFile: string, databaseUrl: string
     const rows = r.rows.length > size ? r.rows.slice(0, size) : r.rows;
     reply.type('application/json; charset=utf-8');
     return `{"data":[${rows.map((x) => x.doc).join(',')}],"meta":{"more_available":${r.rows.length > size}}}`;
+  });
+  app.get('/v1/tiles/stations/:z/:x/:y', async (req, reply) => {
+    const p = req.params as { z: string; x: string; y: string };
+    const [z, x, y] = [Number(p.z), Number(p.x), Number(p.y.replace(/\.mvt$/, ''))];
+    const r = z >= 14 ? await pool.query<{ mvt: Buffer }>(STATION_TILE_SQL, [z, x, y]) : await pool.query<{ mvt: Buffer }>(CLUSTER_TILE_SQL, [z, x, y, (WORLD_M / 2 ** z / 512) * 40]);
+    const mvt = r.rows[0].mvt;
+    if (mvt.length === 0) return reply.code(204).send();
+    return reply.type('application/vnd.mapbox-vector-tile').send(mvt);
   });
   await app.listen({ port, host: '127.0.0.1' });
   const address = app.server.address();

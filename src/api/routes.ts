@@ -33,7 +33,7 @@ export function buildRoutes(ctx: AppContext): RouteDef[] {
 function featureRoutes(ctx: AppContext): RouteDef[] {
   // One availability view and one map view (cluster sets, tile cache) per station index.
   const availability = stationAvailability(ctx);
-  const map = new MapView(ctx.stations, clusterBuilder());
+  const map = new MapView(ctx.stations, clusterBuilder(), ctx.config.tileCacheMb * 1024 * 1024);
   const pages = new StationPageWriter(ctx.stations, ctx.companies, ctx.config.disabledExtBCountries);
   return [...healthRoutes(ctx), ...companiesRoutes(ctx), ...tariffsRoutes(ctx), ...vehiclesRoutes(ctx), ...feedbackRoutes(ctx), ...devicesRoutes(ctx), ...stationsRoutes(ctx, availability), ...clustersRoutes(ctx, map, availability, pages), ...tilesRoutes(ctx, map, availability), ...mapPageRoutes(), ...statisticsRoutes(ctx), ...pricesRoutes(ctx), ...tariffDetailsRoutes(ctx), ...adminRoutes(ctx), ...availabilityRoutes(ctx), ...areaPricesRoutes(ctx), ...cdrCostRoutes(ctx), ...metricsRoutes(ctx)];
 }

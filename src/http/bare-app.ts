@@ -16,23 +16,28 @@ export interface FixedResponse {
   method: string;
   path: string;
   status: number;
+  /** The body as text, or base64 of binary bytes (`base64`). */
   body: string;
+  base64?: boolean;
+  contentType?: string;
 }
 
-const REASON: Record<number, string> = { 200: 'OK', 201: 'Created', 204: 'No Content' };
+const REASON: Record<number, string> = { 200: 'OK', 201: 'Created', 204: 'No Content', 304: 'Not Modified' };
 
 export function startBareApp(responses: readonly FixedResponse[], port = 0): Promise<{ port: number; close(): void }> {
   const app = uWS.App();
   for (const r of responses) {
     const status = `${r.status} ${REASON[r.status] ?? ''}`.trimEnd();
-    const body = Buffer.from(r.body);
+    const body = Buffer.from(r.body, r.base64 === true ? 'base64' : 'utf8');
+    const type = r.contentType ?? 'application/json; charset=utf-8';
     const handler = (res: uWS.HttpResponse): void => {
       let aborted = false;
       res.onAborted(() => (aborted = true));
       const reply = (): void => {
         if (aborted) return;
         res.cork(() => {
-          res.writeStatus(status).writeHeader('Content-Type', 'application/json; charset=utf-8').end(body);
+          if (r.status === 204) res.writeStatus(status).endWithoutBody();
+          else res.writeStatus(status).writeHeader('Content-Type', type).end(body);
         });
       };
       if (r.method === 'GET') reply();

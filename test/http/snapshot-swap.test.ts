@@ -3,6 +3,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import { VectorTile } from '@mapbox/vector-tile';
+import { PbfReader } from 'pbf';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { buildSnapshot } from '../../src/import/default-snapshot.js';
 import { Snapshot } from '../../src/storage/snapshot.js';
@@ -128,6 +130,34 @@ describe('hot snapshot swap (SIGHUP, POST /admin/snapshot)', () => {
     srv.proc.kill('SIGHUP');
     for (let i = 0; i < 100 && (await health()) !== sampleVersion; i++) await new Promise((res) => setTimeout(res, 50));
     expect(await health()).toBe(sampleVersion);
+  });
+
+  it('map tiles follow a swap: the clusters of the world tile count the new snapshot\'s stations (D191)', async () => {
+    /** The stations the clusters of tile 0/0/0 stand for, and how many stations the snapshot has. */
+    const world = async (): Promise<number> => {
+      const r = await fetch(`${srv.url}/v1/tiles/stations/0/0/0.mvt`, { headers: { 'Api-Key': READER } });
+      expect(r.status).toBe(200);
+      const l = new VectorTile(new PbfReader(Buffer.from(await r.arrayBuffer()))).layers.clusters;
+      let n = 0;
+      for (let k = 0; k < l.length; k++) {
+        const [[p]] = l.feature(k).loadGeometry();
+        if (p.x >= 0 && p.x < 4096 && p.y >= 0 && p.y < 4096) n += Number(l.feature(k).properties.count);
+      }
+      return n;
+    };
+    const stations = (f: string): number => {
+      const s = Snapshot.open(f);
+      try {
+        return s.stationCount();
+      } finally {
+        s.close();
+      }
+    };
+    expect(stations(extra)).toBeGreaterThan(stations(sample));
+    expect((await swap(extra)).status).toBe(200);
+    expect(await world()).toBe(stations(extra));
+    expect((await swap(sample)).status).toBe(200);
+    expect(await world()).toBe(stations(sample));
   });
 
   it('serves radius searches, station reads and charge prices without a failure while swapping 10 times', async () => {

@@ -14,6 +14,8 @@ import { ClusterTiles } from './tile-writer.js';
 export const FILTERED_SETS = 16;
 export const TILE_CACHE_ENTRIES = 4096;
 export const TILE_CACHE_BYTES = 64 * 1024 * 1024;
+/** Memory for the cluster sets of refinements together (the most recent one is always kept). */
+export const FILTERED_SETS_BYTES = 128 * 1024 * 1024;
 
 /** A tile as answered: its bytes (null: no feature, 204) and their compressed forms once asked for. */
 export class CachedTile implements CompressedForms {
@@ -55,7 +57,10 @@ export class TileCache {
   }
 
   put(key: string, body: Uint8Array | null): CachedTile {
-    const t = new CachedTile(body === null ? null : Buffer.from(body.buffer, body.byteOffset, body.byteLength), (n) => this.grow(n));
+    const bytes = body === null ? null : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+    // No cache: the tile is answered and forgotten, its compressed forms with it.
+    if (this.maxBytes === 0) return new CachedTile(bytes, () => undefined);
+    const t = new CachedTile(bytes, (n) => this.grow(n));
     const old = this.map.get(key);
     if (old !== undefined) {
       this.total -= old.bytes;
@@ -84,15 +89,23 @@ export class TileCache {
   }
 }
 
+interface FilteredSet {
+  tiles: Promise<ClusterTiles>;
+  /** Its size once built (0 while building). */
+  bytes: number;
+}
+
 export class MapView {
-  readonly tiles = new TileCache();
+  readonly tiles: TileCache;
   private readonly all: Promise<ClusterTiles>;
-  private readonly filtered = new Map<string, Promise<ClusterTiles>>();
+  private readonly filtered = new Map<string, FilteredSet>();
 
   constructor(
     readonly index: StationIndex,
     private readonly builder: ClusterBuilder,
+    tileCacheBytes = TILE_CACHE_BYTES,
   ) {
+    this.tiles = new TileCache(TILE_CACHE_ENTRIES, tileCacheBytes);
     this.all = builder.build(clusterInput(index, null), true).then((s) => new ClusterTiles(s));
     // A failure is answered to the requests that wait for it; never an unhandled rejection.
     this.all.catch(() => undefined);
@@ -101,23 +114,39 @@ export class MapView {
   /** The clusters of the stations passing `r` (`key` its canonical form, '' for none). */
   clusters(key: string, r: Refinement | null): Promise<ClusterTiles> {
     if (key === '' || r === null) return this.all;
-    let p = this.filtered.get(key);
-    if (p !== undefined) {
+    const held = this.filtered.get(key);
+    if (held !== undefined) {
       this.filtered.delete(key);
-      this.filtered.set(key, p);
-      return p;
+      this.filtered.set(key, held);
+      return held.tiles;
     }
     if (!this.builder.accepts()) return Promise.reject(overloadedError());
     const index = this.index;
-    p = this.builder.build(clusterInput(index, (i) => index.matches(i, r))).then((s) => new ClusterTiles(s));
-    const held = p;
-    // A refused or failed build is not kept: the next request tries again.
-    held.catch(() => {
-      if (this.filtered.get(key) === held) this.filtered.delete(key);
-    });
-    this.filtered.set(key, held);
-    if (this.filtered.size > FILTERED_SETS) this.filtered.delete(this.filtered.keys().next().value as string);
-    return held;
+    const entry: FilteredSet = { tiles: this.builder.build(clusterInput(index, (i) => index.matches(i, r))).then((s) => new ClusterTiles(s)), bytes: 0 };
+    entry.tiles.then(
+      (t) => {
+        entry.bytes = t.bytes;
+        this.trim();
+      },
+      // A refused or failed build is not kept: the next request tries again.
+      () => {
+        if (this.filtered.get(key) === entry) this.filtered.delete(key);
+      },
+    );
+    this.filtered.set(key, entry);
+    this.trim();
+    return entry.tiles;
+  }
+
+  /** Drops the least recently used sets beyond FILTERED_SETS or FILTERED_SETS_BYTES (never the newest). */
+  private trim(): void {
+    let bytes = 0;
+    for (const e of this.filtered.values()) bytes += e.bytes;
+    for (const [k, e] of this.filtered) {
+      if (this.filtered.size <= 1 || (this.filtered.size <= FILTERED_SETS && bytes <= FILTERED_SETS_BYTES)) break;
+      this.filtered.delete(k);
+      bytes -= e.bytes;
+    }
   }
 
   /** Whether the unfiltered clusters are built (for /ready's detail and tests). */

@@ -7,7 +7,7 @@ import { fromGeojsonVt } from '@maplibre/vt-pbf';
 import KDBush from 'kdbush';
 import type { CompanyRegistry } from '../../domain/companies/registry.js';
 import { TRI_FALSE, TRI_TRUE, fragmentName } from '../../domain/stations/columns.js';
-import { MAX_CLUSTER_ZOOM, NO_EXPANSION, lngX, latY, xLng, yLat, type ClusterSet } from '../../domain/stations/clusters.js';
+import { MAX_CLUSTER_ZOOM, NO_EXPANSION, clusterBuffers, lngX, latY, xLng, yLat, type ClusterSet } from '../../domain/stations/clusters.js';
 import type { Refinement, StationIndex } from '../../domain/stations/index.js';
 import type { AvailabilityLookup } from '../evse-availability.js';
 
@@ -28,8 +28,11 @@ interface Feature {
 /** A cluster set with its trees opened (kdbush views over the transferred buffers). */
 export class ClusterTiles {
   readonly trees: KDBush[];
+  /** The bytes of its arrays. */
+  readonly bytes: number;
   constructor(readonly set: ClusterSet) {
     this.trees = set.levels.map((l) => KDBush.from(l.tree));
+    this.bytes = clusterBuffers(set).reduce((n, b) => n + b.byteLength, 0);
   }
 }
 
