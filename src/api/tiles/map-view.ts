@@ -149,7 +149,7 @@ export class MapView {
     }
   }
 
-  /** Whether the unfiltered clusters are built (for /ready's detail and tests). */
+  /** Settles when the unfiltered clusters are built (tests wait on it). */
   ready(): Promise<unknown> {
     return this.all;
   }
