@@ -14,13 +14,12 @@
  *
  * --check: answers checked (statuses, equal answers, the ceiling's bytes), nothing measured.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { defaultSnapshotPath } from '../src/config.js';
-import { BENCH_KEY, formatPeerTable, loadLine, machineLine, ROOT, runScenarios, spawnAndWait, startService, writeJson, type BenchOptions, type Scenario } from './lib/harness.js';
+import { BENCH_KEY, startThrowAwayPostgres, formatPeerTable, loadLine, machineLine, ROOT, runScenarios, spawnAndWait, startService, writeJson, type BenchOptions, type Scenario } from './lib/harness.js';
 import { PAGE_SQL } from './peer/postgis.js';
 import { radiusScenario } from './scenarios.js';
 
@@ -38,9 +37,8 @@ const o: BenchOptions = { durationS: Number(values.duration), runs: check ? 0 : 
 const snapshot = values.snapshot ?? defaultSnapshotPath();
 const PARIS = { latitude: 48.8566, longitude: 2.3522 };
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cps-postgis-'));
-const script = path.join(ROOT, 'deploy/postgres.sh');
-const url = execFileSync(script, ['start', path.join(dir, 'pg')], { encoding: 'utf8' }).trim().replace(/^DATABASE_URL=/, '');
+const pg = startThrowAwayPostgres('cps-postgis-');
+const { url, dir } = pg;
 let exitCode = 0;
 try {
   const t0 = performance.now();
@@ -94,7 +92,6 @@ try {
   console.error(e);
   exitCode = 1;
 } finally {
-  execFileSync(script, ['stop', path.join(dir, 'pg')]);
-  fs.rmSync(dir, { recursive: true, force: true });
+  pg.stop();
 }
 process.exit(exitCode);

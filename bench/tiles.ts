@@ -19,16 +19,13 @@
  *
  *   npm run bench:tiles [-- --duration 5] [--runs 3] [--connections 50] [--synthetic snapshots/synthetic-1000000.sqlite] [--check] [--startup]
  */
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { VectorTile } from '@mapbox/vector-tile';
 import { PbfReader } from 'pbf';
 import { defaultSnapshotPath } from '../src/config.js';
 import { lngX, latY } from '../src/domain/stations/clusters.js';
-import { ROOT, load, loadLine, machineLine, median, rssOf, spawnAndWait, startBare, startService, writeJson, writeResultsSection, type DynamicRequests, type Measure, type Scenario } from './lib/harness.js';
+import { ROOT, load, loadLine, startThrowAwayPostgres, machineLine, median, rssOf, spawnAndWait, startBare, startService, writeJson, writeResultsSection, type DynamicRequests, type Measure, type Scenario } from './lib/harness.js';
 
 const { values } = parseArgs({
   options: {
@@ -341,9 +338,8 @@ if (values.startup) {
   process.exit(0);
 }
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cps-tiles-'));
-const script = path.join(ROOT, 'deploy/postgres.sh');
-const url = execFileSync(script, ['start', path.join(dir, 'pg')], { encoding: 'utf8' }).trim().replace(/^DATABASE_URL=/, '');
+const pg = startThrowAwayPostgres('cps-tiles-');
+const { url } = pg;
 let exitCode = 0;
 try {
   const rows = await dataset('default', defaultSnapshotPath(), url);
@@ -358,7 +354,6 @@ try {
   console.error(e);
   exitCode = 1;
 } finally {
-  execFileSync(script, ['stop', path.join(dir, 'pg')]);
-  fs.rmSync(dir, { recursive: true, force: true });
+  pg.stop();
 }
 process.exit(exitCode);

@@ -3,7 +3,7 @@
  * processes on 127.0.0.1; autocannon drives each scenario against both, alternating runs, and
  * reports medians and ratios measured in the same run.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -580,4 +580,22 @@ export function writeJson(name: string, data: unknown): void {
   const dir = outDir;
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, `${name}.json`), JSON.stringify(data, null, 2));
+}
+
+/**
+ * A throw-away PostgreSQL cluster (deploy/postgres.sh) in a new temporary directory: its URL, the
+ * directory (for the bench's own files) and `stop()`, which stops it and removes the directory.
+ */
+export function startThrowAwayPostgres(prefix: string): { url: string; dir: string; stop(): void } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const script = path.join(ROOT, 'deploy/postgres.sh');
+  const url = execFileSync(script, ['start', path.join(dir, 'pg')], { encoding: 'utf8' }).trim().replace(/^DATABASE_URL=/, '');
+  return {
+    url,
+    dir,
+    stop: () => {
+      execFileSync(script, ['stop', path.join(dir, 'pg')]);
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }

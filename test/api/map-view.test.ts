@@ -6,14 +6,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ClusterBuilder } from '../../src/api/tiles/cluster-builder.js';
-import { FILTERED_SETS, MapView, TileCache } from '../../src/api/tiles/map-view.js';
+import { FILTERED_SETS, MapView, TileCache, type MapIndex } from '../../src/api/tiles/map-view.js';
 import { buildClusters, type ClusterInput, type ClusterSet } from '../../src/domain/stations/clusters.js';
-import type { Refinement, StationIndex } from '../../src/domain/stations/index.js';
+import type { Refinement } from '../../src/domain/stations/index.js';
 
 const point: ClusterInput = { n: 1, x: Float64Array.of(0.5), y: Float64Array.of(0.5), station: Int32Array.of(0), maxPower: Float64Array.of(22), plugMask: Uint32Array.of(1), lon: Float64Array.of(0), lat: Float64Array.of(0), plugTypes: 1 };
 
 /** A builder that counts its builds and answers sets of `mb` megabytes. */
-function fakeBuilder(mb: () => number): { builder: ClusterBuilder; builds: () => number; busy: (b: boolean) => void } {
+function fakeBuilder(mb: () => number): { builder: Pick<ClusterBuilder, 'accepts' | 'build'>; builds: () => number; busy: (b: boolean) => void } {
   let builds = 0;
   let busy = false;
   const builder = {
@@ -25,11 +25,11 @@ function fakeBuilder(mb: () => number): { builder: ClusterBuilder; builds: () =>
       set.levels[0] = { ...set.levels[0], bbox: new Float64Array((mb() * 1024 * 1024) / 8) };
       return Promise.resolve(set);
     },
-  } as unknown as ClusterBuilder;
+  };
   return { builder, builds: () => builds, busy: (b) => (busy = b) };
 }
 
-const index = { size: 1, lonAt: () => 0, latAt: () => 0, matches: () => true, c: { cpStart: Uint32Array.of(0, 1), cpPlug: Uint8Array.of(0), cpPower: Float64Array.of(22), dict: { plugs: ['ccs'] } } } as unknown as StationIndex;
+const index: MapIndex = { size: 1, lonAt: () => 0, latAt: () => 0, matches: () => true, c: { cpStart: Uint32Array.of(0, 1), cpPlug: Uint8Array.of(0), cpPower: Float64Array.of(22), dict: { plugs: ['ccs'] } } };
 const r = {} as Refinement;
 const settle = (): Promise<void> => new Promise((done) => setImmediate(done));
 

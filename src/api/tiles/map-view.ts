@@ -6,6 +6,7 @@
  */
 import { clusterInput } from '../../domain/stations/clusters.js';
 import type { Refinement, StationIndex } from '../../domain/stations/index.js';
+import type { ClusterSource } from '../../domain/stations/clusters.js';
 import { overloadedError } from '../jsonapi/errors.js';
 import type { CompressedForms } from '../types.js';
 import type { ClusterBuilder } from './cluster-builder.js';
@@ -89,6 +90,9 @@ export class TileCache {
   }
 }
 
+/** What the map view reads of the station index. */
+export type MapIndex = ClusterSource & Pick<StationIndex, 'matches'>;
+
 interface FilteredSet {
   tiles: Promise<ClusterTiles>;
   /** Its size once built (0 while building). */
@@ -101,8 +105,8 @@ export class MapView {
   private readonly filtered = new Map<string, FilteredSet>();
 
   constructor(
-    readonly index: StationIndex,
-    private readonly builder: ClusterBuilder,
+    readonly index: MapIndex,
+    private readonly builder: Pick<ClusterBuilder, 'accepts' | 'build'>,
     tileCacheBytes = TILE_CACHE_BYTES,
   ) {
     this.tiles = new TileCache(TILE_CACHE_ENTRIES, tileCacheBytes);

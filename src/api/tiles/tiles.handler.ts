@@ -99,8 +99,8 @@ export function tilesRoutes(ctx: AppContext, view: MapView, availability: Availa
       tiles: [`${scheme}://${host}/v1/tiles/stations/{z}/{x}/{y}.mvt${qs.length > 0 ? `?${qs}` : ''}`],
       minzoom: 0,
       maxzoom: MAX_ZOOM,
-      bounds: b,
-      center: [...stationCentre(ctx), 5],
+      bounds: b.slice(0, 4),
+      center: [b[4], b[5], 5],
       attribution: ctx.snapshot.meta.attribution,
       vector_layers: VECTOR_LAYERS,
     };
@@ -132,35 +132,28 @@ const VECTOR_LAYERS = [
   },
 ];
 
-/** The mean position of the snapshot's stations (where the map opens). */
-function stationCentre(ctx: AppContext): [number, number] {
-  let lon = 0;
-  let lat = 0;
-  const n = ctx.stations.size;
-  for (let i = 0; i < n; i++) {
-    lon += ctx.stations.lonAt(i);
-    lat += ctx.stations.latAt(i);
-  }
-  return n === 0 ? [0, 0] : [lon / n, lat / n];
-}
+/** West, south, east, north and the mean position (where a map opens) of an index's stations. */
+type Extent = [number, number, number, number, number, number];
+const extentOf = new WeakMap<object, Extent>();
 
-const boundsOf = new WeakMap<object, [number, number, number, number]>();
-
-/** West, south, east and north of the snapshot's stations (computed once per index). */
-function stationBounds(ctx: AppContext): [number, number, number, number] {
-  let b = boundsOf.get(ctx.stations);
+/** The snapshot's stations' extent, computed once per station index. */
+function stationBounds(ctx: AppContext): Extent {
+  let b = extentOf.get(ctx.stations);
   if (b === undefined) {
-    let [w, s, e, n] = [180, 90, -180, -90];
-    for (let i = 0; i < ctx.stations.size; i++) {
-      const lon = ctx.stations.lonAt(i);
-      const lat = ctx.stations.latAt(i);
-      if (lon < w) w = lon;
-      if (lon > e) e = lon;
-      if (lat < s) s = lat;
-      if (lat > n) n = lat;
+    const n = ctx.stations.size;
+    let [w, s, e, north, lon, lat] = [180, 90, -180, -90, 0, 0];
+    for (let i = 0; i < n; i++) {
+      const x = ctx.stations.lonAt(i);
+      const y = ctx.stations.latAt(i);
+      if (x < w) w = x;
+      if (x > e) e = x;
+      if (y < s) s = y;
+      if (y > north) north = y;
+      lon += x;
+      lat += y;
     }
-    b = [w, s, e, n];
-    boundsOf.set(ctx.stations, b);
+    b = [w, s, e, north, n === 0 ? 0 : lon / n, n === 0 ? 0 : lat / n];
+    extentOf.set(ctx.stations, b);
   }
   return b;
 }
