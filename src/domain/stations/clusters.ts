@@ -48,12 +48,19 @@ export interface ClusterLevel {
   expansion: Uint8Array;
   /** kdbush data over (x, y); item id = position in this level. */
   tree: ArrayBuffer;
+  /** Where the cluster's stations begin in `ClusterSet.order` (they are the next `count`). */
+  start: Uint32Array;
 }
 
 export interface ClusterSet {
   plugTypes: number;
   /** levels[z], z = 0 … MAX_CLUSTER_ZOOM. */
   levels: ClusterLevel[];
+  /**
+   * Station indices in cluster order: the stations of every cluster of every zoom are
+   * `order[start … start + count)` (D198), so a cluster's stations are read without a tree walk.
+   */
+  order: Int32Array;
 }
 
 export const lngX = (lng: number): number => lng / 360 + 0.5;
@@ -94,6 +101,7 @@ function inputLevel(p: ClusterInput): ClusterLevel {
     bbox,
     expansion: new Uint8Array(n).fill(NO_EXPANSION),
     tree: treeOf(p.x, p.y, n),
+    start: new Uint32Array(n),
   };
 }
 
@@ -116,12 +124,14 @@ function emptyLevel(n: number, P: number): ClusterLevel {
     bbox: new Float64Array(n * 4),
     expansion: new Uint8Array(n),
     tree: new ArrayBuffer(0),
+    start: new Uint32Array(0),
   };
 }
 
 /** Appends item i of `a` to `out` as it is (a point nothing joined at this zoom). */
-function copyItem(a: ClusterLevel, i: number, out: ClusterLevel, P: number): void {
+function copyItem(a: ClusterLevel, i: number, out: ClusterLevel, P: number, up: Int32Array): void {
   const o = out.n++;
+  up[i] = o;
   out.x[o] = a.x[i];
   out.y[o] = a.y[i];
   out.count[o] = a.count[i];
@@ -147,9 +157,13 @@ function absorb(a: ClusterLevel, i: number, out: ClusterLevel, o: number, P: num
   if (a.bbox[4 * i + 3] > b[4 * o + 3]) b[4 * o + 3] = a.bbox[4 * i + 3];
 }
 
-/** One zoom's clusters from the next zoom's (supercluster's `_cluster` with minPoints 2). */
-function clusterLevel(a: ClusterLevel, z: number, P: number): ClusterLevel {
+/**
+ * One zoom's clusters from the next zoom's (supercluster's `_cluster` with minPoints 2), with
+ * `up`: the cluster each item of `a` went into.
+ */
+function clusterLevel(a: ClusterLevel, z: number, P: number): { level: ClusterLevel; up: Int32Array } {
   const out = emptyLevel(a.n, P);
+  const up = new Int32Array(a.n);
   const tree = KDBush.from(a.tree);
   const r = CLUSTER_RADIUS / 2 ** z;
   const visited = new Uint8Array(a.n);
@@ -160,7 +174,7 @@ function clusterLevel(a: ClusterLevel, z: number, P: number): ClusterLevel {
     let joins = false;
     for (let j = 0; j < near.length; j++) if (visited[near[j]] === 0) joins = true;
     if (!joins) {
-      copyItem(a, i, out, P);
+      copyItem(a, i, out, P, up);
       continue;
     }
     const o = out.n++;
@@ -169,16 +183,18 @@ function clusterLevel(a: ClusterLevel, z: number, P: number): ClusterLevel {
     out.bbox[4 * o] = out.bbox[4 * o + 1] = Infinity;
     out.bbox[4 * o + 2] = out.bbox[4 * o + 3] = -Infinity;
     absorb(a, i, out, o, P);
+    up[i] = o;
     for (let j = 0; j < near.length; j++) {
       const b = near[j];
       if (visited[b] === 1) continue;
       visited[b] = 1;
       absorb(a, b, out, o, P);
+      up[b] = o;
     }
     out.x[o] /= out.count[o];
     out.y[o] /= out.count[o];
   }
-  return trimmed(out, P);
+  return { level: trimmed(out, P), up };
 }
 
 function trimmed(l: ClusterLevel, P: number): ClusterLevel {
@@ -196,6 +212,7 @@ function trimmed(l: ClusterLevel, P: number): ClusterLevel {
     bbox: l.bbox.slice(0, n * 4),
     expansion: l.expansion.slice(0, n),
     tree: treeOf(x, y, n),
+    start: new Uint32Array(n),
   };
 }
 
@@ -206,22 +223,56 @@ function trimmed(l: ClusterLevel, P: number): ClusterLevel {
 export function buildClusters(p: ClusterInput): ClusterSet {
   const P = p.plugTypes;
   const levels: ClusterLevel[] = new Array<ClusterLevel>(MAX_CLUSTER_ZOOM + 1);
+  // ups[z]: the zoom-z cluster of each item of the level below (zoom z + 1, or the input at 13); null: the same items.
+  const ups: Array<Int32Array | null> = new Array<Int32Array | null>(MAX_CLUSTER_ZOOM + 1);
   let prev = inputLevel(p);
   for (let z = MAX_CLUSTER_ZOOM; z >= 0; z--) {
-    const next = clusterLevel(prev, z, P);
-    levels[z] = next.n === prev.n ? prev : next;
+    const { level, up } = clusterLevel(prev, z, P);
+    const same = level.n === prev.n;
+    levels[z] = same ? prev : level;
+    ups[z] = same ? null : up;
     prev = levels[z];
   }
-  return { plugTypes: P, levels };
+  return { plugTypes: P, levels, order: clusterOrder(p, levels, ups) };
+}
+
+/**
+ * Numbers the stations so that every cluster's stations are contiguous (D198): zoom 0's clusters
+ * take consecutive ranges by count, and each cluster's children split its range in their order.
+ * Fills each level's `start` and answers the station order.
+ */
+function clusterOrder(p: ClusterInput, levels: ClusterLevel[], ups: Array<Int32Array | null>): Int32Array {
+  const top = levels[0];
+  for (let i = 0, s = 0; i < top.n; i++) {
+    top.start[i] = s;
+    s += top.count[i];
+  }
+  for (let z = 1; z <= MAX_CLUSTER_ZOOM; z++) {
+    if (levels[z] !== levels[z - 1]) splitRanges(levels[z - 1], ups[z - 1], levels[z].n, (i) => levels[z].count[i], (i, at) => (levels[z].start[i] = at));
+  }
+  const order = new Int32Array(p.n);
+  splitRanges(levels[MAX_CLUSTER_ZOOM], ups[MAX_CLUSTER_ZOOM], p.n, () => 1, (j, at) => (order[at] = p.station[j]));
+  return order;
+}
+
+/** Places the n items below `parent` (their cluster through `up`, null: the same item) inside its ranges. */
+function splitRanges(parent: ClusterLevel, up: Int32Array | null, n: number, count: (i: number) => number, place: (i: number, at: number) => void): void {
+  const fill = new Uint32Array(parent.n);
+  for (let i = 0; i < n; i++) {
+    const c = up === null ? i : up[i];
+    place(i, parent.start[c] + fill[c]);
+    fill[c] += count(i);
+  }
 }
 
 /** The ArrayBuffers of a cluster set (to transfer it between threads without copying). */
 export function clusterBuffers(s: ClusterSet): ArrayBuffer[] {
   const seen = new Set<ArrayBuffer>();
   for (const l of s.levels) {
-    for (const a of [l.x, l.y, l.count, l.station, l.maxPower, l.plugCounts, l.bbox, l.expansion]) seen.add(a.buffer as ArrayBuffer);
+    for (const a of [l.x, l.y, l.count, l.station, l.maxPower, l.plugCounts, l.bbox, l.expansion, l.start]) seen.add(a.buffer as ArrayBuffer);
     seen.add(l.tree);
   }
+  seen.add(s.order.buffer as ArrayBuffer);
   return [...seen];
 }
 

@@ -140,6 +140,28 @@ describe('cluster index (D190, D191)', () => {
     }
   });
 
+  it('each cluster’s stations are one range of the cluster order, with its count, centre, box and max power (D198)', () => {
+    const input = randomInput(2500, 5);
+    // Station indices other than the input positions, as a filtered set has them.
+    for (let j = 0; j < input.n; j++) input.station[j] = 3 * j + 1;
+    const pos = new Map<number, number>();
+    for (let j = 0; j < input.n; j++) pos.set(input.station[j], j);
+    const s = buildClusters(input);
+    expect([...s.order].sort((a, b) => a - b)).toEqual([...input.station].sort((a, b) => a - b));
+    for (let z = 0; z <= MAX_CLUSTER_ZOOM; z++) {
+      const l = s.levels[z];
+      for (let k = 0; k < l.n; k++) {
+        const members = [...s.order.subarray(l.start[k], l.start[k] + l.count[k])].map((i) => pos.get(i)!);
+        const mean = (a: Float64Array): number => members.reduce((t, j) => t + a[j], 0) / members.length;
+        expect(Math.abs(mean(input.x) - l.x[k]) + Math.abs(mean(input.y) - l.y[k]), `zoom ${z} #${k} centre`).toBeLessThan(1e-9);
+        expect(Math.max(...members.map((j) => input.maxPower[j])), `zoom ${z} #${k} power`).toBe(l.maxPower[k]);
+        expect(Math.min(...members.map((j) => input.lon[j])), `zoom ${z} #${k} west`).toBe(l.bbox[4 * k]);
+        expect(Math.max(...members.map((j) => input.lat[j])), `zoom ${z} #${k} north`).toBe(l.bbox[4 * k + 3]);
+        if (l.count[k] === 1) expect(members.map((j) => input.station[j])).toEqual([l.station[k]]);
+      }
+    }
+  });
+
   it('a worker thread builds the same clusters as the calling thread', async () => {
     const builder = new ClusterBuilder(path.join(ROOT, 'dist/workers/cluster.worker.js'));
     try {
@@ -148,6 +170,8 @@ describe('cluster index (D190, D191)', () => {
       expect(builder.built).toBe(1);
       expect(mine(threaded)).toEqual(mine(inline));
       expect(threaded.levels.map((l) => [...l.plugCounts])).toEqual(inline.levels.map((l) => [...l.plugCounts]));
+      expect([...threaded.order]).toEqual([...inline.order]);
+      expect(threaded.levels.map((l) => [...l.start])).toEqual(inline.levels.map((l) => [...l.start]));
     } finally {
       await builder.close();
     }
