@@ -128,6 +128,8 @@ export interface Config {
   readonly compressMinBytes: number;
   /** D192: memory for answered map tiles per snapshot, in MiB (0: every tile is built when asked for). */
   readonly tileCacheMb: number;
+  /** D196: hours a price profile lives after its last use. */
+  readonly priceProfileTtlH: number;
   /** D95: `Cache-Control: private, max-age=N` of answers with an ETag (0 sends `no-cache`). */
   readonly cacheMaxAgeS: number;
   /** D96: `alias → adapter` names accepted as `data_adapter` of charge prices. */
@@ -284,6 +286,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     compression: onOff(env, 'COMPRESSION', true),
     compressMinBytes: int(env, 'COMPRESS_MIN_BYTES', 1024, 0, 1024 * 1024 * 1024),
     tileCacheMb: int(env, 'TILE_CACHE_MB', 64, 0, 65_536),
+    priceProfileTtlH: int(env, 'PRICE_PROFILE_TTL_H', 168, 1, 87_600),
     cacheMaxAgeS: int(env, 'CACHE_MAX_AGE_S', 60, 0, 31_536_000),
     dataAdapterAliases: adapterAliases(env.DATA_ADAPTER_ALIASES),
     reusePort: onOff(env, 'REUSE_PORT', false),

@@ -22,6 +22,8 @@ import { MapView } from './tiles/map-view.js';
 import { clusterBuilder, tilesRoutes } from './tiles/tiles.handler.js';
 import { clustersRoutes } from './tiles/clusters.handler.js';
 import { mapPageRoutes } from './tiles/map-page.js';
+import { PriceProfiles, priceProfileRoutes } from './tiles/price-profiles.js';
+import { priceTilesRoutes } from './tiles/price-tiles.handler.js';
 import { StationPageWriter } from './station-page.js';
 
 /** The one route table: every endpoint of the service, by feature, and its OpenAPI description (D121). */
@@ -35,5 +37,6 @@ function featureRoutes(ctx: AppContext): RouteDef[] {
   const availability = stationAvailability(ctx);
   const map = new MapView(ctx.stations, clusterBuilder(), ctx.config.tileCacheMb * 1024 * 1024);
   const pages = new StationPageWriter(ctx.stations, ctx.companies, ctx.config.disabledExtBCountries);
-  return [...healthRoutes(ctx), ...companiesRoutes(ctx), ...tariffsRoutes(ctx), ...vehiclesRoutes(ctx), ...feedbackRoutes(ctx), ...devicesRoutes(ctx), ...stationsRoutes(ctx, availability), ...clustersRoutes(ctx, map, availability, pages), ...tilesRoutes(ctx, map, availability), ...mapPageRoutes(), ...statisticsRoutes(ctx), ...pricesRoutes(ctx), ...tariffDetailsRoutes(ctx), ...adminRoutes(ctx), ...availabilityRoutes(ctx), ...areaPricesRoutes(ctx), ...cdrCostRoutes(ctx), ...metricsRoutes(ctx)];
+  const profiles = new PriceProfiles(ctx.live, ctx.config.priceProfileTtlH * 3_600_000, (e) => ctx.logger.warn({ err: e }, 'price profile use not recorded'));
+  return [...healthRoutes(ctx), ...companiesRoutes(ctx), ...tariffsRoutes(ctx), ...vehiclesRoutes(ctx), ...feedbackRoutes(ctx), ...devicesRoutes(ctx), ...stationsRoutes(ctx, availability), ...clustersRoutes(ctx, map, availability, pages), ...tilesRoutes(ctx, map, availability), ...priceProfileRoutes(ctx, profiles), ...priceTilesRoutes(ctx, map, profiles), ...mapPageRoutes(), ...statisticsRoutes(ctx), ...pricesRoutes(ctx), ...tariffDetailsRoutes(ctx), ...adminRoutes(ctx), ...availabilityRoutes(ctx), ...areaPricesRoutes(ctx), ...cdrCostRoutes(ctx), ...metricsRoutes(ctx)];
 }

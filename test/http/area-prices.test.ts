@@ -10,6 +10,7 @@ import { mulberry32 } from '../../src/domain/random.js';
 import { haversineMeters } from '../../src/domain/stations/geo.js';
 import { Snapshot } from '../../src/storage/snapshot.js';
 import { call, keyFor, startTestApp, type TestApp } from '../helpers/server.js';
+import { bulkPreviews } from '../helpers/tiles.js';
 
 const COSTS = keyFor('costs');
 const ALL = keyFor('all');
@@ -58,29 +59,7 @@ describe('POST /v1/charge_prices/area and /route', () => {
   const area = (attributes: Record<string, unknown>, key = COSTS) => call(srv, 'POST', '/v1/charge_prices/area', { key, body: body('area_price_preview_request', attributes) });
   const route = (attributes: Record<string, unknown>, key = COSTS) => call(srv, 'POST', '/v1/charge_prices/route', { key, body: body('route_price_preview_request', attributes) });
 
-  /** Bulk previews of the stations (chunks of 100): id → preview attributes. */
-  async function bulk(ids: string[], attributes: Record<string, unknown> = {}): Promise<Map<string, { energy: number; duration: number; price: number; currency: string }>> {
-    const out = new Map();
-    for (let k = 0; k < ids.length; k += 100) {
-      const r = await call(srv, 'POST', '/v1/charge_prices/bulk', {
-        key: COSTS,
-        body: {
-          data: {
-            type: 'bulk_price_preview_request',
-            attributes: { battery_range: [10, 80], ...attributes },
-            relationships: {
-              charging_stations: { data: ids.slice(k, k + 100).map((id) => ({ type: 'charging_station', id })) },
-              tariffs: { data: tariffs.map((id) => ({ type: 'tariff', id })) },
-              vehicle: { data: { type: 'car', id: vehicle } },
-            },
-          },
-        },
-      });
-      expect(r.status, r.text).toBe(200);
-      for (const d of r.json.data) out.set(d.id, d.attributes);
-    }
-    return out;
-  }
+  const bulk = (ids: string[], attributes: Record<string, unknown> = {}) => bulkPreviews(srv, COSTS, ids, tariffs, vehicle, attributes);
 
   /** Every answer entry equals the bulk preview of its station; every bulk-priced member is in the answer. */
   async function checkAgainstBulk(json: any, members: string[]) {

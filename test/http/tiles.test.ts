@@ -5,19 +5,16 @@
  * the data add up to its stations, also filtered); caching, errors, TileJSON, the clusters as
  * JSON:API and the map page's files.
  */
-import { VectorTile, type VectorTileLayer } from '@mapbox/vector-tile';
-import { PbfReader } from 'pbf';
-import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { latY, lngX, xLng, yLat } from '../../src/domain/stations/clusters.js';
 import { Snapshot, type StationRow } from '../../src/storage/snapshot.js';
 import { call, keyFor, startTestApp, type TestApp } from '../helpers/server.js';
+import { EXTENT, getTile, inside, tilesOver, type Tile } from '../helpers/tiles.js';
 
 const READER = keyFor('reader');
 const LIVE = keyFor('live');
 const NONE = keyFor('none');
 const WRITER = keyFor('writer');
-const EXTENT = 4096;
 const BUFFER = 256;
 /** The sample snapshot's boxes (src/import/default-snapshot.ts): south, west, north, east. */
 const REGIONS: Array<[number, number, number, number]> = [
@@ -25,13 +22,6 @@ const REGIONS: Array<[number, number, number, number]> = [
   [52.3, 13.0, 52.7, 13.8],
   [53.35, 9.7, 53.75, 10.3],
 ];
-
-interface Tile {
-  status: number;
-  headers: Record<string, string | undefined>;
-  body: Buffer;
-  layers: Record<string, VectorTileLayer>;
-}
 
 describe('map tiles and clusters (D190–D195)', () => {
   let srv: TestApp;
@@ -50,32 +40,8 @@ describe('map tiles and clusters (D190–D195)', () => {
     await srv.stop();
   });
 
-  async function tile(z: number, x: number, y: number, query = '', key = READER, headers: Record<string, string> = {}): Promise<Tile> {
-    const r = await srv.request({ method: 'GET', url: `/v1/tiles/stations/${z}/${x}/${y}.mvt${query}`, headers: { 'api-key': key, ...headers } });
-    const enc = r.headers['content-encoding'];
-    const raw = enc === 'br' ? zlib.brotliDecompressSync(r.body) : enc === 'gzip' ? zlib.gunzipSync(r.body) : r.body;
-    const layers = r.status === 200 ? new VectorTile(new PbfReader(raw)).layers : {};
-    return { status: r.status, headers: r.headers, body: raw, layers };
-  }
-
-  /** Features of a layer whose point lies inside the tile (not in its buffer). */
-  function inside(l: VectorTileLayer | undefined): Array<Record<string, unknown> & { id: number; px: number; py: number }> {
-    const out: Array<Record<string, unknown> & { id: number; px: number; py: number }> = [];
-    for (let k = 0; l !== undefined && k < l.length; k++) {
-      const f = l.feature(k);
-      const [[p]] = f.loadGeometry();
-      if (p.x >= 0 && p.x < EXTENT && p.y >= 0 && p.y < EXTENT) out.push({ ...f.properties, id: f.id!, px: p.x, py: p.y });
-    }
-    return out;
-  }
-
-  /** The tiles of zoom z covering a box (south, west, north, east). */
-  function tilesOver(z: number, [s, w, n, e]: [number, number, number, number]): Array<[number, number]> {
-    const z2 = 2 ** z;
-    const out: Array<[number, number]> = [];
-    for (let x = Math.floor(lngX(w) * z2); x <= Math.floor(lngX(e) * z2); x++) for (let y = Math.floor(latY(n) * z2); y <= Math.floor(latY(s) * z2); y++) out.push([x, y]);
-    return out;
-  }
+  const tile = (z: number, x: number, y: number, query = '', key = READER, headers: Record<string, string> = {}): Promise<Tile> =>
+    getTile(srv, `/v1/tiles/stations/${z}/${x}/${y}.mvt${query}`, key, headers);
 
   /** Sum of the counts of the clusters inside the tiles over the data: zooms up to 8 the whole data's box, then each region's. */
   async function clusterTotal(z: number, query = ''): Promise<number> {

@@ -11,6 +11,7 @@ import { badPointer } from '../jsonapi/errors.js';
 import { dropNulls } from '../jsonapi/validate.js';
 import type { ApiRequest, ApiResponse, RouteDef } from '../types.js';
 import { StationPageWriter } from '../station-page.js';
+import { priceStations } from '../station-pricing.js';
 import { currencyOf, startDayOf, vehicleOf } from '../price-inputs.js';
 import { aroundInto, haversineMeters } from '../../domain/stations/geo.js';
 import { Route } from '../../domain/stations/corridor.js';
@@ -71,31 +72,7 @@ export function areaPricesRoutes(ctx: AppContext): RouteDef[] {
       plugs: a.plugs ?? null,
     };
     const out = new Map<number, Omit<Priced, 'distance' | 'detour'>>();
-    if (indices.length === 0) return out;
-    const plan = ctx.prices.plan({ task: 'stationPrices', stations: indices.length, tariffs: base.tariffIds.length });
-    const size = Math.ceil(indices.length / plan.parts);
-    const runs = [];
-    const current = ctx.prices.dispatchesStations(index.c.ids);
-    for (let k = 0; k < plan.parts; k++) {
-      const part = indices.slice(k * size, (k + 1) * size);
-      const stations = current ? { indices: Int32Array.from(part) } : { ids: part.map((i) => index.idAt(i)) };
-      runs.push(ctx.prices.run(plan, { ...base, stations }));
-    }
-    // Every answer's output slot is freed, also when another part failed (503 overloaded, 500).
-    const settled = await Promise.allSettled(runs);
-    const texts: string[] = [];
-    for (const r of settled) {
-      if (r.status !== 'fulfilled') continue;
-      texts.push(typeof r.value.body === 'string' ? r.value.body : r.value.body.toString('utf8'));
-      r.value.release?.();
-    }
-    for (const r of settled) if (r.status === 'rejected') throw r.reason;
-    texts.forEach((text, k) => {
-      for (const [pos, p, e, d, plug, power] of (JSON.parse(text) as { p: [number, number, number, number, string, number][] }).p) {
-        const i = indices[k * size + pos];
-        out.set(i, { index: i, price: p, energy: e, duration: d, plug, power });
-      }
-    });
+    await priceStations(ctx, base, indices, (i, p) => out.set(i, { index: i, price: p.price, energy: p.energy, duration: p.duration, plug: p.plug, power: p.power }));
     return out;
   }
 

@@ -1,6 +1,6 @@
 /**
  * The bulk calculation over stations given by index for area and route price search (D110–D114), as
- * a compact document the handler reads (`{"p":[[position,price,energy,duration,plug,power],…]}`).
+ * a compact document the handler reads (`{"p":[[position,price,energy,duration,plug,power,tariff id],…]}`).
  */
 import { bulkPreview, type StationContext } from '../../domain/pricing/index.js';
 import type { StationPricesTask, TaskDocument, TaskEnv } from '../../pool/protocol.js';
@@ -31,7 +31,7 @@ export function runStationPrices(env: TaskEnv, t: StationPricesTask): TaskDocume
   const parts: string[] = [];
   for (const p of previews) {
     const cp = contexts[p.station].charge_points[p.chargePoint];
-    parts.push(`[${at[p.station]},${js(p.price)},${js(p.energy)},${js(p.duration)},${js(cp.plug)},${js(cp.power)}]`);
+    parts.push(`[${at[p.station]},${js(p.price)},${js(p.energy)},${js(p.duration)},${js(cp.plug)},${js(cp.power)},${js(p.tariffId)}]`);
   }
   return { status: 200, body: `{"p":[${parts.join(',')}]}` };
 }

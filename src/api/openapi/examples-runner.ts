@@ -13,9 +13,9 @@ export interface ExampleResult {
   body: unknown;
 }
 
-/** Writes first, the deletes of what they created last (the tariff before its EMP). */
+/** Writes first (the price profile before its tiles), the deletes of what they created last (the tariff before its EMP). */
 const LAST = ['DELETE /v2/tariffs/:id', 'DELETE /v1/companies/:id', 'POST /admin/snapshot'];
-const FIRST = ['PUT /v1/companies/:id', 'PUT /v2/tariffs/:id'];
+const FIRST = ['PUT /v1/companies/:id', 'PUT /v2/tariffs/:id', 'POST /v1/price_profiles'];
 
 export function exampleOrder(keys: readonly string[]): string[] {
   const rank = (k: string): number => (FIRST.includes(k) ? FIRST.indexOf(k) - 10 : LAST.includes(k) ? 10 + LAST.indexOf(k) : 0);

@@ -8,8 +8,8 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
         "type": "company",
         "attributes": {
           "name": "Example Mobility",
-          "created_at": 1795673736579,
-          "updated_at": 1795673736579,
+          "created_at": 1795684371606,
+          "updated_at": 1795684371606,
           "version": 1,
           "url": null,
           "is_cpo": false,
@@ -45,8 +45,8 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
         "type": "tariff",
         "attributes": {
           "name": "Example Flex",
-          "created_at": 1795673736660,
-          "updated_at": 1795673736660,
+          "created_at": 1795684371642,
+          "updated_at": 1795684371642,
           "version": 1,
           "monthly_min_sales": 0,
           "monthly_fee": 0,
@@ -110,6 +110,49 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
       }
     }
   },
+  "POST /v1/price_profiles": {
+    "status": 201,
+    "body": {
+      "data": {
+        "type": "price_profile",
+        "id": "a727cdc1d954239b07bbe6f7328e99a9",
+        "attributes": {
+          "battery_range": [
+            10,
+            80
+          ],
+          "energy": null,
+          "duration": null,
+          "currency": "EUR",
+          "start_time": 720,
+          "start_date": null,
+          "allow_unbalanced_load": false,
+          "include_direct_payment": false,
+          "charge_points_power_lte": null,
+          "expires_at": "2026-12-03T09:12:51.657Z"
+        },
+        "relationships": {
+          "tariffs": {
+            "data": [
+              {
+                "type": "tariff",
+                "id": "18663f49-0af6-550d-9681-4af1727bdf22"
+              }
+            ]
+          },
+          "vehicle": {
+            "data": {
+              "type": "car",
+              "id": "01936832-c987-da0e-cbb3-9f6793becdfe"
+            }
+          }
+        },
+        "links": {
+          "tiles": "/v1/tiles/prices/a727cdc1d954239b07bbe6f7328e99a9/{z}/{x}/{y}.mvt"
+        }
+      }
+    }
+  },
   "GET /health": {
     "status": 200,
     "body": {
@@ -120,7 +163,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
         "built_at": "2022-12-05T00:00:00.000Z",
         "rates_date": "2024-12-31"
       },
-      "uptime_seconds": 0.62
+      "uptime_seconds": 0.61
     }
   },
   "GET /ready": {
@@ -151,7 +194,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
   },
   "GET /metrics": {
     "status": 200,
-    "body": "# HELP process_cpu_user_seconds_total Total user CPU time spent in seconds.\n# TYPE process_cpu_user_seconds_total counter\nprocess_cpu_user_seconds_total 0.339503\n\n# HELP process_cpu_system_seconds_total Total system CPU time spent in seconds.\n# TYPE process_cpu_system_seconds_total counter\nprocess_cpu_system_seconds_total 0.081011\n\n# HELP process_cpu_seconds_total Total user and system CPU time spent in seconds.\n# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total 0.420514\n\n# HELP process_start_time_seconds Start time of the process since unix epoch in seconds.\n# TYPE process_sta…"
+    "body": "# HELP process_cpu_user_seconds_total Total user CPU time spent in seconds.\n# TYPE process_cpu_user_seconds_total counter\nprocess_cpu_user_seconds_total 0.389919\n\n# HELP process_cpu_system_seconds_total Total system CPU time spent in seconds.\n# TYPE process_cpu_system_seconds_total counter\nprocess_cpu_system_seconds_total 0.100893\n\n# HELP process_cpu_seconds_total Total user and system CPU time spent in seconds.\n# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total 0.490812\n\n# HELP process_start_time_seconds Start time of the process since unix epoch in seconds.\n# TYPE process_sta…"
   },
   "GET /openapi.json": {
     "status": 200,
@@ -431,13 +474,60 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
       ]
     }
   },
+  "GET /v1/price_profiles/:id": {
+    "status": 200,
+    "body": {
+      "data": {
+        "type": "price_profile",
+        "id": "a727cdc1d954239b07bbe6f7328e99a9",
+        "attributes": {
+          "battery_range": [
+            10,
+            80
+          ],
+          "energy": null,
+          "duration": null,
+          "currency": "EUR",
+          "start_time": 720,
+          "start_date": null,
+          "allow_unbalanced_load": false,
+          "include_direct_payment": false,
+          "charge_points_power_lte": null,
+          "expires_at": "2026-12-03T09:12:51.698Z"
+        },
+        "relationships": {
+          "tariffs": {
+            "data": [
+              {
+                "type": "tariff",
+                "id": "18663f49-0af6-550d-9681-4af1727bdf22"
+              }
+            ]
+          },
+          "vehicle": {
+            "data": {
+              "type": "car",
+              "id": "01936832-c987-da0e-cbb3-9f6793becdfe"
+            }
+          }
+        },
+        "links": {
+          "tiles": "/v1/tiles/prices/a727cdc1d954239b07bbe6f7328e99a9/{z}/{x}/{y}.mvt"
+        }
+      }
+    }
+  },
+  "GET /v1/tiles/prices/:profile_id/:z/:x/:y": {
+    "status": 200,
+    "body": "(a Mapbox Vector Tile)"
+  },
   "GET /map": {
     "status": 200,
-    "body": "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>Charging stations — map</title>\n<link rel=\"stylesheet\" href=\"/map/maplibre-gl.css\">\n<style>\nhtml, body { margin: 0; height: 100%; font: 14px system-ui, sans-serif; }\n#map { position: absolute; inset: 0; }\n#panel { position: absolute; top: 10px; left: 10px; z-index: 2; background: #fff; padding: 8px 10px; border-radius: 6px; box-shadow: 0 1px 4px rgba(0,0,0,.3); max-width: 340px; }\n#panel input { width: 12em; }\n#panel label { display: block; margin-top: 4px;…"
+    "body": "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>Charging stations — map</title>\n<link rel=\"icon\" href=\"data:,\">\n<link rel=\"stylesheet\" href=\"/map/maplibre-gl.css\">\n<style>\nhtml, body { margin: 0; height: 100%; font: 14px system-ui, sans-serif; }\n#map { position: absolute; inset: 0; }\n#panel { position: absolute; top: 10px; left: 10px; z-index: 2; background: #fff; padding: 8px 10px; border-radius: 6px; box-shadow: 0 1px 4px rgba(0,0,0,.3); max-width: 340px; }\n#panel input { width: 12em; }\n#panel label { …"
   },
   "GET /map/:file": {
     "status": 200,
-    "body": "'use strict';\nconst $ = (id) => document.getElementById(id);\nconst origin = location.origin;\nlet key = sessionStorage.getItem('cps-key') || '';\n$('key').value = key;\nconst style = {\n  version: 8,\n  sources: {\n    countries: { type: 'geojson', data: origin + '/map/countries.geojson' },\n    stations: { type: 'vector', tiles: [origin + '/v1/tiles/stations/{z}/{x}/{y}.mvt'], minzoom: 0, maxzoom: 20 },\n  },\n  layers: [\n    { id: 'background', type: 'background', paint: { 'background-color': '#dfe9f3' } },\n    { id: 'land', type: 'fill', source: 'countries', paint: { 'fill-color': '#f6f4ee' } },\n   …"
+    "body": "'use strict';\nconst $ = (id) => document.getElementById(id);\nconst origin = location.origin;\nlet key = sessionStorage.getItem('cps-key') || '';\n$('key').value = key;\nconst base = [\n  { id: 'background', type: 'background', paint: { 'background-color': '#dfe9f3' } },\n  { id: 'land', type: 'fill', source: 'countries', paint: { 'fill-color': '#f6f4ee' } },\n  { id: 'borders', type: 'line', source: 'countries', paint: { 'line-color': '#9a9a9a', 'line-width': 0.7 } },\n];\nconst stationLayers = [\n    { id: 'clusters', type: 'circle', source: 'stations', 'source-layer': 'clusters',\n      paint: { 'circ…"
   },
   "GET /v1/charging_stations/:id": {
     "status": 200,
@@ -1113,7 +1203,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "type": "station_tariff_details",
           "attributes": {
             "country": "FR",
-            "updated_at": 1795673736065,
+            "updated_at": 1795684371074,
             "is_roaming": true,
             "tariff_level": "country",
             "restricted_segments": [
@@ -1189,7 +1279,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "type": "station_tariff_details",
           "attributes": {
             "country": "FR",
-            "updated_at": 1795673736065,
+            "updated_at": 1795684371074,
             "is_roaming": true,
             "tariff_level": "country",
             "restricted_segments": [
@@ -1340,8 +1430,8 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "type": "tariff",
           "attributes": {
             "name": "Currago Roam Flex",
-            "created_at": 1795673736065,
-            "updated_at": 1795673736065,
+            "created_at": 1795684371074,
+            "updated_at": 1795684371074,
             "version": 1,
             "monthly_min_sales": 0,
             "monthly_fee": 0,
@@ -1471,8 +1561,8 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "type": "company",
           "attributes": {
             "name": "TOTALENERGIES",
-            "created_at": 1795673736052,
-            "updated_at": 1795673736052,
+            "created_at": 1795684371056,
+            "updated_at": 1795684371056,
             "version": 1,
             "url": null,
             "is_cpo": true,
@@ -1726,7 +1816,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
       "data": null,
       "status_code": 1000,
       "status_message": "Success",
-      "timestamp": "2026-11-26T06:15:36.922Z"
+      "timestamp": "2026-11-26T09:12:51.920Z"
     }
   },
   "PATCH /ocpi/2.2.1/locations/:country_code/:party_id/:location_id/:evse_uid": {
@@ -1735,7 +1825,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
       "data": null,
       "status_code": 1000,
       "status_message": "Success",
-      "timestamp": "2026-11-26T06:15:36.923Z"
+      "timestamp": "2026-11-26T09:12:51.921Z"
     }
   },
   "POST /admin/snapshot": {
@@ -1747,11 +1837,11 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
         "attributes": {
           "version": "dcc173061041ab8a",
           "built_at": "2022-12-05T00:00:00.000Z",
-          "file": "/tmp/cps-openapi-4sPcb4/sample.sqlite",
+          "file": "/tmp/cps-openapi-YzxCfH/sample.sqlite",
           "stations": 1941,
           "generation": 1,
-          "load_ms": 37,
-          "swap_ms": 37.4
+          "load_ms": 36,
+          "swap_ms": 33.86
         }
       }
     }

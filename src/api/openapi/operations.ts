@@ -16,6 +16,8 @@ import { validatePartnerFeedback, validateUserFeedbackOfType } from '../feedback
 import { validateBulk, validateChargePrices } from '../prices/prices.schema.js';
 import { validateTariffDetails } from '../tariff-details/tariff-details.schema.js';
 import { validateTariffPut } from '../tariffs/tariffs.schema.js';
+import { profileId, validateProfile } from '../tiles/price-profiles.js';
+import { DEFAULT_CHARGE_PRICE_OPTIONS } from '../../domain/pricing/index.js';
 
 export interface QueryParam {
   name: string;
@@ -86,6 +88,21 @@ export const EXAMPLE_TARIFF_ID = '8e7f2a3b-4c5d-4e6f-9071-8293a4b5c6d7';
 
 const tariffs = { data: [{ type: 'tariff', id: TARIFF_ID }] };
 const vehicle = { data: { type: 'car', id: VEHICLE_ID } };
+/** The id of the example price profile (D196: derived from its normalised form). */
+const PROFILE_ID = profileId({
+  tariffs: [TARIFF_ID],
+  vehicle: VEHICLE_ID,
+  battery_range: [10, 80],
+  energy: null,
+  duration: null,
+  currency: 'EUR',
+  start_time: DEFAULT_CHARGE_PRICE_OPTIONS.start_time,
+  start_date: null,
+  allow_unbalanced_load: DEFAULT_CHARGE_PRICE_OPTIONS.allow_unbalanced_load,
+  include_direct_payment: false,
+  charge_points_power_lte: null,
+});
+const PRICE_PROFILE = resource('price_profile', ['battery_range', 'energy', 'duration', 'currency', 'start_time', 'start_date', 'allow_unbalanced_load', 'include_direct_payment', 'charge_points_power_lte', 'expires_at'], ['tariffs', 'vehicle']);
 
 const page = (size: string): QueryParam[] => [
   { name: 'page[size]', schema: { type: 'integer', minimum: 1 }, description: `Items per page (${size})` },
@@ -219,6 +236,31 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     status: 200,
     response: { type: 'object', required: ['tilejson', 'tiles', 'minzoom', 'maxzoom', 'bounds', 'vector_layers'] },
     example: { path: '/v1/tiles/stations.json?filter[charge_points.power.gte]=50' },
+  },
+  'POST /v1/price_profiles': {
+    summary: 'Register what a map prices with (D196)',
+    description: 'Tariffs and Set A (vehicle + battery_range) or Set B (energy + duration), with the options of the bulk preview. The id is derived from the normalised profile: 201 for a new one, 200 (renewed) for a known one. Profiles expire when unused (`PRICE_PROFILE_TTL_H`).',
+    tag: 'Map',
+    body: validateProfile.schema,
+    status: 201,
+    response: single(PRICE_PROFILE),
+    example: { path: '/v1/price_profiles', body: { data: { type: 'price_profile', attributes: { battery_range: [10, 80] }, relationships: { tariffs, vehicle } } } },
+  },
+  'GET /v1/price_profiles/:id': {
+    summary: 'Read a price profile (D196)',
+    tag: 'Map',
+    status: 200,
+    response: single(PRICE_PROFILE),
+    example: { path: `/v1/price_profiles/${PROFILE_ID}` },
+  },
+  'GET /v1/tiles/prices/:profile_id/:z/:x/:y': {
+    summary: 'Vector tile of stations and clusters with a profile’s cheapest prices (D197)',
+    description: 'The tile of D190 (`{y}` ends in `.mvt`), each station with the bulk preview of the profile (`price`, `currency`, `tariff_id`, `energy`, `duration`, `plug`, `power`) and each cluster with its cheapest station (`price`, `tariff_id`, `price_station_id`, `priced_count`). Refinements as station search; plug and power refinements narrow the charge points priced (D113). 503 with `Retry-After` while a tile needs more than 100,000 stations priced (D198).',
+    tag: 'Map',
+    query: REFINEMENTS,
+    status: 200,
+    mediaType: 'application/vnd.mapbox-vector-tile',
+    example: { path: `/v1/tiles/prices/${PROFILE_ID}/9/259/176.mvt` },
   },
   'GET /map': {
     summary: 'A map of the stations drawn from the tiles (D195)',

@@ -49,25 +49,106 @@ function tileRanges(z: number, x: number, y: number): { top: number; bottom: num
 
 const at = (v: number, z2: number, t: number): number => Math.round(EXTENT * (v * z2 - t));
 
+/** Clusters (position in zoom z's level) of tile z/x/y with the x offset they are drawn at. */
+export function tileClusters(ct: ClusterTiles, z: number, x: number, y: number): Array<[number, number]> {
+  const { top, bottom, spans } = tileRanges(z, x, y);
+  const out: Array<[number, number]> = [];
+  for (const [west, east, tx] of spans) for (const k of ct.trees[z].range(west, top, east, bottom)) out.push([k, tx]);
+  return out;
+}
+
 /** The `clusters` layer of tile z/x/y (z ≤ MAX_CLUSTER_ZOOM), or null when it has no feature. */
 export function clusterTile(ct: ClusterTiles, index: StationIndex, z: number, x: number, y: number): Uint8Array | null {
   const plugs = index.c.dict.plugs;
   const l = ct.set.levels[z];
-  const tree = ct.trees[z];
   const P = ct.set.plugTypes;
-  const z2 = 2 ** z;
-  const { top, bottom, spans } = tileRanges(z, x, y);
   const features: Feature[] = [];
-  for (const [west, east, tx] of spans) {
-    for (const k of tree.range(west, top, east, bottom)) {
-      const tags: Tags = { count: l.count[k], max_power: l.maxPower[k] };
-      for (let p = 0; p < P; p++) if (l.plugCounts[k * P + p] > 0) tags[`count_${plugs[p]}`] = l.plugCounts[k * P + p];
-      if (l.expansion[k] !== NO_EXPANSION) tags.expansion_zoom = l.expansion[k];
-      if (l.station[k] !== -1) tags.station_id = index.idAt(l.station[k]);
-      features.push({ id: k, type: 1, geometry: [[at(l.x[k], z2, tx), at(l.y[k], z2, y)]], tags });
-    }
+  for (const [k, tx] of tileClusters(ct, z, x, y)) {
+    const tags: Tags = { count: l.count[k], max_power: l.maxPower[k] };
+    for (let p = 0; p < P; p++) if (l.plugCounts[k * P + p] > 0) tags[`count_${plugs[p]}`] = l.plugCounts[k * P + p];
+    if (l.expansion[k] !== NO_EXPANSION) tags.expansion_zoom = l.expansion[k];
+    if (l.station[k] !== -1) tags.station_id = index.idAt(l.station[k]);
+    features.push(clusterPoint(ct, z, k, tx, y, tags));
   }
   return features.length === 0 ? null : encode('clusters', features);
+}
+
+function clusterPoint(ct: ClusterTiles, z: number, k: number, tx: number, y: number, tags: Tags): Feature {
+  const l = ct.set.levels[z];
+  const z2 = 2 ** z;
+  return { id: k, type: 1, geometry: [[at(l.x[k], z2, tx), at(l.y[k], z2, y)]], tags };
+}
+
+/** The stations of tile z/x/y's clusters (their ranges of the cluster order, D198). */
+export function clusterMembers(ct: ClusterTiles, z: number, x: number, y: number): number[] {
+  const l = ct.set.levels[z];
+  const out: number[] = [];
+  for (const [k] of tileClusters(ct, z, x, y)) {
+    const end = l.start[k] + l.count[k];
+    for (let q = l.start[k]; q < end; q++) out.push(ct.set.order[q]);
+  }
+  return out;
+}
+
+/** What a price tile reads of a station's prices (D197). */
+export interface PriceLookup {
+  currency: string;
+  /** Whether station i has a price. */
+  has(i: number): boolean;
+  price(i: number): number;
+  /** The station's cheapest pair besides its price: tariff id, energy, duration, plug, power. */
+  pair(i: number): { tariffId: string; energy: number; duration: number; plug: string; power: number };
+}
+
+/** The price tile's `clusters` layer (D197): each cluster with the cheapest of its stations. */
+export function priceClusterTile(ct: ClusterTiles, index: StationIndex, prices: PriceLookup, z: number, x: number, y: number): Uint8Array | null {
+  const l = ct.set.levels[z];
+  const order = ct.set.order;
+  const features: Feature[] = [];
+  for (const [k, tx] of tileClusters(ct, z, x, y)) {
+    const tags: Tags = { count: l.count[k] };
+    if (l.expansion[k] !== NO_EXPANSION) tags.expansion_zoom = l.expansion[k];
+    if (l.station[k] !== -1) tags.station_id = index.idAt(l.station[k]);
+    let priced = 0;
+    let best = -1;
+    const end = l.start[k] + l.count[k];
+    for (let q = l.start[k]; q < end; q++) {
+      const i = order[q];
+      if (!prices.has(i)) continue;
+      priced++;
+      if (best < 0 || prices.price(i) < prices.price(best) || (prices.price(i) === prices.price(best) && i < best)) best = i;
+    }
+    tags.priced_count = priced;
+    if (best >= 0) {
+      tags.price = prices.price(best);
+      tags.currency = prices.currency;
+      tags.tariff_id = prices.pair(best).tariffId;
+      tags.price_station_id = index.idAt(best);
+    }
+    features.push(clusterPoint(ct, z, k, tx, y, tags));
+  }
+  return features.length === 0 ? null : encode('clusters', features);
+}
+
+/** The price tile's `stations` layer (D197): each station with its cheapest pair when it has one. */
+export function priceStationTile(index: StationIndex, prices: PriceLookup, stations: Array<[number, number]>, z: number, y: number): Uint8Array | null {
+  const z2 = 2 ** z;
+  const features: Feature[] = [];
+  for (const [i, tx] of stations) {
+    const tags: Tags = { id: index.idAt(i) };
+    if (prices.has(i)) {
+      const p = prices.pair(i);
+      tags.price = prices.price(i);
+      tags.currency = prices.currency;
+      tags.tariff_id = p.tariffId;
+      tags.energy = p.energy;
+      tags.duration = p.duration;
+      tags.plug = p.plug;
+      tags.power = p.power;
+    }
+    features.push({ id: i, type: 1, geometry: [[at(lngX(index.lonAt(i)), z2, tx), at(latY(index.latAt(i)), z2, y)]], tags });
+  }
+  return features.length === 0 ? null : encode('stations', features);
 }
 
 /** What a station feature says besides its position (D190). */

@@ -226,8 +226,11 @@ export interface BulkRequest {
   /** Existing `native` stations, with their stored charge point groups. */
   stations: StationContext[];
   tariffIds: readonly string[];
-  vehicle: VehiclePricing;
+  /** Set A: the vehicle and battery range; null with `energy` (Set B, D196). */
+  vehicle: VehiclePricing | null;
   batteryRange: [number, number];
+  /** Set B: this energy (kWh) over this duration (min) at every charge point, no vehicle. */
+  energy?: { energy: number; duration: number } | null;
   currency: string;
   startTime: number;
   /** ISO weekday (1–7) of the start date, 0 = not given (D148). */
@@ -355,7 +358,10 @@ export function bulkPreview(
   scratch: BulkScratch = new BulkScratch(),
 ): BulkPreview[] {
   const conversion = buildConversion(catalog.currencies, rates, req.currency);
-  const sessionOpts = { carAcPhases: req.vehicle.ac_phases, allowUnbalancedLoad: req.allowUnbalancedLoad };
+  const vehicle = req.vehicle;
+  const fixed = req.energy ?? null;
+  if (vehicle === null && fixed === null) throw new Error('a bulk request needs a vehicle or an energy and duration');
+  const sessionOpts = { carAcPhases: vehicle?.ac_phases ?? 3, allowUnbalancedLoad: req.allowUnbalancedLoad };
   let mark = scratch.listedMark;
   if (mark.length < catalog.slotCount) mark = scratch.listedMark = new Uint8Array(catalog.slotCount);
   mark.fill(0);
@@ -406,11 +412,14 @@ export function bulkPreview(
           kindPower = scratch.kindPower = grown;
         }
         kindPower[kind] = cp.power;
-        kindSession.push(
-          isChargePointUsable(req.vehicle, energyType, cp.plug)
-            ? boundedSession(sessionForVehicle(req.vehicle, energyType, cp.power, req.batteryRange, sessionOpts))
-            : null,
-        );
+        if (fixed !== null) kindSession.push(sessionForEnergy(fixed.energy, fixed.duration));
+        else {
+          kindSession.push(
+            isChargePointUsable(vehicle!, energyType, cp.plug)
+              ? boundedSession(sessionForVehicle(vehicle!, energyType, cp.power, req.batteryRange, sessionOpts))
+              : null,
+          );
+        }
       }
       if (kindSession[kind] === null) continue;
       cpIndex[ncp] = index;
@@ -474,8 +483,8 @@ export function bulkPreview(
       cpoId,
       country: ctxCountry[ctx],
       options: defaults,
-      vehicleBrandId: req.vehicle.brand_id,
-      hasVehicle: true,
+      vehicleBrandId: vehicle?.brand_id ?? null,
+      hasVehicle: vehicle !== null,
       listed: null,
       include: 'filter',
     };

@@ -3,6 +3,7 @@ import * as m002 from './002_availability.js';
 import * as m003 from './003_catalog.js';
 import * as m004 from './004_feedback_devices.js';
 import * as m005 from './005_key_generation.js';
+import * as m006 from './006_price_profiles.js';
 import * as pg from './postgres.js';
 
 import type { Migration } from './migration.js';
@@ -16,6 +17,7 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   { version: 3, name: 'catalog', sql: m003.sql },
   { version: 4, name: 'feedback_devices', sql: m004.sql },
   { version: 5, name: 'key_generation', sql: m005.sql },
+  { version: 6, name: 'price_profiles', sql: m006.sql },
 ];
 
 /** The same schema for PostgreSQL (same versions and names, PostgreSQL types; postgres.ts). */

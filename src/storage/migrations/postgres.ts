@@ -1,5 +1,5 @@
 /**
- * The live store's schema on PostgreSQL: the SQLite migrations 001–005 with PostgreSQL types
+ * The live store's schema on PostgreSQL: the SQLite migrations 001–006 with PostgreSQL types
  * (milliseconds and generations as BIGINT, identity columns for feedback ids), and the NOTIFY
  * triggers of D151: every committed change of the catalog generation or of the key generation
  * announces itself on channel `cps_live` as `catalog:<n>` or `keys:<n>`, whoever wrote it (a
@@ -160,10 +160,21 @@ CREATE TRIGGER catalog_generation_notify AFTER UPDATE ON catalog_generation FOR 
 CREATE TRIGGER key_generation_notify AFTER UPDATE ON key_generation FOR EACH ROW EXECUTE FUNCTION cps_notify_keys();
 `;
 
+const priceProfiles = `
+CREATE TABLE price_profiles (
+  id            TEXT PRIMARY KEY,
+  body          TEXT NOT NULL,
+  created_at    BIGINT NOT NULL,
+  last_used_at  BIGINT NOT NULL
+);
+CREATE INDEX price_profiles_last_used ON price_profiles(last_used_at);
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'foundation', sql: foundation },
   { version: 2, name: 'availability', sql: availability },
   { version: 3, name: 'catalog', sql: catalog },
   { version: 4, name: 'feedback_devices', sql: feedbackDevices },
   { version: 5, name: 'key_generation', sql: keyGeneration },
+  { version: 6, name: 'price_profiles', sql: priceProfiles },
 ];

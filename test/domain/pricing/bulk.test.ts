@@ -19,6 +19,7 @@ import {
   resolveEnergyType,
   resolveStation,
   selectCandidates,
+  sessionForEnergy,
   sessionForVehicle,
   type BulkPreview,
   type BulkRequest,
@@ -47,9 +48,12 @@ function directBulk(catalog: PricingCatalog, req: BulkRequest, rates: RateTable)
     const cps = station.charge_points.flatMap((cp, index) => {
       if (req.chargePointsPowerLte !== null && cp.power > req.chargePointsPowerLte) return [];
       const energyType = resolveEnergyType(cp);
-      if (!isChargePointUsable(req.vehicle, energyType, cp.plug)) return [];
-      const session = sessionForVehicle(req.vehicle, energyType, cp.power, req.batteryRange, {
-        carAcPhases: req.vehicle.ac_phases,
+      // Set B (D196): the given energy and duration at every charge point, no vehicle.
+      if (req.energy) return [{ index, energyType, power: cp.power, session: sessionForEnergy(req.energy.energy, req.energy.duration) }];
+      const vehicle = req.vehicle!;
+      if (!isChargePointUsable(vehicle, energyType, cp.plug)) return [];
+      const session = sessionForVehicle(vehicle, energyType, cp.power, req.batteryRange, {
+        carAcPhases: vehicle.ac_phases,
         allowUnbalancedLoad: req.allowUnbalancedLoad,
       });
       return [{ index, energyType, power: cp.power, session }];
@@ -61,8 +65,8 @@ function directBulk(catalog: PricingCatalog, req: BulkRequest, rates: RateTable)
           cpoId: station.cpo_id,
           country: station.country,
           options: { currency: req.currency, provider_customer_tariffs: false, foreign_tariffs: true, show_all_brand_restricted_tariffs: false, max_monthly_fees: null },
-          vehicleBrandId: req.vehicle.brand_id,
-          hasVehicle: true,
+          vehicleBrandId: req.vehicle?.brand_id ?? null,
+          hasVehicle: req.vehicle !== null,
           listed: null,
           include: 'filter',
         },
@@ -228,6 +232,19 @@ describe('D91 bulk preview = per-station reading of D91', () => {
       previews += expected.length;
     }
     expect(previews).toBeGreaterThan(4_000);
+  });
+
+  it('agrees with an energy and a duration instead of a vehicle (Set B, D196)', () => {
+    const scratch = new BulkScratch();
+    let previews = 0;
+    for (let seed = 1; seed <= 200; seed++) {
+      const { catalog, request } = scenario(seed);
+      const setB: BulkRequest = { ...request, vehicle: null, energy: { energy: 5 + (seed % 40), duration: 20 + (seed % 90) } };
+      const expected = directBulk(catalog, setB, RATES);
+      expect(bulkPreview(catalog, setB, RATES, scratch), `seed ${seed}`).toEqual(expected);
+      previews += expected.length;
+    }
+    expect(previews).toBeGreaterThan(2_000);
   });
 
   it('prices the same when the catalog is loaded in one batch (each tariff compiled once)', () => {
