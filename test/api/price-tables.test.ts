@@ -91,4 +91,18 @@ describe('price tables (D198)', () => {
     expect(tables.get('a', 10, 'EUR')).toBe(a);
     expect(tables.get('b', 10, 'EUR')).not.toBe(a);
   });
+
+  it('keeps the tables within their bytes, the newest always', () => {
+    // 41 bytes a station: two tables of 1,000 stations fit in 100 KB, a third does not.
+    const tables = new PriceTables(8, 100_000);
+    const a = tables.get('a', 1000, 'EUR');
+    tables.get('b', 1000, 'EUR');
+    expect(tables.size).toBe(2);
+    tables.get('c', 1000, 'EUR');
+    expect(tables.size).toBe(2);
+    expect(tables.get('a', 1000, 'EUR')).not.toBe(a);
+    const huge = tables.get('huge', 10_000, 'EUR');
+    expect(tables.size).toBe(1);
+    expect(tables.get('huge', 10_000, 'EUR')).toBe(huge);
+  });
 });

@@ -72,6 +72,7 @@ const ELSEWHERE: Record<string, string> = {
   'bench:overload': 'a measurement (bench/RESULTS.md)',
   'bench:floods': 'a measurement (bench/RESULTS.md)',
   'bench:tiles': 'a measurement (bench/RESULTS.md)',
+  'bench:price-tiles': 'a measurement (bench/RESULTS.md)',
   'bench:catalog-memory': 'a measurement (bench/RESULTS.md)',
   'bench:metrics': 'a measurement (bench/RESULTS.md)',
 };

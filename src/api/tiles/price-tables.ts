@@ -1,7 +1,8 @@
 /**
  * Price tables (D198): the prices of one profile and narrowing over one station index at one
  * catalog generation, filled station by station as price tiles need them. Typed arrays of the
- * station count (about 41 bytes a station); the 8 most recently used tables are kept.
+ * station count (41 bytes a station); the most recently used tables are kept, at most 8 and at
+ * most 128 MiB together (the newest always: 41 MB for 1 M stations).
  */
 import type { StationPrice } from '../station-pricing.js';
 import type { PriceLookup } from './tile-writer.js';
@@ -11,6 +12,9 @@ const PRICED = 1;
 const NO_PRICE = 2;
 const PRICING = 3;
 export const PRICE_TABLES = 8;
+export const PRICE_TABLES_BYTES = 128 * 1024 * 1024;
+/** Bytes a table holds per station: state, price, energy, duration, power, tariff, plug. */
+const BYTES_PER_STATION = 1 + 4 * 8 + 2 * 4;
 /** Unpriced stations one price tile request prices at most (D198). */
 export const MAX_TILE_PRICING = 100_000;
 
@@ -26,10 +30,13 @@ export class PriceTable implements PriceLookup {
   private readonly stringIds = new Map<string, number>();
   private readonly inflight = new Set<Promise<void>>();
 
+  readonly bytes: number;
+
   constructor(
     n: number,
     readonly currency: string,
   ) {
+    this.bytes = n * BYTES_PER_STATION;
     this.state = new Uint8Array(n);
     this.prices = new Float64Array(n);
     this.energy = new Float64Array(n);
@@ -122,15 +129,26 @@ export class PriceTable implements PriceLookup {
 /** The most recently used price tables of one station index. */
 export class PriceTables {
   private readonly tables = new Map<string, PriceTable>();
-  constructor(private readonly max = PRICE_TABLES) {}
+  private total = 0;
+  constructor(
+    private readonly max = PRICE_TABLES,
+    private readonly maxBytes = PRICE_TABLES_BYTES,
+  ) {}
 
   /** The table of `key` (profile, narrowing, catalog generation), made when new. */
   get(key: string, stations: number, currency: string): PriceTable {
     let t = this.tables.get(key);
     if (t !== undefined) this.tables.delete(key);
-    else t = new PriceTable(stations, currency);
+    else {
+      t = new PriceTable(stations, currency);
+      this.total += t.bytes;
+    }
     this.tables.set(key, t);
-    while (this.tables.size > this.max) this.tables.delete(this.tables.keys().next().value as string);
+    while (this.tables.size > 1 && (this.tables.size > this.max || this.total > this.maxBytes)) {
+      const [k, old] = this.tables.entries().next().value as [string, PriceTable];
+      this.tables.delete(k);
+      this.total -= old.bytes;
+    }
     return t;
   }
 
