@@ -79,6 +79,8 @@ describe('price tables (D198)', () => {
     expect(await t.fill(all, work)).toBe(true);
     expect(sizes).toEqual([MAX_TILE_PRICING, 10]);
     expect(t.has(n - 1)).toBe(true);
+    // Every priced station keeps its own values as the slots grew.
+    for (const i of [0, 63, 64, 65_537, n - 1]) expect([t.price(i), t.pair(i).tariffId]).toEqual([i / 10, `t${i % 3}`]);
   });
 
   it('keeps the most recently used tables', () => {
@@ -93,16 +95,17 @@ describe('price tables (D198)', () => {
   });
 
   it('keeps the tables within their bytes, the newest always', () => {
-    // 41 bytes a station: two tables of 1,000 stations fit in 100 KB, a third does not.
+    // 4 bytes a station and 2.5 KB of first slots: two tables of 10,000 stations fit in 100 KB, a third does not.
     const tables = new PriceTables(8, 100_000);
-    const a = tables.get('a', 1000, 'EUR');
-    tables.get('b', 1000, 'EUR');
+    const a = tables.get('a', 10_000, 'EUR');
+    expect(a.bytes).toBe(40_000 + 2560);
+    tables.get('b', 10_000, 'EUR');
     expect(tables.size).toBe(2);
-    tables.get('c', 1000, 'EUR');
+    tables.get('c', 10_000, 'EUR');
     expect(tables.size).toBe(2);
-    expect(tables.get('a', 1000, 'EUR')).not.toBe(a);
-    const huge = tables.get('huge', 10_000, 'EUR');
+    expect(tables.get('a', 10_000, 'EUR')).not.toBe(a);
+    const huge = tables.get('huge', 100_000, 'EUR');
     expect(tables.size).toBe(1);
-    expect(tables.get('huge', 10_000, 'EUR')).toBe(huge);
+    expect(tables.get('huge', 100_000, 'EUR')).toBe(huge);
   });
 });

@@ -5,7 +5,8 @@
  * /openapi.json rendered, and saves a screenshot (BROWSER_SCREENSHOT, default
  * test-results/docs.png); then opens /map, types a key, finds clusters drawn at zoom 5 and
  * stations at zoom 14 around Paris (MapLibre's queryRenderedFeatures, WebGL by SwiftShader), clicks
- * a station for its prices, and saves test-results/map-z5.png and map-z14.png.
+ * a station for its prices, checks that the key's price profile coloured the stations by price
+ * (price tiles), and saves test-results/map-z5.png and map-z14.png.
  *
  * Chromium: CHROMIUM_PATH, else /usr/bin/chromium (`apt-get install chromium`; .ci/run installs it).
  */
@@ -82,6 +83,7 @@ describe('docs page in chromium', () => {
     await page.setViewport({ width: 1024, height: 768 });
     const foreign: string[] = [];
     const tiles: number[] = [];
+    let priceTiles = 0;
     // Observed, not intercepted: with interception on, chromium sometimes never ends a tile request
     // the map aborted (a zoom jump), and the map never becomes idle. The machine has no route to
     // other hosts anyway; any such request is counted.
@@ -90,7 +92,8 @@ describe('docs page in chromium', () => {
       if (!(u.startsWith(srv.url) || u.startsWith('data:') || u.startsWith('blob:'))) foreign.push(u);
     });
     page.on('response', (r) => {
-      if (r.url().includes('/v1/tiles/stations/')) tiles.push(r.status());
+      if (r.url().includes('/v1/tiles/')) tiles.push(r.status());
+      if (r.url().includes('/v1/tiles/prices/')) priceTiles++;
     });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(String(e)));
@@ -123,6 +126,10 @@ describe('docs page in chromium', () => {
     await page.screenshot({ path: path.join(ROOT, 'test-results/map-z5.png') });
     await page.evaluate(() => (globalThis as unknown as MapWindow).cpsMap.jumpTo({ center: [2.3522, 48.8566], zoom: 14 }));
     expect(await drawn('stations')).toBeGreaterThan(0);
+    // The key has ReadCosts: the page drew price tiles (D196, D197), stations coloured by their cheapest direct-payment price.
+    const priced = await page.evaluate(() => (globalThis as unknown as MapWindow).cpsMap.queryRenderedFeatures({ layers: ['stations'] }).filter((f) => f.properties.price !== undefined).length);
+    expect(priceTiles).toBeGreaterThan(0);
+    expect(priced).toBeGreaterThan(0);
     // Click the station nearest the centre (away from the key panel): its popup lists prices.
     const at = await page.evaluate(() => {
       const m = (globalThis as unknown as MapWindow).cpsMap;

@@ -37,7 +37,7 @@ html, body { margin: 0; height: 100%; font: 14px system-ui, sans-serif; }
 <label>Energy <input id="energy" type="number" min="1" max="200" value="20" style="width:5em"> kWh in
 <input id="duration" type="number" min="1" max="1440" value="60" style="width:5em"> min</label>
 <button type="submit">Show stations</button></form>
-<div id="status">Type a key of group ReadStations to draw the stations.</div>
+<div id="status">Type a key of group ReadStations to draw the stations (with ReadCosts: coloured by price).</div>
 </div>
 <script src="/map/maplibre-gl.js"></script>
 <script src="/map/map.js"></script>
@@ -56,38 +56,59 @@ const base = [
   { id: 'land', type: 'fill', source: 'countries', paint: { 'fill-color': '#f6f4ee' } },
   { id: 'borders', type: 'line', source: 'countries', paint: { 'line-color': '#9a9a9a', 'line-width': 0.7 } },
 ];
-const stationLayers = [
+const radius = ['step', ['get', 'count'], 5, 10, 9, 100, 14, 1000, 20, 10000, 26];
+// With a price profile: the cheapest price per kWh of the typed session, green to red; grey without a price.
+const byPrice = (energy) => ['case', ['has', 'price'],
+  ['interpolate', ['linear'], ['/', ['get', 'price'], energy], 0.2, '#1a9850', 0.45, '#fee08b', 0.8, '#d73027'], '#9e9e9e'];
+const stationLayers = (energy) => [
     { id: 'clusters', type: 'circle', source: 'stations', 'source-layer': 'clusters',
-      paint: { 'circle-color': ['step', ['get', 'max_power'], '#51bbd6', 50, '#f1a33c', 150, '#e0533d'],
-               'circle-radius': ['step', ['get', 'count'], 5, 10, 9, 100, 14, 1000, 20, 10000, 26],
-               'circle-stroke-color': '#fff', 'circle-stroke-width': 1, 'circle-opacity': 0.85 } },
+      paint: { 'circle-color': energy ? byPrice(energy) : ['step', ['get', 'max_power'], '#51bbd6', 50, '#f1a33c', 150, '#e0533d'],
+               'circle-radius': radius, 'circle-stroke-color': '#fff', 'circle-stroke-width': 1, 'circle-opacity': 0.85 } },
     { id: 'stations', type: 'circle', source: 'stations', 'source-layer': 'stations',
-      paint: { 'circle-color': ['step', ['get', 'max_power'], '#2a9d8f', 50, '#e9a03b', 150, '#d1495b'],
+      paint: { 'circle-color': energy ? byPrice(energy) : ['step', ['get', 'max_power'], '#2a9d8f', 50, '#e9a03b', 150, '#d1495b'],
                'circle-radius': 6, 'circle-stroke-color': '#fff', 'circle-stroke-width': 1.5 } },
 ];
-// The station tiles need a key: without one the map shows the countries only.
+// The tiles need a key: without one the map shows the countries only. A price profile (D196) makes them price tiles.
+let profile = null;
 const style = (withStations) => ({
   version: 8,
   sources: withStations
-    ? { countries: { type: 'geojson', data: origin + '/map/countries.geojson' }, stations: { type: 'vector', tiles: [origin + '/v1/tiles/stations/{z}/{x}/{y}.mvt'], minzoom: 0, maxzoom: 20 } }
+    ? { countries: { type: 'geojson', data: origin + '/map/countries.geojson' },
+        stations: { type: 'vector', tiles: [origin + (profile ? '/v1/tiles/prices/' + profile.id : '/v1/tiles/stations') + '/{z}/{x}/{y}.mvt'], minzoom: 0, maxzoom: 20 } }
     : { countries: { type: 'geojson', data: origin + '/map/countries.geojson' } },
-  layers: withStations ? base.concat(stationLayers) : base,
+  layers: withStations ? base.concat(stationLayers(profile && profile.energy)) : base,
 });
 const map = new maplibregl.Map({
   container: 'map', style: style(key !== ''), center: [2.3522, 48.8566], zoom: 5, hash: true,
   transformRequest: (url) => (url.startsWith(origin + '/v1/') && key ? { url, headers: { 'api-key': key } } : { url }),
 });
 window.cpsMap = map;
+window.cpsProfile = () => profile;
+// A key kept from before: its price profile again (the map starts with the plain tiles meanwhile).
+if (key) priceProfile().then((p) => { profile = p; if (p) map.setStyle(style(true), { diff: false }); });
 map.addControl(new maplibregl.NavigationControl());
 map.on('error', (e) => { $('status').textContent = 'Map: ' + ((e.error && e.error.message) || 'error'); });
-$('keyform').addEventListener('submit', (ev) => {
+$('keyform').addEventListener('submit', async (ev) => {
   ev.preventDefault();
   key = $('key').value.trim();
   sessionStorage.setItem('cps-key', key);
+  profile = key ? await priceProfile() : null;
   map.setStyle(style(key !== ''), { diff: false });
   $('status').textContent = 'Drawing stations…';
 });
-map.on('idle', () => { if (key) $('status').textContent = 'Zoom ' + map.getZoom().toFixed(1) + ': click a cluster to zoom in, a station for its prices.'; });
+/** A price profile of the typed session with the direct-payment tariffs (a key without ReadCosts: none, plain station tiles). */
+async function priceProfile() {
+  const energy = Number($('energy').value) || 20;
+  const duration = Number($('duration').value) || 60;
+  try {
+    const doc = await api('POST', '/v1/price_profiles', { data: { type: 'price_profile', attributes: { energy, duration, include_direct_payment: true }, relationships: { tariffs: { data: [] } } } });
+    return { id: doc.data.id, energy, duration };
+  } catch {
+    return null;
+  }
+}
+const legend = () => (profile ? ' Colour: cheapest direct-payment price per kWh for ' + profile.energy + ' kWh in ' + profile.duration + ' min, green 0.20 to red 0.80 EUR; grey: no price.' : '');
+map.on('idle', () => { if (key) $('status').textContent = 'Zoom ' + map.getZoom().toFixed(1) + ': click a cluster to zoom in, a station for its prices.' + legend(); });
 const api = async (method, path, body) => {
   const r = await fetch(origin + path, { method, headers: { 'api-key': key, 'Content-Type': 'application/json' }, body: body && JSON.stringify(body) });
   const doc = await r.json();
@@ -97,22 +118,23 @@ const api = async (method, path, body) => {
 const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
 map.on('click', 'clusters', (e) => {
   const f = e.features[0];
-  if (f.properties.station_id) return showStation(f.properties.station_id, f.geometry.coordinates);
+  if (f.properties.station_id) return showStation(f.properties.station_id, f.geometry.coordinates, f.properties);
   map.easeTo({ center: f.geometry.coordinates, zoom: f.properties.expansion_zoom });
 });
-map.on('click', 'stations', (e) => showStation(e.features[0].properties.id, e.features[0].geometry.coordinates));
+map.on('click', 'stations', (e) => showStation(e.features[0].properties.id, e.features[0].geometry.coordinates, e.features[0].properties));
 for (const l of ['clusters', 'stations']) {
   map.on('mouseenter', l, () => { map.getCanvas().style.cursor = 'pointer'; });
   map.on('mouseleave', l, () => { map.getCanvas().style.cursor = ''; });
 }
-async function showStation(id, at) {
+async function showStation(id, at, tile) {
   const popup = new maplibregl.Popup({ maxWidth: '360px' }).setLngLat(at).setHTML('Loading…').addTo(map);
   try {
     const s = (await api('GET', '/v1/charging_stations/' + encodeURIComponent(id))).data;
     const a = s.attributes;
     const op = s.relationships.operator.data;
     const head = '<b>' + esc(a.name) + '</b><br>' + esc(a.address || '') + '<br>' +
-      a.charge_points.map((c) => c.count + ' × ' + esc(c.plug) + ' ' + c.power + ' kW').join(', ');
+      a.charge_points.map((c) => c.count + ' × ' + esc(c.plug) + ' ' + c.power + ' kW').join(', ') +
+      (tile && tile.price !== undefined ? '<br>Cheapest without a contract: ' + Number(tile.price).toFixed(2) + ' ' + esc(tile.currency) : '');
     popup.setHTML(head + '<br>Pricing…');
     const energy = Number($('energy').value) || 20;
     const duration = Number($('duration').value) || 60;

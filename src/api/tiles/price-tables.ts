@@ -1,71 +1,78 @@
 /**
  * Price tables (D198): the prices of one profile and narrowing over one station index at one
- * catalog generation, filled station by station as price tiles need them. Typed arrays of the
- * station count (41 bytes a station); the most recently used tables are kept, at most 8 and at
- * most 128 MiB together (the newest always: 41 MB for 1 M stations).
+ * catalog generation, filled station by station as price tiles need them. A table holds 4 bytes
+ * per station of the index (where its price is) and 48 per priced station: a new table of the 1 M
+ * snapshot costs 4 MB, not the 41 MB that arrays of every field per station took (measured: a cold
+ * zoom-12 tile spent several ms allocating and collecting them). The most recently used tables are
+ * kept, at most 8 and at most 128 MiB together (the newest always).
  */
 import type { StationPrice } from '../station-pricing.js';
 import type { PriceLookup } from './tile-writer.js';
 
+/** `slotOf` values below 1: not priced yet, being priced, priced without a price. */
 const UNKNOWN = 0;
-const PRICED = 1;
-const NO_PRICE = 2;
-const PRICING = 3;
+const PRICING = -1;
+const NO_PRICE = -2;
 export const PRICE_TABLES = 8;
 export const PRICE_TABLES_BYTES = 128 * 1024 * 1024;
-/** Bytes a table holds per station: state, price, energy, duration, power, tariff, plug. */
-const BYTES_PER_STATION = 1 + 4 * 8 + 2 * 4;
 /** Unpriced stations one price tile request prices at most (D198). */
 export const MAX_TILE_PRICING = 100_000;
 
 export class PriceTable implements PriceLookup {
-  private readonly state: Uint8Array;
-  private readonly prices: Float64Array;
-  private readonly energy: Float64Array;
-  private readonly duration: Float64Array;
-  private readonly power: Float64Array;
-  private readonly tariff: Int32Array;
-  private readonly plug: Int32Array;
+  /** Per station: 1 + its slot when priced, else UNKNOWN, PRICING or NO_PRICE. */
+  private readonly slotOf: Int32Array;
+  /** Per slot: price, energy, duration, power. */
+  private num = new Float64Array(4 * 64);
+  /** Per slot: tariff and plug (indices into `strings`). */
+  private ref = new Int32Array(2 * 64);
+  private slots = 0;
   private readonly strings: string[] = [];
   private readonly stringIds = new Map<string, number>();
   private readonly inflight = new Set<Promise<void>>();
-
-  readonly bytes: number;
 
   constructor(
     n: number,
     readonly currency: string,
   ) {
-    this.bytes = n * BYTES_PER_STATION;
-    this.state = new Uint8Array(n);
-    this.prices = new Float64Array(n);
-    this.energy = new Float64Array(n);
-    this.duration = new Float64Array(n);
-    this.power = new Float64Array(n);
-    this.tariff = new Int32Array(n);
-    this.plug = new Int32Array(n);
+    this.slotOf = new Int32Array(n);
+  }
+
+  /** The memory the table holds now. */
+  get bytes(): number {
+    return this.slotOf.byteLength + this.num.byteLength + this.ref.byteLength;
   }
 
   has(i: number): boolean {
-    return this.state[i] === PRICED;
+    return this.slotOf[i] > 0;
   }
 
   price(i: number): number {
-    return this.prices[i];
+    return this.num[4 * (this.slotOf[i] - 1)];
   }
 
   pair(i: number): { tariffId: string; energy: number; duration: number; plug: string; power: number } {
-    return { tariffId: this.strings[this.tariff[i]], energy: this.energy[i], duration: this.duration[i], plug: this.strings[this.plug[i]], power: this.power[i] };
+    const k = this.slotOf[i] - 1;
+    const n = this.num;
+    return { tariffId: this.strings[this.ref[2 * k]], energy: n[4 * k + 1], duration: n[4 * k + 2], plug: this.strings[this.ref[2 * k + 1]], power: n[4 * k + 3] };
   }
 
   private set(i: number, p: StationPrice): void {
-    this.state[i] = PRICED;
-    this.prices[i] = p.price;
-    this.energy[i] = p.energy;
-    this.duration[i] = p.duration;
-    this.power[i] = p.power;
-    this.tariff[i] = this.intern(p.tariffId);
-    this.plug[i] = this.intern(p.plug);
+    const k = this.slots++;
+    if (4 * this.slots > this.num.length) {
+      const num = new Float64Array(2 * this.num.length);
+      num.set(this.num);
+      this.num = num;
+      const ref = new Int32Array(2 * this.ref.length);
+      ref.set(this.ref);
+      this.ref = ref;
+    }
+    this.num[4 * k] = p.price;
+    this.num[4 * k + 1] = p.energy;
+    this.num[4 * k + 2] = p.duration;
+    this.num[4 * k + 3] = p.power;
+    this.ref[2 * k] = this.intern(p.tariffId);
+    this.ref[2 * k + 1] = this.intern(p.plug);
+    this.slotOf[i] = k + 1;
   }
 
   private intern(s: string): number {
@@ -89,11 +96,11 @@ export class PriceTable implements PriceLookup {
       let busy = false;
       let more = false;
       for (const i of members) {
-        const s = this.state[i];
+        const s = this.slotOf[i];
         if (s === UNKNOWN) {
           if (mine.length < MAX_TILE_PRICING) {
             mine.push(i);
-            this.state[i] = PRICING;
+            this.slotOf[i] = PRICING;
           } else more = true;
         } else if (s === PRICING) busy = true;
       }
@@ -111,9 +118,9 @@ export class PriceTable implements PriceLookup {
     const done = (async () => {
       try {
         await work(mine, (i, p) => this.set(i, p));
-        for (const i of mine) if (this.state[i] === PRICING) this.state[i] = NO_PRICE;
+        for (const i of mine) if (this.slotOf[i] === PRICING) this.slotOf[i] = NO_PRICE;
       } catch (e) {
-        for (const i of mine) if (this.state[i] === PRICING) this.state[i] = UNKNOWN;
+        for (const i of mine) if (this.slotOf[i] === PRICING) this.slotOf[i] = UNKNOWN;
         throw e;
       }
     })();
@@ -129,7 +136,6 @@ export class PriceTable implements PriceLookup {
 /** The most recently used price tables of one station index. */
 export class PriceTables {
   private readonly tables = new Map<string, PriceTable>();
-  private total = 0;
   constructor(
     private readonly max = PRICE_TABLES,
     private readonly maxBytes = PRICE_TABLES_BYTES,
@@ -139,15 +145,15 @@ export class PriceTables {
   get(key: string, stations: number, currency: string): PriceTable {
     let t = this.tables.get(key);
     if (t !== undefined) this.tables.delete(key);
-    else {
-      t = new PriceTable(stations, currency);
-      this.total += t.bytes;
-    }
+    else t = new PriceTable(stations, currency);
     this.tables.set(key, t);
-    while (this.tables.size > 1 && (this.tables.size > this.max || this.total > this.maxBytes)) {
-      const [k, old] = this.tables.entries().next().value as [string, PriceTable];
+    // Tables grow as they are filled: their bytes are counted as they are now.
+    let total = 0;
+    for (const x of this.tables.values()) total += x.bytes;
+    for (const [k, old] of this.tables) {
+      if (this.tables.size <= 1 || (this.tables.size <= this.max && total <= this.maxBytes)) break;
       this.tables.delete(k);
-      this.total -= old.bytes;
+      total -= old.bytes;
     }
     return t;
   }
