@@ -20,7 +20,8 @@ export function createLogger(level: string, dest?: { write(line: string): unknow
 /**
  * Writes the access line of one request (no-op below level info): request id, method, route
  * template, status, service time in ms, the client's address, the name of the API key used (never
- * the key; null without one), and the request and response body bytes (as sent on the wire).
+ * the key; null without one), the request and response body bytes (as sent on the wire), and
+ * for a request to no route (`route` null) its path, cut to 200 characters.
  */
 export type AccessLog = (
   reqId: string,
@@ -32,6 +33,7 @@ export type AccessLog = (
   keyName: string | null,
   bytesIn: number,
   bytesOut: number,
+  path?: string,
 ) => void;
 
 interface PinoInternals {
@@ -45,10 +47,11 @@ export function accessLog(logger: Logger): AccessLog {
   const bindings = internals[pino.symbols.chindingsSym] as string;
   const info = logger.levels.values.info;
   const js = JSON.stringify;
-  return (reqId, method, route, status, ms, remoteAddress, keyName, bytesIn, bytesOut) => {
+  return (reqId, method, route, status, ms, remoteAddress, keyName, bytesIn, bytesOut, path) => {
     if (!logger.isLevelEnabled('info')) return;
+    const unrouted = route === null && path !== undefined ? `,"path":${js(path.length > 200 ? path.slice(0, 200) : path)}` : '';
     stream.write(
-      `{"level":${info}${time()}${bindings},"reqId":${js(reqId)},"method":${js(method)},"route":${route === null ? 'null' : js(route)},` +
+      `{"level":${info}${time()}${bindings},"reqId":${js(reqId)},"method":${js(method)},"route":${route === null ? 'null' : js(route)}${unrouted},` +
         `"status":${status},"ms":${ms},"remoteAddress":${js(remoteAddress)},"keyName":${keyName === null ? 'null' : js(keyName)},` +
         `"bytesIn":${bytesIn},"bytesOut":${bytesOut},"msg":"request"}\n`,
     );

@@ -32,6 +32,9 @@ export function evseIndexOf(snapshot: Snapshot, index: StationIndex): EvseIndex 
  * only when its version moves) and the EVSE statuses of the status feeds (D134–D136), which win
  * for a group where they have a current status.
  */
+/** The step at which expiring statuses move an answer's tag (D95). */
+export const EXPIRY_STEP_MS = 60_000;
+
 export class AvailabilityView {
   private version = -1;
   private byStation = new Map<number, Int32Array>();
@@ -40,7 +43,7 @@ export class AvailabilityView {
   constructor(
     private readonly store: AvailabilitySource,
     private readonly index: StationIndex,
-    live?: { statuses: LiveAvailability; evses: EvseIndex },
+    private readonly live?: { statuses: LiveAvailability; evses: EvseIndex },
   ) {
     this.lookup =
       live === undefined || live.evses.size === 0
@@ -54,6 +57,18 @@ export class AvailabilityView {
               return fromFeed;
             },
           };
+  }
+
+  /**
+   * What the live counts of an answer depend on (its ETag, D95): the availability table's version,
+   * the status updates applied and, while there are statuses that can expire (D135), the current
+   * minute (the TTL when shorter) — an expiry shows within that step.
+   */
+  tag(): string {
+    const table = this.store.version();
+    const live = this.live;
+    if (live === undefined || live.evses.size === 0 || live.statuses.size === 0) return String(table);
+    return `${table}.${live.statuses.applied}.${Math.floor(Date.now() / Math.min(EXPIRY_STEP_MS, live.statuses.ttlMs))}`;
   }
 
   /** Current values; every `available_count` is null for a station the lookup has nothing for. */

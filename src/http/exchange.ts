@@ -53,6 +53,8 @@ export class Exchange {
   refused = false;
   /** The route template of a preflight (logs and metrics label it by template, never by path). */
   label: string | null = null;
+  /** The request named an `Origin` (a browser's cross-origin request or preflight). */
+  crossOrigin = false;
   params: Record<string, string> = {};
   /** The API key as sent (trimmed), and its group mask: -1 unknown (a gate may still find it). */
   key = '';

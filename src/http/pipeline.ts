@@ -23,6 +23,9 @@ import { GROUP_BIT, snakeCase } from '../auth/groups.js';
 import { Router } from './router.js';
 import { negotiateEncoding } from './compress.js';
 import { ALLOW_HEADERS, MAX_AGE_S, corsPolicy, type CorsPolicy } from './cors.js';
+
+/** What a preflight of an unknown path allows (its request then gets the real 404). */
+const ALL_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 import { etagOf, ifNoneMatchHits } from './conditional.js';
 import { acceptableMediaType, drainLimit, parseBody, readBody } from './body.js';
 import { Exchange, type RequestHead, type ResponseSink } from './exchange.js';
@@ -158,6 +161,7 @@ export class Pipeline {
     const origin = this.cors === null ? null : this.cors.allowOrigin(h.origin);
     const enc = this.o.compression ? negotiateEncoding(h.acceptEncoding) : null;
     const ex = new Exchange(res, h.method, h.path, h.rawQuery, h.headers, h.contentLength, reqId, performance.now(), origin, enc, h.ifNoneMatch, h.remote);
+    ex.crossOrigin = h.origin.length > 0;
     this.inFlightCount++;
     res.onAborted(() => this.responder.aborted(ex));
     return ex;
@@ -182,17 +186,21 @@ export class Pipeline {
     return true;
   }
 
-  /** A known path answers 204 with its methods, no key needed; an unknown path 404. */
+  /**
+   * A known path answers 204 with its methods, no key needed. An unknown path: 204 with every
+   * method for an allowed origin, so that the browser sends the request and shows its 404 (D93);
+   * 404 otherwise.
+   */
   private preflight(ex: Exchange): void {
     const at = this.router.methodsAt(ex.path);
-    if (at === null) throw new ApiError('NOT_FOUND', 'route not found');
-    ex.label = at.template;
+    if (at === null && (ex.origin === null || !ex.crossOrigin)) throw new ApiError('NOT_FOUND', 'route not found');
+    ex.label = at === null ? null : at.template;
     ex.cls = 'preflight';
     if (this.o.budgets?.admit('preflight') === false) {
       this.responder.refuse(ex);
       return;
     }
-    const list: string[] = [...at.allow];
+    const list: string[] = at === null ? [...ALL_METHODS] : [...at.allow];
     if (list.includes('GET')) list.push('HEAD');
     list.push('OPTIONS');
     const allow = list.join(', ');

@@ -174,7 +174,7 @@ export class Responder {
     this.finish(ex);
     const bytesOut = body === undefined || ex.head ? 0 : byteLength(body);
     const ms = Math.round((performance.now() - ex.t0) * 1000) / 1000;
-    this.o.accessLog(ex.reqId, ex.method, ex.routePath, r.status, ms, ex.remote, ex.keyName, ex.bytesIn, bytesOut);
+    this.o.accessLog(ex.reqId, ex.method, ex.routePath, r.status, ms, ex.remote, ex.keyName, ex.bytesIn, bytesOut, ex.path);
     this.o.observe?.(ex.method, ex.routePath, r.status, ms, bytesOut);
     // A refusal held for REFUSAL_DELAY_MS is not service the class used (D176).
     if (!ex.refused) this.o.budgets?.chargeWall(ex.cls, ms);

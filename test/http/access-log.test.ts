@@ -32,6 +32,20 @@ describe('access log line', () => {
     }
   });
 
+  it('adds the path of a request to no route, cut to 200 characters, as pino writes the same fields', () => {
+    for (const path of ['/v1/nothing?x="y"', `/${'a'.repeat(300)}`]) {
+      const fast = memoryLogger('info');
+      accessLog(fast.logger)('r', 'GET', null, 404, 0, '::1', null, 0, 10, path);
+      const slow = memoryLogger('info');
+      slow.logger.info({ reqId: 'r', method: 'GET', route: null, path: path.slice(0, 200), status: 404, ms: 0, remoteAddress: '::1', keyName: null, bytesIn: 0, bytesOut: 10 }, 'request');
+      expect(fast.lines).toEqual(slow.lines);
+    }
+    // A routed request's line has no path (the route template says it, the path may hold ids).
+    const routed = memoryLogger('info');
+    accessLog(routed.logger)('r', 'GET', '/v1/companies/:id', 200, 0, '::1', null, 0, 10, '/v1/companies/abc');
+    expect(JSON.parse(routed.lines[0]).path).toBeUndefined();
+  });
+
   it('writes nothing below level info, and follows a level changed at run time', () => {
     const m = memoryLogger('warn');
     const log = accessLog(m.logger);
@@ -75,7 +89,9 @@ describe('access log of the running service', () => {
     expect(typeof line.ms).toBe('number');
     expect(typeof line.time).toBe('number');
     expect(typeof line.pid).toBe('number');
-    expect(linesOf(ids[1])).toEqual([expect.objectContaining({ route: null, status: 404, msg: 'request' })]);
+    // A request to no route says which path it asked for (D129); routed ones do not.
+    expect(linesOf(ids[1])).toEqual([expect.objectContaining({ route: null, path: '/v9/nothing', status: 404, msg: 'request' })]);
+    expect(line.path).toBeUndefined();
     // The key's name, never the key.
     expect(linesOf(ids[2])).toEqual([expect.objectContaining({ route: '/v1/charge_prices', status: 400, keyName: 'map-client', bytesIn: raw.length, bytesOut: Buffer.byteLength(priced.text) })]);
     expect(srv.stdout()).not.toContain(keyFor('map-client'));

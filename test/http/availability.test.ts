@@ -51,6 +51,25 @@ describe('live availability: OCPI EVSE status updates and the bulk feed', () => 
     expect(plain.json.data[0].attributes.charge_points.map((c: { available_count: unknown }) => c.available_count)).toEqual([null, null]);
   });
 
+  it('keeps ETags and 304 for keys that see live counts: an update changes the tag (D95)', async () => {
+    for (const path of [`/v1/charging_stations/${FIX1}?availability=true`, `/v1/charging_stations?${BOX}`]) {
+      expect((await patch('E1', { status: 'CHARGING', last_updated: new Date().toISOString() })).status).toBe(200);
+      const first = await call(srv, 'GET', path, { key: AV });
+      const tag = first.headers.get('etag');
+      expect(tag, path).toBeTruthy();
+      expect((await call(srv, 'GET', path, { key: AV, headers: { 'If-None-Match': tag! } })).status, path).toBe(304);
+      // The same answer for a key without live counts has another tag.
+      expect((await call(srv, 'GET', path, { key: R })).headers.get('etag')).not.toBe(tag);
+      expect((await patch('E1', { status: 'AVAILABLE', last_updated: new Date().toISOString() })).status).toBe(200);
+      const after = await call(srv, 'GET', path, { key: AV, headers: { 'If-None-Match': tag! } });
+      expect(after.status, path).toBe(200);
+      expect(after.headers.get('etag')).not.toBe(tag);
+      expect(after.text).not.toBe(first.text);
+    }
+    // As the tests after this one expect it: E1 charging.
+    expect((await patch('E1', { status: 'CHARGING', last_updated: new Date().toISOString() })).status).toBe(200);
+  });
+
   it('ignores an update older than the status held', async () => {
     const old = new Date(Date.now() - 60_000).toISOString();
     expect((await patch('E1', { status: 'AVAILABLE', last_updated: old })).status).toBe(200);

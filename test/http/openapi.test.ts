@@ -66,8 +66,15 @@ describe('OpenAPI description and docs page', () => {
       }
     }
     expect(ops.length).toBeGreaterThanOrEqual(32);
-    // A path not in the description is not served.
-    expect((await call(srv, 'OPTIONS', '/v1/nothing', { headers: { Origin: 'https://app.example', 'Access-Control-Request-Method': 'GET' } })).status).toBe(404);
+    // A path not in the description is not served: its preflight passes (D93) so that the browser sees the 404 itself.
+    const pre = await call(srv, 'OPTIONS', '/v1/nothing', { headers: { Origin: 'https://app.example', 'Access-Control-Request-Method': 'GET' } });
+    expect(pre.status).toBe(204);
+    expect(pre.headers.get('access-control-allow-origin')).toBe('*');
+    expect(pre.headers.get('access-control-allow-methods')).toBe('GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS');
+    expect(pre.headers.get('access-control-allow-headers')).toContain('Api-Key');
+    const real = await call(srv, 'GET', '/v1/nothing', { headers: { Origin: 'https://app.example' } });
+    expect([real.status, real.headers.get('access-control-allow-origin')]).toEqual([404, '*']);
+    expect((await call(srv, 'OPTIONS', '/v1/nothing')).status).toBe(404);
   });
 
   it('refuses to describe a route table with an undescribed route', () => {

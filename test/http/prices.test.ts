@@ -183,6 +183,16 @@ describe('POST /v1/charge_prices', () => {
       expect(r3.json.errors[0].title).toBe('vehicle nope not found');
     });
 
+    it('when data_adapter names no adapter, then 400 whose detail names DATA_ADAPTER_ALIASES (D96)', async () => {
+      const b = chargeBody({ network: cpo });
+      b.data.attributes.data_adapter = 'chargeprice';
+      const r = await post(b);
+      expect(r.status, r.text).toBe(400);
+      expect(r.json.errors[0].source).toEqual({ pointer: '/data/attributes/data_adapter' });
+      expect(r.json.errors[0].title).toBe('/data/attributes/data_adapter must be one of native, ext_b, ext_c');
+      expect(r.json.errors[0].detail).toContain('DATA_ADAPTER_ALIASES');
+    });
+
     const cases: [string, (b: any) => void, string][] = [
       ['data_adapter missing', (b) => delete b.data.attributes.data_adapter, '/data/attributes/data_adapter'],
       ['data_adapter unknown', (b) => (b.data.attributes.data_adapter = 'other'), '/data/attributes/data_adapter'],

@@ -206,7 +206,10 @@ describe('map tiles and clusters (D190–D195)', () => {
   it('keys with ReadStationsWithAvailability get available_count where a status is known', async () => {
     const t = await tile(14, 8299, 5635, '', LIVE);
     expect(t.status).toBe(200);
-    expect(t.headers.etag).toBeUndefined();
+    // Its ETag covers the availability as well (D95, D192): another tag than the reader's, and a 304 while nothing changed.
+    expect(t.headers.etag).toBeDefined();
+    expect(t.headers.etag).not.toBe((await tile(14, 8299, 5635)).headers.etag);
+    expect((await tile(14, 8299, 5635, '', LIVE, { 'if-none-match': t.headers.etag! })).status).toBe(304);
     const before = Array.from({ length: t.layers.stations.length }, (_, k) => t.layers.stations.feature(k).properties);
     expect(before.every((p) => p.available_count === undefined)).toBe(true);
     // Reader keys never see live counts.
@@ -327,7 +330,8 @@ describe('map tiles and clusters (D190–D195)', () => {
     expect(js.text.length).toBeGreaterThan(500_000);
     expect((await call(srv, 'GET', '/map/maplibre-gl.css')).status).toBe(200);
     const own = await call(srv, 'GET', '/map/map.js');
-    expect(own.text).toContain('/v1/tiles/stations/{z}/{x}/{y}.mvt');
+    expect(own.text).toContain("'/v1/tiles/stations') + '/{z}/{x}/{y}.mvt'");
+    expect(own.text).toContain("'/v1/tiles/prices/' + profile.id");
     const countries = await call(srv, 'GET', '/map/countries.geojson');
     const geo = JSON.parse(countries.text);
     expect(geo.type).toBe('FeatureCollection');

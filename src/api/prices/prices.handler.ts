@@ -14,7 +14,7 @@ import {
   type EnergyType,
 } from '../../domain/pricing/index.js';
 import type { AppContext } from '../context.js';
-import { badPointer } from '../jsonapi/errors.js';
+import { ApiError, badPointer } from '../jsonapi/errors.js';
 import { dropNulls } from '../jsonapi/validate.js';
 import type { ApiRequest, ApiResponse, RouteDef } from '../types.js';
 import { currencyOf, startDayOf, vehicleOf } from '../price-inputs.js';
@@ -58,15 +58,18 @@ export function pricesRoutes(ctx: AppContext): RouteDef[] {
   const aliases = ctx.config.dataAdapterAliases;
   const adapterNames = ['native', 'ext_b', 'ext_c', ...aliases.keys()];
   function resolveAdapterAlias(body: unknown): void {
-    if (aliases.size === 0) return;
     const attrs = (body as { data?: { attributes?: { data_adapter?: unknown } } } | null)?.data?.attributes;
     if (attrs === null || typeof attrs !== 'object' || typeof attrs.data_adapter !== 'string') return;
     const adapter = aliases.get(attrs.data_adapter);
     if (adapter !== undefined) attrs.data_adapter = adapter;
     else if (!adapterNames.includes(attrs.data_adapter)) {
-      throw badPointer(`${A}/data_adapter`, `${A}/data_adapter must be one of ${adapterNames.join(', ')}`);
+      throw new ApiError('BAD_REQUEST', `${A}/data_adapter must be one of ${adapterNames.join(', ')}`, {
+        source: { pointer: `${A}/data_adapter` },
+        detail: `${JSON.stringify(attrs.data_adapter)} is not a data adapter here; the operator can accept more names as aliases of native, ext_b or ext_c with the setting DATA_ADAPTER_ALIASES (D96)`,
+      });
     }
   }
+
 
   /** D38: the network's CPO id for the adapter; '' when unresolved (→ empty data). */
   function networkOf(adapter: string, network: string): string {

@@ -57,7 +57,7 @@ export function stationsRoutes(ctx: AppContext, availability: AvailabilityView):
     return json(200, singleStationDocument(station, pickLanguage(req.headers.acceptLanguage), avail, ctx.companies));
   };
 
-  const cache = stationAnswer(ctx);
+  const cache = stationAnswer(ctx, availability);
   return [
     { method: 'GET', path: '/v1/charging_stations', groups: ['ReadStations', 'ReadStationsWithAvailability'], body: false, handler: search, cache },
     {

@@ -98,5 +98,5 @@ export function clustersRoutes(ctx: AppContext, view: MapView, availability: Ava
     return { status: 200, body: JSON.stringify(doc) };
   };
 
-  return [{ method: 'GET', path: '/v1/charging_stations/clusters', groups: STATION_GROUPS, body: false, handler, cache: stationAnswer(ctx) }];
+  return [{ method: 'GET', path: '/v1/charging_stations/clusters', groups: STATION_GROUPS, body: false, handler, cache: stationAnswer(ctx, availability) }];
 }

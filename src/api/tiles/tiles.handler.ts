@@ -75,7 +75,7 @@ export function tilesRoutes(ctx: AppContext, view: MapView, availability: Availa
     const { z, x, y } = tileAddress(req.params);
     const f = mapFilter(ctx, masks, req.query);
     const headers = { 'Content-Type': MVT_TYPE };
-    // Live counts change all the time: those tiles are built for each request (D192).
+    // Live counts change with every status update: those tiles are built for each request, never kept (D192); the route's ETag covers them.
     if ((req.groups & WITH_AVAILABILITY) !== 0 && z >= STATION_ZOOM) {
       const bytes = await render(z, x, y, f, true);
       return bytes === null ? { status: 204 } : { status: 200, body: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), headers };
@@ -107,7 +107,7 @@ export function tilesRoutes(ctx: AppContext, view: MapView, availability: Availa
     return { status: 200, body: JSON.stringify(doc) };
   };
 
-  const cache = stationAnswer(ctx);
+  const cache = stationAnswer(ctx, availability);
   const tileCache = (req: ApiRequest): string | null => (Number(req.params.z) >= STATION_ZOOM ? cache(req) : `${ctx.snapshot.meta.snapshotVersion}.${ctx.tariffs.generation}`);
   return [
     { method: 'GET', path: '/v1/tiles/stations/:z/:x/:y', groups: STATION_GROUPS, body: false, handler: tile, cache: tileCache },
