@@ -17,7 +17,7 @@ import { TokenVerifier } from './auth/token.js';
 import { loadCompanies, seedCompanies } from './storage/companies.js';
 import { TariffCatalog } from './domain/tariffs/catalog.js';
 import { catalogGeneration, catalogSeedOf, loadStationPrices, loadTariffs, seedDefaultCatalog } from './storage/tariffs.js';
-import { openLiveStore } from './storage/open.js';
+import { ensureDataDir, openLiveStore } from './storage/open.js';
 import type { LiveStore } from './storage/live.js';
 import { LiveSync } from './api/live-sync.js';
 import { serviceError } from './api/service-errors.js';
@@ -89,15 +89,60 @@ export interface StartOptions {
   devKeyOnTerminal?: boolean;
 }
 
+/**
+ * Shows the development key of a first start once (D104): on a terminal (or PRINT_DEV_KEY=1) on
+ * stderr, else in a file only its owner can read, and the log says where; never in the JSON log.
+ * Called before the key is committed: a file that cannot be written rolls the key back.
+ */
+function deliverDevKey(key: string, config: Config, logger: Logger, start: StartOptions): void {
+  if ((start.devKeyOnTerminal ?? process.stderr.isTTY === true) || config.printDevKey) {
+    process.stderr.write(
+      `\nDevelopment API key (all groups; shown only now, store it): ${key}\n` +
+        `Use it as header "Api-Key: ${key}". Manage keys with \`npm run keys -- list|create|revoke\`.\n\n`,
+    );
+    return;
+  }
+  const file = path.join(config.dataDir, 'dev-key.txt');
+  fs.writeFileSync(file, `${key}\n`, { mode: 0o600 });
+  fs.chmodSync(file, 0o600);
+  logger.info({ file }, 'development API key (all groups) written to a file only its owner can read');
+}
+
+/**
+ * The snapshot file to load (D123): `SNAPSHOT`, or the default one, `snapshots/default.sqlite`,
+ * built there from snapshots/sources when missing or of another format; where that directory
+ * cannot be written (a read-only install, as systemd's ProtectSystem=strict makes it), the
+ * default snapshot lives in DATA_DIR instead.
+ */
+export function snapshotToLoad(config: Pick<Config, 'snapshotPath' | 'dataDir'>, logger: Logger, defaultFile = defaultSnapshotPath(), canWrite = writableDir): string {
+  const file = config.snapshotPath;
+  if (file !== defaultFile || snapshotUsable(file)) return file;
+  let out = file;
+  if (!canWrite(path.dirname(file))) {
+    out = path.join(config.dataDir, 'default.sqlite');
+    if (snapshotUsable(out)) return out;
+  }
+  logger.info({ snapshot: out }, 'building the default snapshot from snapshots/sources');
+  const r = buildSnapshot({ progress: true, out });
+  logger.info({ stations: r.stations, ms: Math.round(r.ms) }, 'snapshot built');
+  return out;
+}
+
+function writableDir(dir: string): boolean {
+  try {
+    fs.accessSync(dir, fs.constants.W_OK | fs.constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Composition root: config → snapshot → live store → keys → routes → pipeline (→ socket). */
 export async function startService(config: Config, logger: Logger, start: StartOptions = {}): Promise<Service> {
   const startedAt = performance.now();
-  if (config.snapshotPath === defaultSnapshotPath() && !snapshotUsable(config.snapshotPath)) {
-    logger.info({ snapshot: config.snapshotPath }, 'building the default snapshot from snapshots/sources');
-    const r = buildSnapshot({ progress: true });
-    logger.info({ stations: r.stations, ms: Math.round(r.ms) }, 'snapshot built');
-  }
-  const snapshot = Snapshot.open(config.snapshotPath);
+  ensureDataDir(config.dataDir);
+  const snapshotPath = snapshotToLoad(config, logger);
+  const snapshot = Snapshot.open(snapshotPath);
   let live;
   try {
     live = await openLiveStore(config);
@@ -118,23 +163,7 @@ export async function startService(config: Config, logger: Logger, start: StartO
     if (seeded > 0) logger.info({ companies: seeded }, 'live store seeded with operator companies');
     const seededTariffs = await seedDefaultCatalog(live, snapshot.meta.snapshotVersion, () => catalogSeedOf(snapshot), Date.now());
     if (seededTariffs > 0) logger.info({ tariffs: seededTariffs }, 'live store seeded with the default tariff catalog');
-    const dev = await ensureDevelopmentKey(live);
-    if (dev) {
-      // Shown once, on the first start of a data directory; only its hash is stored. Never in the
-      // JSON log on stdout (D104): on a terminal (or PRINT_DEV_KEY=1) on stderr, else in a file
-      // only its owner can read, and the log says where.
-      if ((start.devKeyOnTerminal ?? process.stderr.isTTY === true) || config.printDevKey) {
-        process.stderr.write(
-          `\nDevelopment API key (all groups; shown only now, store it): ${dev.key}\n` +
-            `Use it as header "Api-Key: ${dev.key}". Manage keys with \`npm run keys -- list|create|revoke\`.\n\n`,
-        );
-      } else {
-        const file = path.join(config.dataDir, 'dev-key.txt');
-        fs.writeFileSync(file, `${dev.key}\n`, { mode: 0o600 });
-        fs.chmodSync(file, 0o600);
-        logger.info({ file }, 'development API key (all groups) written to a file only its owner can read');
-      }
-    }
+    await ensureDevelopmentKey(live, (dev) => deliverDevKey(dev.key, config, logger, start));
     const keys = await KeyRegistry.create(live);
     keys.start(config.keyRefreshMs);
     const loaded = await live.read(async (s) => ({
@@ -167,7 +196,7 @@ export async function startService(config: Config, logger: Logger, start: StartO
       init: {
         dataDir: config.dataDir,
         databaseUrl: config.databaseUrl,
-        snapshotPath: config.snapshotPath,
+        snapshotPath,
         stations: sharedStations,
         exitOnNetwork: config.testExitOnNetwork,
         output: createOutputSlots(config.workers * OUTPUT_SLOTS_PER_WORKER, OUTPUT_SLOT_BYTES),
@@ -183,7 +212,7 @@ export async function startService(config: Config, logger: Logger, start: StartO
     logger.info({ stations: stations.size, ms: Math.round(performance.now() - tStations) }, 'station index loaded');
     await prices.ready();
     const swap = new SnapshotSwap(
-      { logger, prices, buildRoutes, defaultFile: config.snapshotPath, closeAfterMs: Math.max(1000, config.shutdownTimeoutMs), loadTimeoutMs: config.snapshotLoadTimeoutMs },
+      { logger, prices, buildRoutes, defaultFile: snapshotPath, closeAfterMs: Math.max(1000, config.shutdownTimeoutMs), loadTimeoutMs: config.snapshotLoadTimeoutMs },
       snapshot,
       stations,
     );

@@ -36,11 +36,17 @@ async function insertNewKey(s: Sql, opts: { groups: Group[]; key?: string; name?
   return { name, key, groups: opts.groups };
 }
 
-/** When the store has no active key, creates one development key with all groups. */
-export function ensureDevelopmentKey(store: LiveStore): Promise<CreatedKey | null> {
+/**
+ * When the store has no active key, creates one development key with all groups. `deliver` shows
+ * or writes it inside the transaction, before the commit (D104): a key that cannot be delivered is
+ * rolled back, never left active and unknown.
+ */
+export function ensureDevelopmentKey(store: LiveStore, deliver: (key: CreatedKey) => void): Promise<CreatedKey | null> {
   return store.tx(async (s) => {
     if ((await activeKeyCount(s)) > 0) return null;
-    return insertNewKey(s, { groups: [...GROUPS], name: 'development' });
+    const key = await insertNewKey(s, { groups: [...GROUPS], name: 'development' });
+    deliver(key);
+    return key;
   });
 }
 

@@ -5,7 +5,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { DataDirError, type LiveStore } from './live.js';
-import { SqliteStore } from './sqlite-store.js';
+import { SqliteStore, ensureDataDir } from './sqlite-store.js';
+
+export { ensureDataDir };
 
 export interface StoreLocation {
   readonly dataDir: string;
@@ -20,8 +22,13 @@ export interface StoreLocation {
  */
 const pgStore = async (): Promise<typeof import('./pg-store.js').PgStore> => (await import('./pg-store.js')).PgStore;
 
-/** The service's store: created and migrated when needed. */
+/**
+ * The service's store: created and migrated when needed. The data directory is made for either
+ * store (D102): the service keeps more than the SQLite store there (the development key's file,
+ * a default snapshot built at first start).
+ */
 export async function openLiveStore(loc: StoreLocation): Promise<LiveStore> {
+  ensureDataDir(loc.dataDir);
   if (loc.databaseUrl !== null) return (await pgStore()).open(loc.databaseUrl, { poolMax: loc.dbPoolMax ?? 10 });
   return SqliteStore.open(loc.dataDir);
 }

@@ -26,7 +26,7 @@ import {
  * writable directory. `fs.mkdirSync(…, { recursive: true })` never returns for a path under /proc
  * (it loops between ENOENT and EEXIST at 100 % CPU), so no recursive mkdir here.
  */
-function ensureDataDir(dataDir: string): void {
+export function ensureDataDir(dataDir: string): void {
   const dir = path.resolve(dataDir);
   const missing: string[] = [];
   let d = dir;

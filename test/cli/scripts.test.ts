@@ -17,6 +17,7 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 const HELP: Record<string, boolean> = {
   keys: true,
   token: true,
+  'wait-ready': true,
   export: true,
   import: true,
   'snapshot:build': true,
@@ -37,7 +38,7 @@ const CHECK: Record<string, string[]> = {
 const ELSEWHERE: Record<string, string> = {
   prepare: 'npm ci (every install)',
   build: 'npm test compiles first; .ci/run',
-  start: 'README; test/opt-in/install.test.ts',
+  start: 'README; test/opt-in/install.test.ts; test/cli/start.test.ts (signals reach the service)',
   dev: 'start after a build',
   test: 'this suite',
   'test:watch': 'vitest in watch mode',
@@ -49,6 +50,7 @@ const ELSEWHERE: Record<string, string> = {
   fuzz: '.ci/run (short mode)',
   'test:crash': '.ci/run (short mode)',
   'test:install': '.ci/run',
+  'test:deploy': '.ci/run',
   'test:browser': '.ci/run',
   'test:container': '.ci/run',
   bench: 'test/bench/micro.test.ts',

@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, inject, it } from 'vitest';
 import { openLiveStore } from '../../src/storage/open.js';
 import { activeKeys } from '../../src/storage/keys.js';
-import { call, freshDataDir, MAIN, ROOT, startTestServer } from '../helpers/server.js';
+import { call, databaseUrlOf, freshDataDir, MAIN, ROOT, startTestServer } from '../helpers/server.js';
 
 
 function runMain(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
@@ -99,6 +99,53 @@ describe('start-up and restart', () => {
     } finally {
       expect(await second.stop()).toBe(0);
     }
+  });
+
+  it('a development key that cannot be written is rolled back: the next start shows one that works (D104)', async () => {
+    const dataDir = freshDataDir();
+    // dev-key.txt cannot be written: a directory stands there.
+    fs.mkdirSync(path.join(dataDir, 'dev-key.txt'));
+    const url = await databaseUrlOf(dataDir);
+    const failed = await runMain({ DATA_DIR: dataDir, SNAPSHOT: inject('testSnapshot'), WORKERS: '0', ...(url !== null ? { DATABASE_URL: url } : {}) });
+    expect(failed.code).not.toBe(0);
+    const store = await openLiveStore({ dataDir, databaseUrl: url });
+    expect(await store.read(activeKeys)).toEqual([]);
+    await store.close();
+    fs.rmdirSync(path.join(dataDir, 'dev-key.txt'));
+    const next = await startTestServer({ dataDir });
+    try {
+      expect(next.devKey).toMatch(/^cps_/);
+      expect((await call(next, 'GET', '/v2/vehicle_brands', { key: next.devKey })).status).toBe(200);
+    } finally {
+      await next.stop();
+    }
+  });
+
+  it('a first start makes a DATA_DIR that does not exist, whatever the store, and writes the development key there (D102, D104)', async () => {
+    const dataDir = path.join(freshDataDir(), 'not', 'yet');
+    const srv = await startTestServer({ dataDir });
+    try {
+      expect(srv.devKey).toMatch(/^cps_/);
+      expect(fs.readFileSync(path.join(dataDir, 'dev-key.txt'), 'utf8').trim()).toBe(srv.devKey);
+      expect((await call(srv, 'GET', '/v2/vehicle_brands', { key: srv.devKey })).status).toBe(200);
+    } finally {
+      await srv.stop();
+    }
+  });
+
+  it('takes the default snapshot from DATA_DIR where the install directory cannot be written (D123)', async () => {
+    const install = freshDataDir();
+    const dataDir = freshDataDir();
+    fs.copyFileSync(inject('testSnapshot'), path.join(dataDir, 'default.sqlite'));
+    const defaultFile = path.join(install, 'default.sqlite');
+    const logger = (await import('../../src/log.js')).createLogger('silent');
+    const { snapshotToLoad } = await import('../../src/app.js');
+    // Read-only install, no default snapshot there: the one in DATA_DIR.
+    expect(snapshotToLoad({ snapshotPath: defaultFile, dataDir }, logger, defaultFile, () => false)).toBe(path.join(dataDir, 'default.sqlite'));
+    // A usable default snapshot where it belongs is taken as it is; SNAPSHOT elsewhere always.
+    fs.copyFileSync(inject('testSnapshot'), defaultFile);
+    expect(snapshotToLoad({ snapshotPath: defaultFile, dataDir }, logger, defaultFile, () => false)).toBe(defaultFile);
+    expect(snapshotToLoad({ snapshotPath: '/elsewhere.sqlite', dataDir }, logger, defaultFile, () => false)).toBe('/elsewhere.sqlite');
   });
 
   it('refuses to start on a snapshot of another format version, with a clear message', async () => {
