@@ -101,7 +101,7 @@ describe('browser clients: CORS, compression, conditional requests, HEAD', () =>
     await srv.stop();
   });
 
-  it('answers a preflight on every known path with its methods, without a key; unknown paths 404', async () => {
+  it('answers a preflight on every known path with its methods, without a key; an unknown path’s preflight passes and its request is 404', async () => {
     for (const [p, methods] of PATHS) {
       const r = await raw(srv, 'OPTIONS', p, { Origin: ORIGIN, 'Access-Control-Request-Method': methods.split(', ')[0], 'Access-Control-Request-Headers': 'api-key, content-type' });
       expect(r.status, p).toBe(204);
@@ -113,10 +113,17 @@ describe('browser clients: CORS, compression, conditional requests, HEAD', () =>
       for (const h of ['api-key', 'content-type', 'accept-language', 'authorization', 'crm-device-id', 'x-request-id', 'if-none-match']) expect(allowed, p).toContain(h);
       expect(Number(r.headers['access-control-max-age'])).toBeGreaterThan(0);
     }
-    const unknown = await raw(srv, 'OPTIONS', '/v1/nothing', { Origin: ORIGIN });
-    expect(unknown.status).toBe(404);
+    // D93: the browser then sends the request and shows its 404, not a network error.
+    const unknown = await raw(srv, 'OPTIONS', '/v1/nothing', { Origin: ORIGIN, 'Access-Control-Request-Method': 'GET' });
+    expect(unknown.status).toBe(204);
     expect(unknown.headers['access-control-allow-origin']).toBe('*');
-    expect(JSON.parse(unknown.body.toString()).errors[0].title).toBe('route not found');
+    expect(unknown.headers['access-control-allow-methods']).toBe('GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS');
+    const real = await raw(srv, 'GET', '/v1/nothing', { Origin: ORIGIN });
+    expect(real.status).toBe(404);
+    expect(real.headers['access-control-allow-origin']).toBe('*');
+    expect(JSON.parse(real.body.toString()).errors[0].title).toBe('route not found');
+    // Without an Origin it is no preflight: 404.
+    expect((await raw(srv, 'OPTIONS', '/v1/nothing', {})).status).toBe(404);
   });
 
   it('puts the CORS headers on every answer, errors included', async () => {
@@ -238,12 +245,14 @@ describe('browser clients: CORS, compression, conditional requests, HEAD', () =>
     expect(after.status).toBe(200);
     expect(after.headers.etag).not.toBe(etag);
 
-    // Stations: keys that see live availability get no ETag.
+    // Stations: keys that see live availability get a tag of their own, covering the availability (D95).
     const st = await raw(srv, 'GET', STATIONS, { 'Api-Key': READER });
     expect(st.headers.etag).toBeDefined();
     const live = await raw(srv, 'GET', STATIONS, { 'Api-Key': LIVE, 'If-None-Match': st.headers.etag! });
     expect(live.status).toBe(200);
-    expect(live.headers.etag).toBeUndefined();
+    expect(live.headers.etag).toBeDefined();
+    expect(live.headers.etag).not.toBe(st.headers.etag);
+    expect((await raw(srv, 'GET', STATIONS, { 'Api-Key': LIVE, 'If-None-Match': live.headers.etag! })).status).toBe(304);
     expect((await raw(srv, 'GET', STATIONS, { 'Api-Key': READER, 'If-None-Match': st.headers.etag! })).status).toBe(304);
 
     // A snapshot swap changes the tag.
