@@ -79,6 +79,8 @@ export interface RouteDef {
    * counted against the price rate limit of D24 as well (D109).
    */
   readonly priceWork?: boolean;
+  /** The API key may also come as `Authorization: Bearer <key>` (scrapers that send only that, D120). */
+  readonly keyAsBearer?: boolean;
   /**
    * The answer depends on the live catalog (companies, tariffs): with a shared live store the
    * server waits for this replica's view to be current before serving it (read-your-writes, D151).

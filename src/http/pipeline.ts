@@ -24,6 +24,12 @@ import { Router } from './router.js';
 import { negotiateEncoding } from './compress.js';
 import { ALLOW_HEADERS, MAX_AGE_S, corsPolicy, type CorsPolicy } from './cors.js';
 
+/** The token of `Authorization: Bearer <token>`, or ''. */
+function bearerOf(h: string): string {
+  const m = /^\s*bearer\s+(\S+)\s*$/i.exec(h);
+  return m === null ? '' : m[1];
+}
+
 /** What a preflight of an unknown path allows (its request then gets the real 404). */
 const ALL_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 import { etagOf, ifNoneMatchHits } from './conditional.js';
@@ -225,6 +231,8 @@ export class Pipeline {
       return;
     }
     ex.key = ex.headers.apiKey.trim();
+    // Scrapers that send only a bearer token (Prometheus' authorization) give the key that way (D120).
+    if (ex.key.length === 0 && r.keyAsBearer === true) ex.key = bearerOf(ex.headers.authorization);
     if (ex.key.length === 0) throw new ApiError('FORBIDDEN', 'api_key missing');
     const mask = (ex.mask = this.o.keys.maskOfKey(ex.key));
     if (mask !== -1) {

@@ -97,6 +97,17 @@ describe('GET /metrics with METRICS_KEY_REQUIRED=on', () => {
     expect(ok.text).toContain('http_requests_total');
   });
 
+  it('takes the key as a bearer token too (Prometheus sends only that, D120); other routes do not', async () => {
+    const bearer = await call(srv, 'GET', '/metrics', { headers: { Authorization: `Bearer ${keyFor('ops')}` } });
+    expect(bearer.status).toBe(200);
+    expect(bearer.text).toContain('http_requests_total');
+    expect((await call(srv, 'GET', '/metrics', { headers: { Authorization: `Bearer ${keyFor('costs')}` } })).status).toBe(403);
+    expect((await call(srv, 'GET', '/metrics', { headers: { Authorization: 'Bearer nope-nope-nope' } })).json.errors[0].title).toBe('api_key invalid');
+    expect((await call(srv, 'GET', '/metrics', { headers: { Authorization: 'Basic abc' } })).json.errors[0].title).toBe('api_key missing');
+    const elsewhere = await call(srv, 'GET', '/v2/vehicle_brands', { headers: { Authorization: `Bearer ${keyFor('ops')}` } });
+    expect([elsewhere.status, elsewhere.json.errors[0].title]).toEqual([403, 'api_key missing']);
+  });
+
   it('labels CORS preflights by route template, never by the path sent (a series per distinct path would grow without bound)', async () => {
     for (const id of ['a', 'b', 'c']) expect((await call(srv, 'OPTIONS', `/v1/charging_stations/${id}`)).status).toBe(204);
     expect((await call(srv, 'OPTIONS', '/v1/no-such-path-x')).status).toBe(404);

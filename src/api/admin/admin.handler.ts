@@ -1,10 +1,12 @@
 /**
  * Administration (group Admin):
  *   POST /admin/snapshot   swap the station snapshot without a restart (D133): the file at
- *                          `data.attributes.path`, or SNAPSHOT when absent. 200 with the new
+ *                          `data.attributes.path` (a file in SNAPSHOT_DIR), or SNAPSHOT when absent. 200 with the new
  *                          snapshot; 400 when the file is refused (the old one keeps serving);
  *                          404 when it does not exist; 409 while another swap runs.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { envelope } from '../jsonapi/schemas.js';
 import type { AppContext } from '../context.js';
 import { ApiError, badPointer } from '../jsonapi/errors.js';
@@ -25,14 +27,43 @@ export const validateSnapshotReload = compile<{ data: { type?: string; attribute
   },
 }));
 
+/**
+ * The file `given` names, relative to SNAPSHOT_DIR or absolute, when it lies inside SNAPSHOT_DIR
+ * (symbolic links followed); 400 otherwise, whether or not it exists (D133).
+ */
+export function insideSnapshotDir(dir: string, given: string): string {
+  const file = path.resolve(dir, given);
+  const within = (base: string, p: string): boolean => {
+    const rel = path.relative(base, p);
+    return rel.length > 0 && !rel.startsWith('..') && !path.isAbsolute(rel);
+  };
+  if (!within(dir, file) || !within(realOrResolved(dir), realOrResolved(file))) {
+    throw new ApiError('BAD_REQUEST', 'path must name a file in SNAPSHOT_DIR', {
+      source: { pointer: '/data/attributes/path' },
+      detail: `snapshots are loaded from ${dir} (the setting SNAPSHOT_DIR) only`,
+    });
+  }
+  return file;
+}
+
+/** The path with its symbolic links followed, or as given when it does not exist. */
+function realOrResolved(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return path.resolve(p);
+  }
+}
+
 export function adminRoutes(ctx: AppContext): RouteDef[] {
   const control = ctx.snapshots;
   if (control === undefined) return [];
   const reload = async (req: ApiRequest): Promise<ApiResponse> => {
-    const path = validateSnapshotReload(req.body).data.attributes?.path;
-    if (path !== undefined && path.includes('\0')) throw badPointer('/data/attributes/path', 'path must not contain NUL');
+    const given = validateSnapshotReload(req.body).data.attributes?.path;
+    if (given !== undefined && given.includes('\0')) throw badPointer('/data/attributes/path', 'path must not contain NUL');
+    const file = given === undefined ? undefined : insideSnapshotDir(ctx.config.snapshotDir, given);
     try {
-      const r = await control.reload(path);
+      const r = await control.reload(file);
       return json(200, {
         data: {
           type: 'snapshots',
