@@ -116,7 +116,7 @@ async function benchSnapshot(file: string, label: string, quick: boolean): Promi
   const b2 = naiveBbox();
   if (JSON.stringify(b1) !== JSON.stringify(b2)) throw new Error(`${label}: bbox index and scan disagree`);
 
-  const writer = new StationPageWriter(index, companies, []);
+  const writer = new StationPageWriter(index, companies, [], 'bench');
   const pageInput = { indices: r1, moreAvailable: true, availability: null, companyFields: undefined, supportedEmpsFilter: undefined };
   // Baseline page: the same documents as objects, serialized per request.
   const objects = r1.map((i) => JSON.parse(fragmentOf(c, i).toString('utf8')) as unknown);

@@ -62,10 +62,12 @@ export class StationPageWriter extends StationBytesWriter {
   midAt = 0;
   tailAt = 0;
 
-  constructor(index: StationIndex, companies: CompanyRegistry, disabledExtBCountries: readonly string[]) {
+  /** `snapshotVersion`: the snapshot of `index`, in every page's meta (D27) so a paged reader sees a swap. */
+  constructor(index: StationIndex, companies: CompanyRegistry, disabledExtBCountries: readonly string[], snapshotVersion: string) {
     super(index, companies, 1 << 20);
-    const t = Buffer.from(`],"meta":{"more_available":true,"disabled_ext_b_countries":${JSON.stringify(disabledExtBCountries)}}}`);
-    const f = Buffer.from(`],"meta":{"more_available":false,"disabled_ext_b_countries":${JSON.stringify(disabledExtBCountries)}}}`);
+    const rest = `"disabled_ext_b_countries":${JSON.stringify(disabledExtBCountries)},"snapshot_version":${JSON.stringify(snapshotVersion)}}}`;
+    const t = Buffer.from(`],"meta":{"more_available":true,${rest}`);
+    const f = Buffer.from(`],"meta":{"more_available":false,${rest}`);
     this.tail = (more) => (more ? t : f);
   }
 

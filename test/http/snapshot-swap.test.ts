@@ -137,11 +137,15 @@ describe('hot snapshot swap (SIGHUP, POST /admin/snapshot)', () => {
     expect(r.json.data.attributes.stations).toBeGreaterThan(1935);
     expect(await health()).toBe(extraVersion);
     expect((await call(srv, 'GET', `/v1/charging_stations/${FIXTURE_STATION}`, { key: READER })).status).toBe(200);
+    // A paged reader sees the swap in the pages' meta (D27).
+    const page = `/v1/charging_stations?filter[latitude]=48.8566&filter[longitude]=2.3522&filter[radius]=3000&page[size]=5`;
+    expect((await call(srv, 'GET', page, { key: READER })).json.meta.snapshot_version).toBe(extraVersion);
 
     const [a, b] = await Promise.all([swap(sample), swap(sample)]);
     expect([a.status, b.status].sort()).toEqual([200, 409]);
     expect(await health()).toBe(sampleVersion);
     expect((await call(srv, 'GET', `/v1/charging_stations/${FIXTURE_STATION}`, { key: READER })).status).toBe(404);
+    expect((await call(srv, 'GET', page, { key: READER })).json.meta.snapshot_version).toBe(sampleVersion);
 
     // SIGHUP loads SNAPSHOT (the sample) again.
     await swap(extra);

@@ -76,7 +76,9 @@ describe('GET /v1/charging_stations over HTTP', () => {
       const r = await get(`filter[latitude.gte]=${a}&filter[latitude.lte]=${b}&filter[longitude.gte]=${c}&filter[longitude.lte]=${d}&page[size]=1000`);
       expect(r.status).toBe(200);
       expect(ids(r)).toEqual(expected);
-      expect(r.json.meta).toEqual({ more_available: false, disabled_ext_b_countries: ['Deutschland', 'Frankreich'] });
+      // D27: the snapshot the page was read from, as /health names it.
+      const version = (await call(srv, 'GET', '/health')).json.snapshot.version;
+      expect(r.json.meta).toEqual({ more_available: false, disabled_ext_b_countries: ['Deutschland', 'Frankreich'], snapshot_version: version });
     });
 
     it('when a bound equals a station coordinate, then the station is included', async () => {
@@ -101,7 +103,7 @@ describe('GET /v1/charging_stations over HTTP', () => {
           },
         ],
         included: [{ id: IZIVIA, type: 'company', attributes: { name: 'Izivia' } }],
-        meta: { more_available: false, disabled_ext_b_countries: ['Deutschland', 'Frankreich'] },
+        meta: { more_available: false, disabled_ext_b_countries: ['Deutschland', 'Frankreich'], snapshot_version: expect.any(String) },
       });
     });
   });
@@ -141,7 +143,7 @@ describe('GET /v1/charging_stations over HTTP', () => {
       expect(ids(last)).toEqual(expected.slice((lastNo - 1) * 10));
       expect(last.json.meta.more_available).toBe(false);
       const past = await get(`${base}&page[number]=${lastNo + 1}`);
-      expect(past.json).toEqual({ data: [], included: [], meta: { more_available: false, disabled_ext_b_countries: ['Deutschland', 'Frankreich'] } });
+      expect(past.json).toEqual({ data: [], included: [], meta: { more_available: false, disabled_ext_b_countries: ['Deutschland', 'Frankreich'], snapshot_version: expect.any(String) } });
     });
 
     it('when the page is exactly full at the end, then more_available is false', async () => {

@@ -38,7 +38,7 @@ interface Priced {
 export function areaPricesRoutes(ctx: AppContext): RouteDef[] {
   const index = ctx.stations;
   const rates = ctx.snapshot.rates();
-  const writer = new StationPageWriter(index, ctx.companies, ctx.config.disabledExtBCountries);
+  const writer = new StationPageWriter(index, ctx.companies, ctx.config.disabledExtBCountries, ctx.snapshot.meta.snapshotVersion);
 
   function refinement(a: AreaAttributes) {
     return index.compile({

@@ -8,8 +8,8 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
         "type": "company",
         "attributes": {
           "name": "Example Mobility",
-          "created_at": 1795684371606,
-          "updated_at": 1795684371606,
+          "created_at": 1795687329677,
+          "updated_at": 1795687329677,
           "version": 1,
           "url": null,
           "is_cpo": false,
@@ -45,8 +45,8 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
         "type": "tariff",
         "attributes": {
           "name": "Example Flex",
-          "created_at": 1795684371642,
-          "updated_at": 1795684371642,
+          "created_at": 1795687329746,
+          "updated_at": 1795687329746,
           "version": 1,
           "monthly_min_sales": 0,
           "monthly_fee": 0,
@@ -129,7 +129,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "allow_unbalanced_load": false,
           "include_direct_payment": false,
           "charge_points_power_lte": null,
-          "expires_at": "2026-12-03T09:12:51.657Z"
+          "expires_at": "2026-12-03T10:02:09.779Z"
         },
         "relationships": {
           "tariffs": {
@@ -163,7 +163,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
         "built_at": "2022-12-05T00:00:00.000Z",
         "rates_date": "2024-12-31"
       },
-      "uptime_seconds": 0.61
+      "uptime_seconds": 0.54
     }
   },
   "GET /ready": {
@@ -194,7 +194,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
   },
   "GET /metrics": {
     "status": 200,
-    "body": "# HELP process_cpu_user_seconds_total Total user CPU time spent in seconds.\n# TYPE process_cpu_user_seconds_total counter\nprocess_cpu_user_seconds_total 0.389919\n\n# HELP process_cpu_system_seconds_total Total system CPU time spent in seconds.\n# TYPE process_cpu_system_seconds_total counter\nprocess_cpu_system_seconds_total 0.100893\n\n# HELP process_cpu_seconds_total Total user and system CPU time spent in seconds.\n# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total 0.490812\n\n# HELP process_start_time_seconds Start time of the process since unix epoch in seconds.\n# TYPE process_sta…"
+    "body": "# HELP process_cpu_user_seconds_total Total user CPU time spent in seconds.\n# TYPE process_cpu_user_seconds_total counter\nprocess_cpu_user_seconds_total 0.379394\n\n# HELP process_cpu_system_seconds_total Total system CPU time spent in seconds.\n# TYPE process_cpu_system_seconds_total counter\nprocess_cpu_system_seconds_total 0.053904\n\n# HELP process_cpu_seconds_total Total user and system CPU time spent in seconds.\n# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total 0.433298\n\n# HELP process_start_time_seconds Start time of the process since unix epoch in seconds.\n# TYPE process_sta…"
   },
   "GET /openapi.json": {
     "status": 200,
@@ -350,7 +350,8 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
       ],
       "meta": {
         "more_available": true,
-        "disabled_ext_b_countries": []
+        "disabled_ext_b_countries": [],
+        "snapshot_version": "dcc173061041ab8a"
       }
     }
   },
@@ -412,7 +413,8 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
       ],
       "meta": {
         "more_available": true,
-        "disabled_ext_b_countries": []
+        "disabled_ext_b_countries": [],
+        "snapshot_version": "dcc173061041ab8a"
       }
     }
   },
@@ -493,7 +495,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "allow_unbalanced_load": false,
           "include_direct_payment": false,
           "charge_points_power_lte": null,
-          "expires_at": "2026-12-03T09:12:51.698Z"
+          "expires_at": "2026-12-03T10:02:09.802Z"
         },
         "relationships": {
           "tariffs": {
@@ -527,7 +529,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
   },
   "GET /map/:file": {
     "status": 200,
-    "body": "'use strict';\nconst $ = (id) => document.getElementById(id);\nconst origin = location.origin;\nlet key = sessionStorage.getItem('cps-key') || '';\n$('key').value = key;\nconst base = [\n  { id: 'background', type: 'background', paint: { 'background-color': '#dfe9f3' } },\n  { id: 'land', type: 'fill', source: 'countries', paint: { 'fill-color': '#f6f4ee' } },\n  { id: 'borders', type: 'line', source: 'countries', paint: { 'line-color': '#9a9a9a', 'line-width': 0.7 } },\n];\nconst stationLayers = [\n    { id: 'clusters', type: 'circle', source: 'stations', 'source-layer': 'clusters',\n      paint: { 'circ…"
+    "body": "'use strict';\nconst $ = (id) => document.getElementById(id);\nconst origin = location.origin;\nlet key = sessionStorage.getItem('cps-key') || '';\n$('key').value = key;\nconst base = [\n  { id: 'background', type: 'background', paint: { 'background-color': '#dfe9f3' } },\n  { id: 'land', type: 'fill', source: 'countries', paint: { 'fill-color': '#f6f4ee' } },\n  { id: 'borders', type: 'line', source: 'countries', paint: { 'line-color': '#9a9a9a', 'line-width': 0.7 } },\n];\nconst radius = ['step', ['get', 'count'], 5, 10, 9, 100, 14, 1000, 20, 10000, 26];\n// With a price profile: the cheapest price per…"
   },
   "GET /v1/charging_stations/:id": {
     "status": 200,
@@ -1203,7 +1205,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "type": "station_tariff_details",
           "attributes": {
             "country": "FR",
-            "updated_at": 1795684371074,
+            "updated_at": 1795687329263,
             "is_roaming": true,
             "tariff_level": "country",
             "restricted_segments": [
@@ -1279,7 +1281,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "type": "station_tariff_details",
           "attributes": {
             "country": "FR",
-            "updated_at": 1795684371074,
+            "updated_at": 1795687329263,
             "is_roaming": true,
             "tariff_level": "country",
             "restricted_segments": [
@@ -1430,8 +1432,8 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "type": "tariff",
           "attributes": {
             "name": "Currago Roam Flex",
-            "created_at": 1795684371074,
-            "updated_at": 1795684371074,
+            "created_at": 1795687329263,
+            "updated_at": 1795687329263,
             "version": 1,
             "monthly_min_sales": 0,
             "monthly_fee": 0,
@@ -1561,8 +1563,8 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "type": "company",
           "attributes": {
             "name": "TOTALENERGIES",
-            "created_at": 1795684371056,
-            "updated_at": 1795684371056,
+            "created_at": 1795687329252,
+            "updated_at": 1795687329252,
             "version": 1,
             "url": null,
             "is_cpo": true,
@@ -1816,7 +1818,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
       "data": null,
       "status_code": 1000,
       "status_message": "Success",
-      "timestamp": "2026-11-26T09:12:51.920Z"
+      "timestamp": "2026-11-26T10:02:10.005Z"
     }
   },
   "PATCH /ocpi/2.2.1/locations/:country_code/:party_id/:location_id/:evse_uid": {
@@ -1825,7 +1827,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
       "data": null,
       "status_code": 1000,
       "status_message": "Success",
-      "timestamp": "2026-11-26T09:12:51.921Z"
+      "timestamp": "2026-11-26T10:02:10.006Z"
     }
   },
   "POST /admin/snapshot": {
@@ -1837,11 +1839,11 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
         "attributes": {
           "version": "dcc173061041ab8a",
           "built_at": "2022-12-05T00:00:00.000Z",
-          "file": "/tmp/cps-openapi-YzxCfH/sample.sqlite",
+          "file": "/tmp/cps-openapi-stVsfN/sample.sqlite",
           "stations": 1941,
           "generation": 1,
-          "load_ms": 36,
-          "swap_ms": 33.86
+          "load_ms": 46,
+          "swap_ms": 38.81
         }
       }
     }

@@ -18,7 +18,7 @@ const WITH_AVAILABILITY = GROUP_BIT.ReadStationsWithAvailability;
 
 export function stationsRoutes(ctx: AppContext, availability: AvailabilityView): RouteDef[] {
   const index = ctx.stations;
-  const writer = new StationPageWriter(index, ctx.companies, ctx.config.disabledExtBCountries);
+  const writer = new StationPageWriter(index, ctx.companies, ctx.config.disabledExtBCountries, ctx.snapshot.meta.snapshotVersion);
   const singleWriter = new SingleStationWriter(index, ctx.companies);
   const empMasks = new EmpOperatorMasks(index, ctx.companies);
 
