@@ -1,22 +1,36 @@
 import { startService, type Service } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
+import type { Logger } from 'pino';
 import { createLogger } from './log.js';
 import { SnapshotFormatError } from './storage/snapshot.js';
 import { PortInUseError } from './http/server.js';
 import { DataDirError, StorageUnavailableError } from './storage/live.js';
+
+/** The logger once there is one (fatal errors before it use one of level info). */
+let log: Logger | null = null;
+
+/**
+ * Ends a start that cannot go on (D126): one JSON line on stdout (level fatal, `exitCode`, the
+ * reason's fields) and one line for a person on stderr, never a multi-line stack; then exits.
+ */
+function fatal(exitCode: number, human: string, fields: Record<string, unknown>, msg: string): void {
+  const logger = (log ??= createLogger('info'));
+  logger.fatal({ exitCode, ...fields }, msg);
+  process.stderr.write(`${human}\n`);
+  logger.flush(() => process.exit(exitCode));
+  // A flush that never calls back must not keep a failed start alive.
+  setTimeout(() => process.exit(exitCode), 1000).unref();
+}
 
 async function main(): Promise<void> {
   let config;
   try {
     config = loadConfig();
   } catch (e) {
-    if (e instanceof ConfigError) {
-      process.stderr.write(`configuration error: ${e.message}\n`);
-      process.exit(2);
-    }
+    if (e instanceof ConfigError) return fatal(2, `configuration error: ${e.message}`, { reason: e.message }, 'configuration error');
     throw e;
   }
-  const logger = createLogger(config.logLevel);
+  const logger = (log = createLogger(config.logLevel));
   // Handlers first. A signal that arrives while the service is still starting ends the process at
   // once (exit 0): nothing has been served yet, and every write made so far (seeding) is committed
   // or rolled back by SQLite, so there is nothing to drain (D102).
@@ -54,36 +68,24 @@ async function main(): Promise<void> {
   try {
     service = await startService(config, logger);
   } catch (e) {
-    if (e instanceof SnapshotFormatError) {
-      process.stderr.write(`cannot start: ${e.message}\n`);
-      logger.flush();
-      process.exit(3);
-    }
-    if (e instanceof DataDirError) {
-      process.stderr.write(`cannot start: ${e.message}\n`);
-      logger.flush();
-      process.exit(2);
-    }
-    if (e instanceof StorageUnavailableError) {
-      // D152: a configured database that cannot be reached at start stops the start (the
-      // service never runs without its live store); a balancer keeps it out meanwhile.
-      process.stderr.write(`cannot start: the live store cannot be reached (${e.message})\n`);
-      logger.error({ code: e.code, reason: e.message }, 'live store unreachable');
-      logger.flush();
-      process.exit(1);
-    }
-    if (e instanceof PortInUseError) {
-      process.stderr.write(`cannot start: ${e.message}\n`);
-      logger.error({ host: e.host, port: e.port }, 'port in use');
-      logger.flush();
-      process.exit(1);
-    }
-    throw e;
+    return startFailed(e);
   }
   if (signalled) shutdown(service, signalled);
 }
 
-main().catch((e: unknown) => {
-  process.stderr.write(`fatal: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-  process.exit(1);
-});
+/** The exit code, message and log fields of an error that stopped the start (README "Exit codes"). */
+function startFailed(e: unknown): void {
+  if (e instanceof SnapshotFormatError) return fatal(3, `cannot start: ${e.message}`, { reason: e.message }, 'snapshot of another format');
+  if (e instanceof DataDirError) return fatal(2, `cannot start: ${e.message}`, { reason: e.message }, 'unusable data directory');
+  // D152: a configured database that cannot be reached at start stops the start (the service never
+  // runs without its live store); a balancer keeps it out meanwhile, a supervisor retries.
+  if (e instanceof StorageUnavailableError) {
+    return fatal(1, `cannot start: the live store cannot be reached (${e.message})`, { code: e.code, reason: e.message }, 'live store unreachable');
+  }
+  if (e instanceof PortInUseError) return fatal(1, `cannot start: ${e.message}`, { host: e.host, port: e.port }, 'port in use');
+  const message = e instanceof Error ? e.message : String(e);
+  // The stack goes into the JSON line's `err` (one line there), not onto the terminal.
+  fatal(1, `cannot start: ${message.split('\n')[0]}`, { err: e }, 'start failed');
+}
+
+main().catch(startFailed);

@@ -12,13 +12,23 @@ import { activeKeys } from '../../src/storage/keys.js';
 import { call, databaseUrlOf, freshDataDir, MAIN, ROOT, startTestServer } from '../helpers/server.js';
 
 
-function runMain(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
+function runMain(env: Record<string, string>): Promise<{ code: number | null; stderr: string; stdout: string }> {
   return new Promise((resolve) => {
-    const p = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH ?? '', PORT: '0', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const p = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH ?? '', PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
+    let stdout = '';
     p.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    p.on('exit', (code) => resolve({ code, stderr }));
+    p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    p.on('close', (code) => resolve({ code, stderr, stdout }));
   });
+}
+
+/** D126: a failed start says so in one line on stderr and one JSON line (level fatal, its exit code) on stdout. */
+function expectOneLineEach(r: { code: number | null; stderr: string; stdout: string }): void {
+  expect(r.stderr.trim().split('\n'), r.stderr).toHaveLength(1);
+  const fatal = r.stdout.split('\n').filter((l) => l.startsWith('{') && JSON.parse(l).level === 60);
+  expect(fatal, r.stdout).toHaveLength(1);
+  expect(JSON.parse(fatal[0]).exitCode).toBe(r.code);
 }
 
 describe('start-up and restart', () => {
@@ -158,6 +168,7 @@ describe('start-up and restart', () => {
     expect(r.code).toBe(3);
     expect(r.stderr).toContain('format version 999');
     expect(r.stderr).toContain('npm run snapshot:build');
+    expectOneLineEach(r);
     const missing = await runMain({ SNAPSHOT: path.join(dir, 'nope.sqlite'), DATA_DIR: dir });
     expect(missing.code).toBe(3);
     expect(missing.stderr).toContain('does not exist');
@@ -167,6 +178,7 @@ describe('start-up and restart', () => {
     const r = await runMain({ PORT: 'eighty', DATA_DIR: freshDataDir() });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('PORT must be an integer');
+    expectOneLineEach(r);
     const negative = await runMain({ PRICING_INLINE_MAX_EVALUATIONS: '-1', DATA_DIR: freshDataDir() });
     expect(negative.code).toBe(2);
     expect(negative.stderr).toContain('PRICING_INLINE_MAX_EVALUATIONS');
@@ -176,6 +188,7 @@ describe('start-up and restart', () => {
     const notPostgres = await runMain({ DATABASE_URL: 'mysql://user@127.0.0.1/cps', DATA_DIR: freshDataDir() });
     expect(notPostgres.code).toBe(2);
     expect(notPostgres.stderr).toContain('DATABASE_URL must start with postgres://');
+    expectOneLineEach(notPostgres);
   });
 
   it('refuses to start, exit code 1, when DATABASE_URL names a database it cannot reach (D152)', async () => {
