@@ -11,6 +11,7 @@ import { normalizeOperatorName, operatorIdOf, repairMojibake } from '../domain/s
 /** Why a source row (or an EVSE id in a kept row) was left out. */
 export type SkipReason =
   | 'bad_coordinates'
+  | 'coordinates_flagged'
   | 'duplicate_id'
   | 'missing_id'
   | 'missing_columns'

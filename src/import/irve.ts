@@ -1,8 +1,9 @@
 /**
  * French consolidated IRVE file, schema "IRVE statique" 2.x (CSV, `,`, header in line 1, one row
  * per charge point `id_pdc_itinerance`, a station `id_station_itinerance` spanning `nbre_pdc` rows).
- * Columns are found by name; extra columns (consolidation fields, pandas index, `tariff_id`) are
- * ignored. `coordonneesXY` is `[lon, lat]`.
+ * Columns are found by name; extra columns (pandas index, `tariff_id`, the consolidation's other
+ * fields) are ignored, but a row the consolidation marks `consolidated_is_lon_lat_correct = False`
+ * is skipped (`coordinates_flagged`). `coordonneesXY` is `[lon, lat]`.
  */
 import {
   COUNTRY_BOXES,
@@ -99,6 +100,11 @@ export async function readIrve(
       continue;
     }
     pdcSeen.add(pdcId);
+    // The national consolidation checks each position and flags those it found wrong (D132).
+    if (bool(get('consolidated_is_lon_lat_correct')) === false) {
+      tally.skip('coordinates_flagged', `${where}: ${get('coordonneesXY')}`);
+      continue;
+    }
     const insee = get('code_insee_commune') ?? '';
     const country = OVERSEAS[insee.slice(0, 3)] ?? 'FR';
     const xy = coordinatesXY(get('coordonneesXY') ?? '');

@@ -93,7 +93,9 @@ describe('IRVE import', () => {
     const r = await imp('irve', ['fr/irve-messy.csv', 'fr/irve-doublons-extract.csv']);
     expect(r.summary.rowsRead).toBe(13 + 12);
     expect(r.summary.skipped).toEqual({
-      bad_coordinates: 5,
+      bad_coordinates: 3,
+      // The consolidation's own flag (consolidated_is_lon_lat_correct = False): the rows at latitude 3.84 and those of FR0NXPOOLHFX48 (D132).
+      coordinates_flagged: 5,
       bad_encoding: 1,
       duplicate_id: 3,
       missing_columns: 1,
@@ -101,6 +103,8 @@ describe('IRVE import', () => {
       no_connectors: 2,
     });
     expect(r.summary.evseIdsDropped).toEqual({ evse_id_invalid: 3 });
+    // Inside France, but flagged by the consolidation: not imported at its raw position.
+    expect(r.bySource.get('irve:FR0NXPOOLHFX48')).toBeUndefined();
     // Station FREBNPBAABR: two of its charge points are in the sample, 22 kW Type 2 each.
     const easy = r.bySource.get('irve:FREBNPBAABR')!;
     expect(easy).toMatchObject({ country: 'FR', latitude: 45.925034, longitude: 6.872792, evse_operator: 'FR*EBN', parking_type: 'on_street' });
