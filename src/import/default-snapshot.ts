@@ -119,6 +119,13 @@ export function readAttribution(): string {
     .join(' ');
 }
 
+/** The attribution of the reference data every snapshot carries (vehicles, tariffs): the block from "Vehicle data:" on. */
+export function referenceAttribution(): string {
+  const all = readAttribution();
+  const at = all.indexOf('Vehicle data:');
+  return at < 0 ? all : all.slice(at);
+}
+
 function inSample(lat: number, lon: number): boolean {
   for (const [a, b, c, d] of SAMPLE_BOXES) if (lat >= a && lat <= c && lon >= b && lon <= d) return true;
   return false;
@@ -222,6 +229,8 @@ export interface ServiceSnapshotInput {
   history?: string;
   recordHistory?: boolean;
   progress?: boolean;
+  /** The station data's own attribution (an import's sources and dates); default: ATTRIBUTION.md's whole text. */
+  stationAttribution?: string;
 }
 
 /**
@@ -291,7 +300,7 @@ export function writeServiceSnapshot(input: ServiceSnapshotInput): void {
         statisticsYear: month.year,
         statisticsMonth: month.month,
         ratesDate: rates.date,
-        attribution: readAttribution(),
+        attribution: input.stationAttribution === undefined ? readAttribution() : `${input.stationAttribution} ${referenceAttribution()}`,
       },
       operators,
       stations,

@@ -46,7 +46,13 @@ function connectorKw(c: Obj): number | null {
 
 export class OcpiLocations {
   private readonly ids = new Set<string>();
+  private readonly publishers = new Set<string>();
   dataDate: number | null = null;
+
+  /** The parties (`CC*PTY`) whose Locations were read, sorted (the attribution, D131). */
+  parties(): string[] {
+    return [...this.publishers].sort();
+  }
 
   constructor(
     private readonly tally: ImportTally,
@@ -69,6 +75,7 @@ export class OcpiLocations {
     const cc = str(v.country_code).toUpperCase();
     const party = str(v.party_id).toUpperCase();
     const key = cc.length > 0 && party.length > 0 ? `${cc}*${party}:${id}` : id;
+    if (cc.length > 0 && party.length > 0) this.publishers.add(`${cc}*${party}`);
     if (this.ids.has(key)) {
       t.skip('duplicate_id', `${where}: ${key}`);
       return null;

@@ -58,6 +58,22 @@ export function knownOperators(): KnownOperator[] {
 const sortObj = (m: Map<string, number | string[]>): Record<string, never> =>
   Object.fromEntries([...m.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1))) as Record<string, never>;
 
+const day = (ms: number | undefined): string => (ms === undefined ? 'date not given' : new Date(ms).toISOString().slice(0, 10));
+
+/**
+ * The attribution of imported station data (D131): each source actually imported, with its licence
+ * and the newest data date it holds, in the order of first appearance on the command line.
+ */
+export function importAttribution(inputs: ImportOptions['inputs'], dates: ReadonlyMap<ImportFormat, number>, ocpiParties: readonly string[]): string {
+  const parts: string[] = [];
+  for (const format of [...new Set(inputs.map((i) => i.format))]) {
+    if (format === 'bnetza') parts.push(`© Bundesnetzagentur, Ladesäulenregister (as of ${day(dates.get(format))}), licensed under CC BY 4.0 (https://creativecommons.org/licenses/by/4.0/)`);
+    else if (format === 'irve') parts.push(`data.gouv.fr / Etalab, Fichier consolidé des Bornes de Recharge pour Véhicules Électriques (IRVE, as of ${day(dates.get(format))}), Licence Ouverte 2.0 (https://www.etalab.gouv.fr/licence-ouverte-open-licence/)`);
+    else parts.push(`OCPI Locations published by ${ocpiParties.length > 0 ? ocpiParties.join(', ') : 'their CPOs'} (as of ${day(dates.get(format))}), under their publishers' terms`);
+  }
+  return `Charging station data: ${parts.join('; and ')}. Data modified: normalized, grouped into stations, plug names and powers harmonized.`;
+}
+
 export async function runImport(opts: ImportOptions): Promise<ImportSummary> {
   const tally = new ImportTally();
   const evseSeen = new Set<string>();
@@ -67,6 +83,12 @@ export async function runImport(opts: ImportOptions): Promise<ImportSummary> {
   let dataDate: number | null = null;
   const later = (d: number | null): void => {
     if (d !== null && (dataDate === null || d > dataDate)) dataDate = d;
+  };
+  // The newest data date of each format, for the attribution (D131).
+  const dates = new Map<ImportFormat, number>();
+  const dated = (format: ImportFormat, d: number | null): void => {
+    later(d);
+    if (d !== null && d > (dates.get(format) ?? -Infinity)) dates.set(format, d);
   };
   const pdcSeen = new Set<string>();
   const deviceSeen = new Set<string>();
@@ -82,16 +104,16 @@ export async function runImport(opts: ImportOptions): Promise<ImportSummary> {
     if (format === 'bnetza') {
       const r = await readBnetza(file, tally, evseSeen, deviceSeen, onBytes);
       drafts.push(...r.stations);
-      later(r.dataDate);
+      dated('bnetza', r.dataDate);
     } else if (format === 'irve') {
       const r = await readIrve(file, tally, evseSeen, pdcSeen, onBytes);
       drafts.push(...r.stations);
-      later(r.dataDate);
+      dated('irve', r.dataDate);
     } else {
       await readOcpiFile(file, ocpi, tally, (s) => drafts.push(s), onBytes);
     }
   }
-  later(ocpi.dataDate);
+  if (opts.inputs.some((i) => i.format === 'ocpi')) dated('ocpi', ocpi.dataDate);
 
   // One station per id; later files do not overwrite earlier ones.
   const byId = new Map<string, StationDraft>();
@@ -121,6 +143,7 @@ export async function runImport(opts: ImportOptions): Promise<ImportSummary> {
     builtAt,
     tag: 'import',
     progress: opts.progress,
+    stationAttribution: importAttribution(opts.inputs, dates, ocpi.parties()),
   });
   const snap = Snapshot.open(path.resolve(opts.out));
   const snapshotVersion = snap.meta.snapshotVersion;

@@ -212,7 +212,26 @@ describe('import CLI', () => {
     const out = path.join(tmp, 'mixed.db');
     const r = await cli(['bnetza', path.join(FIX, 'de/bnetza-messy.csv'), 'ocpi', path.join(FIX, 'ocpi/locations-messy.json'), '--out', out, '--json']);
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ formats: ['bnetza', 'ocpi'], files: 2, stationsWritten: 4 + 3 });
+    const summary = JSON.parse(r.stdout);
+    expect(summary).toMatchObject({ formats: ['bnetza', 'ocpi'], files: 2, stationsWritten: 4 + 3 });
+    // The attribution names the sources actually imported, with their own dates (D131), and the reference data's.
+    const snap = Snapshot.open(out);
+    const text = snap.meta.attribution;
+    snap.close();
+    expect(text).toMatch(/^Charging station data: © Bundesnetzagentur, Ladesäulenregister \(as of \d{4}-\d{2}-\d{2}\), licensed under CC BY 4\.0 .*; and OCPI Locations published by [A-Z]{2}\*[A-Z0-9]{3}/);
+    expect(text).not.toContain('2019-07-19');
+    expect(text).not.toContain('Etalab');
+    expect(text).toContain('Vehicle data: open EV data set');
+  });
+
+  it('attributes an IRVE import to Etalab with the data date of its files', async () => {
+    const r = await imp('irve', ['fr/irve-messy.csv']);
+    const snap = Snapshot.open(r.out);
+    const text = snap.meta.attribution;
+    snap.close();
+    expect(text).toContain(`Etalab, Fichier consolidé des Bornes de Recharge pour Véhicules Électriques (IRVE, as of ${r.summary.dataDate.slice(0, 10)})`);
+    expect(text).not.toContain('Bundesnetzagentur');
+    expect(text).not.toContain('2022-12-05');
   });
 
   it('writes the snapshot and a summary', async () => {
