@@ -15,6 +15,8 @@ let log: Logger | null = null;
  */
 function fatal(exitCode: number, human: string, fields: Record<string, unknown>, msg: string): void {
   const logger = (log ??= createLogger('info'));
+  // Also the code if the process ends for lack of anything to do before the flush calls back.
+  process.exitCode = exitCode;
   logger.fatal({ exitCode, ...fields }, msg);
   process.stderr.write(`${human}\n`);
   logger.flush(() => process.exit(exitCode));

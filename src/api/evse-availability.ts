@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { AppContext } from './context.js';
 import type { StationIndex } from '../domain/stations/index.js';
 import { EvseIndex, type LiveAvailability } from '../domain/stations/live-availability.js';
@@ -37,6 +38,7 @@ export const EXPIRY_STEP_MS = 60_000;
 
 export class AvailabilityView {
   private version = -1;
+  private readonly epoch = randomUUID().slice(0, 8);
   private byStation = new Map<number, Int32Array>();
   private readonly lookup: AvailabilityLookup;
 
@@ -65,9 +67,12 @@ export class AvailabilityView {
    * minute (the TTL when shorter) — an expiry shows within that step.
    */
   tag(): string {
-    const table = this.store.version();
+    // The counters are this process's own (SQLite's data_version, the poll count, the updates
+    // applied): the view's random epoch keeps a tag from another process or an earlier start
+    // from ever matching.
+    const table = `${this.epoch}.${this.store.version()}`;
     const live = this.live;
-    if (live === undefined || live.evses.size === 0 || live.statuses.size === 0) return String(table);
+    if (live === undefined || live.evses.size === 0 || live.statuses.size === 0) return table;
     return `${table}.${live.statuses.applied}.${Math.floor(Date.now() / Math.min(EXPIRY_STEP_MS, live.statuses.ttlMs))}`;
   }
 

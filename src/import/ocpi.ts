@@ -75,7 +75,6 @@ export class OcpiLocations {
     const cc = str(v.country_code).toUpperCase();
     const party = str(v.party_id).toUpperCase();
     const key = cc.length > 0 && party.length > 0 ? `${cc}*${party}:${id}` : id;
-    if (cc.length > 0 && party.length > 0) this.publishers.add(`${cc}*${party}`);
     if (this.ids.has(key)) {
       t.skip('duplicate_id', `${where}: ${key}`);
       return null;
@@ -134,6 +133,8 @@ export class OcpiLocations {
       (cc.length === 2 && /^[A-Z0-9]{3}$/.test(party) ? `${cc}*${party}` : null);
     const address = str(v.address);
     const place = [str(v.postal_code), str(v.city)].filter((s) => s.length > 0).join(' ');
+    // Only parties with a Location kept are named in the attribution (D131).
+    if (cc.length > 0 && party.length > 0) this.publishers.add(`${cc}*${party}`);
     return {
       source_id: `ocpi:${key}`,
       source_label: 'ocpi',

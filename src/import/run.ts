@@ -143,7 +143,12 @@ export async function runImport(opts: ImportOptions): Promise<ImportSummary> {
     builtAt,
     tag: 'import',
     progress: opts.progress,
-    stationAttribution: importAttribution(opts.inputs, dates, ocpi.parties()),
+    // The formats that gave a station (by the source id's prefix), in command-line order.
+    stationAttribution: importAttribution(
+      opts.inputs.filter((i) => stations.some((st) => st.source_id?.startsWith(`${i.format}:`) === true)),
+      dates,
+      ocpi.parties(),
+    ),
   });
   const snap = Snapshot.open(path.resolve(opts.out));
   const snapshotVersion = snap.meta.snapshotVersion;

@@ -32,8 +32,8 @@ export class PriceProfileStore {
     return this.live.read((s) => s.get<StoredProfile>('SELECT body, last_used_at FROM price_profiles WHERE id = ? AND last_used_at >= ?', [id, now - ttlMs]));
   }
 
-  /** Records a use (renews the profile); false when it is gone. */
-  async touch(id: string, now = Date.now()): Promise<boolean> {
-    return (await this.live.tx((s) => s.run('UPDATE price_profiles SET last_used_at = ? WHERE id = ?', [now, id]))) > 0;
+  /** Records a use (renews the profile); false when it is gone or expired (an expired one is never revived). */
+  async touch(id: string, now: number, ttlMs: number): Promise<boolean> {
+    return (await this.live.tx((s) => s.run('UPDATE price_profiles SET last_used_at = ? WHERE id = ? AND last_used_at >= ?', [now, id, now - ttlMs]))) > 0;
   }
 }

@@ -73,6 +73,28 @@ describe('price profiles in the live store (D196)', () => {
     expect(fourth.cached(id, last + 2 * TTL + 1)).toBeUndefined();
   });
 
+  it('expires on every replica at once: uses only one replica knows of do not keep it alive (D196)', async () => {
+    const a = new PriceProfiles(live, TTL, () => undefined);
+    const { id } = await a.register(profile(33), T0);
+    // Used on A within the hour after its registration: kept in A's memory only.
+    expect(a.cached(id, T0 + HOUR / 2)).toBeDefined();
+    // Past the TTL from the last use the store has, A refuses it as another replica would.
+    expect(a.cached(id, T0 + TTL + 1)).toBeUndefined();
+    expect(await a.use(id, T0 + TTL + 1)).toBeUndefined();
+    expect(await new PriceProfiles(live, TTL, () => undefined).use(id, T0 + TTL + 1)).toBeUndefined();
+  });
+
+  it('forgets a profile the store no longer has when it writes its next use', async () => {
+    const a = new PriceProfiles(live, TTL, () => undefined);
+    const { id } = await a.register(profile(44), T0);
+    await live.tx((s) => s.run('DELETE FROM price_profiles WHERE id = ?', [id]));
+    // The hourly write of a use finds no row: the profile is gone here too, and not revived.
+    expect(a.cached(id, T0 + HOUR)).toBeDefined();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(a.cached(id, T0 + HOUR + 1)).toBeUndefined();
+    expect(await stored(id)).toBeUndefined();
+  });
+
   it('deletes expired profiles with the next registration', async () => {
     const profiles = new PriceProfiles(live, TTL, () => undefined);
     const old = await profiles.register(profile(11), T0);

@@ -4,7 +4,7 @@
  * next request, and one request prices at most MAX_TILE_PRICING stations.
  */
 import { describe, expect, it } from 'vitest';
-import { MAX_TILE_PRICING, PriceTable, PriceTables } from '../../src/api/tiles/price-tables.js';
+import { MAX_TILE_PRICING, PRICE_TABLES_BYTES, PriceTable, PriceTables } from '../../src/api/tiles/price-tables.js';
 import type { StationPrice } from '../../src/api/station-pricing.js';
 
 const priceOf = (i: number): StationPrice => ({ price: i / 10, energy: 20, duration: 30, plug: 'ccs', power: 50, tariffId: `t${i % 3}` });
@@ -84,7 +84,7 @@ describe('price tables (D198)', () => {
   });
 
   it('keeps the most recently used tables', () => {
-    const tables = new PriceTables(2);
+    const tables = new PriceTables(2, PRICE_TABLES_BYTES, 0);
     const a = tables.get('a', 10, 'EUR');
     tables.get('b', 10, 'EUR');
     expect(tables.get('a', 10, 'EUR')).toBe(a);
@@ -94,9 +94,26 @@ describe('price tables (D198)', () => {
     expect(tables.get('b', 10, 'EUR')).not.toBe(a);
   });
 
+  it('never drops a table in use: a new one that would need that is refused 503 (D198)', async () => {
+    const tables = new PriceTables(2, PRICE_TABLES_BYTES, 60_000);
+    tables.get('a', 10, 'EUR');
+    tables.get('b', 10, 'EUR');
+    // Both were used just now: a third profile's table is refused, not made by dropping one.
+    expect(() => tables.get('c', 10, 'EUR')).toThrow(expect.objectContaining({ status: 503 }));
+    expect(tables.size).toBe(2);
+    // Known tables are still served.
+    expect(tables.get('a', 10, 'EUR')).toBeDefined();
+    // Idle tables make room.
+    const idle = new PriceTables(2, PRICE_TABLES_BYTES, 0);
+    idle.get('a', 10, 'EUR');
+    idle.get('b', 10, 'EUR');
+    expect(idle.get('c', 10, 'EUR')).toBeDefined();
+    expect(idle.size).toBe(2);
+  });
+
   it('keeps the tables within their bytes, the newest always', () => {
     // 4 bytes a station and 2.5 KB of first slots: two tables of 10,000 stations fit in 100 KB, a third does not.
-    const tables = new PriceTables(8, 100_000);
+    const tables = new PriceTables(8, 100_000, 0);
     const a = tables.get('a', 10_000, 'EUR');
     expect(a.bytes).toBe(40_000 + 2560);
     tables.get('b', 10_000, 'EUR');

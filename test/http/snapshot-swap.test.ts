@@ -117,12 +117,21 @@ describe('hot snapshot swap (SIGHUP, POST /admin/snapshot)', () => {
     // Outside the directory, whether the file exists or not, also through .. or a symbolic link.
     const link = path.join(dir, 'elsewhere.sqlite');
     fs.symlinkSync('/etc/hostname', link);
-    for (const f of ['/dev/zero', '/etc/hostname', '/nonexistent/x.sqlite', '../x.sqlite', `${path.basename(dir)}/../../x.sqlite`, link, root]) {
+    // A directory link leading out, with a file there and without; a link leading nowhere.
+    const outside = fs.mkdtempSync(path.join(path.dirname(root), 'cps-outside-'));
+    fs.copyFileSync(extra, path.join(outside, 'real.sqlite'));
+    fs.symlinkSync(outside, path.join(dir, 'out'));
+    fs.symlinkSync(path.join(outside, 'later.sqlite'), path.join(dir, 'dangling.sqlite'));
+    const escapes = [path.join(dir, 'out/real.sqlite'), path.join(dir, 'out/nothing.sqlite'), path.join(dir, 'out/sub/nothing.sqlite'), path.join(dir, 'dangling.sqlite')];
+    for (const f of ['/dev/zero', '/etc/hostname', '/nonexistent/x.sqlite', '../x.sqlite', `${path.basename(dir)}/../../x.sqlite`, link, root, ...escapes]) {
       const r = await swap(f);
       expect(r.status, `${f}: ${r.text}`).toBe(400);
       expect(r.json.errors[0]).toMatchObject({ title: 'path must name a file in SNAPSHOT_DIR', source: { pointer: '/data/attributes/path' } });
       expect(r.json.errors[0].detail).toContain('SNAPSHOT_DIR');
     }
+    fs.rmSync(outside, { recursive: true, force: true });
+    // A name that only starts with two dots is a name like any other (404 when missing).
+    expect((await swap('..not-a-parent.sqlite')).status).toBe(404);
     // A name relative to the directory.
     const rel = await swap(path.relative(root, extra));
     expect(rel.status, rel.text).toBe(200);

@@ -28,30 +28,61 @@ export const validateSnapshotReload = compile<{ data: { type?: string; attribute
 }));
 
 /**
- * The file `given` names, relative to SNAPSHOT_DIR or absolute, when it lies inside SNAPSHOT_DIR
- * (symbolic links followed); 400 otherwise, whether or not it exists (D133).
+ * The file `given` names, relative to SNAPSHOT_DIR or absolute, as its real path, when it lies
+ * inside SNAPSHOT_DIR with every symbolic link followed (of its directories and of the file
+ * itself); 400 otherwise, whether or not it exists, and for a link that leads nowhere (D133).
  */
 export function insideSnapshotDir(dir: string, given: string): string {
-  const file = path.resolve(dir, given);
-  const within = (base: string, p: string): boolean => {
-    const rel = path.relative(base, p);
-    return rel.length > 0 && !rel.startsWith('..') && !path.isAbsolute(rel);
-  };
-  if (!within(dir, file) || !within(realOrResolved(dir), realOrResolved(file))) {
-    throw new ApiError('BAD_REQUEST', 'path must name a file in SNAPSHOT_DIR', {
+  const refuse = (): ApiError =>
+    new ApiError('BAD_REQUEST', 'path must name a file in SNAPSHOT_DIR', {
       source: { pointer: '/data/attributes/path' },
       detail: `snapshots are loaded from ${dir} (the setting SNAPSHOT_DIR) only`,
     });
+  const file = path.resolve(dir, given);
+  if (!within(dir, file)) throw refuse();
+  let real = realPrefix(file);
+  let st: fs.Stats | null = null;
+  try {
+    st = fs.lstatSync(real);
+  } catch {
+    st = null;
   }
-  return file;
+  if (st?.isSymbolicLink() === true) {
+    try {
+      real = fs.realpathSync(real);
+    } catch {
+      throw refuse();
+    }
+  }
+  let base = path.resolve(dir);
+  try {
+    base = fs.realpathSync(base);
+  } catch {
+    // A SNAPSHOT_DIR that does not exist holds no file: nothing inside it is found (404).
+  }
+  if (!within(base, real)) throw refuse();
+  return real;
 }
 
-/** The path with its symbolic links followed, or as given when it does not exist. */
-function realOrResolved(p: string): string {
-  try {
-    return fs.realpathSync(p);
-  } catch {
-    return path.resolve(p);
+/** Whether `p` lies below `base` (not `base` itself, not through `..`). */
+function within(base: string, p: string): boolean {
+  const rel = path.relative(base, p);
+  return rel.length > 0 && rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel);
+}
+
+/** `p` with the symbolic links of its deepest existing directory followed; the rest as given. */
+function realPrefix(p: string): string {
+  let head = path.dirname(p);
+  const rest = [path.basename(p)];
+  for (;;) {
+    try {
+      return path.join(fs.realpathSync(head), ...rest);
+    } catch {
+      const up = path.dirname(head);
+      if (up === head) return p;
+      rest.unshift(path.basename(head));
+      head = up;
+    }
   }
 }
 

@@ -166,16 +166,23 @@ export function profileTask(ctx: AppContext, p: PriceProfile, n: Narrowing): Omi
 
 interface Known {
   profile: PriceProfile;
-  /** The last use this replica knows of (ms). */
-  usedAt: number;
-  /** When this replica last wrote a use (ms). */
+  /**
+   * The last use the store has (ms): written by this replica, read from the store, or the time of
+   * a write in flight. Expiry is judged from it, never from uses only this replica knows of, so
+   * every replica sees a profile expire at the same time (D196).
+   */
   writtenAt: number;
 }
 
-/** The profiles of the live store, with the ones this replica used kept in memory. */
+/** Profiles a replica keeps in memory (the most recently used); the others are read again. */
+export const KNOWN_PROFILES = 10_000;
+
+/** The profiles of the live store, with the ones this replica used recently kept in memory. */
 export class PriceProfiles {
   private readonly store: PriceProfileStore;
   private readonly known = new Map<string, Known>();
+  /** How often a replica writes a profile's use: hourly, more often for a TTL under 4 h. */
+  readonly touchEveryMs: number;
 
   /** `unrecorded` is told of a use that could not be written (it is written with a later one). */
   constructor(
@@ -184,6 +191,7 @@ export class PriceProfiles {
     private readonly unrecorded: (e: unknown) => void,
   ) {
     this.store = new PriceProfileStore(live);
+    this.touchEveryMs = Math.min(TOUCH_EVERY_MS, ttlMs / 4);
   }
 
   /** Stores (or renews) a profile; its id and whether it was new. */
@@ -191,44 +199,58 @@ export class PriceProfiles {
     const body = canonicalProfile(p);
     const id = profileId(p);
     const created = await this.store.put(id, body, this.ttlMs, now);
-    this.known.set(id, { profile: p, usedAt: now, writtenAt: now });
+    this.remember(id, { profile: p, writtenAt: now });
     return { id, created };
   }
 
   /**
-   * The profile in memory when this replica knows it is not expired (no I/O: the ETag check, whose
-   * 304 is a use as well), used now.
+   * The profile in memory when it is not expired (no I/O: the ETag check, whose 304 is a use as
+   * well), used now.
    */
   cached(id: string, now = Date.now()): PriceProfile | undefined {
     const k = this.known.get(id);
-    if (k === undefined || now - k.usedAt > this.ttlMs) return undefined;
+    if (k === undefined || now - k.writtenAt > this.ttlMs) return undefined;
     this.used(id, k, now);
     return k.profile;
   }
 
-  /** The profile, used now; undefined when unknown or expired. */
+  /** The profile, used now, and when it expires unless used again; undefined when unknown or expired. */
   async use(id: string, now = Date.now()): Promise<{ profile: PriceProfile; expiresAt: number } | undefined> {
     let k = this.known.get(id);
-    if (k === undefined || now - k.usedAt > this.ttlMs) {
+    if (k === undefined || now - k.writtenAt > this.ttlMs) {
       const row = await this.store.get(id, this.ttlMs, now);
       if (row === undefined) {
         this.known.delete(id);
         return undefined;
       }
-      k = { profile: JSON.parse(row.body) as PriceProfile, usedAt: row.last_used_at, writtenAt: row.last_used_at };
-      this.known.set(id, k);
+      k = { profile: JSON.parse(row.body) as PriceProfile, writtenAt: row.last_used_at };
     }
+    this.remember(id, k);
     this.used(id, k, now);
-    return { profile: k.profile, expiresAt: now + this.ttlMs };
+    return { profile: k.profile, expiresAt: k.writtenAt + this.ttlMs };
   }
 
-  /** Records a use: in memory always, in the store at most once an hour (D196). */
+  /** Keeps `k` as the most recently used, within KNOWN_PROFILES. */
+  private remember(id: string, k: Known): void {
+    this.known.delete(id);
+    this.known.set(id, k);
+    if (this.known.size > KNOWN_PROFILES) this.known.delete(this.known.keys().next().value as string);
+  }
+
+  /**
+   * Records a use in the store once `touchEveryMs` passed since the last one it has (D196). A
+   * profile the store no longer has alive (expired, deleted) is forgotten here too.
+   */
   private used(id: string, k: Known, now: number): void {
-    k.usedAt = now;
-    if (now - k.writtenAt < TOUCH_EVERY_MS) return;
+    if (now - k.writtenAt < this.touchEveryMs) return;
     k.writtenAt = now;
-    // A use that cannot be written now is written with a later one; the answer does not wait.
-    this.store.touch(id, now).catch(this.unrecorded);
+    this.store.touch(id, now, this.ttlMs).then(
+      (alive) => {
+        if (!alive && this.known.get(id) === k) this.known.delete(id);
+      },
+      // A use that cannot be written now is written with a later one; the answer does not wait.
+      this.unrecorded,
+    );
   }
 }
 

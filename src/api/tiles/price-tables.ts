@@ -7,6 +7,7 @@
  * kept, at most 8 and at most 128 MiB together (the newest always).
  */
 import type { StationPrice } from '../station-pricing.js';
+import { overloadedError } from '../jsonapi/errors.js';
 import type { PriceLookup } from './tile-writer.js';
 
 /** `slotOf` values below 1: not priced yet, being priced, priced without a price. */
@@ -14,6 +15,8 @@ const UNKNOWN = 0;
 const PRICING = -1;
 const NO_PRICE = -2;
 export const PRICE_TABLES = 8;
+/** A table filled within this time is in use and not dropped (D198). */
+export const IN_USE_MS = 10_000;
 export const PRICE_TABLES_BYTES = 128 * 1024 * 1024;
 /** Unpriced stations one price tile request prices at most (D198). */
 export const MAX_TILE_PRICING = 100_000;
@@ -30,11 +33,19 @@ export class PriceTable implements PriceLookup {
   private readonly stringIds = new Map<string, number>();
   private readonly inflight = new Set<Promise<void>>();
 
+  /** performance.now() of the last fill (eviction spares tables in use, D198). */
+  lastUsed = performance.now();
+
   constructor(
     n: number,
     readonly currency: string,
   ) {
     this.slotOf = new Int32Array(n);
+  }
+
+  /** Whether a request is pricing into this table or used it within `ms`. */
+  busySince(now: number, ms: number): boolean {
+    return this.inflight.size > 0 || now - this.lastUsed < ms;
   }
 
   /** The memory the table holds now. */
@@ -91,6 +102,8 @@ export class PriceTable implements PriceLookup {
    * priced (or has no price); false when more than MAX_TILE_PRICING were left (D198).
    */
   async fill(members: readonly number[], work: (indices: number[], found: (i: number, p: StationPrice) => void) => Promise<void>): Promise<boolean> {
+    this.lastUsed = performance.now();
+    let taken = 0;
     for (;;) {
       const mine: number[] = [];
       let busy = false;
@@ -98,14 +111,16 @@ export class PriceTable implements PriceLookup {
       for (const i of members) {
         const s = this.slotOf[i];
         if (s === UNKNOWN) {
-          if (mine.length < MAX_TILE_PRICING) {
+          // The bound holds per call, over every round (a round may take over another request's failed stations).
+          if (taken + mine.length < MAX_TILE_PRICING) {
             mine.push(i);
             this.slotOf[i] = PRICING;
           } else more = true;
         } else if (s === PRICING) busy = true;
       }
-      if (mine.length === 0 && !busy) return true;
+      if (mine.length === 0 && !busy) return !more;
       const others = busy ? [...this.inflight] : [];
+      taken += mine.length;
       if (mine.length > 0) await this.run(mine, work);
       if (more) return false;
       // Stations another request was pricing: its failure leaves them unknown, and the next round prices them here.
@@ -139,22 +154,36 @@ export class PriceTables {
   constructor(
     private readonly max = PRICE_TABLES,
     private readonly maxBytes = PRICE_TABLES_BYTES,
+    private readonly inUseMs = IN_USE_MS,
   ) {}
 
-  /** The table of `key` (profile, narrowing, catalog generation), made when new. */
+  /**
+   * The table of `key` (profile, narrowing, catalog generation), made when new. Tables beyond the
+   * bounds are dropped least recently used first, but never one in use (a request pricing into it,
+   * or a fill within IN_USE_MS: a low-zoom tile is priced over several requests, D198); a new table
+   * that fits only by dropping one in use is refused 503 instead.
+   */
   get(key: string, stations: number, currency: string): PriceTable {
-    let t = this.tables.get(key);
-    if (t !== undefined) this.tables.delete(key);
-    else t = new PriceTable(stations, currency);
-    this.tables.set(key, t);
-    // Tables grow as they are filled: their bytes are counted as they are now.
-    let total = 0;
+    const held = this.tables.get(key);
+    if (held !== undefined) {
+      this.tables.delete(key);
+      this.tables.set(key, held);
+      return held;
+    }
+    const t = new PriceTable(stations, currency);
+    const now = performance.now();
+    let total = t.bytes;
     for (const x of this.tables.values()) total += x.bytes;
+    let count = this.tables.size + 1;
     for (const [k, old] of this.tables) {
-      if (this.tables.size <= 1 || (this.tables.size <= this.max && total <= this.maxBytes)) break;
+      if (count <= this.max && total <= this.maxBytes) break;
+      if (old.busySince(now, this.inUseMs)) continue;
       this.tables.delete(k);
       total -= old.bytes;
+      count--;
     }
+    if (this.tables.size > 0 && (count > this.max || total > this.maxBytes)) throw overloadedError();
+    this.tables.set(key, t);
     return t;
   }
 
