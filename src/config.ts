@@ -126,8 +126,8 @@ export interface Config {
   /** D94: compress answers (br, gzip) of at least `compressMinBytes` when the client accepts it. */
   readonly compression: boolean;
   readonly compressMinBytes: number;
-  /** D133: the directory `POST /admin/snapshot` may load files from (default: SNAPSHOT's directory). */
-  readonly snapshotDir: string;
+  /** D133: the directory `POST /admin/snapshot` may load files from; null: the directory of the snapshot loaded at start. */
+  readonly snapshotDir: string | null;
   /** D192: memory for answered map tiles per snapshot, in MiB (0: every tile is built when asked for). */
   readonly tileCacheMb: number;
   /** D196: hours a price profile lives after its last use. */
@@ -250,7 +250,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: databaseUrl(env),
     dbPoolMax: int(env, 'DB_POOL_MAX', 10, 1, 200),
     snapshotPath: path.resolve(env.SNAPSHOT || defaultSnapshotPath()),
-    snapshotDir: path.resolve(env.SNAPSHOT_DIR || path.dirname(path.resolve(env.SNAPSHOT || defaultSnapshotPath()))),
+    snapshotDir: env.SNAPSHOT_DIR ? path.resolve(env.SNAPSHOT_DIR) : null,
     snapshotLoadTimeoutMs: int(env, 'SNAPSHOT_LOAD_TIMEOUT_MS', 120_000, 1, 3_600_000),
     admissionBudgets: parseBudgets(env.ADMISSION_BUDGETS),
     workers: int(env, 'WORKERS', cores, 0, 256),

@@ -59,6 +59,10 @@ export class SnapshotSwap implements SnapshotControl {
     this.cur = { snapshot, stations, generation: 0, version: snapshot.meta.snapshotVersion, stationCount: stations.size };
   }
 
+  get defaultFile(): string {
+    return this.deps.defaultFile;
+  }
+
   /** The snapshot in use (one accessor for readiness and metrics). */
   current(): CurrentSnapshot {
     return this.cur;

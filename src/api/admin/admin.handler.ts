@@ -92,7 +92,9 @@ export function adminRoutes(ctx: AppContext): RouteDef[] {
   const reload = async (req: ApiRequest): Promise<ApiResponse> => {
     const given = validateSnapshotReload(req.body).data.attributes?.path;
     if (given !== undefined && given.includes('\0')) throw badPointer('/data/attributes/path', 'path must not contain NUL');
-    const file = given === undefined ? undefined : insideSnapshotDir(ctx.config.snapshotDir, given);
+    // SNAPSHOT_DIR, else the directory of the snapshot loaded at start (DATA_DIR for a default snapshot built there, D123).
+    const dir = ctx.config.snapshotDir ?? path.dirname(control.defaultFile);
+    const file = given === undefined ? undefined : insideSnapshotDir(dir, given);
     try {
       const r = await control.reload(file);
       return json(200, {

@@ -26,4 +26,6 @@ export class SwapError extends Error {
 export interface SnapshotControl {
   /** Loads, checks and swaps in a snapshot; rejects with SwapError. */
   reload(file?: string): Promise<SwapResult>;
+  /** The file loaded without a path: SNAPSHOT, or the default snapshot where it was found or built (D123). */
+  readonly defaultFile: string;
 }
