@@ -7,6 +7,7 @@ import type { AppContext } from './api/context.js';
 import { buildRoutes } from './api/routes.js';
 import { KeyRegistry, ensureDevelopmentKey } from './auth/keys.js';
 import { defaultSnapshotPath, type Config } from './config.js';
+import { SERVICE_VERSION } from './version.js';
 import { startServer, type HttpServer } from './http/server.js';
 import { Pipeline, type PipelineOptions } from './http/pipeline.js';
 import { AdmissionBudgets } from './http/budgets.js';
@@ -217,6 +218,9 @@ export async function startService(config: Config, logger: Logger, start: StartO
       stations,
     );
     const limiter = config.rateLimits === null ? null : new RateLimiter(config.rateLimits);
+    const liveAvailability = new LiveAvailability(config.availabilityTtlS * 1000);
+    // The pipeline is made after the metrics (its options need the route table, which needs the metrics).
+    let pipelineRef: Pipeline | null = null;
     const metrics = !config.metrics ? undefined : new Metrics({
       pool: () => ({
         queued: prices.queued,
@@ -234,15 +238,20 @@ export async function startService(config: Config, logger: Logger, start: StartO
       catalogGeneration: () => tariffs.generation,
       snapshot: () => {
         const c = swap.current();
-        return { version: c.version, stations: c.stationCount };
+        return { version: c.version, stations: c.stationCount, builtAt: c.snapshot.meta.builtAt };
       },
+      swaps: () => swap.results,
+      inFlight: () => pipelineRef?.inFlight() ?? 0,
+      authRefused: () => pipelineRef?.authRefused ?? { missing: 0, invalid: 0, group: 0 },
+      availabilityUpdates: () => liveAvailability.applied,
+      build: { version: SERVICE_VERSION, node: process.version },
       storageErrors: () => live.faultsTotal,
       rateLimited: () => limiter?.limited ?? 0,
       storeChecks: () => sync.checks,
       storeCatchUps: () => sync.catchUps,
     });
     const ctx: AppContext = { config, logger, snapshot, live, sync, companies, tariffs, vehicles, tokens, stations, availability, prices, startedAt, snapshots: swap,
-      liveAvailability: new LiveAvailability(config.availabilityTtlS * 1000), ...(metrics ? { metrics } : {}) };
+      liveAvailability, ...(metrics ? { metrics } : {}) };
     // D107: one log line when writes start failing, one when they work again; no stack per request.
     live.faultListener = {
       failing: (code, message) => logger.error({ code, reason: message }, `storage unavailable: writes fail until ${live.kind === 'postgres' ? 'the database' : 'the data directory'} can be written again`),
@@ -270,6 +279,7 @@ export async function startService(config: Config, logger: Logger, start: StartO
     };
     const server = start.listen === false ? null : await startServer(config.host, config.port, http, config.reusePort);
     const pipeline = server?.pipeline ?? new Pipeline(http);
+    pipelineRef = pipeline;
     admission?.watch(pipeline);
     swap.attach(ctx, pipeline);
     logger.info(

@@ -33,7 +33,17 @@ export interface MetricSources {
     waitCount: number;
   };
   catalogGeneration(): number;
-  snapshot(): { version: string; stations: number };
+  snapshot(): { version: string; stations: number; builtAt: string };
+  /** Snapshot swaps since start by result (D133). */
+  swaps(): Record<'swapped' | 'refused' | 'missing', number>;
+  /** Requests in progress (admitted and not yet answered). */
+  inFlight(): number;
+  /** Requests refused 403 by the key check, by reason. */
+  authRefused(): Record<'missing' | 'invalid' | 'group', number>;
+  /** EVSE status updates applied from the feeds (D134). */
+  availabilityUpdates(): number;
+  /** The service's version and runtime (`build_info`). */
+  build: { version: string; node: string };
   storageErrors(): number;
   rateLimited(): number;
   /** Read-your-writes checks of the shared live store (D151), and the catch-ups they or notifications caused. */
@@ -146,6 +156,17 @@ export class Metrics {
       custom('snapshot_info', 'The station snapshot served (value 1; its version as a label).', 'gauge', () => [{ labels: { version: sources.snapshot().version }, value: 1 }]) as never,
     );
     gauge('snapshot_stations', 'Stations in the snapshot served.', () => sources.snapshot().stations);
+    gauge('snapshot_data_age_seconds', 'Age of the station data served: now minus the snapshot\'s built_at (the newest data date of its input).', () => {
+      const at = Date.parse(sources.snapshot().builtAt);
+      return Number.isFinite(at) ? (Date.now() - at) / 1000 : 0;
+    });
+    counterBy('snapshot_swaps_total', 'Snapshot swaps since start (SIGHUP, POST /admin/snapshot), by result: swapped, refused (a bad file), missing.', 'result', () => sources.swaps());
+    gauge('http_requests_in_flight', 'Requests admitted and not yet answered.', () => sources.inFlight());
+    counterBy('auth_refused_total', 'Requests refused 403 by the key check, by reason: key missing, key invalid, group not allowed.', 'reason', () => sources.authRefused());
+    counter('availability_updates_total', 'EVSE status updates applied from the feeds (D134).', () => sources.availabilityUpdates());
+    r.registerMetric(
+      custom('build_info', 'The service (value 1; its version and Node.js version as labels).', 'gauge', () => [{ labels: { version: sources.build.version, node: sources.build.node }, value: 1 }]) as never,
+    );
     counter('storage_errors_total', 'Live-store operations that failed for the storage (D107, D152).', () => sources.storageErrors());
     counter('rate_limited_total', 'Requests refused 429 by the rate limits (D109).', () => sources.rateLimited());
     counter('live_store_checks_total', 'Generation queries of the read-your-writes check on a shared live store (D151).', () => sources.storeChecks());

@@ -50,6 +50,8 @@ export class SnapshotSwap implements SnapshotControl {
   private running = false;
   private readonly closing = new Set<NodeJS.Timeout>();
   private readonly retired = new Set<Snapshot>();
+  /** Swaps since start by result (metrics, D120): swapped, refused (a bad file), missing (no file). */
+  readonly results = { swapped: 0, refused: 0, missing: 0 };
 
   constructor(
     private readonly deps: SwapDeps,
@@ -92,6 +94,7 @@ export class SnapshotSwap implements SnapshotControl {
       } catch (e) {
         if (e instanceof SnapshotRefused) {
           log.error({ snapshot: target, reason: e.message }, 'snapshot swap refused; the current snapshot keeps serving');
+          this.results[e.missing ? 'missing' : 'refused']++;
           throw new SwapError(e.missing ? 'missing' : 'refused', e.message);
         }
         throw e;
@@ -126,6 +129,7 @@ export class SnapshotSwap implements SnapshotControl {
         loadMs: loaded.loadMs,
         swapMs,
       };
+      this.results.swapped++;
       log.info({ snapshot: target, version: r.version, stations: r.stations, generation, loadMs: Math.round(r.loadMs), swapMs: Math.round(swapMs * 100) / 100 }, 'snapshot swapped');
       return r;
     } finally {

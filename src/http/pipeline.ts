@@ -79,6 +79,8 @@ export class Pipeline {
   readonly responder: Responder;
   private readonly cors: CorsPolicy | null;
   private inFlightCount = 0;
+  /** Requests refused 403 by the key check since start, by reason (metrics, D120). */
+  readonly authRefused = { missing: 0, invalid: 0, group: 0 };
   private draining = false;
   private drained: (() => void) | null = null;
   private readonly idPrefix = process.pid.toString(36) + '-' + Date.now().toString(36);
@@ -233,25 +235,37 @@ export class Pipeline {
     ex.key = ex.headers.apiKey.trim();
     // Scrapers that send only a bearer token (Prometheus' authorization) give the key that way (D120).
     if (ex.key.length === 0 && r.keyAsBearer === true) ex.key = bearerOf(ex.headers.authorization);
-    if (ex.key.length === 0) throw new ApiError('FORBIDDEN', 'api_key missing');
+    if (ex.key.length === 0) {
+      this.authRefused.missing++;
+      throw new ApiError('FORBIDDEN', 'api_key missing');
+    }
     const mask = (ex.mask = this.o.keys.maskOfKey(ex.key));
     if (mask !== -1) {
       this.admit(ex, mask);
       return;
     }
     ex.gate = this.o.keys.recheck?.(ex.key) ?? null;
-    if (ex.gate === null) throw new ApiError('FORBIDDEN', 'api_key invalid');
+    if (ex.gate === null) {
+      this.authRefused.invalid++;
+      throw new ApiError('FORBIDDEN', 'api_key invalid');
+    }
   }
 
   /** Group check and rate limit (D109: after the 403s, before the body); builds the request. */
   private admit(ex: Exchange, mask: number): void {
     const r = ex.route!;
     if (r.groups !== null) {
-      if (mask === -1) throw new ApiError('FORBIDDEN', 'api_key invalid');
+      if (mask === -1) {
+        this.authRefused.invalid++;
+        throw new ApiError('FORBIDDEN', 'api_key invalid');
+      }
       ex.keyName = this.o.keys.nameOfKey?.(ex.key) ?? null;
       let allowed = false;
       for (const g of r.groups) if ((mask & GROUP_BIT[g]) !== 0) allowed = true;
-      if (!allowed) throw new ApiError('FORBIDDEN', `action ${snakeCase(r.groups[0])} not allowed`);
+      if (!allowed) {
+        this.authRefused.group++;
+        throw new ApiError('FORBIDDEN', `action ${snakeCase(r.groups[0])} not allowed`);
+      }
       const wait = this.o.rateLimit?.(ex.key, r.priceWork === true) ?? 0;
       if (wait > 0) throw new ApiError('TOO_MANY_REQUESTS', 'rate limit exceeded', { headers: { 'Retry-After': String(wait) } });
     }

@@ -5,11 +5,16 @@ import { Metrics } from '../../src/metrics.js';
 const sources = {
   pool: () => ({ queued: 0, threads: 0, inline: 0, pooled: 0, split: 0, refusedFull: 0, expired: 0, deadline: 0, workerDeaths: 0, waitSecondsSum: 0, waitCount: 0 }),
   catalogGeneration: () => 0,
-  snapshot: () => ({ version: 'v', stations: 0 }),
+  snapshot: () => ({ version: 'v', stations: 0, builtAt: '2026-01-01T00:00:00.000Z' }),
   storageErrors: () => 0,
   rateLimited: () => 0,
   storeChecks: () => 0,
   storeCatchUps: () => 0,
+  swaps: () => ({ swapped: 0, refused: 0, missing: 0 }),
+  inFlight: () => 0,
+  authRefused: () => ({ missing: 0, invalid: 0, group: 0 }),
+  availabilityUpdates: () => 0,
+  build: { version: 'test', node: process.version },
 };
 
 describe('Metrics series cap (D173)', () => {

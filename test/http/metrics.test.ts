@@ -4,9 +4,11 @@
  * and prom-client's process metrics; no key by default, group ReadMetrics with
  * METRICS_KEY_REQUIRED=on.
  */
+import fs from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, keyFor, startTestApp, startTestServer, type TestApp, type TestServer } from '../helpers/server.js';
+import { ROOT, call, keyFor, startTestApp, startTestServer, type TestApp, type TestServer } from '../helpers/server.js';
 
 /** `name{labels} value` lines of the exposition, as name + label string → value. */
 function samples(text: string): Map<string, number> {
@@ -64,6 +66,20 @@ describe('GET /metrics', () => {
     const version = (await call(srv, 'GET', '/health')).json.snapshot.version;
     expect(s.get(`snapshot_info{version="${version}"}`)).toBe(1);
     expect(s.has('catalog_generation')).toBe(true);
+    // What an operator runs by (D120): build, requests in flight (this scrape), data age, swaps, refusals, feed updates.
+    const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    expect(s.get(`build_info{version="${pkg.version}",node="${process.version}"}`)).toBe(1);
+    expect(s.get('http_requests_in_flight')).toBe(1);
+    const builtAt = Date.parse((await call(srv, 'GET', '/health')).json.snapshot.built_at);
+    expect(Math.abs(s.get('snapshot_data_age_seconds')! - (Date.now() - builtAt) / 1000)).toBeLessThan(60);
+    for (const result of ['swapped', 'refused', 'missing']) expect(s.get(`snapshot_swaps_total{result="${result}"}`)).toBe(0);
+    expect(s.get('auth_refused_total{reason="missing"}')).toBe(0);
+    expect(s.get('availability_updates_total')).toBe(0);
+    await call(srv, 'GET', '/v2/vehicle_brands');
+    await call(srv, 'GET', '/v2/vehicle_brands', { key: 'no-such-key-x' });
+    await call(srv, 'GET', '/v2/vehicle_brands', { key: keyFor('costs') });
+    const after = samples(await (await fetch(`${srv.url}/metrics`)).text());
+    expect(['missing', 'invalid', 'group'].map((r) => after.get(`auth_refused_total{reason="${r}"}`))).toEqual([1, 1, 1]);
     expect(s.has('process_cpu_user_seconds_total')).toBe(true);
     expect(s.has('nodejs_eventloop_lag_seconds')).toBe(true);
     // HEAD answers like GET, without the body.
