@@ -138,6 +138,49 @@ function writableDir(dir: string): boolean {
   }
 }
 
+/** What /metrics reads (D120), each at scrape time; `pipeline` is made after the metrics. */
+function serviceMetrics(d: {
+  prices: PricePool;
+  tariffs: TariffCatalog;
+  swap: SnapshotSwap;
+  pipeline: () => Pipeline | null;
+  liveAvailability: LiveAvailability;
+  live: LiveStore;
+  limiter: RateLimiter | null;
+  sync: LiveSync;
+}): Metrics {
+  const { prices, swap } = d;
+  return new Metrics({
+    pool: () => ({
+      queued: prices.queued,
+      threads: prices.threads,
+      inline: prices.counts.inline,
+      pooled: prices.counts.pooled,
+      split: prices.splits.merged,
+      refusedFull: prices.admission.full,
+      expired: prices.admission.expired,
+      deadline: prices.admission.deadline,
+      workerDeaths: prices.counts.workerDeaths,
+      waitSecondsSum: prices.counts.waitMs / 1000,
+      waitCount: prices.counts.waited,
+    }),
+    catalogGeneration: () => d.tariffs.generation,
+    snapshot: () => {
+      const c = swap.current();
+      return { version: c.version, stations: c.stationCount, builtAt: c.snapshot.meta.builtAt };
+    },
+    swaps: () => swap.results,
+    inFlight: () => d.pipeline()?.inFlight() ?? 0,
+    authRefused: () => d.pipeline()?.authRefused ?? { missing: 0, invalid: 0, group: 0 },
+    availabilityUpdates: () => d.liveAvailability.applied,
+    build: { version: SERVICE_VERSION, node: process.version },
+    storageErrors: () => d.live.faultsTotal,
+    rateLimited: () => d.limiter?.limited ?? 0,
+    storeChecks: () => d.sync.checks,
+    storeCatchUps: () => d.sync.catchUps,
+  });
+}
+
 /** Composition root: config → snapshot → live store → keys → routes → pipeline (→ socket). */
 export async function startService(config: Config, logger: Logger, start: StartOptions = {}): Promise<Service> {
   const startedAt = performance.now();
@@ -221,35 +264,7 @@ export async function startService(config: Config, logger: Logger, start: StartO
     const liveAvailability = new LiveAvailability(config.availabilityTtlS * 1000);
     // The pipeline is made after the metrics (its options need the route table, which needs the metrics).
     let pipelineRef: Pipeline | null = null;
-    const metrics = !config.metrics ? undefined : new Metrics({
-      pool: () => ({
-        queued: prices.queued,
-        threads: prices.threads,
-        inline: prices.counts.inline,
-        pooled: prices.counts.pooled,
-        split: prices.splits.merged,
-        refusedFull: prices.admission.full,
-        expired: prices.admission.expired,
-        deadline: prices.admission.deadline,
-        workerDeaths: prices.counts.workerDeaths,
-        waitSecondsSum: prices.counts.waitMs / 1000,
-        waitCount: prices.counts.waited,
-      }),
-      catalogGeneration: () => tariffs.generation,
-      snapshot: () => {
-        const c = swap.current();
-        return { version: c.version, stations: c.stationCount, builtAt: c.snapshot.meta.builtAt };
-      },
-      swaps: () => swap.results,
-      inFlight: () => pipelineRef?.inFlight() ?? 0,
-      authRefused: () => pipelineRef?.authRefused ?? { missing: 0, invalid: 0, group: 0 },
-      availabilityUpdates: () => liveAvailability.applied,
-      build: { version: SERVICE_VERSION, node: process.version },
-      storageErrors: () => live.faultsTotal,
-      rateLimited: () => limiter?.limited ?? 0,
-      storeChecks: () => sync.checks,
-      storeCatchUps: () => sync.catchUps,
-    });
+    const metrics = !config.metrics ? undefined : serviceMetrics({ prices, tariffs, swap, pipeline: () => pipelineRef, liveAvailability, live, limiter, sync });
     const ctx: AppContext = { config, logger, snapshot, live, sync, companies, tariffs, vehicles, tokens, stations, availability, prices, startedAt, snapshots: swap,
       liveAvailability, ...(metrics ? { metrics } : {}) };
     // D107: one log line when writes start failing, one when they work again; no stack per request.

@@ -1,5 +1,5 @@
 /** JSON Schemas of the area and route price searches (D110–D113), compiled once. */
-import { bool, currency, envelope, toMany, toOne } from '../jsonapi/schemas.js';
+import { batteryRange, bool, currency, envelope, startTime, toMany, toOne } from '../jsonapi/schemas.js';
 import { compile } from '../jsonapi/validate.js';
 import { startDate } from '../price-inputs.js';
 
@@ -55,9 +55,9 @@ const names = (max: number) => ({ type: 'array', minItems: 1, maxItems: max, ite
 
 /** What both searches share: pricing inputs (as the bulk preview, D50) and station refinements (D26). */
 const common = {
-  battery_range: { type: 'array', minItems: 2, maxItems: 2, items: { type: 'number', minimum: 0, maximum: 100 } },
+  battery_range: batteryRange,
   currency,
-  start_time: { type: 'integer', minimum: 0, maximum: 1439 },
+  start_time: startTime,
   start_date: startDate,
   allow_unbalanced_load: bool,
   include_direct_payment: bool,

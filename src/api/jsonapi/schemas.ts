@@ -2,6 +2,16 @@
 
 export const bool = { type: 'boolean' } as const;
 
+/** Set A's battery range in percent (D37); start < end is checked by the handlers. */
+export const batteryRange = { type: 'array', minItems: 2, maxItems: 2, items: { type: 'number', minimum: 0, maximum: 100 } } as const;
+
+/** Minutes after midnight of the session's start (D36). */
+export const startTime = { type: 'integer', minimum: 0, maximum: 1439 } as const;
+
+/** Set B (D37): energy in kWh and duration in minutes. */
+export const energy = { type: 'number', minimum: 0, maximum: 100000 } as const;
+export const duration = { type: 'number', exclusiveMinimum: 0, maximum: 1000000 } as const;
+
 /** ISO 4217 form; whether the code is known is checked against the rate table (D84). */
 export const currency = { type: 'string', pattern: '^[A-Za-z]{3}$' } as const;
 

@@ -1,15 +1,8 @@
 /** JSON Schemas of charge prices (endpoint 3, D36–D38) and the bulk preview (endpoint 8, D50), compiled once. */
 import { startDate } from '../price-inputs.js';
 import { compile } from '../jsonapi/validate.js';
-import { bool, chargePoint, currency, envelope, toMany, toOne } from '../jsonapi/schemas.js';
+import { batteryRange, bool, chargePoint, currency, duration, energy, envelope, startTime, toMany, toOne } from '../jsonapi/schemas.js';
 
-const batteryRange = {
-  type: 'array',
-  minItems: 2,
-  maxItems: 2,
-  items: { type: 'number', minimum: 0, maximum: 100 },
-} as const;
-const startTime = { type: 'integer', minimum: 0, maximum: 1439 } as const;
 export interface ChargePricesBody {
   data: {
     type?: string;
@@ -75,8 +68,8 @@ export const validateChargePrices = compile<ChargePricesBody>(envelope({
           type: 'object',
           properties: {
             max_monthly_fees: { type: 'number', minimum: 0 },
-            energy: { type: 'number', minimum: 0, maximum: 100000 },
-            duration: { type: 'number', exclusiveMinimum: 0, maximum: 1000000 },
+            energy,
+            duration,
             battery_range: batteryRange,
             car_ac_phases: { enum: [1, 3] },
             currency,

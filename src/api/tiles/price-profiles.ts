@@ -11,7 +11,7 @@ import type { StationPricesTask } from '../../pool/protocol.js';
 import { DEFAULT_CHARGE_PRICE_OPTIONS } from '../../domain/pricing/index.js';
 import type { AppContext } from '../context.js';
 import { ApiError, badParameter, badPointer } from '../jsonapi/errors.js';
-import { bool, currency, envelope, toMany, toOne } from '../jsonapi/schemas.js';
+import { batteryRange, bool, currency, duration, envelope, energy, startTime, toMany, toOne } from '../jsonapi/schemas.js';
 import { compile, dropNulls } from '../jsonapi/validate.js';
 import { currencyOf, startDate, startDayOf, vehicleOf } from '../price-inputs.js';
 import type { ApiRequest, ApiResponse, RouteDef } from '../types.js';
@@ -49,11 +49,11 @@ export const validateProfile = compile<ProfileBody>(envelope({
     attributes: {
       type: 'object',
       properties: {
-        battery_range: { type: 'array', minItems: 2, maxItems: 2, items: { type: 'number', minimum: 0, maximum: 100 } },
-        energy: { type: 'number', minimum: 0, maximum: 100000 },
-        duration: { type: 'number', exclusiveMinimum: 0, maximum: 1000000 },
+        battery_range: batteryRange,
+        energy,
+        duration,
         currency,
-        start_time: { type: 'integer', minimum: 0, maximum: 1439 },
+        start_time: startTime,
         start_date: startDate,
         allow_unbalanced_load: bool,
         include_direct_payment: bool,
