@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { accessLog } from './log.js';
 import { buildSnapshot } from './import/default-snapshot.js';
-import type { AppContext } from './api/context.js';
+import type { AccountDeps, AppContext } from './api/context.js';
 import { buildRoutes } from './api/routes.js';
 import { KeyRegistry, ensureDevelopmentKey } from './auth/keys.js';
 import { defaultSnapshotPath, type Config } from './config.js';
@@ -14,7 +14,9 @@ import { AdmissionBudgets } from './http/budgets.js';
 import { inject, type InjectRequest, type InjectResponse } from './http/inject.js';
 import { CompanyRegistry } from './domain/companies/registry.js';
 import { VehicleRegistry } from './domain/vehicles/vehicle.js';
-import { TokenVerifier } from './auth/token.js';
+import { TokenIssuer, TokenVerifier } from './auth/token.js';
+import { Passwords } from './auth/passwords.js';
+import { Mailer } from './mail/mailer.js';
 import { loadCompanies, seedCompanies } from './storage/companies.js';
 import { TariffCatalog } from './domain/tariffs/catalog.js';
 import { catalogGeneration, catalogSeedOf, loadStationPrices, loadTariffs, seedDefaultCatalog } from './storage/tariffs.js';
@@ -22,7 +24,7 @@ import { ensureDataDir, openLiveStore } from './storage/open.js';
 import type { LiveStore } from './storage/live.js';
 import { LiveSync } from './api/live-sync.js';
 import { serviceError } from './api/service-errors.js';
-import { RateLimiter } from './auth/rate-limit.js';
+import { AccountLimits, RateLimiter } from './auth/rate-limit.js';
 import { Metrics } from './metrics.js';
 import { Snapshot, SnapshotFormatError } from './storage/snapshot.js';
 import { StationIndex } from './domain/stations/index.js';
@@ -148,6 +150,7 @@ function serviceMetrics(d: {
   live: LiveStore;
   limiter: RateLimiter | null;
   sync: LiveSync;
+  passwords: Passwords | null;
 }): Metrics {
   const { prices, swap } = d;
   return new Metrics({
@@ -173,6 +176,7 @@ function serviceMetrics(d: {
     inFlight: () => d.pipeline()?.inFlight() ?? 0,
     authRefused: () => d.pipeline()?.authRefused ?? { missing: 0, invalid: 0, group: 0 },
     availabilityUpdates: () => d.liveAvailability.applied,
+    passwordHashes: () => d.passwords?.derived ?? 0,
     build: { version: SERVICE_VERSION, node: process.version },
     storageErrors: () => d.live.faultsTotal,
     rateLimited: () => d.limiter?.limited ?? 0,
@@ -223,6 +227,7 @@ export async function startService(config: Config, logger: Logger, start: StartO
     sync.start();
     const vehicles = new VehicleRegistry(snapshot.vehicles(), snapshot.brands());
     const tokens = await TokenVerifier.create(config, live);
+    const accounts = await accountDeps(config, live, tokens, logger);
     const tStations = performance.now();
     // Station columns without the list fragments first: the pricing workers start on them while
     // the main thread reads the fragments (most of the bytes) below.
@@ -264,9 +269,9 @@ export async function startService(config: Config, logger: Logger, start: StartO
     const liveAvailability = new LiveAvailability(config.availabilityTtlS * 1000);
     // The pipeline is made after the metrics (its options need the route table, which needs the metrics).
     let pipelineRef: Pipeline | null = null;
-    const metrics = !config.metrics ? undefined : serviceMetrics({ prices, tariffs, swap, pipeline: () => pipelineRef, liveAvailability, live, limiter, sync });
+    const metrics = !config.metrics ? undefined : serviceMetrics({ prices, tariffs, swap, pipeline: () => pipelineRef, liveAvailability, live, limiter, sync, passwords: accounts?.passwords ?? null });
     const ctx: AppContext = { config, logger, snapshot, live, sync, companies, tariffs, vehicles, tokens, stations, availability, prices, startedAt, snapshots: swap,
-      liveAvailability, ...(metrics ? { metrics } : {}) };
+      liveAvailability, ...(metrics ? { metrics } : {}), ...(accounts ? { accounts } : {}) };
     // D107: one log line when writes start failing, one when they work again; no stack per request.
     live.faultListener = {
       failing: (code, message) => logger.error({ code, reason: message }, `storage unavailable: writes fail until ${live.kind === 'postgres' ? 'the database' : 'the data directory'} can be written again`),
@@ -319,6 +324,7 @@ export async function startService(config: Config, logger: Logger, start: StartO
           availability.close();
           await live.close();
           swap.close();
+          accounts?.mailer.close();
         })()),
     };
   } catch (e) {
@@ -326,4 +332,21 @@ export async function startService(config: Config, logger: Logger, start: StartO
     snapshot.close();
     throw e;
   }
+}
+
+/**
+ * What the account routes need (D200–D203), or null when accounts are off or no access token can
+ * be signed (RS256/ES256 without JWT_PRIVATE_KEY: logged). A private key that does not match the
+ * public key stops the start (SigningKeyError, exit 2).
+ */
+async function accountDeps(config: Config, live: LiveStore, tokens: TokenVerifier, logger: Logger): Promise<AccountDeps | null> {
+  if (!config.accounts.enabled) return null;
+  const issuer = await TokenIssuer.create(config, live, tokens);
+  if (issuer === null) {
+    logger.warn({ algorithm: config.jwtAlgorithm }, 'accounts not served: JWT_PRIVATE_KEY is not set, so no access token can be signed');
+    return null;
+  }
+  const mailer = new Mailer({ smtpUrl: config.accounts.smtpUrl, from: config.accounts.mailFrom, dataDir: config.dataDir });
+  logger.info({ mail: mailer.where, prefix: config.accounts.pathPrefix || '/' }, 'accounts served');
+  return { issuer, passwords: new Passwords(config.accounts.scrypt), mailer, limits: new AccountLimits() };
 }

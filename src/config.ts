@@ -138,6 +138,75 @@ export interface Config {
   readonly dataAdapterAliases: ReadonlyMap<string, string>;
   /** D97: share the port with other processes (SO_REUSEPORT); by default a taken port stops the start. */
   readonly reusePort: boolean;
+  /** D200–D214: accounts of the client's logged-in flows. */
+  readonly accounts: AccountsConfig;
+  /** D207: the client address is the last one of `X-Forwarded-For` (behind one proxy). */
+  readonly trustProxy: boolean;
+}
+
+export interface ScryptParams {
+  N: number;
+  r: number;
+  p: number;
+}
+
+/** D202: OWASP's N = 2^15, r = 8, p = 3. */
+export const DEFAULT_SCRYPT: Readonly<ScryptParams> = Object.freeze({ N: 32768, r: 8, p: 3 });
+
+export interface AccountsConfig {
+  /** ACCOUNTS (default on); the routes are served only when tokens can be signed (D203). */
+  readonly enabled: boolean;
+  /** AUTH_PATH_PREFIX: '' or a path such as `/auth` before the authentication routes and mail pages (D200). */
+  readonly pathPrefix: string;
+  /** PUBLIC_URL: where clients reach the service; mail links start with it (D208). */
+  readonly publicUrl: string;
+  readonly smtpUrl: string | null;
+  readonly mailFrom: string;
+  /** JWT_PRIVATE_KEY: PKCS#8 PEM signing key for RS256/ES256 (D203). */
+  readonly jwtPrivateKey: string | null;
+  readonly accessTokenTtlS: number;
+  readonly refreshTokenTtlD: number;
+  readonly scrypt: Readonly<ScryptParams>;
+}
+
+/** `N,r,p` of PASSWORD_SCRYPT (N a power of two from 1,024). */
+export function parseScrypt(v: string | undefined): ScryptParams {
+  if (v === undefined || v.trim() === '') return { ...DEFAULT_SCRYPT };
+  const m = /^\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*$/.exec(v);
+  const [N, r, p] = m === null ? [0, 0, 0] : [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (N < 1024 || N > 2 ** 20 || (N & (N - 1)) !== 0 || r < 1 || r > 32 || p < 1 || p > 16) {
+    throw new ConfigError('PASSWORD_SCRYPT must be "N,r,p" with N a power of two from 1024 to 1048576, r 1–32, p 1–16');
+  }
+  return { N, r, p };
+}
+
+function accountsConfig(env: NodeJS.ProcessEnv, port: number, tokenMaxLifetimeS: number): AccountsConfig {
+  const prefix = (env.AUTH_PATH_PREFIX ?? '').trim().replace(/\/+$/, '');
+  if (prefix !== '' && !/^(\/[a-z0-9_-]+)+$/i.test(prefix)) throw new ConfigError(`AUTH_PATH_PREFIX: "${prefix}" is not a path such as /auth`);
+  const publicUrl = (env.PUBLIC_URL ?? `http://127.0.0.1:${port}`).trim().replace(/\/+$/, '');
+  let host: string;
+  try {
+    const u = new URL(publicUrl);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('scheme');
+    host = u.hostname;
+  } catch {
+    throw new ConfigError(`PUBLIC_URL: "${publicUrl}" is not an http(s) URL`);
+  }
+  const smtpUrl = env.SMTP_URL?.trim() || null;
+  if (smtpUrl !== null && !/^smtps?:\/\//.test(smtpUrl)) throw new ConfigError('SMTP_URL must start with smtp:// or smtps://');
+  const accessTokenTtlS = int(env, 'ACCESS_TOKEN_TTL_S', 900, 30, 86_400);
+  if (accessTokenTtlS > tokenMaxLifetimeS) throw new ConfigError('ACCESS_TOKEN_TTL_S must be at most TOKEN_MAX_LIFETIME_S');
+  return {
+    enabled: onOff(env, 'ACCOUNTS', true),
+    pathPrefix: prefix,
+    publicUrl,
+    smtpUrl,
+    mailFrom: env.MAIL_FROM?.trim() || `no-reply@${host}`,
+    jwtPrivateKey: env.JWT_PRIVATE_KEY || null,
+    accessTokenTtlS,
+    refreshTokenTtlD: int(env, 'REFRESH_TOKEN_TTL_D', 30, 1, 365),
+    scrypt: parseScrypt(env.PASSWORD_SCRYPT),
+  };
 }
 
 const ADAPTERS = ['native', 'ext_b', 'ext_c'];
@@ -293,6 +362,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     cacheMaxAgeS: int(env, 'CACHE_MAX_AGE_S', 60, 0, 31_536_000),
     dataAdapterAliases: adapterAliases(env.DATA_ADAPTER_ALIASES),
     reusePort: onOff(env, 'REUSE_PORT', false),
+    accounts: accountsConfig(env, int(env, 'PORT', 8080, 0, 65535), int(env, 'TOKEN_MAX_LIFETIME_S', 86_400, 60, 31_536_000)),
+    trustProxy: onOff(env, 'TRUST_PROXY', false),
   };
   if (cfg.jwtAlgorithm !== 'HS256' && !cfg.jwtPublicKey) {
     throw new ConfigError(`JWT_ALGORITHM ${cfg.jwtAlgorithm} needs JWT_PUBLIC_KEY (a PEM public key)`);

@@ -1,5 +1,6 @@
 import { startService, type Service } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
+import { SigningKeyError } from './auth/token.js';
 import type { Logger } from 'pino';
 import { createLogger } from './log.js';
 import { SnapshotFormatError } from './storage/snapshot.js';
@@ -79,6 +80,7 @@ async function main(): Promise<void> {
 function startFailed(e: unknown): void {
   if (e instanceof SnapshotFormatError) return fatal(3, `cannot start: ${e.message}`, { reason: e.message }, 'snapshot of another format');
   if (e instanceof DataDirError) return fatal(2, `cannot start: ${e.message}`, { reason: e.message }, 'unusable data directory');
+  if (e instanceof SigningKeyError) return fatal(2, `configuration error: ${e.message}`, { reason: e.message }, 'configuration error');
   // D152: a configured database that cannot be reached at start stops the start (the service never
   // runs without its live store); a balancer keeps it out meanwhile, a supervisor retries.
   if (e instanceof StorageUnavailableError) {

@@ -42,6 +42,8 @@ export interface MetricSources {
   authRefused(): Record<'missing' | 'invalid' | 'group', number>;
   /** EVSE status updates applied from the feeds (D134). */
   availabilityUpdates(): number;
+  /** Password hashes computed (signups, logins, resets; D202), 0 without accounts. */
+  passwordHashes(): number;
   /** The service's version and runtime (`build_info`). */
   build: { version: string; node: string };
   storageErrors(): number;
@@ -164,6 +166,7 @@ export class Metrics {
     gauge('http_requests_in_flight', 'Requests admitted and not yet answered.', () => sources.inFlight());
     counterBy('auth_refused_total', 'Requests refused 403 by the key check, by reason: key missing, key invalid, group not allowed.', 'reason', () => sources.authRefused());
     counter('availability_updates_total', 'EVSE status updates applied from the feeds (D134).', () => sources.availabilityUpdates());
+    counter('password_hashes_total', 'Password hashes computed for signups, logins (unknown addresses too) and resets (D202).', () => sources.passwordHashes());
     r.registerMetric(
       custom('build_info', 'The service (value 1; its version and Node.js version as labels).', 'gauge', () => [{ labels: { version: sources.build.version, node: sources.build.node }, value: 1 }]) as never,
     );

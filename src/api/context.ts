@@ -3,7 +3,10 @@ import type { Config } from '../config.js';
 import type { CompanyRegistry } from '../domain/companies/registry.js';
 import type { TariffCatalog } from '../domain/tariffs/catalog.js';
 import type { VehicleRegistry } from '../domain/vehicles/vehicle.js';
-import type { TokenVerifier } from '../auth/token.js';
+import type { TokenIssuer, TokenVerifier } from '../auth/token.js';
+import type { Passwords } from '../auth/passwords.js';
+import type { AccountLimits } from '../auth/rate-limit.js';
+import type { Mailer } from '../mail/mailer.js';
 import type { LiveStore } from '../storage/live.js';
 import type { LiveSync } from './live-sync.js';
 import type { Snapshot } from '../storage/snapshot.js';
@@ -42,6 +45,16 @@ export interface AppContext {
   readonly snapshots?: SnapshotControl;
   /** performance.now() at start, for uptime. */
   readonly startedAt: number;
+  /** Accounts (D200–D214): absent when off or when no token can be signed (D203). */
+  readonly accounts?: AccountDeps;
   /** Prometheus metrics (`GET /metrics`); absent in contexts built by tests. */
   readonly metrics?: Metrics;
+}
+
+/** What the account routes share across snapshot swaps (the guessing limits must not reset with one). */
+export interface AccountDeps {
+  readonly issuer: TokenIssuer;
+  readonly passwords: Passwords;
+  readonly mailer: Mailer;
+  readonly limits: AccountLimits;
 }

@@ -14,6 +14,8 @@ export interface ApiRequest {
   /** Group mask of the presented API key (0 on routes without a group). */
   readonly groups: number;
   readonly requestId: string;
+  /** The socket's peer address (the proxy's, behind one; D207 reads `X-Forwarded-For` then). */
+  readonly remote: string;
 }
 
 export interface RequestHeaders {
@@ -25,6 +27,8 @@ export interface RequestHeaders {
   /** `Host` and `X-Forwarded-Proto`: the address clients reach the service at (TileJSON, D193). */
   readonly host: string;
   readonly forwardedProto: string;
+  /** `X-Forwarded-For` as received (the client address behind a trusted proxy, D207). */
+  readonly forwardedFor: string;
 }
 
 export interface ApiResponse {
@@ -68,6 +72,10 @@ export interface RouteDef {
   readonly bareBody?: boolean;
   /** Errors of this route carry no `code` (D6). */
   readonly codeless?: boolean;
+  /** The route's path in the API description when it is served under a deployment's prefix (D200). */
+  readonly docPath?: string;
+  /** Errors of this route have the account client's shape: numeric `status`, `message` (D201). */
+  readonly clientErrors?: boolean;
   /**
    * Cacheable GET (D95): what the answer depends on besides path, query, language and encoding
    * (snapshot version, catalog generation, the key's groups where they change it), as one string;

@@ -16,6 +16,7 @@ export const GROUPS = [
   'Admin',
   'WriteAvailability',
   'ReadMetrics',
+  'UserAccounts',
 ] as const;
 
 export type Group = (typeof GROUPS)[number];

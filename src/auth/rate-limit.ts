@@ -98,3 +98,54 @@ export class RateLimiter {
     return 0;
   }
 }
+
+/**
+ * Attempts per key (an address, a client address, a user) in a sliding window: the guessing
+ * limits of accounts (D207, D209, D212). `check` answers the Retry-After seconds when the key is
+ * over its limit, 0 when not; `count` counts one attempt. Keys tracked at most MAX_KEYS (the
+ * oldest dropped first).
+ */
+export class AttemptLimiter {
+  private readonly byKey = new Map<string, Window>();
+
+  constructor(
+    private readonly limit: number,
+    private readonly windowS: number,
+  ) {}
+
+  check(key: string, now = Date.now()): number {
+    return this.byKey.get(key)?.wait(now) ?? 0;
+  }
+
+  count(key: string, now = Date.now()): void {
+    let w = this.byKey.get(key);
+    if (w === undefined) {
+      if (this.byKey.size >= MAX_KEYS) this.byKey.delete(this.byKey.keys().next().value!);
+      w = new Window((this.windowS * 1000) / BUCKETS, this.limit);
+      this.byKey.set(key, w);
+    }
+    w.count(now);
+  }
+
+  /** Checks, and counts when under the limit: 0, or the Retry-After seconds (nothing counted). */
+  take(key: string, now = Date.now()): number {
+    const wait = this.check(key, now);
+    if (wait === 0) this.count(key, now);
+    return wait;
+  }
+}
+
+/** The guessing limits of accounts (D207, D209, D212), one set per process, kept across snapshot swaps. */
+export class AccountLimits {
+  /** Failed logins per address: 10 per 15 minutes. */
+  readonly loginFailures = new AttemptLimiter(10, 900);
+  /** Authentication requests (login, refresh, signup, reset mails) per client address: 100 per 15 minutes. */
+  readonly authPerClient = new AttemptLimiter(100, 900);
+  /** Reset mails per address: 3 per hour (further requests send nothing). */
+  readonly resetMails = new AttemptLimiter(3, 3600);
+  /** Mail pages (confirm, reset) per client address: 20 per 15 minutes. */
+  readonly pagesPerClient = new AttemptLimiter(20, 900);
+  /** Product activations per user (10 per hour) and per client address (30 per hour). */
+  readonly activationsPerUser = new AttemptLimiter(10, 3600);
+  readonly activationsPerClient = new AttemptLimiter(30, 3600);
+}

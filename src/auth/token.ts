@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { SignJWT, compactVerify, importSPKI, type CryptoKey, type KeyObject } from 'jose';
+import { SignJWT, compactVerify, importPKCS8, importSPKI, type CryptoKey, type KeyObject } from 'jose';
 import type { Config } from '../config.js';
 import type { LiveStore } from '../storage/live.js';
 import { getSetting, setSetting } from '../storage/settings.js';
@@ -76,4 +76,63 @@ export async function issueToken(secret: Uint8Array, sub: string, ttlSeconds: nu
     .setIssuedAt(now)
     .setExpirationTime(now + ttlSeconds)
     .sign(secret);
+}
+
+/** The claims of an access token beyond `sub`, `iat` and `exp` (D203). */
+export interface AccessClaims {
+  email: string;
+  username: string;
+}
+
+/** The signing key cannot sign tokens the verifier accepts (D203): the start stops (exit 2). */
+export class SigningKeyError extends Error {}
+
+/**
+ * Signs access tokens (D203) with the service's algorithm: HS256 with the secret the verifier
+ * uses, RS256/ES256 with JWT_PRIVATE_KEY. `create` answers null when no signing key exists
+ * (RS256/ES256 without a private key: accounts are not served), and checks the key by signing
+ * a probe token the verifier must accept.
+ */
+export class TokenIssuer {
+  private constructor(
+    private readonly key: Uint8Array | CryptoKey | KeyObject,
+    private readonly alg: string,
+    readonly ttlS: number,
+  ) {}
+
+  static async create(config: Config, store: LiveStore, verifier: TokenVerifier): Promise<TokenIssuer | null> {
+    const { jwtPrivateKey, accessTokenTtlS } = config.accounts;
+    let issuer: TokenIssuer;
+    if (config.jwtAlgorithm === 'HS256') issuer = new TokenIssuer(await hs256Secret(config, store), 'HS256', accessTokenTtlS);
+    else if (jwtPrivateKey === null) return null;
+    else {
+      let key: CryptoKey | KeyObject;
+      try {
+        key = await importPKCS8(jwtPrivateKey, config.jwtAlgorithm);
+      } catch (e) {
+        throw new SigningKeyError(`JWT_PRIVATE_KEY is not a PKCS#8 PEM ${config.jwtAlgorithm} private key: ${(e as Error).message}`);
+      }
+      issuer = new TokenIssuer(key, config.jwtAlgorithm, accessTokenTtlS);
+    }
+    const probe = await verifier.verify(await issuer.sign('probe', { email: '', username: '' }));
+    if (!probe.ok) throw new SigningKeyError('JWT_PRIVATE_KEY does not match JWT_PUBLIC_KEY: a token it signs is refused');
+    return issuer;
+  }
+
+  sign(sub: string, claims: AccessClaims, nowS = Math.floor(Date.now() / 1000)): Promise<string> {
+    return new SignJWT({ email: claims.email, username: claims.username })
+      .setProtectedHeader({ alg: this.alg, typ: 'JWT' })
+      .setSubject(sub)
+      .setIssuedAt(nowS)
+      .setExpirationTime(nowS + this.ttlS)
+      .sign(this.key);
+  }
+}
+
+/** The token of an `Authorization: Bearer <token>` header; '' when there is no header; null when malformed. */
+export function bearerToken(header: string): string | null | '' {
+  const h = header.trim();
+  if (h.length === 0) return '';
+  const m = /^bearer\s+(\S+)$/i.exec(h);
+  return m ? m[1] : null;
 }

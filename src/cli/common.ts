@@ -23,6 +23,19 @@ export function cliConfig(): Config {
 type Options = NonNullable<ParseArgsConfig['options']>;
 
 /**
+ * The subcommand of a `<tool> <command> …` line and its arguments; without one the usage is
+ * printed and the tool exits 2, with `--help` / `-h` it is printed and the tool exits 0.
+ */
+export function subcommand(argv: string[], usage: string): [string, string[]] {
+  const [cmd, ...rest] = argv;
+  if (cmd === undefined || cmd === '--help' || cmd === '-h') {
+    process.stdout.write(usage + '\n');
+    process.exit(cmd === undefined ? 2 : 0);
+  }
+  return [cmd, rest];
+}
+
+/**
  * Parses a command line with `node:util` parseArgs (strict: unknown options and missing values are
  * usage errors, exit code 2). `--help` / `-h` prints `usage` and exits 0.
  */

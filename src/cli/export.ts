@@ -2,21 +2,22 @@
  * Exports what the service collected, for operators (reads DATA_DIR like the keys CLI; works while
  * the server runs, through a read-only connection):
  *
- *   npm run export -- feedback|partner-feedback|devices [--since <ISO date>] [--format jsonl|csv]
+ *   npm run export -- feedback|partner-feedback|devices|user-settings [--since <ISO date>] [--format jsonl|csv]
  *
  * Writes to stdout: JSON Lines (default), one object per record, or CSV with a header row (RFC 4180
  * quoting; lists and objects as JSON; cells of text that starts with = + - @ get a leading ' so
  * spreadsheets do not run them as formulas). `--since` keeps feedback received, and devices
- * created or updated, at or after that instant (a date alone means 00:00 UTC). Times are ISO 8601
+ * created or updated, and user settings updated, at or after that instant (a date alone means 00:00 UTC). Times are ISO 8601
  * UTC. Exit code 2 on a usage or data-directory error.
  */
 import { cliConfig, cliStore, fail, parseCli } from './common.js';
+import { AccountStore } from '../storage/accounts.js';
 import { DeviceStore } from '../storage/devices.js';
 import { FeedbackStore } from '../storage/feedback.js';
 import type { LiveStore } from '../storage/live.js';
 
-const USAGE = 'usage: export feedback|partner-feedback|devices [--since <ISO date>] [--format jsonl|csv]';
-const KINDS = ['feedback', 'partner-feedback', 'devices'] as const;
+const USAGE = 'usage: export feedback|partner-feedback|devices|user-settings [--since <ISO date>] [--format jsonl|csv]';
+const KINDS = ['feedback', 'partner-feedback', 'devices', 'user-settings'] as const;
 type Kind = (typeof KINDS)[number];
 
 const COLUMNS: Record<Kind, readonly string[]> = {
@@ -26,6 +27,8 @@ const COLUMNS: Record<Kind, readonly string[]> = {
     'id', 'fcm_token', 'country', 'language', 'app_version', 'os_version', 'user_products', 'disabled_notifications',
     'user_id', 'created_at', 'updated_at', 'update_count',
   ],
+  // D214: no address, name or secret of the user.
+  'user-settings': ['user_id', 'version', 'vehicle_id', 'tariff_ids', 'products', 'updated_at'],
 };
 
 
@@ -52,6 +55,10 @@ async function* records(kind: Kind, store: LiveStore, since: number): AsyncGener
     for await (const d of new DeviceStore(store).devices(since)) {
       yield { ...d, created_at: iso(d.created_at), updated_at: iso(d.updated_at) };
     }
+    return;
+  }
+  if (kind === 'user-settings') {
+    for await (const r of new AccountStore(store).allSettings()) if (r.updated_at >= since) yield { ...r, updated_at: iso(r.updated_at) };
     return;
   }
   const fb = new FeedbackStore(store);

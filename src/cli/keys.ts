@@ -8,7 +8,7 @@
  */
 import { GROUPS, parseGroupList } from '../auth/groups.js';
 import { KeyError, createKey } from '../auth/keys.js';
-import { cliConfig, cliStore, fail, parseCli } from './common.js';
+import { cliConfig, cliStore, fail, parseCli, subcommand } from './common.js';
 import { allKeys, revokeKey } from '../storage/keys.js';
 
 const USAGE = `usage:
@@ -19,12 +19,7 @@ groups: ${GROUPS.join(', ')}`;
 
 
 async function main(argv: string[]): Promise<void> {
-  const [cmd, ...rest] = argv;
-  if (cmd === undefined || cmd === '--help' || cmd === '-h') {
-    process.stdout.write(USAGE + '\n');
-    if (cmd === undefined) process.exit(2);
-    return;
-  }
+  const [cmd, rest] = subcommand(argv, USAGE);
   const parsed =
     cmd === 'create'
       ? parseCli(rest, { groups: { type: 'string' }, key: { type: 'string' }, name: { type: 'string' } }, USAGE)

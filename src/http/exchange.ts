@@ -6,6 +6,7 @@
 import type { RouteClass } from './budgets.js';
 import type { ApiRequest, RequestHeaders, RouteDef } from '../api/types.js';
 import type { Encoding } from './compress.js';
+import type { ErrorStyle } from '../api/jsonapi/errors.js';
 
 /**
  * The part of a uWS `HttpResponse` the pipeline uses. The socket server hands uWS's own object;
@@ -100,8 +101,9 @@ export class Exchange {
     return this.route?.path ?? this.label;
   }
 
-  /** Errors of this route carry a `code` (D6). */
-  get withCode(): boolean {
-    return !(this.route?.codeless ?? false);
+  /** How this route writes its errors (D5, D6, D201). */
+  get errorStyle(): ErrorStyle {
+    const r = this.route;
+    return r === null ? 'jsonapi' : r.clientErrors === true ? 'client' : r.codeless === true ? 'codeless' : 'jsonapi';
   }
 }

@@ -100,6 +100,7 @@ export function inject(pipeline: Pipeline, r: InjectRequest): Promise<InjectResp
         crmDeviceId: h['crm-device-id'] ?? '',
         host: h.host ?? '',
         forwardedProto: h['x-forwarded-proto'] ?? '',
+        forwardedFor: h['x-forwarded-for'] ?? '',
       },
       contentLength: h['content-length'] ?? (body !== null ? String(body.length) : ''),
       xRequestId: h['x-request-id'] ?? '',

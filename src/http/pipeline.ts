@@ -277,6 +277,7 @@ export class Pipeline {
       headers: ex.headers,
       groups: r.groups === null ? 0 : mask,
       requestId: ex.reqId,
+      remote: ex.remote,
       body: undefined,
     };
   }

@@ -8,7 +8,7 @@
 import type { AdmissionBudgets } from './budgets.js';
 import type { Logger } from 'pino';
 import type { AccessLog } from '../log.js';
-import { ApiError, errorDocument, overloadedError, type ErrorObject } from '../api/jsonapi/errors.js';
+import { ApiError, errorDocument, overloadedError, type ErrorObject, type ErrorStyle } from '../api/jsonapi/errors.js';
 import type { ApiResponse } from '../api/types.js';
 import { ASYNC_MIN_BYTES, compressAsync, compressSync, type Encoding } from './compress.js';
 import { EXPOSE_HEADERS } from './cors.js';
@@ -184,12 +184,12 @@ export class Responder {
   fail(ex: Exchange, e: unknown, closeConnection = false): void {
     const known = e instanceof ApiError ? e : (this.o.mapError?.(e) ?? null);
     if (known !== null) {
-      this.send(ex, errorResponse(known, ex.withCode), closeConnection);
+      this.send(ex, errorResponse(known, ex.errorStyle), closeConnection);
       return;
     }
     this.o.logger.error({ reqId: ex.reqId, method: ex.method, route: ex.routePath, err: e }, 'unhandled error');
     const title = `internal error (request ${ex.reqId})`;
-    this.send(ex, { status: 500, body: errorDocument([{ status: '500', code: 'INTERNAL_SERVER_ERROR', title } satisfies ErrorObject], true) });
+    this.send(ex, { status: 500, body: errorDocument([{ status: '500', code: 'INTERNAL_SERVER_ERROR', title } satisfies ErrorObject], ex.errorStyle === 'client' ? 'client' : 'jsonapi') });
   }
 
   /** D106: 503 for price work refused while saturated, answered once `refusalDelayMs` has passed. */
@@ -230,6 +230,6 @@ function byteLength(body: string | Buffer): number {
   return typeof body === 'string' ? Buffer.byteLength(body) : body.length;
 }
 
-export function errorResponse(e: ApiError, withCode: boolean): ApiResponse {
-  return { status: e.status, body: errorDocument(e.errors, withCode), headers: e.headers ? { ...e.headers } : undefined };
+export function errorResponse(e: ApiError, style: ErrorStyle): ApiResponse {
+  return { status: e.status, body: errorDocument(e.errors, style), headers: e.headers ? { ...e.headers } : undefined };
 }

@@ -73,6 +73,7 @@ export function startServer(host: string, port: number, opts: ServerOptions, reu
         crmDeviceId: req.getHeader('crm-device-id'),
         host: req.getHeader('host'),
         forwardedProto: req.getHeader('x-forwarded-proto'),
+        forwardedFor: req.getHeader('x-forwarded-for'),
       },
       contentLength,
       lengthConflict: contentLength.length > 0 && lengthsDiffer(req, contentLength),

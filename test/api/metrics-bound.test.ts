@@ -14,6 +14,7 @@ const sources = {
   inFlight: () => 0,
   authRefused: () => ({ missing: 0, invalid: 0, group: 0 }),
   availabilityUpdates: () => 0,
+  passwordHashes: () => 0,
   build: { version: 'test', node: process.version },
 };
 

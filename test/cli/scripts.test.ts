@@ -16,6 +16,8 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 /** Scripts whose entry (the last `node <file>` of the script) answers `--help`; true: it also refuses unknown options with 2. */
 const HELP: Record<string, boolean> = {
   keys: true,
+  products: true,
+  outbox: true,
   token: true,
   'wait-ready': true,
   export: true,
@@ -57,6 +59,7 @@ const ELSEWHERE: Record<string, string> = {
   'bench:scale': 'test/bench/scale.test.ts',
   'bench:charts': 'test/bench/charts.test.ts',
   'bench:all': 'the benches it runs',
+  'bench:accounts': 'bench/RESULTS.md (accounts); test/http/accounts.test.ts runs the same flows',
   'bench:http': 'test/bench/http-suite.test.ts',
   'bench:catalog': 'a measurement (bench/RESULTS.md)',
   'bench:pricing': 'a measurement (bench/RESULTS.md)',

@@ -95,7 +95,9 @@ describe('OpenAPI description and docs page', () => {
       return { status: r.status, contentType: r.headers.get('content-type') ?? '', text: r.text };
     };
     const results = await runExamples(send, ALL, token, [...ops.keys()]);
-    expect(results).toHaveLength(ops.size);
+    const stateful = [...ops.values()].filter((op) => op['x-example-request'].stateful === true).length;
+    expect(stateful).toBeGreaterThan(0);
+    expect(results).toHaveLength(ops.size - stateful);
     let stored = 0;
     for (const r of results) {
       const op = ops.get(r.key);

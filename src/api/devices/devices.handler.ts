@@ -5,20 +5,13 @@
  * body (400). A valid token links the device to the token's subject; a registration without a
  * token leaves the device unlinked (the user is logged out on that device).
  */
+import { bearerToken } from '../../auth/token.js';
 import { DeviceStore } from '../../storage/devices.js';
 import type { AppContext } from '../context.js';
 import { ApiError } from '../jsonapi/errors.js';
 import { dropNulls } from '../jsonapi/validate.js';
 import { json, type ApiRequest, type ApiResponse, type RouteDef } from '../types.js';
 import { validateDevice } from './devices.schema.js';
-
-/** The token of an `Authorization: Bearer <token>` header; '' when there is no header; null when malformed. */
-export function bearerToken(header: string): string | null | '' {
-  const h = header.trim();
-  if (h.length === 0) return '';
-  const m = /^bearer\s+(\S+)$/i.exec(h);
-  return m ? m[1] : null;
-}
 
 const dedupe = (xs: readonly string[]): string[] => [...new Set(xs)];
 

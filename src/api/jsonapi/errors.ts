@@ -11,7 +11,10 @@ export type ErrorCode =
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'TOO_MANY_REQUESTS'
   | 'INTERNAL_SERVER_ERROR'
-  | 'SERVICE_UNAVAILABLE';
+  | 'SERVICE_UNAVAILABLE'
+  | 'UNAUTHORIZED'
+  | 'PRODUCT_SOURCE_NOT_FOUND'
+  | 'PRODUCT_SOURCE_ALREADY_USED';
 
 export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   BAD_REQUEST: 400,
@@ -25,6 +28,9 @@ export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   TOO_MANY_REQUESTS: 429,
   INTERNAL_SERVER_ERROR: 500,
   SERVICE_UNAVAILABLE: 503,
+  UNAUTHORIZED: 401,
+  PRODUCT_SOURCE_NOT_FOUND: 404,
+  PRODUCT_SOURCE_ALREADY_USED: 409,
 };
 
 export interface ErrorSource {
@@ -93,9 +99,16 @@ export const forbidden = (title: string): ApiError => new ApiError('FORBIDDEN', 
 
 export const versionConflict = (): ApiError => new ApiError('VERSION_CONFLICT', 'Version conflict');
 
-/** Serializes an error document; `withCode` false for the code-less endpoints (D6). */
-export function errorDocument(errors: readonly ErrorObject[], withCode: boolean): string {
-  if (withCode) return JSON.stringify({ errors });
+/**
+ * How a route writes its errors: `jsonapi` (D5), `codeless` (the endpoints of D6, without
+ * `code`), `client` (the account routes, D201: a numeric `status` and a `message` as well).
+ */
+export type ErrorStyle = 'jsonapi' | 'codeless' | 'client';
+
+/** Serializes an error document in the route's style. */
+export function errorDocument(errors: readonly ErrorObject[], style: ErrorStyle): string {
+  if (style === 'jsonapi') return JSON.stringify({ errors });
+  if (style === 'client') return JSON.stringify({ errors: errors.map((e) => ({ ...e, status: Number(e.status), message: e.title })) });
   return JSON.stringify({
     errors: errors.map((e) => {
       const { code: _code, ...rest } = e;

@@ -8,8 +8,8 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
         "type": "company",
         "attributes": {
           "name": "Example Mobility",
-          "created_at": 1795687329677,
-          "updated_at": 1795687329677,
+          "created_at": 1795694080609,
+          "updated_at": 1795694080609,
           "version": 1,
           "url": null,
           "is_cpo": false,
@@ -45,8 +45,8 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
         "type": "tariff",
         "attributes": {
           "name": "Example Flex",
-          "created_at": 1795687329746,
-          "updated_at": 1795687329746,
+          "created_at": 1795694080683,
+          "updated_at": 1795694080683,
           "version": 1,
           "monthly_min_sales": 0,
           "monthly_fee": 0,
@@ -129,7 +129,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "allow_unbalanced_load": false,
           "include_direct_payment": false,
           "charge_points_power_lte": null,
-          "expires_at": "2026-12-03T10:02:09.779Z"
+          "expires_at": "2026-12-03T11:54:40.694Z"
         },
         "relationships": {
           "tariffs": {
@@ -163,7 +163,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
         "built_at": "2022-12-05T00:00:00.000Z",
         "rates_date": "2024-12-31"
       },
-      "uptime_seconds": 0.54
+      "uptime_seconds": 0.61
     }
   },
   "GET /ready": {
@@ -194,7 +194,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
   },
   "GET /metrics": {
     "status": 200,
-    "body": "# HELP process_cpu_user_seconds_total Total user CPU time spent in seconds.\n# TYPE process_cpu_user_seconds_total counter\nprocess_cpu_user_seconds_total 0.379394\n\n# HELP process_cpu_system_seconds_total Total system CPU time spent in seconds.\n# TYPE process_cpu_system_seconds_total counter\nprocess_cpu_system_seconds_total 0.053904\n\n# HELP process_cpu_seconds_total Total user and system CPU time spent in seconds.\n# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total 0.433298\n\n# HELP process_start_time_seconds Start time of the process since unix epoch in seconds.\n# TYPE process_sta…"
+    "body": "# HELP process_cpu_user_seconds_total Total user CPU time spent in seconds.\n# TYPE process_cpu_user_seconds_total counter\nprocess_cpu_user_seconds_total 0.387909\n\n# HELP process_cpu_system_seconds_total Total system CPU time spent in seconds.\n# TYPE process_cpu_system_seconds_total counter\nprocess_cpu_system_seconds_total 0.028776\n\n# HELP process_cpu_seconds_total Total user and system CPU time spent in seconds.\n# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total 0.416685\n\n# HELP process_start_time_seconds Start time of the process since unix epoch in seconds.\n# TYPE process_sta…"
   },
   "GET /openapi.json": {
     "status": 200,
@@ -495,7 +495,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "allow_unbalanced_load": false,
           "include_direct_payment": false,
           "charge_points_power_lte": null,
-          "expires_at": "2026-12-03T10:02:09.802Z"
+          "expires_at": "2026-12-03T11:54:40.694Z"
         },
         "relationships": {
           "tariffs": {
@@ -1205,7 +1205,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "type": "station_tariff_details",
           "attributes": {
             "country": "FR",
-            "updated_at": 1795687329263,
+            "updated_at": 1795694080101,
             "is_roaming": true,
             "tariff_level": "country",
             "restricted_segments": [
@@ -1281,7 +1281,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "type": "station_tariff_details",
           "attributes": {
             "country": "FR",
-            "updated_at": 1795687329263,
+            "updated_at": 1795694080101,
             "is_roaming": true,
             "tariff_level": "country",
             "restricted_segments": [
@@ -1432,8 +1432,8 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "type": "tariff",
           "attributes": {
             "name": "Currago Roam Flex",
-            "created_at": 1795687329263,
-            "updated_at": 1795687329263,
+            "created_at": 1795694080101,
+            "updated_at": 1795694080101,
             "version": 1,
             "monthly_min_sales": 0,
             "monthly_fee": 0,
@@ -1563,8 +1563,8 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "type": "company",
           "attributes": {
             "name": "TOTALENERGIES",
-            "created_at": 1795687329252,
-            "updated_at": 1795687329252,
+            "created_at": 1795694080088,
+            "updated_at": 1795694080088,
             "version": 1,
             "url": null,
             "is_cpo": true,
@@ -1818,7 +1818,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
       "data": null,
       "status_code": 1000,
       "status_message": "Success",
-      "timestamp": "2026-11-26T10:02:10.005Z"
+      "timestamp": "2026-11-26T11:54:40.944Z"
     }
   },
   "PATCH /ocpi/2.2.1/locations/:country_code/:party_id/:location_id/:evse_uid": {
@@ -1827,8 +1827,16 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
       "data": null,
       "status_code": 1000,
       "status_message": "Success",
-      "timestamp": "2026-11-26T10:02:10.006Z"
+      "timestamp": "2026-11-26T11:54:40.945Z"
     }
+  },
+  "GET /account/reset": {
+    "status": 200,
+    "body": "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>Set a new password</title>\n<style>body{font:16px/1.5 system-ui,sans-serif;max-width:28rem;margin:4rem auto;padding:0 1rem;color:#222}\ninput{display:block;width:100%;padding:.5rem;margin:.25rem 0 1rem;box-sizing:border-box}button{padding:.5rem 1rem}\n#msg{margin-top:1rem}</style></head>\n<body><h1>Set a new password</h1>\n<form id=\"reset\" data-token=\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\" data-action=\"/account/reset\">\n<label>New password <input id=\"password\"…"
+  },
+  "GET /account/reset.js": {
+    "status": 200,
+    "body": "'use strict';\n(function () {\n  var form = document.getElementById('reset');\n  var msg = document.getElementById('msg');\n  form.addEventListener('submit', function (ev) {\n    ev.preventDefault();\n    var pw = document.getElementById('password').value;\n    if (pw !== document.getElementById('again').value) { msg.textContent = 'The two passwords differ.'; return; }\n    var body = { data: { type: 'password_reset', attributes: { token: form.dataset.token, password: pw } } };\n    fetch(form.dataset.action, { method: 'POST', headers: { 'Content-Type': 'application/vnd.api+json' }, body: JSON.stringif…"
   },
   "POST /admin/snapshot": {
     "status": 200,
@@ -1839,11 +1847,11 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
         "attributes": {
           "version": "dcc173061041ab8a",
           "built_at": "2022-12-05T00:00:00.000Z",
-          "file": "/tmp/cps-openapi-stVsfN/sample.sqlite",
+          "file": "/tmp/cps-openapi-TlBfQP/sample.sqlite",
           "stations": 1941,
           "generation": 1,
-          "load_ms": 46,
-          "swap_ms": 38.81
+          "load_ms": 49,
+          "swap_ms": 28.83
         }
       }
     }

@@ -14,34 +14,37 @@ import path from 'node:path';
 import type { ApiRequest, ApiResponse, RouteDef } from '../types.js';
 import { notFound } from '../jsonapi/errors.js';
 import { EXAMPLE_RESPONSES } from './examples.generated.js';
-import { OPERATIONS, type OperationDoc } from './operations.js';
+import { ACCOUNT_OPERATIONS, OPERATIONS, type OperationDoc } from './operations.js';
 
 /** Answers are JSON:API documents sent as `application/json` (D12); request bodies may use either type. */
 const JSON_MEDIA = 'application/json';
 
-const ERRORS_SCHEMA = {
+/** An error document whose items have the given members. */
+const errorsSchema = (required: readonly string[], properties: Record<string, object>): object => ({
   type: 'object',
   required: ['errors'],
-  properties: {
-    errors: {
-      type: 'array',
-      minItems: 1,
-      items: {
-        type: 'object',
-        required: ['status', 'title'],
-        properties: {
-          status: { type: 'string' },
-          code: { type: 'string' },
-          title: { type: 'string' },
-          detail: { type: 'string' },
-          source: { type: 'object', properties: { pointer: { type: 'string' }, parameter: { type: 'string' } } },
-        },
-      },
-    },
-  },
-};
+  properties: { errors: { type: 'array', minItems: 1, items: { type: 'object', required: [...required], properties } } },
+});
+
+const ERRORS_SCHEMA = errorsSchema(['status', 'title'], {
+  status: { type: 'string' },
+  code: { type: 'string' },
+  title: { type: 'string' },
+  detail: { type: 'string' },
+  source: { type: 'object', properties: { pointer: { type: 'string' }, parameter: { type: 'string' } } },
+});
+
+/** The errors of the account routes (D201): a numeric `status` and a `message` besides D5's members. */
+const CLIENT_ERRORS_SCHEMA = errorsSchema(['status', 'message'], {
+  status: { type: 'integer' },
+  message: { type: 'string' },
+  code: { type: 'string' },
+  title: { type: 'string' },
+  source: { type: 'object' },
+});
 
 const ERROR_TEXT: Record<string, string> = {
+  '401': 'Wrong email or password, or a refresh token that cannot be used (D201, D204)',
   '400': 'Bad request: a wrong type, a missing field, an over-limit value (`source.pointer` or `source.parameter` says where)',
   '403': 'Key missing, invalid, or without the group of the operation',
   '404': 'Unknown id',
@@ -60,7 +63,7 @@ function errorsOf(r: RouteDef, doc: OperationDoc): string[] {
   if (r.groups !== null) out.push('403');
   if (r.path.includes(':') || r.body) out.push('404');
   out.push('405');
-  if (r.method === 'PUT' || r.method === 'DELETE' || r.path === '/admin/snapshot') out.push('409');
+  if (((r.method === 'PUT' || r.method === 'DELETE') && r.clientErrors !== true) || r.path === '/admin/snapshot') out.push('409');
   if (r.body) out.push('413', '415');
   if (r.groups !== null) out.push('429');
   // Every route but the probes can be refused for load (D106, D176); /ready answers 503 when not ready.
@@ -68,7 +71,8 @@ function errorsOf(r: RouteDef, doc: OperationDoc): string[] {
   return out;
 }
 
-const keyOf = (r: Pick<RouteDef, 'method' | 'path'>): string => `${r.method} ${r.path}`;
+/** The operation's key in OPERATIONS: method and path, the path without a deployment's prefix (D200). */
+const keyOf = (r: Pick<RouteDef, 'method' | 'path' | 'docPath'>): string => `${r.method} ${r.docPath ?? r.path}`;
 const openApiPath = (p: string): string => p.replace(/:([a-z_]+)/g, '{$1}');
 
 function operation(r: RouteDef, doc: OperationDoc): object {
@@ -86,7 +90,8 @@ function operation(r: RouteDef, doc: OperationDoc): object {
     success.content = { [media]: content };
   }
   const responses: Record<string, unknown> = { [String(doc.status)]: success };
-  for (const s of errorsOf(r, doc)) responses[s] = { $ref: `#/components/responses/E${s}` };
+  const kind = r.clientErrors === true ? 'C' : 'E';
+  for (const s of [...errorsOf(r, doc), ...(doc.errors ?? [])].sort()) responses[s] = { $ref: `#/components/responses/${kind}${s}` };
   return {
     operationId: `${r.method.toLowerCase()}${r.path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
     summary: doc.summary,
@@ -103,7 +108,7 @@ function operation(r: RouteDef, doc: OperationDoc): object {
         }
       : {}),
     responses,
-    'x-example-request': { path: doc.example.path, ...(doc.example.headers ? { headers: doc.example.headers } : {}) },
+    'x-example-request': { path: doc.example.path, ...(doc.example.headers ? { headers: doc.example.headers } : {}), ...(doc.example.stateful ? { stateful: true } : {}) },
   };
 }
 
@@ -121,7 +126,10 @@ export function openApiDocument(routes: readonly RouteDef[], version: string): R
   const orphans = Object.keys(OPERATIONS).filter((k) => !seen.has(k) && !OPTIONAL.has(k));
   if (orphans.length > 0) throw new Error(`operations without a route: ${orphans.join(', ')}`);
   const responses: Record<string, unknown> = {};
-  for (const [s, text] of Object.entries(ERROR_TEXT)) responses[`E${s}`] = { description: text, content: { [JSON_MEDIA]: { schema: { $ref: '#/components/schemas/Errors' } } } };
+  for (const [s, text] of Object.entries(ERROR_TEXT)) {
+    responses[`E${s}`] = { description: text, content: { [JSON_MEDIA]: { schema: { $ref: '#/components/schemas/Errors' } } } };
+    responses[`C${s}`] = { description: text, content: { [JSON_MEDIA]: { schema: { $ref: '#/components/schemas/ClientErrors' } } } };
+  }
   return {
     openapi: '3.1.0',
     info: {
@@ -135,14 +143,14 @@ export function openApiDocument(routes: readonly RouteDef[], version: string): R
     paths,
     components: {
       securitySchemes: { ApiKey: { type: 'apiKey', in: 'header', name: 'Api-Key', description: 'API key; each operation names the key groups that may call it (x-groups).' } },
-      schemas: { Errors: ERRORS_SCHEMA },
+      schemas: { Errors: ERRORS_SCHEMA, ClientErrors: CLIENT_ERRORS_SCHEMA },
       responses,
     },
   };
 }
 
 /** Operations whose route exists only with some settings (the availability feeds, D134). */
-const OPTIONAL = new Set(['POST /v1/availability', 'PUT /ocpi/2.2.1/locations/:country_code/:party_id/:location_id/:evse_uid', 'PATCH /ocpi/2.2.1/locations/:country_code/:party_id/:location_id/:evse_uid', 'GET /metrics']);
+const OPTIONAL = new Set(['POST /v1/availability', 'PUT /ocpi/2.2.1/locations/:country_code/:party_id/:location_id/:evse_uid', 'PATCH /ocpi/2.2.1/locations/:country_code/:party_id/:location_id/:evse_uid', 'GET /metrics', ...ACCOUNT_OPERATIONS]);
 
 // ---- The docs page ----
 

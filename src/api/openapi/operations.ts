@@ -18,6 +18,9 @@ import { validateTariffDetails } from '../tariff-details/tariff-details.schema.j
 import { validateTariffPut } from '../tariffs/tariffs.schema.js';
 import { profileId, validateProfile } from '../tiles/price-profiles.js';
 import { DEFAULT_CHARGE_PRICE_OPTIONS } from '../../domain/pricing/index.js';
+import {
+  emailAuthenticationSchema, productsSchema, refreshAuthenticationSchema, resetSchema, settingsSchema, signupSchema, triggerResetSchema, wrappedSettingsSchema,
+} from '../accounts/accounts.schema.js';
 
 export interface QueryParam {
   name: string;
@@ -39,8 +42,14 @@ export interface OperationDoc {
   mediaType?: string;
   /** Schema of the success answer (a JSON document; absent for 204 and non-JSON answers). */
   response?: object;
-  /** The example request: a concrete path with its query, and the body. */
-  example: { path: string; body?: unknown; headers?: Record<string, string> };
+  /** Error statuses beyond those the route table implies (401 of the account routes). */
+  errors?: readonly string[];
+  /**
+   * The example request: a concrete path with its query, and the body. `stateful`: the request
+   * needs state no example run has (an account confirmed by mail, a refresh token): it is
+   * described, not sent by `npm run openapi:examples`; test/http/accounts.test.ts checks its answers.
+   */
+  example: { path: string; body?: unknown; headers?: Record<string, string>; stateful?: true };
 }
 
 // ---- Answer schemas: JSON:API documents of the spec's resource types ----
@@ -128,6 +137,110 @@ const REFINEMENTS: QueryParam[] = [
 ];
 
 const feedbackSchema = { oneOf: Object.values(validateUserFeedbackOfType).map((v) => v.schema) };
+
+// ---- Accounts (D200–D213): the original web client's protocol; errors in its shape (D201) ----
+
+const USER_SUB = '6f1c2b9e-8a4d-4c3e-9b7a-2d5e8f0a1b3c';
+const BEARER = { Authorization: 'Bearer <access token from POST /v1/authenticate>' };
+const TOKEN_PAIR = { type: 'object', required: ['data'], properties: { data: { type: 'object', required: ['type', 'attributes'], properties: { type: { const: 'authentication_result' }, attributes: { type: 'object', required: ['access_token', 'refresh_token'] } } } } };
+const SETTINGS = { type: 'object', required: ['data', 'meta'], properties: { data: resource('user_settings', ['version'], ['vehicle', 'tariffs']), meta: { type: 'object', required: ['products'] } } };
+const SETTINGS_BODY = { data: { type: 'user_settings', id: USER_SUB, attributes: { version: 2 }, relationships: { vehicle: { data: { id: 'a1b2c3d4-0000-4000-8000-000000000001', type: 'car' } }, tariffs: { data: [{ id: 'tariff-1', type: 'tariff' }] } } } };
+const PAGE_TOKEN = 'x'.repeat(43);
+
+/** The account operations: served unless accounts are off or no token can be signed (D200, D203). */
+export const ACCOUNT_OPERATIONS: readonly string[] = [
+  'POST /v1/authenticate', 'POST /v1/users', 'POST /v1/trigger_reset_password', 'GET /account/confirm', 'GET /account/reset', 'GET /account/reset.js',
+  'POST /account/reset', 'GET /v1/users/:sub/settings', 'PUT /v1/users/:sub/settings', 'POST /v1/users/:sub/products', 'DELETE /v1/users/:sub',
+];
+
+const ACCOUNT_DOCS: Record<string, OperationDoc> = {
+  'POST /v1/authenticate': {
+    summary: 'Log in with email and password, or refresh a token pair (D203, D204, D207)',
+    description: '`email_authentication` or `refresh_token_authentication`. Answers a short-lived access token (JWT: `sub`, `email`, `username`, `exp`) and an opaque refresh token; a refresh token is used once, and a used one presented again revokes its family. 401 for a wrong pair or an unusable refresh token; 400 `email_unconfirmed`; 429 beyond the guessing limits.',
+    tag: 'Accounts',
+    body: { oneOf: [emailAuthenticationSchema.schema, refreshAuthenticationSchema.schema] },
+    errors: ['401'],
+    status: 200,
+    response: TOKEN_PAIR,
+    example: { path: '/v1/authenticate', body: { data: { type: 'email_authentication', attributes: { email: 'driver@example.org', password: 'a long passphrase' } } }, stateful: true },
+  },
+  'POST /v1/users': {
+    summary: 'Sign up (D206): 204 for a new and a taken address alike; a confirmation mail',
+    tag: 'Accounts',
+    body: signupSchema.schema,
+    status: 204,
+    example: { path: '/v1/users', body: { data: { type: 'user', attributes: { email: 'new.driver@example.org', password: 'a long passphrase', username: 'driver', language: 'en' } } } },
+  },
+  'POST /v1/trigger_reset_password': {
+    summary: 'Ask for a password reset mail (D209): 204 whether or not the address has an account',
+    tag: 'Accounts',
+    body: triggerResetSchema.schema,
+    status: 204,
+    example: { path: '/v1/trigger_reset_password', body: { data: { type: 'trigger_reset_password', attributes: { email: 'driver@example.org' } } } },
+  },
+  'GET /account/confirm': {
+    summary: 'The confirmation link of a signup mail: confirms the address, shows a page (D209)',
+    tag: 'Accounts',
+    query: [{ name: 'token', schema: { type: 'string' }, description: 'The token of the mail', required: true }],
+    status: 200,
+    mediaType: 'text/html',
+    example: { path: `/account/confirm?token=${PAGE_TOKEN}`, stateful: true },
+  },
+  'GET /account/reset': {
+    summary: 'The reset link of a mail: a page that sets a new password (D209)',
+    tag: 'Accounts',
+    query: [{ name: 'token', schema: { type: 'string' }, description: 'The token of the mail', required: true }],
+    status: 200,
+    mediaType: 'text/html',
+    example: { path: `/account/reset?token=${PAGE_TOKEN}` },
+  },
+  'GET /account/reset.js': {
+    summary: 'The script of the reset page',
+    tag: 'Accounts',
+    status: 200,
+    mediaType: 'text/javascript',
+    example: { path: '/account/reset.js' },
+  },
+  'POST /account/reset': {
+    summary: 'Set a new password with the token of a reset mail (D209); revokes every refresh token',
+    tag: 'Accounts',
+    body: resetSchema.schema,
+    status: 204,
+    example: { path: '/account/reset', body: { data: { type: 'password_reset', attributes: { token: PAGE_TOKEN, password: 'another long passphrase' } } }, stateful: true },
+  },
+  'GET /v1/users/:sub/settings': {
+    summary: 'The user’s vehicle, tariffs and products (D211); 404 while none are stored',
+    tag: 'Accounts',
+    status: 200,
+    response: SETTINGS,
+    example: { path: `/v1/users/${USER_SUB}/settings`, headers: BEARER, stateful: true },
+  },
+  'PUT /v1/users/:sub/settings': {
+    summary: 'Store the user’s settings (D211): a version at or below the stored one changes nothing and answers the stored settings',
+    description: 'The JSON:API form, or the wrapped form of the client’s first login (`data.attributes.data`, no `data.type`).',
+    tag: 'Accounts',
+    body: { oneOf: [settingsSchema.schema, wrappedSettingsSchema.schema] },
+    status: 200,
+    response: SETTINGS,
+    example: { path: `/v1/users/${USER_SUB}/settings`, headers: BEARER, body: SETTINGS_BODY, stateful: true },
+  },
+  'POST /v1/users/:sub/products': {
+    summary: 'Activate a product source issued by the operator (D212)',
+    description: '404 `PRODUCT_SOURCE_NOT_FOUND`, 409 `PRODUCT_SOURCE_ALREADY_USED`.',
+    tag: 'Accounts',
+    errors: ['409'],
+    body: productsSchema.schema,
+    status: 201,
+    response: { type: 'object', required: ['data'], properties: { data: { type: 'object', required: ['type', 'attributes'], properties: { attributes: { type: 'object', required: ['products'] } } } } },
+    example: { path: `/v1/users/${USER_SUB}/products`, headers: BEARER, body: { data: { type: 'user_products', attributes: { source: { type: 'code', code: 'code printed by npm run products' } } } }, stateful: true },
+  },
+  'DELETE /v1/users/:sub': {
+    summary: 'Delete the account with its settings, tokens and products (D213)',
+    tag: 'Accounts',
+    status: 204,
+    example: { path: `/v1/users/${USER_SUB}`, headers: BEARER, stateful: true },
+  },
+};
 
 /** The operations, by `METHOD path` as in the route table. */
 export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
@@ -566,4 +679,5 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     response: { type: 'object', required: ['status_code'] },
     example: { path: '/ocpi/2.2.1/locations/DK/FIX/LOC1/E1', body: { status: 'AVAILABLE' } },
   },
+  ...ACCOUNT_DOCS,
 };

@@ -4,6 +4,7 @@ import * as m003 from './003_catalog.js';
 import * as m004 from './004_feedback_devices.js';
 import * as m005 from './005_key_generation.js';
 import * as m006 from './006_price_profiles.js';
+import * as m007 from './007_accounts.js';
 import * as pg from './postgres.js';
 
 import type { Migration } from './migration.js';
@@ -18,6 +19,7 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   { version: 4, name: 'feedback_devices', sql: m004.sql },
   { version: 5, name: 'key_generation', sql: m005.sql },
   { version: 6, name: 'price_profiles', sql: m006.sql },
+  { version: 7, name: 'accounts', sql: m007.sql },
 ];
 
 /** The same schema for PostgreSQL (same versions and names, PostgreSQL types; postgres.ts). */

@@ -1,11 +1,12 @@
 /**
- * The live store's schema on PostgreSQL: the SQLite migrations 001–006 with PostgreSQL types
+ * The live store's schema on PostgreSQL: the SQLite migrations 001–007 with PostgreSQL types
  * (milliseconds and generations as BIGINT, identity columns for feedback ids), and the NOTIFY
  * triggers of D151: every committed change of the catalog generation or of the key generation
  * announces itself on channel `cps_live` as `catalog:<n>` or `keys:<n>`, whoever wrote it (a
  * replica, the keys CLI). NOTIFY is delivered at commit, never for a rolled-back transaction.
  */
 import type { Migration } from './migration.js';
+import { accountsSql } from './007_accounts.js';
 
 export const CHANNEL = 'cps_live';
 
@@ -177,4 +178,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 4, name: 'feedback_devices', sql: feedbackDevices },
   { version: 5, name: 'key_generation', sql: keyGeneration },
   { version: 6, name: 'price_profiles', sql: priceProfiles },
+  { version: 7, name: 'accounts', sql: accountsSql('BIGINT', '') },
 ];

@@ -1,0 +1,78 @@
+/**
+ * The account routes (D200–D213) in the original web client's protocol: authentication, signup
+ * and reset under the auth prefix (with their mail pages), and the user's own settings, products
+ * and deletion behind a bearer access token. Errors in the client's shape (D201).
+ */
+import type { AppContext } from '../context.js';
+import { ApiError } from '../jsonapi/errors.js';
+import { json, noContent, type ApiRequest, type ApiResponse, type RouteDef } from '../types.js';
+import { AccountService, limit } from './account-service.js';
+import { emailAuthenticationSchema, refreshAuthenticationSchema, resetSchema, signupSchema, triggerResetSchema } from './accounts.schema.js';
+import { confirmedPage, invalidLinkPage, RESET_JS, resetPage, TOKEN_RE, tooManyPage } from './pages.js';
+import { userRoutes } from './users.handler.js';
+
+const typeOf = (body: unknown): unknown => (body as { data?: { type?: unknown } } | undefined)?.data?.type;
+
+const tokenPair = (p: { access_token: string; refresh_token: string }): ApiResponse =>
+  json(200, { data: { type: 'authentication_result', attributes: p } });
+
+export function accountRoutes(ctx: AppContext): RouteDef[] {
+  const deps = ctx.accounts;
+  if (deps === undefined) return [];
+  const svc = new AccountService(ctx, deps);
+  const prefix = ctx.config.accounts.pathPrefix;
+
+  const authenticate = async (req: ApiRequest): Promise<ApiResponse> => {
+    const t = typeOf(req.body);
+    if (t === 'refresh_token_authentication') return tokenPair(await svc.refresh(req, refreshAuthenticationSchema(req.body).data.attributes.refresh_token));
+    if (t === 'email_authentication') return tokenPair(await svc.login(req, emailAuthenticationSchema(req.body).data.attributes));
+    throw new ApiError('BAD_REQUEST', 'data.type must be email_authentication or refresh_token_authentication', { source: { pointer: '/data/type' } });
+  };
+
+  const signup = async (req: ApiRequest): Promise<ApiResponse> => {
+    await svc.signup(req, signupSchema(req.body).data.attributes);
+    return noContent();
+  };
+
+  const triggerReset = (req: ApiRequest): ApiResponse => {
+    svc.triggerReset(req, triggerResetSchema(req.body).data.attributes.email);
+    return noContent();
+  };
+
+  const confirm = async (req: ApiRequest): Promise<ApiResponse> => {
+    if (deps.limits.pagesPerClient.take(svc.client(req)) > 0) return tooManyPage();
+    const token = req.query.get('token') ?? '';
+    return TOKEN_RE.test(token) && (await svc.confirm(token)) ? confirmedPage() : invalidLinkPage();
+  };
+
+  const resetForm = (req: ApiRequest): ApiResponse => {
+    const token = req.query.get('token') ?? '';
+    return TOKEN_RE.test(token) ? resetPage(token, `${prefix}/account/reset`, `${prefix}/account/reset.js`) : invalidLinkPage();
+  };
+
+  const reset = async (req: ApiRequest): Promise<ApiResponse> => {
+    limit(deps.limits.pagesPerClient.take(svc.client(req)));
+    const a = resetSchema(req.body).data.attributes;
+    if (!TOKEN_RE.test(a.token) || !(await svc.reset(a.token, a.password))) {
+      throw new ApiError('BAD_REQUEST', 'reset link invalid or expired', { source: { pointer: '/data/attributes/token' } });
+    }
+    return noContent();
+  };
+
+  const script = (): ApiResponse => ({ status: 200, body: RESET_JS, headers: { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'public, max-age=3600' } });
+
+  const g = ['UserAccounts'] as const;
+  const auth = { body: true, clientErrors: true } as const;
+  const page = { groups: null, body: false, clientErrors: true, admission: 'ops' } as const;
+  const at = (docPath: string) => ({ path: `${prefix}${docPath}`, docPath });
+  return [
+    { method: 'POST', ...at('/v1/authenticate'), groups: g, ...auth, handler: authenticate },
+    { method: 'POST', ...at('/v1/users'), groups: g, ...auth, handler: signup },
+    { method: 'POST', ...at('/v1/trigger_reset_password'), groups: g, ...auth, handler: triggerReset },
+    { method: 'GET', ...at('/account/confirm'), ...page, handler: confirm },
+    { method: 'GET', ...at('/account/reset'), ...page, handler: resetForm },
+    { method: 'GET', ...at('/account/reset.js'), ...page, handler: script },
+    { method: 'POST', ...at('/account/reset'), groups: null, body: true, clientErrors: true, handler: reset },
+    ...userRoutes(ctx, svc),
+  ];
+}

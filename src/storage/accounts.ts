@@ -1,0 +1,254 @@
+/**
+ * Accounts in the live store (migration 7, D200–D214): users, settings, refresh-token families,
+ * mail tokens, product sources and grants. Every method is one transaction or one consistent
+ * read; tokens and codes arrive here already hashed (SHA-256 hex), never in clear.
+ */
+import type { LiveStore, Sql } from './live.js';
+
+export interface UserRow {
+  id: string;
+  email: string;
+  username: string;
+  language: string;
+  password_hash: string;
+  confirmed_at: number | null;
+}
+
+export interface NewUser {
+  id: string;
+  email: string;
+  username: string;
+  language: string;
+  password_hash: string;
+}
+
+export interface StoredSettings {
+  version: number;
+  vehicle_id: string;
+  tariff_ids: string[];
+  /** Names of the user's products, sorted. */
+  products: string[];
+}
+
+export type MailPurpose = 'confirm' | 'reset';
+
+export type RotateResult = { ok: true; user: UserRow } | { ok: false; reason: 'unknown' | 'reused' | 'expired' };
+
+export type ActivateResult = { ok: true; products: string[] } | { ok: false; reason: 'not_found' | 'used' };
+
+export interface SourceRow {
+  type: string;
+  products: string[];
+  created_at: number;
+  used_at: number | null;
+}
+
+const USER_COLUMNS = 'id, email, username, language, password_hash, confirmed_at';
+
+const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+
+const userOf = (r: UserRow): UserRow => ({ ...r, confirmed_at: num(r.confirmed_at) });
+
+async function products(s: Sql, userId: string): Promise<string[]> {
+  const rows = await s.all<{ product: string }>('SELECT product FROM user_products WHERE user_id = ? ORDER BY product', [userId]);
+  return rows.map((r) => r.product);
+}
+
+async function settingsIn(s: Sql, userId: string): Promise<StoredSettings | undefined> {
+  const r = await s.get<{ version: number; vehicle_id: string; tariff_ids: string }>(
+    'SELECT version, vehicle_id, tariff_ids FROM user_settings WHERE user_id = ?',
+    [userId],
+  );
+  if (r === undefined) return undefined;
+  return { version: Number(r.version), vehicle_id: r.vehicle_id, tariff_ids: JSON.parse(r.tariff_ids) as string[], products: await products(s, userId) };
+}
+
+export class AccountStore {
+  constructor(private readonly live: LiveStore) {}
+
+  /**
+   * Creates the user with a confirmation token `tokenHash`; when the address is taken, stores
+   * `tokenHash` for the existing user instead (a reset token when it is confirmed, else a
+   * confirmation token), so both cases write alike (D206: no enumeration through timing).
+   */
+  createUser(u: NewUser, tokenHash: string, expiry: { confirm: number; reset: number }, now = Date.now()): Promise<{ created: boolean; user: UserRow }> {
+    return this.live.tx(async (s) => {
+      const known = await s.get<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE email = ?`, [u.email]);
+      const user = known === undefined ? { ...u, confirmed_at: null } : userOf(known);
+      if (known === undefined) {
+        await s.run('INSERT INTO users(id, email, username, language, password_hash, confirmed_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, NULL, ?, ?)', [
+          u.id, u.email, u.username, u.language, u.password_hash, now, now,
+        ]);
+      }
+      const purpose: MailPurpose = user.confirmed_at === null ? 'confirm' : 'reset';
+      await s.run('INSERT INTO mail_tokens(hash, user_id, purpose, expires_at, used_at) VALUES (?, ?, ?, ?, NULL)', [tokenHash, user.id, purpose, expiry[purpose]]);
+      return { created: known === undefined, user };
+    });
+  }
+
+  async userByEmail(email: string): Promise<UserRow | undefined> {
+    const r = await this.live.read((s) => s.get<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE email = ?`, [email]));
+    return r === undefined ? undefined : userOf(r);
+  }
+
+  async user(id: string): Promise<UserRow | undefined> {
+    const r = await this.live.read((s) => s.get<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE id = ?`, [id]));
+    return r === undefined ? undefined : userOf(r);
+  }
+
+  /** Replaces the hash of a password that was just verified (new scrypt parameters, D202). */
+  async rehash(id: string, hash: string, now = Date.now()): Promise<void> {
+    await this.live.tx((s) => s.run('UPDATE users SET password_hash = ?, updated_at = ? WHERE id = ?', [hash, now, id]));
+  }
+
+  /** A mail token of the user (confirmation or reset). */
+  async addMailToken(userId: string, purpose: MailPurpose, hash: string, expiresAt: number): Promise<void> {
+    await this.live.tx((s) => s.run('INSERT INTO mail_tokens(hash, user_id, purpose, expires_at, used_at) VALUES (?, ?, ?, ?, NULL)', [hash, userId, purpose, expiresAt]));
+  }
+
+  /** Uses a confirmation token and confirms its user; false when it is unknown, used or expired. */
+  confirm(hash: string, now = Date.now()): Promise<boolean> {
+    return this.live.tx(async (s) => {
+      const t = await s.get<{ user_id: string }>("SELECT user_id FROM mail_tokens WHERE hash = ? AND purpose = 'confirm' AND used_at IS NULL AND expires_at > ?", [hash, now]);
+      if (t === undefined) return false;
+      await s.run('UPDATE mail_tokens SET used_at = ? WHERE hash = ?', [now, hash]);
+      await s.run('UPDATE users SET confirmed_at = COALESCE(confirmed_at, ?), updated_at = ? WHERE id = ?', [now, now, t.user_id]);
+      return true;
+    });
+  }
+
+  /**
+   * Sets the password of the reset token's user (D209): confirms the address, uses every reset
+   * token of the user and deletes every refresh token (D204). False when the token is unknown,
+   * used or expired.
+   */
+  resetPassword(hash: string, passwordHash: string, now = Date.now()): Promise<boolean> {
+    return this.live.tx(async (s) => {
+      const t = await s.get<{ user_id: string }>("SELECT user_id FROM mail_tokens WHERE hash = ? AND purpose = 'reset' AND used_at IS NULL AND expires_at > ?", [hash, now]);
+      if (t === undefined) return false;
+      await s.run("UPDATE mail_tokens SET used_at = ? WHERE user_id = ? AND purpose = 'reset' AND used_at IS NULL", [now, t.user_id]);
+      await s.run('UPDATE users SET password_hash = ?, confirmed_at = COALESCE(confirmed_at, ?), updated_at = ? WHERE id = ?', [passwordHash, now, now, t.user_id]);
+      await s.run('DELETE FROM refresh_tokens WHERE user_id = ?', [t.user_id]);
+      return true;
+    });
+  }
+
+  /** Starts a refresh-token family with its first token (a login). */
+  async startFamily(userId: string, hash: string, family: string, expiresAt: number, now = Date.now()): Promise<void> {
+    await this.live.tx((s) =>
+      s.run('INSERT INTO refresh_tokens(hash, user_id, family, created_at, expires_at, used_at, revoked_at) VALUES (?, ?, ?, ?, ?, NULL, NULL)', [hash, userId, family, now, expiresAt]),
+    );
+  }
+
+  /**
+   * Uses refresh token `hash` and stores `next` in its family (D204). A token used or revoked
+   * before revokes the whole family (committed, though the answer is a refusal).
+   */
+  rotate(hash: string, next: string, expiresAt: number, now = Date.now()): Promise<RotateResult> {
+    return this.live.tx(async (s): Promise<RotateResult> => {
+      const t = await s.get<{ user_id: string; family: string; expires_at: number; used_at: number | null; revoked_at: number | null }>(
+        'SELECT user_id, family, expires_at, used_at, revoked_at FROM refresh_tokens WHERE hash = ?',
+        [hash],
+      );
+      if (t === undefined) return { ok: false, reason: 'unknown' };
+      if (t.used_at !== null || t.revoked_at !== null) {
+        await s.run('UPDATE refresh_tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE family = ?', [now, t.family]);
+        return { ok: false, reason: 'reused' };
+      }
+      if (Number(t.expires_at) <= now) return { ok: false, reason: 'expired' };
+      const user = await s.get<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE id = ?`, [t.user_id]);
+      if (user === undefined) return { ok: false, reason: 'unknown' };
+      await s.run('UPDATE refresh_tokens SET used_at = ? WHERE hash = ?', [now, hash]);
+      await s.run('INSERT INTO refresh_tokens(hash, user_id, family, created_at, expires_at, used_at, revoked_at) VALUES (?, ?, ?, ?, ?, NULL, NULL)', [
+        next, t.user_id, t.family, now, expiresAt,
+      ]);
+      return { ok: true, user: userOf(user) };
+    });
+  }
+
+  /** The user (when it exists) and its settings (undefined when it has none yet). */
+  async settings(userId: string): Promise<{ user: boolean; settings: StoredSettings | undefined }> {
+    return this.live.read(async (s) => {
+      const u = await s.get<{ one: number }>('SELECT 1 AS one FROM users WHERE id = ?', [userId]);
+      if (u === undefined) return { user: false, settings: undefined };
+      return { user: true, settings: await settingsIn(s, userId) };
+    });
+  }
+
+  /**
+   * Writes the settings when `version` is above the stored one (or none is stored); else leaves
+   * the newer ones (D211). Answers what is stored afterwards; undefined when the user is gone.
+   */
+  putSettings(userId: string, version: number, vehicleId: string, tariffIds: readonly string[], now = Date.now()): Promise<StoredSettings | undefined> {
+    return this.live.tx(async (s) => {
+      const u = await s.get<{ one: number }>('SELECT 1 AS one FROM users WHERE id = ?', [userId]);
+      if (u === undefined) return undefined;
+      await s.run(
+        `INSERT INTO user_settings(user_id, version, vehicle_id, tariff_ids, updated_at) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT(user_id) DO UPDATE SET version = excluded.version, vehicle_id = excluded.vehicle_id,
+           tariff_ids = excluded.tariff_ids, updated_at = excluded.updated_at
+         WHERE excluded.version > user_settings.version`,
+        [userId, version, vehicleId, JSON.stringify(tariffIds), now],
+      );
+      return settingsIn(s, userId);
+    });
+  }
+
+  /** Stores product sources (their code hashes) of one type granting `productNames`. */
+  async createSources(type: string, productNames: readonly string[], hashes: readonly string[], now = Date.now()): Promise<void> {
+    await this.live.tx(async (s) => {
+      for (const h of hashes) {
+        await s.run('INSERT INTO product_sources(hash, type, products, created_at, used_at, used_by) VALUES (?, ?, ?, ?, NULL, NULL)', [h, type, JSON.stringify(productNames), now]);
+      }
+    });
+  }
+
+  async sources(): Promise<SourceRow[]> {
+    const rows = await this.live.read((s) =>
+      s.all<{ type: string; products: string; created_at: number; used_at: number | null }>('SELECT type, products, created_at, used_at FROM product_sources ORDER BY created_at, hash'),
+    );
+    return rows.map((r) => ({ type: r.type, products: JSON.parse(r.products) as string[], created_at: Number(r.created_at), used_at: num(r.used_at) }));
+  }
+
+  /** Uses source `hash` of `type` for the user and grants its products (D212). */
+  activate(userId: string, type: string, hash: string, now = Date.now()): Promise<ActivateResult | undefined> {
+    return this.live.tx(async (s): Promise<ActivateResult | undefined> => {
+      const u = await s.get<{ one: number }>('SELECT 1 AS one FROM users WHERE id = ?', [userId]);
+      if (u === undefined) return undefined;
+      const src = await s.get<{ products: string; used_at: number | null }>('SELECT products, used_at FROM product_sources WHERE hash = ? AND type = ?', [hash, type]);
+      if (src === undefined) return { ok: false, reason: 'not_found' };
+      if (src.used_at !== null) return { ok: false, reason: 'used' };
+      await s.run('UPDATE product_sources SET used_at = ?, used_by = ? WHERE hash = ?', [now, userId, hash]);
+      for (const p of JSON.parse(src.products) as string[]) {
+        await s.run('INSERT INTO user_products(user_id, product, granted_at) VALUES (?, ?, ?) ON CONFLICT(user_id, product) DO NOTHING', [userId, p, now]);
+      }
+      return { ok: true, products: await products(s, userId) };
+    });
+  }
+
+  /** Deletes the user and everything of it (D213); false when it did not exist. */
+  deleteUser(userId: string): Promise<boolean> {
+    return this.live.tx(async (s) => {
+      for (const t of ['user_settings', 'refresh_tokens', 'mail_tokens', 'user_products']) await s.run(`DELETE FROM ${t} WHERE user_id = ?`, [userId]);
+      await s.run('UPDATE product_sources SET used_by = NULL WHERE used_by = ?', [userId]);
+      await s.run('UPDATE crm_devices SET user_id = NULL WHERE user_id = ?', [userId]);
+      return (await s.run('DELETE FROM users WHERE id = ?', [userId])) > 0;
+    });
+  }
+
+  /** Every user's settings, by user id (the export, D214). */
+  async *allSettings(): AsyncGenerator<StoredSettings & { user_id: string; updated_at: number }> {
+    let after = '';
+    for (;;) {
+      const rows = await this.live.read((s) =>
+        s.all<{ user_id: string; updated_at: number }>('SELECT user_id, updated_at FROM user_settings WHERE user_id > ? ORDER BY user_id LIMIT 500', [after]),
+      );
+      if (rows.length === 0) return;
+      for (const r of rows) {
+        const st = await this.live.read((s) => settingsIn(s, r.user_id));
+        if (st !== undefined) yield { user_id: r.user_id, updated_at: Number(r.updated_at), ...st };
+      }
+      after = rows[rows.length - 1].user_id;
+    }
+  }
+}
