@@ -106,7 +106,8 @@ export const PASSWORD_MAX = 128;
 /** D205: trimmed, NFC, lower case; null when it is not an address. */
 export function normaliseEmail(raw: string): string | null {
   const e = raw.trim().normalize('NFC').toLowerCase();
-  if (e.length > 254 || !/^[^\s@]+@[^\s@]+\.[^\s@.]+$/.test(e)) return null;
+  // No space, comma, angle bracket, quote or other separator of an address list: one mailbox only.
+  if (e.length > 254 || !/^[^\s@,;:<>()[\]\\"]+@[^\s@,;:<>()[\]\\"]+\.[^\s@,;:<>()[\]\\".]+$/.test(e)) return null;
   return e;
 }
 

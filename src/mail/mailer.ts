@@ -41,7 +41,7 @@ export class Mailer {
   }
 
   async send(mail: Mail): Promise<void> {
-    const info = (await this.transport.sendMail({ from: this.o.from, to: mail.to, subject: mail.subject, text: mail.text })) as { message?: Buffer };
+    const info = (await this.transport.sendMail({ from: this.o.from, to: { name: '', address: mail.to }, subject: mail.subject, text: mail.text })) as { message?: Buffer };
     if (this.outbox === null) return;
     await fs.mkdir(this.outbox, { recursive: true, mode: 0o700 });
     // Time, then a sequence number: the names sort in the order the mails were sent.

@@ -169,9 +169,14 @@ export class AccountStore {
   /** The user (when it exists) and its settings (undefined when it has none yet). */
   async settings(userId: string): Promise<{ user: boolean; settings: StoredSettings | undefined }> {
     return this.live.read(async (s) => {
-      const u = await s.get<{ one: number }>('SELECT 1 AS one FROM users WHERE id = ?', [userId]);
-      if (u === undefined) return { user: false, settings: undefined };
-      return { user: true, settings: await settingsIn(s, userId) };
+      const r = await s.get<{ version: number | null; vehicle_id: string | null; tariff_ids: string | null }>(
+        'SELECT st.version, st.vehicle_id, st.tariff_ids FROM users u LEFT JOIN user_settings st ON st.user_id = u.id WHERE u.id = ?',
+        [userId],
+      );
+      if (r === undefined) return { user: false, settings: undefined };
+      if (r.version === null) return { user: true, settings: undefined };
+      const settings = { version: Number(r.version), vehicle_id: r.vehicle_id!, tariff_ids: JSON.parse(r.tariff_ids!) as string[], products: await products(s, userId) };
+      return { user: true, settings };
     });
   }
 

@@ -6,7 +6,8 @@
  * bracketed query parameters, odd path ids, missing or wrong keys, chunked bodies, and bodies cut
  * off mid-way (the client hangs up). Round 3 shapes: bodies with tens of thousands of wrong items
  * (D170), names of Object.prototype in any path segment (D171), cdr_cost periods decades before
- * the session (D172), and CORS preflights of distinct paths (D173); after the run `/metrics` must
+ * the session (D172), and CORS preflights of distinct paths (D173); the account routes (D200–D213)
+ * with a confirmed user's bearer token, mangled now and then; after the run `/metrics` must
  * stay small. Fails on any 5xx other than 503, an answer slower than
  * `--hang-ms`, a reset of a well-formed request, or the service exiting.
  *
@@ -15,8 +16,11 @@
  * It stops at `--count` requests or after `--time` seconds, whichever comes first, and prints
  * requests per route and status, and the first failures with the request that caused each.
  */
+import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
+import path from 'node:path';
+import { simpleParser } from 'mailparser';
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { defaultSnapshotPath } from '../../src/config.js';
@@ -53,6 +57,8 @@ interface Template {
   body?: unknown;
   /** Body-less routes still get a body now and then. */
   bare?: boolean;
+  /** Headers the route needs (a user's bearer token), sent with most of its requests. */
+  headers?: Record<string, string>;
 }
 
 async function put(port: number, p: string, body: unknown): Promise<void> {
@@ -60,7 +66,7 @@ async function put(port: number, p: string, body: unknown): Promise<void> {
   if (r.status >= 300) throw new Error(`setup PUT ${p}: ${r.status} ${await r.text()}`);
 }
 
-async function templates(port: number): Promise<Template[]> {
+async function templates(port: number, dataDir: string): Promise<Template[]> {
   const snapshot = defaultSnapshotPath();
   const f = pickFixture(snapshot);
   const emp = randomUUID();
@@ -71,6 +77,7 @@ async function templates(port: number): Promise<Template[]> {
   const route = { data: { type: 'route_price_preview_request', attributes: { battery_range: [10, 80], route: { coordinates: [[f.busy.longitude, f.busy.latitude], [f.busy.longitude + 0.05, f.busy.latitude + 0.05]] }, corridor: 2000, limit: 20 }, relationships: { tariffs: { data: [{ type: 'tariff', id: tariff }] }, vehicle: { data: { type: 'car', id: f.vehicle } } } } };
   // The EMP and its tariff exist, so that unmutated and lightly mutated requests reach the work.
   await put(port, `/v1/companies/${emp}`, company);
+  const user = await accountTemplates(port, dataDir);
   await put(port, `/v2/tariffs/${tariff}`, tariffBody(tariff, emp, 1));
   const nextCompany = JSON.parse(JSON.stringify(company)) as typeof company;
   nextCompany.data.attributes.version = 2;
@@ -138,6 +145,38 @@ async function templates(port: number): Promise<Template[]> {
     { name: 'PATCH /ocpi/2.2.1/locations/…', method: 'PATCH', path: '/ocpi/2.2.1/locations/DE/ION/loc1/DE*ION*E1', body: { status: 'AVAILABLE' } },
     { name: 'PUT /ocpi/2.2.1/locations/…', method: 'PUT', path: '/ocpi/2.2.1/locations/DE/ION/loc1/DE*ION*E1', body: { uid: 'DE*ION*E1', evse_id: 'DE*ION*E1', status: 'AVAILABLE', last_updated: '2026-01-01T00:00:00Z' } },
     { name: 'POST /admin/snapshot', method: 'POST', path: '/admin/snapshot', body: { data: { type: 'snapshot_reload', attributes: { path: '/nonexistent/fuzz.sqlite' } } } },
+    ...user,
+  ];
+}
+
+/** A confirmed account (signup, the outbox's link, login) and the account routes' templates (D200–D213). */
+async function accountTemplates(port: number, dataDir: string): Promise<Template[]> {
+  const email = 'fuzz@example.org';
+  const password = 'fuzz passphrase';
+  const send = (method: string, p: string, body?: unknown) =>
+    fetch(`http://127.0.0.1:${port}${p}`, { method, headers: { 'Api-Key': BENCH_KEY, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  await send('POST', '/v1/users', { data: { type: 'user', attributes: { email, password, username: 'fuzz' } } });
+  const outbox = path.join(dataDir, 'outbox');
+  for (let i = 0; i < 500 && !(fs.existsSync(outbox) && fs.readdirSync(outbox).some((f) => f.endsWith('.eml'))); i++) await new Promise((r) => setTimeout(r, 10));
+  const mail = await simpleParser(fs.readFileSync(path.join(outbox, fs.readdirSync(outbox).find((f) => f.endsWith('.eml'))!)));
+  const link = new URL(/(https?:\/\/\S+)/.exec(mail.text ?? '')![1]);
+  await fetch(`http://127.0.0.1:${port}${link.pathname}${link.search}`);
+  const login = (await (await send('POST', '/v1/authenticate', { data: { type: 'email_authentication', attributes: { email, password } } })).json()) as { data: { attributes: { access_token: string; refresh_token: string } } };
+  const { access_token, refresh_token } = login.data.attributes;
+  const sub = (JSON.parse(Buffer.from(access_token.split('.')[1], 'base64url').toString()) as { sub: string }).sub;
+  const bearer = { Authorization: `Bearer ${access_token}` };
+  const settings = { data: { type: 'user_settings', id: sub, attributes: { version: 2 }, relationships: { vehicle: { data: { id: 'car', type: 'car' } }, tariffs: { data: [{ id: 't', type: 'tariff' }] } } } };
+  return [
+    { name: 'POST /v1/authenticate (email)', method: 'POST', path: '/v1/authenticate', body: { data: { type: 'email_authentication', attributes: { email, password } } } },
+    { name: 'POST /v1/authenticate (refresh)', method: 'POST', path: '/v1/authenticate', body: { data: { type: 'refresh_token_authentication', attributes: { refresh_token } } } },
+    { name: 'POST /v1/users', method: 'POST', path: '/v1/users', body: { data: { type: 'user', attributes: { email: 'other@example.org', password, username: 'u', language: 'de' } } } },
+    { name: 'POST /v1/trigger_reset_password', method: 'POST', path: '/v1/trigger_reset_password', body: { data: { type: 'trigger_reset_password', attributes: { email } } } },
+    { name: 'GET /account/confirm', method: 'GET', path: link.pathname, query: { token: link.searchParams.get('token')! } },
+    { name: 'POST /account/reset', method: 'POST', path: '/account/reset', body: { data: { type: 'password_reset', attributes: { token: 'x'.repeat(43), password } } } },
+    { name: 'GET /v1/users/:sub/settings', method: 'GET', path: `/v1/users/${sub}/settings`, headers: bearer },
+    { name: 'PUT /v1/users/:sub/settings', method: 'PUT', path: `/v1/users/${sub}/settings`, headers: bearer, body: settings },
+    { name: 'PUT /v1/users/:sub/settings (wrapped)', method: 'PUT', path: `/v1/users/${sub}/settings`, headers: bearer, body: { data: { attributes: { data: { version: 3, vehicle: { id: 'car', type: 'car' }, tariffs: [] } } } } },
+    { name: 'POST /v1/users/:sub/products', method: 'POST', path: `/v1/users/${sub}/products`, headers: bearer, body: { data: { type: 'user_products', attributes: { source: { type: 'code', code: 'nope' } } } } },
   ];
 }
 
@@ -286,6 +325,8 @@ function next(ts: readonly Template[]): Req {
   if (ct !== '') headers['Content-Type'] = ct;
   if (rnd() < 0.05) headers['Accept-Encoding'] = pick(['br', 'gzip', 'br;q=0, gzip;q=0', '*', 'x'.repeat(500)]);
   if (rnd() < 0.03) headers['If-None-Match'] = pick(['*', '"x"', 'W/"1", "2"', '"'.repeat(100)]);
+  for (const [h, v] of Object.entries(t.headers ?? {})) headers[h] = rnd() < 0.9 ? v : pick(['', 'Bearer', `Bearer ${v.slice(7, -5)}`, 'Bearer x.y.z', v.toLowerCase()]);
+  if (rnd() < 0.1) headers['X-Forwarded-For'] = pick(['1.2.3.4', '', ' , ', 'x'.repeat(300), '::1, 10.0.0.1']);
   const hasBody = t.body !== undefined || rnd() < 0.05;
   const body = hasBody && method !== 'GET' && method !== 'HEAD' ? bodyBytes(t) : null;
   const m = rnd();
@@ -373,11 +414,12 @@ function sendRaw(port: number, r: Req): Promise<Outcome> {
 }
 
 async function main(): Promise<void> {
-  const svc = await startService({ snapshot: defaultSnapshotPath(), env: {} });
+  // Test-cheap password hashes, so that logins that get through do not hold the fuzzer back.
+  const svc = await startService({ snapshot: defaultSnapshotPath(), env: { PASSWORD_SCRYPT: '1024,8,1' } });
   console.error(`service on port ${svc.port}; fuzzing…`);
   let exited: number | null | undefined;
   svc.proc.on('exit', (code) => (exited = code));
-  const ts = await templates(svc.port);
+  const ts = await templates(svc.port, svc.dataDir);
   const counts = new Map<string, Map<string, number>>();
   const failures: { why: string; req: Req; outcome: Outcome }[] = [];
   let sent = 0;

@@ -119,3 +119,31 @@ describe('AUTH_PATH_PREFIX (D200)', () => {
     }
   });
 });
+
+describe.skipIf(process.env.TEST_DATABASE_URL === undefined)('replicas on one PostgreSQL store (D214, npm run test:pg)', () => {
+  it('a signup, a settings write and a refresh on one replica are read by the next request on another', async () => {
+    const a = await startTestApp({ keys, env: { PASSWORD_SCRYPT: SCRYPT, JWT_SECRET: 'replica-secret-0123456789abcdef01' } });
+    const b = await startTestApp({ dataDir: a.dataDir, env: { PASSWORD_SCRYPT: SCRYPT, JWT_SECRET: 'replica-secret-0123456789abcdef01' } });
+    try {
+      const email = 'replica@example.org';
+      expect((await call(a, 'POST', '/v1/users', { key: KEY, body: signup(email) })).status).toBe(204);
+      const link = new URL((await nthMail(a.dataDir, email, 1)).link);
+      expect((await call(b, 'GET', link.pathname + link.search)).status).toBe(200);
+      const session = await call(b, 'POST', '/v1/authenticate', { key: KEY, body: login(email) });
+      expect(session.status).toBe(200);
+      const { access_token, refresh_token } = session.json.data.attributes;
+      const sub = (JSON.parse(Buffer.from(access_token.split('.')[1], 'base64url').toString()) as { sub: string }).sub;
+      const body = { data: { type: 'user_settings', id: sub, attributes: { version: 1 }, relationships: { vehicle: { data: { id: 'car-r', type: 'car' } } } } };
+      const auth = { Authorization: `Bearer ${access_token}` };
+      expect((await call(a, 'PUT', `/v1/users/${sub}/settings`, { key: KEY, headers: auth, body })).status).toBe(200);
+      const read = await call(b, 'GET', `/v1/users/${sub}/settings`, { key: KEY, headers: auth });
+      expect([read.status, read.json.data.relationships.vehicle.data.id]).toEqual([200, 'car-r']);
+      const refresh = { data: { type: 'refresh_token_authentication', attributes: { refresh_token } } };
+      expect((await call(a, 'POST', '/v1/authenticate', { key: KEY, body: refresh })).status).toBe(200);
+      expect((await call(b, 'POST', '/v1/authenticate', { key: KEY, body: refresh })).status).toBe(401); // reuse seen by the other replica
+    } finally {
+      await b.stop();
+      await a.stop();
+    }
+  });
+});

@@ -182,6 +182,9 @@ describe('errors in the client shape (D201)', () => {
   it('signup: bad address, weak passwords, over-long names, a bad language', async () => {
     const cases: [unknown, string][] = [
       [signupBody('not-an-address', 'long enough pass'), 'email is not a valid address'],
+      [signupBody('a,victim@example.org', 'long enough pass'), 'email is not a valid address'],
+      [signupBody('a <victim@example.org>', 'long enough pass'), 'email is not a valid address'],
+      [signupBody('a@example.org', 'long enough pass', 'name\r\nBcc: x'), '/data/attributes/username'],
       [signupBody('a@example.org', 'short'), 'password must have at least 8 characters'],
       [signupBody('a@example.org', 'x'.repeat(129)), 'password must have at most 128 characters'],
       [signupBody('a@example.org', 'Password123'), 'password is too common'],
@@ -204,24 +207,29 @@ describe('no account enumeration (D206, D207, D209)', () => {
   it('signup with a taken address answers 204 after a hash, changes no password, and tells the owner', async () => {
     const email = 'taken@example.org';
     await signupConfirmLogin(email, 'owner passphrase');
-    const hashes = await metric('password_hashes_total');
+    const hashes = await metric('cps_password_hashes_total');
     const r = await call(app, 'POST', '/v1/users', { key: KEY, body: signupBody(email, 'attacker passphrase') });
     expect([r.status, r.text]).toEqual([204, '']);
-    expect(await metric('password_hashes_total')).toBe(hashes + 1);
+    expect(await metric('cps_password_hashes_total')).toBe(hashes + 1);
     const mail = await nthMail(app.dataDir, email, 2);
     expect(mail.subject).toBe('Someone tried to sign up with your address');
     expect(mail.link).toContain('/account/reset?token=');
     expect((await call(app, 'POST', '/v1/authenticate', { key: KEY, body: loginBody(email, 'attacker passphrase') })).status).toBe(401);
     expect((await call(app, 'POST', '/v1/authenticate', { key: KEY, body: loginBody(email, 'owner passphrase') })).status).toBe(200);
+    // The owner is told at most 3 times an hour, however often someone tries.
+    for (let i = 0; i < 4; i++) expect((await call(app, 'POST', '/v1/users', { key: KEY, body: signupBody(email, `attacker passphrase ${i}`) })).status).toBe(204);
+    await nthMail(app.dataDir, email, 4);
+    await new Promise((res) => setTimeout(res, 150));
+    expect(await mailLinks(app.dataDir, email)).toHaveLength(4); // the confirmation and 3 attempts
   });
 
   it('an unknown address and a wrong password get the same answer after the same hashing', async () => {
     await signupConfirmLogin('known@example.org', 'known passphrase');
-    const hashes = await metric('password_hashes_total');
+    const hashes = await metric('cps_password_hashes_total');
     const unknown = await call(app, 'POST', '/v1/authenticate', { key: KEY, body: loginBody('nobody@example.org', 'known passphrase') });
-    expect(await metric('password_hashes_total')).toBe(hashes + 1);
+    expect(await metric('cps_password_hashes_total')).toBe(hashes + 1);
     const wrong = await call(app, 'POST', '/v1/authenticate', { key: KEY, body: loginBody('known@example.org', 'wrong passphrase') });
-    expect(await metric('password_hashes_total')).toBe(hashes + 2);
+    expect(await metric('cps_password_hashes_total')).toBe(hashes + 2);
     expect([unknown.status, unknown.text]).toEqual([wrong.status, wrong.text]);
     expect(unknown.json.errors[0]).toEqual({ status: 401, code: 'UNAUTHORIZED', title: 'wrong email or password', message: 'wrong email or password' });
   });
@@ -329,12 +337,12 @@ describe('guessing limits (D207, D209, D212)', () => {
       const r = await call(app, 'POST', '/v1/authenticate', { key: KEY, body: loginBody(email, `wrong ${i} passphrase`), headers: { 'X-Forwarded-For': `198.51.100.${i}` } });
       expect(r.status).toBe(401);
     }
-    const hashes = await metric('password_hashes_total');
+    const hashes = await metric('cps_password_hashes_total');
     const r = await call(app, 'POST', '/v1/authenticate', { key: KEY, body: loginBody(email, 'limited passphrase'), headers: { 'X-Forwarded-For': '198.51.100.99' } });
     expect(r.status).toBe(429);
     expect(r.json.errors[0]).toMatchObject({ status: 429, message: 'too many attempts, retry later' });
     expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect(await metric('password_hashes_total')).toBe(hashes); // refused before hashing
+    expect(await metric('cps_password_hashes_total')).toBe(hashes); // refused before hashing
     await signupConfirmLogin('not-limited@example.org', 'other passphrase');
   });
 

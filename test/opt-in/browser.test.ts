@@ -6,7 +6,10 @@
  * test-results/docs.png); then opens /map, types a key, finds clusters drawn at zoom 5 and
  * stations at zoom 14 around Paris (MapLibre's queryRenderedFeatures, WebGL by SwiftShader), clicks
  * a station for its prices, checks that the key's price profile coloured the stations by price
- * (price tiles), and saves test-results/map-z5.png and map-z14.png.
+ * (price tiles), and saves test-results/map-z5.png and map-z14.png. Last, the logged-in flow of a
+ * web client on another origin (D200–D213): a page of its own that speaks the original client's
+ * protocol signs up, confirms through the outbox's link, logs in, stores and reads settings,
+ * refreshes its tokens, resets the password on the service's reset page, and deletes the account.
  *
  * Chromium: CHROMIUM_PATH, else /usr/bin/chromium (`apt-get install chromium`; .ci/run installs it).
  */
@@ -14,7 +17,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { ROOT, call, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
+import { nthMail } from '../helpers/mail.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOT = process.env.BROWSER_SCREENSHOT ?? path.join(ROOT, 'test-results/docs.png');
@@ -25,7 +31,7 @@ describe('docs page in chromium', () => {
 
   beforeAll(async () => {
     if (!fs.existsSync(CHROMIUM)) throw new Error(`no chromium at ${CHROMIUM}: apt-get install chromium, or set CHROMIUM_PATH`);
-    srv = await startTestServer({ keys: { map: 'ReadStations,ReadCosts' } });
+    srv = await startTestServer({ keys: { map: 'ReadStations,ReadCosts', accounts: 'UserAccounts' }, env: { PASSWORD_SCRYPT: '1024,8,1' } });
     browser = await puppeteer.launch({
       executablePath: CHROMIUM,
       headless: true,
@@ -153,4 +159,80 @@ describe('docs page in chromium', () => {
     expect(foreign).toEqual([]);
     expect(errors).toEqual([]);
   });
+
+  it('a client page on another origin: signup, confirm, login, settings, refresh, reset on the service\'s page, delete', async () => {
+    // The client's page, served from another origin (another port); it calls the service cross-origin.
+    const client = http.createServer((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+      res.end(`<!doctype html><meta charset="utf-8"><title>client</title><script>${CLIENT_JS}</script>`);
+    });
+    await new Promise<void>((r) => client.listen(0, '127.0.0.1', r));
+    const origin = `http://127.0.0.1:${(client.address() as AddressInfo).port}`;
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    try {
+      await page.goto(origin, { waitUntil: 'load' });
+      const api = (method: string, p: string, body?: unknown, bearer?: string) =>
+        page.evaluate((a) => (globalThis as unknown as { api: (...x: unknown[]) => Promise<{ status: number; body: any }> }).api(a.url, a.key, a.method, a.p, a.body, a.bearer), { url: srv.url, key: keyFor('accounts'), method, p, body, bearer });
+      const email = 'browser@example.org';
+      const signup = await api('POST', '/v1/users', { data: { type: 'user', attributes: { email, password: 'browser passphrase', username: 'web', language: 'en' } } });
+      expect(signup.status).toBe(204);
+      const confirm = new URL((await nthMail(srv.dataDir, email, 1)).link);
+      const confirmPage = await browser.newPage();
+      await confirmPage.goto(srv.url + confirm.pathname + confirm.search);
+      expect(await confirmPage.$eval('h1', (e) => e.textContent)).toBe('Address confirmed');
+      await confirmPage.close();
+
+      const login = await api('POST', '/v1/authenticate', { data: { type: 'email_authentication', attributes: { email, password: 'browser passphrase' } } });
+      expect(login.status).toBe(200);
+      const { access_token, refresh_token } = login.body.data.attributes;
+      // As the client does: the user id from the token's payload, decoded without verifying.
+      const sub = await page.evaluate((t) => JSON.parse(atob(t.split('.')[1].replace(/-/g, '+').replace(/_/g, '/'))).sub as string, access_token);
+      expect((await api('GET', `/v1/users/${sub}/settings`, undefined, access_token)).status).toBe(404);
+      const wrapped = { data: { attributes: { data: { id: sub, type: 'user_settings', version: 1, vehicle: { id: 'car-1', type: 'car' }, tariffs: [] }, meta: {} }, relationships: {} } };
+      expect((await api('PUT', `/v1/users/${sub}/settings`, wrapped, access_token)).status).toBe(200);
+      const settings = await api('GET', `/v1/users/${sub}/settings`, undefined, access_token);
+      expect([settings.status, settings.body.data.relationships.vehicle.data.id]).toEqual([200, 'car-1']);
+      const refreshed = await api('POST', '/v1/authenticate', { data: { type: 'refresh_token_authentication', attributes: { refresh_token } } });
+      expect(refreshed.status).toBe(200);
+      const unknownRoute = await api('GET', '/v1/no-such-route');
+      expect(unknownRoute.status).toBe(404); // the real 404 reaches the page (D93), not a network error
+
+      expect((await api('POST', '/v1/trigger_reset_password', { data: { type: 'trigger_reset_password', attributes: { email } } })).status).toBe(204);
+      const reset = new URL((await nthMail(srv.dataDir, email, 2)).link);
+      const resetPage = await browser.newPage();
+      resetPage.on('pageerror', (e) => errors.push(String(e)));
+      await resetPage.goto(srv.url + reset.pathname + reset.search);
+      await resetPage.type('#password', 'browser passphrase 2');
+      await resetPage.type('#again', 'browser passphrase 2');
+      await resetPage.click('button[type=submit]');
+      await resetPage.waitForFunction(() => (globalThis as unknown as { document: { getElementById(i: string): { textContent: string } } }).document.getElementById('msg').textContent.length > 0);
+      expect(await resetPage.$eval('#msg', (e) => e.textContent)).toBe('Your password is set. You can now log in.');
+      await resetPage.close();
+
+      const again = await api('POST', '/v1/authenticate', { data: { type: 'email_authentication', attributes: { email, password: 'browser passphrase 2' } } });
+      expect(again.status).toBe(200);
+      expect((await api('DELETE', `/v1/users/${sub}`, undefined, again.body.data.attributes.access_token)).status).toBe(204);
+      const gone = await api('POST', '/v1/authenticate', { data: { type: 'email_authentication', attributes: { email, password: 'browser passphrase 2' } } });
+      expect([gone.status, gone.body.errors[0].status, gone.body.errors[0].message]).toEqual([401, 401, 'wrong email or password']);
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+      client.closeAllConnections(); // the browser keeps its connections alive; close() would wait for them
+      await new Promise((r) => client.close(r));
+    }
+  });
 });
+
+/** The client page's one function: a JSON call with the key (and a bearer token), as the web client makes it. */
+const CLIENT_JS = `
+window.api = async function (base, key, method, path, body, bearer) {
+  const headers = { 'Api-Key': key };
+  if (body !== undefined && body !== null) headers['Content-Type'] = 'application/json';
+  if (bearer) headers.Authorization = 'Bearer ' + bearer;
+  const r = await fetch(base + path, { method, headers, body: body === undefined || body === null ? undefined : JSON.stringify(body) });
+  const text = await r.text();
+  return { status: r.status, body: text.length > 0 ? JSON.parse(text) : null };
+};
+`;

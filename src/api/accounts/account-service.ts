@@ -68,6 +68,8 @@ export class AccountService {
     const user = { id: randomUUID(), email, username: a.username.trim().normalize('NFC'), language: (a.language ?? 'en').toLowerCase(), password_hash: hash };
     const now = Date.now();
     const r = await this.store.createUser(user, hashKey(token), { confirm: now + CONFIRM_TTL_MS, reset: now + RESET_TTL_MS });
+    // A taken address is told at most as often as reset mails are sent to it (no mail bombing through signups).
+    if (!r.created && this.deps.limits.resetMails.take(email) > 0) return;
     this.later(() => this.deps.mailer.send(r.created ? confirmMail(r.user, this.link('confirm', token)) : this.signupAttemptMail(r.user, token)));
   }
 

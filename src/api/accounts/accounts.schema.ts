@@ -43,7 +43,7 @@ export const signupSchema = compile<SignupBody>(envelope({
     attributes: {
       type: 'object',
       required: ['email', 'password', 'username'],
-      properties: { email, password, username: text(50), language: { type: 'string', pattern: '^[A-Za-z]{2}$' } },
+      properties: { email, password, username: { ...text(50), pattern: '^[^\\u0000-\\u001f\\u007f]+$' }, language: { type: 'string', pattern: '^[A-Za-z]{2}$' } },
     },
   },
 }));
