@@ -62,7 +62,7 @@ const pgCpu = (): number => pgPids().reduce((s, p) => s + cpuMsOf(p), 0);
 
 async function checksOf(port: number): Promise<number> {
   const r = await fetch(`http://127.0.0.1:${port}/metrics`);
-  const m = /^live_store_checks_total (\d+)/m.exec(await r.text());
+  const m = /^cps_live_store_checks_total (\d+)/m.exec(await r.text());
   return m === null ? 0 : Number(m[1]);
 }
 

@@ -44,7 +44,7 @@ export interface MetricSources {
   availabilityUpdates(): number;
   /** Password hashes computed (signups, logins, resets; D202), 0 without accounts. */
   passwordHashes(): number;
-  /** The service's version and runtime (`build_info`). */
+  /** The service's version and runtime (`cps_build_info`). */
   build: { version: string; node: string };
   storageErrors(): number;
   rateLimited(): number;
@@ -92,29 +92,29 @@ export class Metrics {
     const r = this.registry;
     client.collectDefaultMetrics({ register: r });
     r.registerMetric(
-      custom('http_requests_total', 'Requests answered, by route template, method and status.', 'counter', () =>
+      custom('cps_http_requests_total', 'Requests answered, by route template, method and status.', 'counter', () =>
         [...this.requests.values()].map((s) => ({ labels: { route: s.route, method: s.method, status: s.status }, value: s.count })),
       ) as never,
     );
     r.registerMetric(
-      custom('http_request_duration_seconds', 'Service time of requests, by route template and method.', 'histogram', () => {
+      custom('cps_http_request_duration_seconds', 'Service time of requests, by route template and method.', 'histogram', () => {
         const out: Value[] = [];
         for (const s of this.latency.values()) {
           const labels = { route: s.route, method: s.method };
           let acc = 0;
           for (let k = 0; k < BUCKETS.length; k++) {
             acc += s.buckets[k];
-            out.push({ metricName: 'http_request_duration_seconds_bucket', labels: { ...labels, le: BUCKETS[k] }, value: acc });
+            out.push({ metricName: 'cps_http_request_duration_seconds_bucket', labels: { ...labels, le: BUCKETS[k] }, value: acc });
           }
-          out.push({ metricName: 'http_request_duration_seconds_bucket', labels: { ...labels, le: '+Inf' }, value: s.count });
-          out.push({ metricName: 'http_request_duration_seconds_sum', labels, value: s.sum });
-          out.push({ metricName: 'http_request_duration_seconds_count', labels, value: s.count });
+          out.push({ metricName: 'cps_http_request_duration_seconds_bucket', labels: { ...labels, le: '+Inf' }, value: s.count });
+          out.push({ metricName: 'cps_http_request_duration_seconds_sum', labels, value: s.sum });
+          out.push({ metricName: 'cps_http_request_duration_seconds_count', labels, value: s.count });
         }
         return out;
       }) as never,
     );
     r.registerMetric(
-      custom('http_response_bytes_total', 'Response body bytes sent (compressed where compressed), by route template.', 'counter', () => {
+      custom('cps_http_response_bytes_total', 'Response body bytes sent (compressed where compressed), by route template.', 'counter', () => {
         const byRoute = new Map<string, number>();
         for (const s of this.latency.values()) byRoute.set(s.route, (byRoute.get(s.route) ?? 0) + s.bytes);
         return [...byRoute].map(([route, value]) => ({ labels: { route }, value }));
@@ -133,47 +133,47 @@ export class Metrics {
     const counterBy = (name: string, help: string, label: string, read: () => Record<string, number>): void => {
       r.registerMetric(custom(name, help, 'counter', () => Object.entries(read()).map(([k, value]) => ({ labels: { [label]: k }, value }))) as never);
     };
-    gauge('price_queue_depth', 'Price tasks waiting for a worker.', () => pool().queued);
-    gauge('price_workers', 'Pricing worker threads running.', () => pool().threads);
+    gauge('cps_price_queue_depth', 'Price tasks waiting for a worker.', () => pool().queued);
+    gauge('cps_price_workers', 'Pricing worker threads running.', () => pool().threads);
     r.registerMetric(
-      custom('price_queue_wait_seconds', 'Time price tasks waited for a worker (sum and count).', 'summary' as never, () => {
+      custom('cps_price_queue_wait_seconds', 'Time price tasks waited for a worker (sum and count).', 'summary' as never, () => {
         const p = pool();
         return [
-          { metricName: 'price_queue_wait_seconds_sum', labels: {}, value: p.waitSecondsSum },
-          { metricName: 'price_queue_wait_seconds_count', labels: {}, value: p.waitCount },
+          { metricName: 'cps_price_queue_wait_seconds_sum', labels: {}, value: p.waitSecondsSum },
+          { metricName: 'cps_price_queue_wait_seconds_count', labels: {}, value: p.waitCount },
         ];
       }) as never,
     );
-    counterBy('price_tasks_total', 'Price tasks run, by where: inline on the main thread, pooled in a worker, or split over the workers.', 'mode', () => {
+    counterBy('cps_price_tasks_total', 'Price tasks run, by where: inline on the main thread, pooled in a worker, or split over the workers.', 'mode', () => {
       const p = pool();
       return { inline: p.inline, pooled: p.pooled, split: p.split };
     });
-    counterBy('price_refused_total', 'Price work refused 503 (D106), by reason: queue full, waited too long, past the deadline.', 'reason', () => {
+    counterBy('cps_price_refused_total', 'Price work refused 503 (D106), by reason: queue full, waited too long, past the deadline.', 'reason', () => {
       const p = pool();
       return { full: p.refusedFull, expired: p.expired, deadline: p.deadline };
     });
-    counter('price_worker_deaths_total', 'Pricing workers that died running a task (each was replaced).', () => pool().workerDeaths);
-    gauge('catalog_generation', 'Generation of the tariff catalog (every company and tariff write).', () => sources.catalogGeneration());
+    counter('cps_price_worker_deaths_total', 'Pricing workers that died running a task (each was replaced).', () => pool().workerDeaths);
+    gauge('cps_catalog_generation', 'Generation of the tariff catalog (every company and tariff write).', () => sources.catalogGeneration());
     r.registerMetric(
-      custom('snapshot_info', 'The station snapshot served (value 1; its version as a label).', 'gauge', () => [{ labels: { version: sources.snapshot().version }, value: 1 }]) as never,
+      custom('cps_snapshot_info', 'The station snapshot served (value 1; its version as a label).', 'gauge', () => [{ labels: { version: sources.snapshot().version }, value: 1 }]) as never,
     );
-    gauge('snapshot_stations', 'Stations in the snapshot served.', () => sources.snapshot().stations);
-    gauge('snapshot_data_age_seconds', 'Age of the station data served: now minus the snapshot\'s built_at (the newest data date of its input).', () => {
+    gauge('cps_snapshot_stations', 'Stations in the snapshot served.', () => sources.snapshot().stations);
+    gauge('cps_snapshot_data_age_seconds', 'Age of the station data served: now minus the snapshot\'s built_at (the newest data date of its input).', () => {
       const at = Date.parse(sources.snapshot().builtAt);
       return Number.isFinite(at) ? (Date.now() - at) / 1000 : 0;
     });
-    counterBy('snapshot_swaps_total', 'Snapshot swaps since start (SIGHUP, POST /admin/snapshot), by result: swapped, refused (a bad file), missing.', 'result', () => sources.swaps());
-    gauge('http_requests_in_flight', 'Requests admitted and not yet answered.', () => sources.inFlight());
-    counterBy('auth_refused_total', 'Requests refused 403 by the key check, by reason: key missing, key invalid, group not allowed.', 'reason', () => sources.authRefused());
-    counter('availability_updates_total', 'EVSE status updates applied from the feeds (D134).', () => sources.availabilityUpdates());
-    counter('password_hashes_total', 'Password hashes computed for signups, logins (unknown addresses too) and resets (D202).', () => sources.passwordHashes());
+    counterBy('cps_snapshot_swaps_total', 'Snapshot swaps since start (SIGHUP, POST /admin/snapshot), by result: swapped, refused (a bad file), missing.', 'result', () => sources.swaps());
+    gauge('cps_http_requests_in_flight', 'Requests admitted and not yet answered.', () => sources.inFlight());
+    counterBy('cps_auth_refused_total', 'Requests refused 403 by the key check, by reason: key missing, key invalid, group not allowed.', 'reason', () => sources.authRefused());
+    counter('cps_availability_updates_total', 'EVSE status updates applied from the feeds (D134).', () => sources.availabilityUpdates());
+    counter('cps_password_hashes_total', 'Password hashes computed for signups, logins (unknown addresses too) and resets (D202).', () => sources.passwordHashes());
     r.registerMetric(
-      custom('build_info', 'The service (value 1; its version and Node.js version as labels).', 'gauge', () => [{ labels: { version: sources.build.version, node: sources.build.node }, value: 1 }]) as never,
+      custom('cps_build_info', 'The service (value 1; its version and Node.js version as labels).', 'gauge', () => [{ labels: { version: sources.build.version, node: sources.build.node }, value: 1 }]) as never,
     );
-    counter('storage_errors_total', 'Live-store operations that failed for the storage (D107, D152).', () => sources.storageErrors());
-    counter('rate_limited_total', 'Requests refused 429 by the rate limits (D109).', () => sources.rateLimited());
-    counter('live_store_checks_total', 'Generation queries of the read-your-writes check on a shared live store (D151).', () => sources.storeChecks());
-    counter('live_store_catch_ups_total', 'Catalog catch-ups that applied changes of other writers (D151).', () => sources.storeCatchUps());
+    counter('cps_storage_errors_total', 'Live-store operations that failed for the storage (D107, D152).', () => sources.storageErrors());
+    counter('cps_rate_limited_total', 'Requests refused 429 by the rate limits (D109).', () => sources.rateLimited());
+    counter('cps_live_store_checks_total', 'Generation queries of the read-your-writes check on a shared live store (D151).', () => sources.storeChecks());
+    counter('cps_live_store_catch_ups_total', 'Catalog catch-ups that applied changes of other writers (D151).', () => sources.storeCatchUps());
   }
 
   /** Records one answered request (hot path: two map lookups and a few additions). */

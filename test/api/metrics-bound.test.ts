@@ -23,13 +23,13 @@ describe('Metrics series cap (D173)', () => {
     const m = new Metrics(sources);
     for (let i = 0; i < 20_000; i++) m.observe('GET', `/route-${i}`, 200 + (i % 300), 1, 10);
     const text = await m.text();
-    const routes = new Set([...text.matchAll(/http_request_duration_seconds_count\{route="([^"]*)"/g)].map((x) => x[1]));
+    const routes = new Set([...text.matchAll(/cps_http_request_duration_seconds_count\{route="([^"]*)"/g)].map((x) => x[1]));
     expect(routes.size).toBeLessThanOrEqual(1025);
     expect(routes.has('overflow')).toBe(true);
-    const requests = [...text.matchAll(/^http_requests_total\{/gm)].length;
+    const requests = [...text.matchAll(/^cps_http_requests_total\{/gm)].length;
     expect(requests).toBeLessThanOrEqual(4096 + 301);
     // Every request is still counted.
-    const total = [...text.matchAll(/^http_requests_total\{[^}]*\} (\d+)/gm)].reduce((a, x) => a + Number(x[1]), 0);
+    const total = [...text.matchAll(/^cps_http_requests_total\{[^}]*\} (\d+)/gm)].reduce((a, x) => a + Number(x[1]), 0);
     expect(total).toBe(20_000);
   });
 });

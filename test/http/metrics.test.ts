@@ -45,41 +45,41 @@ describe('GET /metrics', () => {
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     const text = await r.text();
-    expect(text).toContain('# TYPE http_requests_total counter');
-    expect(text).toContain('# TYPE http_request_duration_seconds histogram');
+    expect(text).toContain('# TYPE cps_http_requests_total counter');
+    expect(text).toContain('# TYPE cps_http_request_duration_seconds histogram');
     const s = samples(text);
-    expect(s.get('http_requests_total{route="/health",method="GET",status="200"}')).toBe(1);
-    expect(s.get('http_requests_total{route="unmatched",method="GET",status="404"}')).toBe(1);
-    expect(s.get('http_requests_total{route="/v1/charge_prices",method="POST",status="400"}')).toBe(1);
+    expect(s.get('cps_http_requests_total{route="/health",method="GET",status="200"}')).toBe(1);
+    expect(s.get('cps_http_requests_total{route="unmatched",method="GET",status="404"}')).toBe(1);
+    expect(s.get('cps_http_requests_total{route="/v1/charge_prices",method="POST",status="400"}')).toBe(1);
     expect([...s.keys()].some((k) => k.includes('method="OTHER"'))).toBe(true);
     expect([...s.keys()].some((k) => k.includes('FROB'))).toBe(false);
-    expect(s.get('http_request_duration_seconds_count{route="/health",method="GET"}')).toBe(1);
-    expect(s.get('http_request_duration_seconds_bucket{route="/health",method="GET",le="+Inf"}')).toBe(1);
-    expect(s.get('http_response_bytes_total{route="/health"}')).toBe(Buffer.byteLength(health.text));
-    expect(s.get('price_workers')).toBe(1);
-    expect(s.get('price_queue_depth')).toBe(0);
-    for (const mode of ['inline', 'pooled', 'split']) expect(s.has(`price_tasks_total{mode="${mode}"}`)).toBe(true);
-    expect(s.get('price_worker_deaths_total')).toBe(0);
-    expect(s.get('storage_errors_total')).toBe(0);
-    expect(s.get('rate_limited_total')).toBe(0);
-    expect(s.get('snapshot_stations')).toBe(1935);
+    expect(s.get('cps_http_request_duration_seconds_count{route="/health",method="GET"}')).toBe(1);
+    expect(s.get('cps_http_request_duration_seconds_bucket{route="/health",method="GET",le="+Inf"}')).toBe(1);
+    expect(s.get('cps_http_response_bytes_total{route="/health"}')).toBe(Buffer.byteLength(health.text));
+    expect(s.get('cps_price_workers')).toBe(1);
+    expect(s.get('cps_price_queue_depth')).toBe(0);
+    for (const mode of ['inline', 'pooled', 'split']) expect(s.has(`cps_price_tasks_total{mode="${mode}"}`)).toBe(true);
+    expect(s.get('cps_price_worker_deaths_total')).toBe(0);
+    expect(s.get('cps_storage_errors_total')).toBe(0);
+    expect(s.get('cps_rate_limited_total')).toBe(0);
+    expect(s.get('cps_snapshot_stations')).toBe(1935);
     const version = (await call(srv, 'GET', '/health')).json.snapshot.version;
-    expect(s.get(`snapshot_info{version="${version}"}`)).toBe(1);
-    expect(s.has('catalog_generation')).toBe(true);
+    expect(s.get(`cps_snapshot_info{version="${version}"}`)).toBe(1);
+    expect(s.has('cps_catalog_generation')).toBe(true);
     // What an operator runs by (D120): build, requests in flight (this scrape), data age, swaps, refusals, feed updates.
     const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
-    expect(s.get(`build_info{version="${pkg.version}",node="${process.version}"}`)).toBe(1);
-    expect(s.get('http_requests_in_flight')).toBe(1);
+    expect(s.get(`cps_build_info{version="${pkg.version}",node="${process.version}"}`)).toBe(1);
+    expect(s.get('cps_http_requests_in_flight')).toBe(1);
     const builtAt = Date.parse((await call(srv, 'GET', '/health')).json.snapshot.built_at);
-    expect(Math.abs(s.get('snapshot_data_age_seconds')! - (Date.now() - builtAt) / 1000)).toBeLessThan(60);
-    for (const result of ['swapped', 'refused', 'missing']) expect(s.get(`snapshot_swaps_total{result="${result}"}`)).toBe(0);
-    expect(s.get('auth_refused_total{reason="missing"}')).toBe(0);
-    expect(s.get('availability_updates_total')).toBe(0);
+    expect(Math.abs(s.get('cps_snapshot_data_age_seconds')! - (Date.now() - builtAt) / 1000)).toBeLessThan(60);
+    for (const result of ['swapped', 'refused', 'missing']) expect(s.get(`cps_snapshot_swaps_total{result="${result}"}`)).toBe(0);
+    expect(s.get('cps_auth_refused_total{reason="missing"}')).toBe(0);
+    expect(s.get('cps_availability_updates_total')).toBe(0);
     await call(srv, 'GET', '/v2/vehicle_brands');
     await call(srv, 'GET', '/v2/vehicle_brands', { key: 'no-such-key-x' });
     await call(srv, 'GET', '/v2/vehicle_brands', { key: keyFor('costs') });
     const after = samples(await (await fetch(`${srv.url}/metrics`)).text());
-    expect(['missing', 'invalid', 'group'].map((r) => after.get(`auth_refused_total{reason="${r}"}`))).toEqual([1, 1, 1]);
+    expect(['missing', 'invalid', 'group'].map((r) => after.get(`cps_auth_refused_total{reason="${r}"}`))).toEqual([1, 1, 1]);
     expect(s.has('process_cpu_user_seconds_total')).toBe(true);
     expect(s.has('nodejs_eventloop_lag_seconds')).toBe(true);
     // HEAD answers like GET, without the body.
@@ -110,13 +110,13 @@ describe('GET /metrics with METRICS_KEY_REQUIRED=on', () => {
     expect(wrong.json.errors[0].title).toBe('action read_metrics not allowed');
     const ok = await call(srv, 'GET', '/metrics', { key: keyFor('ops') });
     expect(ok.status).toBe(200);
-    expect(ok.text).toContain('http_requests_total');
+    expect(ok.text).toContain('cps_http_requests_total');
   });
 
   it('takes the key as a bearer token too (Prometheus sends only that, D120); other routes do not', async () => {
     const bearer = await call(srv, 'GET', '/metrics', { headers: { Authorization: `Bearer ${keyFor('ops')}` } });
     expect(bearer.status).toBe(200);
-    expect(bearer.text).toContain('http_requests_total');
+    expect(bearer.text).toContain('cps_http_requests_total');
     expect((await call(srv, 'GET', '/metrics', { headers: { Authorization: `Bearer ${keyFor('costs')}` } })).status).toBe(403);
     expect((await call(srv, 'GET', '/metrics', { headers: { Authorization: 'Bearer nope-nope-nope' } })).json.errors[0].title).toBe('api_key invalid');
     expect((await call(srv, 'GET', '/metrics', { headers: { Authorization: 'Basic abc' } })).json.errors[0].title).toBe('api_key missing');
@@ -128,8 +128,8 @@ describe('GET /metrics with METRICS_KEY_REQUIRED=on', () => {
     for (const id of ['a', 'b', 'c']) expect((await call(srv, 'OPTIONS', `/v1/charging_stations/${id}`)).status).toBe(204);
     expect((await call(srv, 'OPTIONS', '/v1/no-such-path-x')).status).toBe(404);
     const s = samples((await call(srv, 'GET', '/metrics', { key: keyFor('ops') })).text);
-    expect(s.get('http_requests_total{route="/v1/charging_stations/:id",method="OPTIONS",status="204"}')).toBe(3);
-    expect(s.get('http_requests_total{route="unmatched",method="OPTIONS",status="404"}')).toBe(1);
+    expect(s.get('cps_http_requests_total{route="/v1/charging_stations/:id",method="OPTIONS",status="204"}')).toBe(3);
+    expect(s.get('cps_http_requests_total{route="unmatched",method="OPTIONS",status="404"}')).toBe(1);
     expect([...s.keys()].filter((k) => /charging_stations\/[abc]"|no-such-path/.test(k))).toEqual([]);
   });
 });
@@ -145,7 +145,7 @@ describe('metric series stay bounded whatever the requests (D173)', () => {
 
   const series = async (): Promise<{ count: number; bytes: number }> => {
     const text = (await call(srv, 'GET', '/metrics')).text;
-    return { count: [...samples(text).keys()].filter((k) => k.startsWith('http_')).length, bytes: text.length };
+    return { count: [...samples(text).keys()].filter((k) => k.startsWith('cps_http_')).length, bytes: text.length };
   };
   const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'PROPFIND', 'BREW', 'get'];
   const burst = async (from: number, n: number): Promise<void> => {

@@ -96,8 +96,8 @@ describe('hot snapshot swap (SIGHUP, POST /admin/snapshot)', () => {
     expect(srv.stdout()).toMatch(/snapshot swap refused; the current snapshot keeps serving/);
     // Counted for the operator (D120).
     const metrics = await (await fetch(`${srv.url}/metrics`)).text();
-    expect(Number(/snapshot_swaps_total\{result="refused"\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThanOrEqual(4);
-    expect(Number(/snapshot_swaps_total\{result="missing"\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
+    expect(Number(/cps_snapshot_swaps_total\{result="refused"\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThanOrEqual(4);
+    expect(Number(/cps_snapshot_swaps_total\{result="missing"\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
     expect((await call(srv, 'GET', `/v1/charging_stations/${FIXTURE_STATION}`, { key: READER })).status).toBe(404);
   });
 

@@ -352,5 +352,5 @@ async function writeDirectly(): Promise<void> {
 
 async function catchUps(srv: TestServer): Promise<number> {
   const text = await (await fetch(`${srv.url}/metrics`)).text();
-  return Number(/^live_store_catch_ups_total (\d+)/m.exec(text)![1]);
+  return Number(/^cps_live_store_catch_ups_total (\d+)/m.exec(text)![1]);
 }

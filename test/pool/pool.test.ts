@@ -166,7 +166,7 @@ describe('price pool', () => {
       const tasks = async (): Promise<Record<string, number>> => {
         const text = (await call(pooled, 'GET', '/metrics')).text;
         const out: Record<string, number> = {};
-        for (const m of text.matchAll(/^price_tasks_total\{mode="(\w+)"\} (\d+)$/gm)) out[m[1]] = Number(m[2]);
+        for (const m of text.matchAll(/^cps_price_tasks_total\{mode="(\w+)"\} (\d+)$/gm)) out[m[1]] = Number(m[2]);
         return out;
       };
       const ids = { emp: randomUUID(), cpo: randomUUID(), t: randomUUID() };
