@@ -164,8 +164,8 @@ function serviceMetrics(d: {
       expired: prices.admission.expired,
       deadline: prices.admission.deadline,
       workerDeaths: prices.counts.workerDeaths,
-      waitSecondsSum: prices.counts.waitMs / 1000,
-      waitCount: prices.counts.waited,
+      waitTimes: prices.waitTimes,
+      workerTimes: prices.workerTimes,
     }),
     catalogGeneration: () => d.tariffs.generation,
     snapshot: () => {

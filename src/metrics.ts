@@ -10,13 +10,12 @@
  * prom-client's default process metrics come with it.
  */
 import client from 'prom-client';
+import { LATENCY_BUCKETS_S as BUCKETS, type Histogram } from './domain/histogram.js';
 
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 /** D173: most latency series (route × method); request series at most four times as many. */
 const MAX_SERIES = 1024;
 
-/** Latency buckets in seconds (0.5 ms … 5 s). */
-const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
 export interface MetricSources {
   pool(): {
@@ -29,8 +28,10 @@ export interface MetricSources {
     expired: number;
     deadline: number;
     workerDeaths: number;
-    waitSecondsSum: number;
-    waitCount: number;
+    /** Time pooled tasks waited for a worker. */
+    waitTimes: Histogram;
+    /** Time from dispatch to the worker's answer of pooled tasks (compute and transfer). */
+    workerTimes: Histogram;
   };
   catalogGeneration(): number;
   snapshot(): { version: string; stations: number; builtAt: string };
@@ -71,6 +72,20 @@ interface LatencySlot {
 
 type Value = { metricName?: string; labels: Record<string, string | number>; value: number };
 
+/** The `_bucket`, `_sum` and `_count` values of a histogram with `labels`. */
+function histogramValues(name: string, labels: Record<string, string | number>, h: { counts: ArrayLike<number>; sum: number; count: number }): Value[] {
+  const out: Value[] = [];
+  let acc = 0;
+  for (let k = 0; k < BUCKETS.length; k++) {
+    acc += h.counts[k];
+    out.push({ metricName: `${name}_bucket`, labels: { ...labels, le: BUCKETS[k] }, value: acc });
+  }
+  out.push({ metricName: `${name}_bucket`, labels: { ...labels, le: '+Inf' }, value: h.count });
+  out.push({ metricName: `${name}_sum`, labels, value: h.sum });
+  out.push({ metricName: `${name}_count`, labels, value: h.count });
+  return out;
+}
+
 /** A metric object the registry formats like its own (name, help, type and values at scrape time). */
 function custom(name: string, help: string, type: 'counter' | 'histogram' | 'gauge', values: () => Value[]) {
   return {
@@ -97,21 +112,9 @@ export class Metrics {
       ) as never,
     );
     r.registerMetric(
-      custom('cps_http_request_duration_seconds', 'Service time of requests, by route template and method.', 'histogram', () => {
-        const out: Value[] = [];
-        for (const s of this.latency.values()) {
-          const labels = { route: s.route, method: s.method };
-          let acc = 0;
-          for (let k = 0; k < BUCKETS.length; k++) {
-            acc += s.buckets[k];
-            out.push({ metricName: 'cps_http_request_duration_seconds_bucket', labels: { ...labels, le: BUCKETS[k] }, value: acc });
-          }
-          out.push({ metricName: 'cps_http_request_duration_seconds_bucket', labels: { ...labels, le: '+Inf' }, value: s.count });
-          out.push({ metricName: 'cps_http_request_duration_seconds_sum', labels, value: s.sum });
-          out.push({ metricName: 'cps_http_request_duration_seconds_count', labels, value: s.count });
-        }
-        return out;
-      }) as never,
+      custom('cps_http_request_duration_seconds', 'Service time of requests, by route template and method.', 'histogram', () =>
+        [...this.latency.values()].flatMap((s) => histogramValues('cps_http_request_duration_seconds', { route: s.route, method: s.method }, { counts: s.buckets, sum: s.sum, count: s.count })),
+      ) as never,
     );
     r.registerMetric(
       custom('cps_http_response_bytes_total', 'Response body bytes sent (compressed where compressed), by route template.', 'counter', () => {
@@ -129,21 +132,18 @@ export class Metrics {
     const counter = (name: string, help: string, read: () => number): void => {
       r.registerMetric(custom(name, help, 'counter', () => [{ labels: {}, value: read() }]) as never);
     };
+    /** A histogram without labels, its counts read at scrape time. */
+    const histogram = (name: string, help: string, read: () => Histogram): void => {
+      r.registerMetric(custom(name, help, 'histogram', () => histogramValues(name, {}, read())) as never);
+    };
     /** A counter with one label, its series read at scrape time. */
     const counterBy = (name: string, help: string, label: string, read: () => Record<string, number>): void => {
       r.registerMetric(custom(name, help, 'counter', () => Object.entries(read()).map(([k, value]) => ({ labels: { [label]: k }, value }))) as never);
     };
     gauge('cps_price_queue_depth', 'Price tasks waiting for a worker.', () => pool().queued);
     gauge('cps_price_workers', 'Pricing worker threads running.', () => pool().threads);
-    r.registerMetric(
-      custom('cps_price_queue_wait_seconds', 'Time price tasks waited for a worker (sum and count).', 'summary' as never, () => {
-        const p = pool();
-        return [
-          { metricName: 'cps_price_queue_wait_seconds_sum', labels: {}, value: p.waitSecondsSum },
-          { metricName: 'cps_price_queue_wait_seconds_count', labels: {}, value: p.waitCount },
-        ];
-      }) as never,
-    );
+    histogram('cps_price_queue_wait_seconds', 'Time pooled price tasks waited for a worker.', () => pool().waitTimes);
+    histogram('cps_price_worker_task_seconds', 'Time from dispatching a price task to its worker\'s answer (compute and transfer).', () => pool().workerTimes);
     counterBy('cps_price_tasks_total', 'Price tasks run, by where: inline on the main thread, pooled in a worker, or split over the workers.', 'mode', () => {
       const p = pool();
       return { inline: p.inline, pooled: p.pooled, split: p.split };

@@ -21,6 +21,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BroadcastChannel } from 'node:worker_threads';
+import { Histogram } from '../domain/histogram.js';
 import { Piscina } from 'piscina';
 import type { Logger } from 'pino';
 import type { PricingCatalog, RateTable } from '../domain/pricing/index.js';
@@ -149,6 +150,9 @@ export class PricePool {
   readonly planner: PricePlanner;
   /** Tasks run inline and in workers, workers that died, and the time tasks waited (metrics). */
   readonly counts = { inline: 0, pooled: 0, workerDeaths: 0, waitMs: 0, waited: 0 };
+  /** Time pooled tasks waited for a worker, and the time from dispatch to a worker's answer (metrics, D120). */
+  readonly waitTimes = new Histogram();
+  readonly workerTimes = new Histogram();
 
   constructor(private readonly o: PoolOptions) {
     this.stations = new StationView(o.init.stations);
@@ -375,7 +379,9 @@ export class PricePool {
     if (wait !== null) await wait;
     this.counts.pooled++;
     this.counts.waited++;
-    this.counts.waitMs += performance.now() - dispatched;
+    const waitedMs = performance.now() - dispatched;
+    this.counts.waitMs += waitedMs;
+    this.waitTimes.observe(waitedMs / 1000);
     // From here until the worker answers (also past a deadline) the task holds a worker, and its
     // station generation stays in use.
     this.inFlight++;
@@ -384,6 +390,7 @@ export class PricePool {
     const t0 = performance.now();
     const settle = (): void => {
       const ms = performance.now() - t0;
+      this.workerTimes.observe(ms / 1000);
       this.serviceMs = this.serviceMs === 0 ? ms : this.serviceMs * 0.9 + ms * 0.1;
       this.running--;
       this.inFlight--;

@@ -1,9 +1,10 @@
 // D173: the request series of Metrics are capped even if a label ever came from a request.
+import { Histogram } from '../../src/domain/histogram.js';
 import { describe, expect, it } from 'vitest';
 import { Metrics } from '../../src/metrics.js';
 
 const sources = {
-  pool: () => ({ queued: 0, threads: 0, inline: 0, pooled: 0, split: 0, refusedFull: 0, expired: 0, deadline: 0, workerDeaths: 0, waitSecondsSum: 0, waitCount: 0 }),
+  pool: () => ({ queued: 0, threads: 0, inline: 0, pooled: 0, split: 0, refusedFull: 0, expired: 0, deadline: 0, workerDeaths: 0, waitTimes: new Histogram(), workerTimes: new Histogram() }),
   catalogGeneration: () => 0,
   snapshot: () => ({ version: 'v', stations: 0, builtAt: '2026-01-01T00:00:00.000Z' }),
   storageErrors: () => 0,

@@ -167,6 +167,8 @@ describe('price pool', () => {
         const text = (await call(pooled, 'GET', '/metrics')).text;
         const out: Record<string, number> = {};
         for (const m of text.matchAll(/^cps_price_tasks_total\{mode="(\w+)"\} (\d+)$/gm)) out[m[1]] = Number(m[2]);
+        for (const h of ['queue_wait', 'worker_task']) out[h] = Number(new RegExp(`^cps_price_${h}_seconds_count (\\d+)$`, 'm').exec(text)?.[1]);
+        out.worker_le_5 = Number(/^cps_price_worker_task_seconds_bucket\{le="5"\} (\d+)$/m.exec(text)?.[1]);
         return out;
       };
       const ids = { emp: randomUUID(), cpo: randomUUID(), t: randomUUID() };
@@ -179,6 +181,8 @@ describe('price pool', () => {
       const after = await tasks();
       expect(after.split).toBe(before.split);
       expect(after.pooled).toBe(before.pooled + 1);
+      // The histograms of D120 saw the one task: its wait for a worker and its time in the worker.
+      expect([after.queue_wait - before.queue_wait, after.worker_task - before.worker_task, after.worker_le_5 - before.worker_le_5]).toEqual([1, 1, 1]);
     });
   });
 
