@@ -43,6 +43,10 @@ export interface MetricSources {
   authRefused(): Record<'missing' | 'invalid' | 'group', number>;
   /** EVSE status updates applied from the feeds (D134). */
   availabilityUpdates(): number;
+  /** Feed updates ignored as stale, updates of unknown EVSEs, and the seconds since the last applied one (null: none yet). */
+  availabilityStale(): number;
+  availabilityUnknown(): number;
+  availabilityLastUpdateAge(): number | null;
   /** Password hashes computed (signups, logins, resets; D202), 0 without accounts. */
   passwordHashes(): number;
   /** The service's version and runtime (`cps_build_info`). */
@@ -51,6 +55,8 @@ export interface MetricSources {
   rateLimited(): number;
   /** Read-your-writes checks of the shared live store (D151), and the catch-ups they or notifications caused. */
   storeChecks(): number;
+  /** The PostgreSQL pool of the live store, or null (SQLite). */
+  dbPool(): { total: number; idle: number; waiting: number } | null;
   storeCatchUps(): number;
 }
 
@@ -166,12 +172,32 @@ export class Metrics {
     gauge('cps_http_requests_in_flight', 'Requests admitted and not yet answered.', () => sources.inFlight());
     counterBy('cps_auth_refused_total', 'Requests refused 403 by the key check, by reason: key missing, key invalid, group not allowed.', 'reason', () => sources.authRefused());
     counter('cps_availability_updates_total', 'EVSE status updates applied from the feeds (D134).', () => sources.availabilityUpdates());
+    counter('cps_availability_stale_total', 'EVSE status updates ignored as older than the status held (D134).', () => sources.availabilityStale());
+    counter('cps_availability_unknown_evse_total', 'EVSE status updates for EVSEs no station of the snapshot has (D134).', () => sources.availabilityUnknown());
+    r.registerMetric(
+      custom('cps_availability_last_update_age_seconds', 'Seconds since the last EVSE status update was applied (absent before the first).', 'gauge', () => {
+        const age = sources.availabilityLastUpdateAge();
+        return age === null ? [] : [{ labels: {}, value: age }];
+      }) as never,
+    );
     counter('cps_password_hashes_total', 'Password hashes computed for signups, logins (unknown addresses too) and resets (D202).', () => sources.passwordHashes());
     r.registerMetric(
       custom('cps_build_info', 'The service (value 1; its version and Node.js version as labels).', 'gauge', () => [{ labels: { version: sources.build.version, node: sources.build.node }, value: 1 }]) as never,
     );
     counter('cps_storage_errors_total', 'Live-store operations that failed for the storage (D107, D152).', () => sources.storageErrors());
     counter('cps_rate_limited_total', 'Requests refused 429 by the rate limits (D109).', () => sources.rateLimited());
+    r.registerMetric(
+      custom('cps_db_pool_connections', 'Connections of the PostgreSQL live store pool, by state: idle or busy (absent on SQLite).', 'gauge', () => {
+        const p = sources.dbPool();
+        return p === null ? [] : [{ labels: { state: 'idle' }, value: p.idle }, { labels: { state: 'busy' }, value: p.total - p.idle }];
+      }) as never,
+    );
+    r.registerMetric(
+      custom('cps_db_pool_waiting', 'Queries waiting for a connection of the PostgreSQL live store pool (absent on SQLite).', 'gauge', () => {
+        const p = sources.dbPool();
+        return p === null ? [] : [{ labels: {}, value: p.waiting }];
+      }) as never,
+    );
     counter('cps_live_store_checks_total', 'Generation queries of the read-your-writes check on a shared live store (D151).', () => sources.storeChecks());
     counter('cps_live_store_catch_ups_total', 'Catalog catch-ups that applied changes of other writers (D151).', () => sources.storeCatchUps());
   }

@@ -53,6 +53,8 @@ export interface LiveStore {
   onWriteWork: ((ms: number) => void) | null;
   /** Operations that failed for the storage since start (metrics). */
   readonly faultsTotal: number;
+  /** The connection pool of a PostgreSQL store (metrics, D120); null for SQLite (one connection, no pool). */
+  poolStats(): { total: number; idle: number; waiting: number } | null;
   /**
    * Runs `fn` in one write transaction. Writers are serialized (SQLite: the write lock taken up
    * front; PostgreSQL: one transaction-level advisory lock), so a check inside (the optimistic

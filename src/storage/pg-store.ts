@@ -76,6 +76,11 @@ export interface PgStoreOptions {
 }
 
 export class PgStore extends FaultTracking implements LiveStore {
+  /** Connections of the main pool: open, idle, and queries waiting for one (D120). */
+  poolStats(): { total: number; idle: number; waiting: number } {
+    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount };
+  }
+
   readonly kind = 'postgres' as const;
   readonly shared = true;
   readonly where: string;

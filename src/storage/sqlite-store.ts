@@ -63,6 +63,10 @@ export function faultOf(e: unknown): StorageUnavailableError | null {
 
 
 export class SqliteStore extends FaultTracking implements LiveStore {
+  poolStats(): null {
+    return null;
+  }
+
   readonly kind = 'sqlite' as const;
   readonly shared = false;
   readonly where: string;

@@ -15,7 +15,11 @@ const sources = {
   inFlight: () => 0,
   authRefused: () => ({ missing: 0, invalid: 0, group: 0 }),
   availabilityUpdates: () => 0,
+  availabilityStale: () => 0,
+  availabilityUnknown: () => 0,
+  availabilityLastUpdateAge: () => null,
   passwordHashes: () => 0,
+  dbPool: () => null,
   build: { version: 'test', node: process.version },
 };
 

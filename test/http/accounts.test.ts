@@ -185,6 +185,7 @@ describe('errors in the client shape (D201)', () => {
       [signupBody('a,victim@example.org', 'long enough pass'), 'email is not a valid address'],
       [signupBody('a <victim@example.org>', 'long enough pass'), 'email is not a valid address'],
       [signupBody('a@example.org', 'long enough pass', 'name\r\nBcc: x'), '/data/attributes/username'],
+      [signupBody('a@example.org', 'long enough pass', '   '), 'username must not be blank'],
       [signupBody('a@example.org', 'short'), 'password must have at least 8 characters'],
       [signupBody('a@example.org', 'x'.repeat(129)), 'password must have at most 128 characters'],
       [signupBody('a@example.org', 'Password123'), 'password is too common'],

@@ -96,7 +96,12 @@ describe('live availability: OCPI EVSE status updates and the bulk feed', () => 
     expect(await counts(FIX2)).toEqual([null]);
     // An expired status is still the newest known: an older update is ignored, and reads stay null.
     const old = new Date(Date.now() - 2500).toISOString();
-    expect((await bulk([{ evse_id: 'DK*FIX*E3', status: 'AVAILABLE', last_updated: old }])).json.meta).toMatchObject({ applied: 0, stale: 1 });
+    const metric = async (name: string): Promise<number> => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec((await call(srv, 'GET', '/metrics')).text)?.[1]);
+    const [stale0, unknown0] = [await metric('cps_availability_stale_total'), await metric('cps_availability_unknown_evse_total')];
+    expect((await bulk([{ evse_id: 'DK*FIX*E3', status: 'AVAILABLE', last_updated: old }, { evse_id: 'DE*XXX*E998', status: 'AVAILABLE' }])).json.meta).toMatchObject({ applied: 0, stale: 1, unknown: 1 });
+    // The feed's signals (D120): the stale and the unknown update counted, the last applied one 2 s old.
+    expect([(await metric('cps_availability_stale_total')) - stale0, (await metric('cps_availability_unknown_evse_total')) - unknown0]).toEqual([1, 1]);
+    expect(await metric('cps_availability_last_update_age_seconds')).toBeGreaterThanOrEqual(2);
     expect(await counts(FIX2)).toEqual([null]);
     expect((await bulk([{ evse_id: 'DK*FIX*E3', status: 'RESERVED' }])).status).toBe(200);
     expect(await counts(FIX2)).toEqual([0]);

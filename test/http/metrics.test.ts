@@ -75,6 +75,11 @@ describe('GET /metrics', () => {
     for (const result of ['swapped', 'refused', 'missing']) expect(s.get(`cps_snapshot_swaps_total{result="${result}"}`)).toBe(0);
     expect(s.get('cps_auth_refused_total{reason="missing"}')).toBe(0);
     expect(s.get('cps_availability_updates_total')).toBe(0);
+    // The PostgreSQL pool's gauges exist on PostgreSQL only (npm run test:pg).
+    if (srv.databaseUrl !== null) {
+      expect(s.get('cps_db_pool_connections{state="idle"}')! + s.get('cps_db_pool_connections{state="busy"}')!).toBeGreaterThan(0);
+      expect(s.get('cps_db_pool_waiting')).toBe(0);
+    } else expect([...s.keys()].filter((k) => k.startsWith('cps_db_pool'))).toEqual([]);
     await call(srv, 'GET', '/v2/vehicle_brands');
     await call(srv, 'GET', '/v2/vehicle_brands', { key: 'no-such-key-x' });
     await call(srv, 'GET', '/v2/vehicle_brands', { key: keyFor('costs') });

@@ -62,10 +62,12 @@ export class AccountService {
     if (email === null) throw badRequest('email is not a valid address', { pointer: '/data/attributes/email' });
     const problem = passwordProblem(a.password, email);
     if (problem !== null) throw badRequest(problem, { pointer: '/data/attributes/password' });
+    const username = a.username.trim().normalize('NFC');
+    if (username.length === 0) throw badRequest('username must not be blank', { pointer: '/data/attributes/username' });
     limit(this.deps.limits.authPerClient.take(this.client(req)));
     const hash = await this.hashing(() => this.deps.passwords.hash(a.password));
     const token = newSecret();
-    const user = { id: randomUUID(), email, username: a.username.trim().normalize('NFC'), language: (a.language ?? 'en').toLowerCase(), password_hash: hash };
+    const user = { id: randomUUID(), email, username, language: (a.language ?? 'en').toLowerCase(), password_hash: hash };
     const now = Date.now();
     const r = await this.store.createUser(user, hashKey(token), { confirm: now + CONFIRM_TTL_MS, reset: now + RESET_TTL_MS });
     // A taken address is told at most as often as reset mails are sent to it (no mail bombing through signups).

@@ -97,7 +97,10 @@ export function availabilityRoutes(ctx: AppContext): RouteDef[] {
     const key = `${p.party}:${p.uid}`;
     const raw = (put ? body.evse_id : undefined) ?? uids.get(key) ?? p.uid;
     const id = evses.resolve(raw);
-    if (id === null) throw notFound(`EVSE ${raw} not found`);
+    if (id === null) {
+      live.unknownEvses++;
+      throw notFound(`EVSE ${raw} not found`);
+    }
     if (put && body.evse_id !== undefined) uids.set(key, id);
     live.set(id, body.status, at);
     return ocpiOk();
@@ -116,6 +119,7 @@ export function availabilityRoutes(ctx: AppContext): RouteDef[] {
       const id = evses.resolve(s.evse_id);
       if (id === null) {
         unknownCount++;
+        live.unknownEvses++;
         if (unknown.length < 20) unknown.push(s.evse_id);
         return;
       }

@@ -22,6 +22,11 @@ export class LiveAvailability {
   private readonly byEvse = new Map<string, Entry>();
   /** Updates applied since start (for tests and metrics). */
   applied = 0;
+  /** Updates ignored as older than the status held, and updates of EVSEs no snapshot station has (metrics, D120). */
+  stale = 0;
+  unknownEvses = 0;
+  /** When the last update was applied (ms since the epoch; 0 before the first). */
+  lastAppliedAt = 0;
 
   constructor(readonly ttlMs: number) {}
 
@@ -33,11 +38,15 @@ export class LiveAvailability {
     const state = status === 'AVAILABLE' ? 1 : status === 'UNKNOWN' ? -1 : 0;
     const e = this.byEvse.get(evseId);
     if (e !== undefined) {
-      if (at < e.at) return false;
+      if (at < e.at) {
+        this.stale++;
+        return false;
+      }
       e.state = state;
       e.at = at;
     } else this.byEvse.set(evseId, { state, at });
     this.applied++;
+    this.lastAppliedAt = Date.now();
     return true;
   }
 
