@@ -43,6 +43,13 @@ class Window {
     return Math.max(1, Math.ceil(((oldest + BUCKETS) * this.bucketMs - now) / 1000));
   }
 
+  /** Takes back one request counted at `now` (the same bucket), when there is one. */
+  uncount(now: number): void {
+    const b = Math.floor(now / this.bucketMs);
+    const k = b % BUCKETS;
+    if (this.stamps[k] === b && this.counts[k] > 0) this.counts[k]--;
+  }
+
   /** Counts one request at `now`. */
   count(now: number): void {
     const b = Math.floor(now / this.bucketMs);
@@ -125,6 +132,11 @@ export class AttemptLimiter {
       this.byKey.set(key, w);
     }
     w.count(now);
+  }
+
+  /** Takes back an attempt counted at `now` by `take` or `count` (a login that turned out right). */
+  release(key: string, now: number): void {
+    this.byKey.get(key)?.uncount(now);
   }
 
   /** Checks, and counts when under the limit: 0, or the Retry-After seconds (nothing counted). */

@@ -68,8 +68,8 @@ export class AccountStore {
 
   /**
    * Creates the user with a confirmation token `tokenHash`; when the address is taken, stores
-   * `tokenHash` for the existing user instead (a reset token when it is confirmed, else a
-   * confirmation token), so both cases write alike (D206: no enumeration through timing).
+   * `tokenHash` for the existing user as a reset token instead, so both cases write alike (D206:
+   * no enumeration through timing).
    */
   createUser(u: NewUser, tokenHash: string, expiry: { confirm: number; reset: number }, now = Date.now()): Promise<{ created: boolean; user: UserRow }> {
     return this.live.tx(async (s) => {
@@ -80,7 +80,10 @@ export class AccountStore {
           u.id, u.email, u.username, u.language, u.password_hash, now, now,
         ]);
       }
-      const purpose: MailPurpose = user.confirmed_at === null ? 'confirm' : 'reset';
+      // A new account gets a confirmation token; a taken address a reset token, also when it is not
+      // confirmed yet: its owner sets a password of their own, so an account someone else opened
+      // with the address before them never keeps that person's password (D206).
+      const purpose: MailPurpose = known === undefined ? 'confirm' : 'reset';
       await s.run('INSERT INTO mail_tokens(hash, user_id, purpose, expires_at, used_at) VALUES (?, ?, ?, ?, NULL)', [tokenHash, user.id, purpose, expiry[purpose]]);
       return { created: known === undefined, user };
     });
@@ -115,6 +118,14 @@ export class AccountStore {
       await s.run('UPDATE users SET confirmed_at = COALESCE(confirmed_at, ?), updated_at = ? WHERE id = ?', [now, now, t.user_id]);
       return true;
     });
+  }
+
+  /** The address of the user of a usable reset token (the password rules of D202 need it), or undefined. */
+  async resetTokenEmail(hash: string, now = Date.now()): Promise<string | undefined> {
+    const r = await this.live.read((s) =>
+      s.get<{ email: string }>("SELECT u.email FROM mail_tokens t JOIN users u ON u.id = t.user_id WHERE t.hash = ? AND t.purpose = 'reset' AND t.used_at IS NULL AND t.expires_at > ?", [hash, now]),
+    );
+    return r?.email;
   }
 
   /**

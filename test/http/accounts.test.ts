@@ -28,11 +28,15 @@ const bearer = (t: string) => ({ Authorization: `Bearer ${t}` });
 
 let app: TestApp;
 
+let clients = 0;
+
+/** A confirmed, logged-in user; each from a client address of its own (the per-client limits are tested apart). */
 async function signupConfirmLogin(email: string, password: string): Promise<{ access: string; refresh: string; sub: string }> {
-  expect((await call(app, 'POST', '/v1/users', { key: KEY, body: signupBody(email, password) })).status).toBe(204);
+  const headers = { 'X-Forwarded-For': `203.0.113.${++clients}` };
+  expect((await call(app, 'POST', '/v1/users', { key: KEY, body: signupBody(email, password), headers })).status).toBe(204);
   const mail = await nthMail(app.dataDir, email.trim().toLowerCase(), 1);
-  expect((await call(app, 'GET', pathOf(mail.link))).status).toBe(200);
-  const r = await call(app, 'POST', '/v1/authenticate', { key: KEY, body: loginBody(email, password) });
+  expect((await call(app, 'GET', pathOf(mail.link), { headers })).status).toBe(200);
+  const r = await call(app, 'POST', '/v1/authenticate', { key: KEY, body: loginBody(email, password), headers });
   expect(r.status, r.text).toBe(200);
   const { access_token, refresh_token } = r.json.data.attributes;
   return { access: access_token, refresh: refresh_token, sub: decodeJwt(access_token).sub! };
@@ -235,6 +239,22 @@ describe('no account enumeration (D206, D207, D209)', () => {
     expect(unknown.json.errors[0]).toEqual({ status: 401, code: 'UNAUTHORIZED', title: 'wrong email or password', message: 'wrong email or password' });
   });
 
+  it('whoever signs up with somebody else\'s address first never keeps that password: the owner gets a reset link', async () => {
+    const email = 'owner-later@example.org';
+    expect((await call(app, 'POST', '/v1/users', { key: KEY, body: signupBody(email, 'squatter passphrase') })).status).toBe(204);
+    expect((await call(app, 'POST', '/v1/users', { key: KEY, body: signupBody(email, 'owner passphrase x') })).status).toBe(204);
+    const mail = await nthMail(app.dataDir, email, 2);
+    expect(mail.subject).toBe('Someone tried to sign up with your address');
+    const token = new URL(mail.link).searchParams.get('token')!;
+    expect(mail.link).toContain('/account/reset?token=');
+    // The reset keeps D202's rules, the address's own name included.
+    const weak = await call(app, 'POST', '/account/reset', { body: { data: { type: 'password_reset', attributes: { token, password: 'owner-later' } } } });
+    expect([weak.status, weak.json.errors[0].message]).toEqual([400, 'password must not be the email address']);
+    expect((await call(app, 'POST', '/account/reset', { body: { data: { type: 'password_reset', attributes: { token, password: 'owner passphrase y' } } } })).status).toBe(204);
+    expect((await call(app, 'POST', '/v1/authenticate', { key: KEY, body: loginBody(email, 'squatter passphrase') })).status).toBe(401);
+    expect((await call(app, 'POST', '/v1/authenticate', { key: KEY, body: loginBody(email, 'owner passphrase y') })).status).toBe(200);
+  });
+
   it('a reset for an unknown address answers 204 and sends nothing', async () => {
     const r = await call(app, 'POST', '/v1/trigger_reset_password', { key: KEY, body: { data: { type: 'trigger_reset_password', attributes: { email: 'ghost@example.org' } } } });
     expect([r.status, r.text]).toEqual([204, '']);
@@ -345,6 +365,23 @@ describe('guessing limits (D207, D209, D212)', () => {
     expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(await metric('cps_password_hashes_total')).toBe(hashes); // refused before hashing
     await signupConfirmLogin('not-limited@example.org', 'other passphrase');
+  });
+
+  it('parallel wrong guesses cannot pass the limit together: of 20 at once, 10 are hashed and 10 refused', async () => {
+    const email = 'parallel@example.org';
+    await signupConfirmLogin(email, 'parallel passphrase');
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => call(app, 'POST', '/v1/authenticate', { key: KEY, body: loginBody(email, `guess ${i} passphrase`), headers: { 'X-Forwarded-For': `198.51.101.${i}` } })),
+    );
+    expect(answers.map((r) => r.status).sort()).toEqual([...Array(10).fill(401), ...Array(10).fill(429)]);
+  });
+
+  it('right passwords take their count back: a user who logs in often is never limited', async () => {
+    const email = 'often@example.org';
+    await signupConfirmLogin(email, 'often passphrase');
+    for (let i = 0; i < 15; i++) {
+      expect((await call(app, 'POST', '/v1/authenticate', { key: KEY, body: loginBody(email, 'often passphrase'), headers: { 'X-Forwarded-For': `198.51.102.${i}` } })).status).toBe(200);
+    }
   });
 
   it('100 authentication requests from one client address refuse the 101st; another address goes on', async () => {

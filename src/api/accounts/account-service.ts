@@ -80,13 +80,13 @@ export class AccountService {
     const l = this.deps.limits;
     limit(l.authPerClient.take(this.client(req)));
     const email = normaliseEmail(a.email) ?? '';
-    limit(l.loginFailures.check(email));
+    // Counted before the hash, so parallel guesses cannot all pass the check; a right password takes it back.
+    const at = Date.now();
+    limit(l.loginFailures.take(email, at));
     const user = email === '' ? undefined : await this.store.userByEmail(email);
     const ok = await this.hashing(() => (user === undefined ? this.deps.passwords.verifyDummy(a.password) : this.deps.passwords.verify(a.password, user.password_hash)));
-    if (!ok || user === undefined) {
-      l.loginFailures.count(email);
-      throw wrongPair();
-    }
+    if (!ok || user === undefined) throw wrongPair();
+    l.loginFailures.release(email, at);
     if (user.confirmed_at === null) throw new ApiError('BAD_REQUEST', 'email_unconfirmed');
     if (this.deps.passwords.outdated(user.password_hash)) await this.store.rehash(user.id, await this.hashing(() => this.deps.passwords.hash(a.password)));
     const refresh = newSecret();
@@ -120,7 +120,8 @@ export class AccountService {
 
   /** D209: sets the password of the reset token's user; false when the token is not usable. */
   async reset(token: string, password: string): Promise<boolean> {
-    const problem = passwordProblem(password, '');
+    const email = (await this.store.resetTokenEmail(hashKey(token))) ?? '';
+    const problem = passwordProblem(password, email);
     if (problem !== null) throw badRequest(problem, { pointer: '/data/attributes/password' });
     const hash = await this.hashing(() => this.deps.passwords.hash(password));
     return this.store.resetPassword(hashKey(token), hash);
@@ -166,9 +167,8 @@ export class AccountService {
     await this.deps.mailer.send(resetMail(user, this.link('reset', token)));
   }
 
-  /** D206: a signup with a taken address tells its owner, with a way in (the token stored with the attempt). */
+  /** D206: a signup with a taken address tells its owner, with the reset link stored with the attempt. */
   private signupAttemptMail(user: UserRow, token: string): Mail {
-    const confirmed = user.confirmed_at !== null;
-    return signupAttemptMail(user, confirmed, this.link(confirmed ? 'reset' : 'confirm', token));
+    return signupAttemptMail(user, user.confirmed_at !== null, this.link('reset', token));
   }
 }

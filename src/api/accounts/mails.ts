@@ -8,11 +8,12 @@ interface Recipient {
 
 const SIGNATURE = '\n\n-- \nCharging Price Service';
 
+/** To an address nobody has confirmed yet: no text the signup chose (its username) goes into it. */
 export function confirmMail(u: Recipient, link: string): Mail {
   return {
     to: u.email,
     subject: 'Confirm your email address',
-    text: `Hello ${u.username},\n\nplease confirm your email address by opening this link within 24 hours:\n\n${link}\n\nIf you did not sign up, ignore this mail.${SIGNATURE}`,
+    text: `Hello,\n\nplease confirm your email address by opening this link within 24 hours:\n\n${link}\n\nIf you did not sign up, ignore this mail.${SIGNATURE}`,
   };
 }
 
@@ -27,10 +28,10 @@ export function resetMail(u: Recipient, link: string): Mail {
 export function signupAttemptMail(u: Recipient, confirmed: boolean, link: string): Mail {
   const way = confirmed
     ? `If it was you, log in with your password, or set a new one within one hour here:\n\n${link}`
-    : `Your address is not confirmed yet. To confirm it, open this link within 24 hours:\n\n${link}`;
+    : `The address is not confirmed yet. If you signed up, set your password within one hour here; this also confirms the address:\n\n${link}`;
   return {
     to: u.email,
     subject: 'Someone tried to sign up with your address',
-    text: `Hello ${u.username},\n\nsomeone tried to create an account with this address, which already has one. ${way}\n\nIf it was not you, ignore this mail: nothing was changed.${SIGNATURE}`,
+    text: `Hello,\n\nsomeone tried to create an account with this address, which already has one. ${way}\n\nIf it was not you, ignore this mail: nothing was changed.${SIGNATURE}`,
   };
 }
