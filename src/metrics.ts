@@ -104,102 +104,129 @@ function custom(name: string, help: string, type: 'counter' | 'histogram' | 'gau
   };
 }
 
+/** Registers metrics read from their owners at scrape time. */
+interface Registrar {
+  custom(metric: ReturnType<typeof custom>): void;
+  gauge(name: string, help: string, read: () => number): void;
+  counter(name: string, help: string, read: () => number): void;
+  /** A histogram without labels. */
+  histogram(name: string, help: string, read: () => Histogram): void;
+  /** A counter with one label. */
+  counterBy(name: string, help: string, label: string, read: () => Record<string, number>): void;
+}
+
+function registrar(r: client.Registry): Registrar {
+  return {
+    custom: (metric) => r.registerMetric(metric as never),
+    gauge: (name, help, read) => {
+      new client.Gauge({ name, help, registers: [r], collect() {
+        this.set(read());
+      } });
+    },
+    counter: (name, help, read) => r.registerMetric(custom(name, help, 'counter', () => [{ labels: {}, value: read() }]) as never),
+    histogram: (name, help, read) => r.registerMetric(custom(name, help, 'histogram', () => histogramValues(name, {}, read())) as never),
+    counterBy: (name, help, label, read) =>
+      r.registerMetric(custom(name, help, 'counter', () => Object.entries(read()).map(([k, value]) => ({ labels: { [label]: k }, value }))) as never),
+  };
+}
+
+/** The price pool: queue, workers, waits, tasks by mode, refusals, worker deaths. */
+function registerPriceWork(reg: Registrar, sources: MetricSources): void {
+  const { gauge, histogram, counterBy, counter } = reg;
+  const pool = sources.pool;
+  gauge('cps_price_queue_depth', 'Price tasks waiting for a worker.', () => pool().queued);
+  gauge('cps_price_workers', 'Pricing worker threads running.', () => pool().threads);
+  histogram('cps_price_queue_wait_seconds', 'Time pooled price tasks waited for a worker.', () => pool().waitTimes);
+  histogram('cps_price_worker_task_seconds', 'Time from dispatching a price task to its worker\'s answer (compute and transfer).', () => pool().workerTimes);
+  counterBy('cps_price_tasks_total', 'Price tasks run, by where: inline on the main thread, pooled in a worker, or split over the workers.', 'mode', () => {
+    const p = pool();
+    return { inline: p.inline, pooled: p.pooled, split: p.split };
+  });
+  counterBy('cps_price_refused_total', 'Price work refused 503 (D106), by reason: queue full, waited too long, past the deadline.', 'reason', () => {
+    const p = pool();
+    return { full: p.refusedFull, expired: p.expired, deadline: p.deadline };
+  });
+  counter('cps_price_worker_deaths_total', 'Pricing workers that died running a task (each was replaced).', () => pool().workerDeaths);
+}
+
+/** Catalog, snapshot, requests in flight, keys, availability feed, accounts, build, live store. */
+function registerServiceState(reg: Registrar, sources: MetricSources): void {
+  const { gauge, counterBy, counter } = reg;
+  gauge('cps_catalog_generation', 'Generation of the tariff catalog (every company and tariff write).', () => sources.catalogGeneration());
+  reg.custom(
+    custom('cps_snapshot_info', 'The station snapshot served (value 1; its version as a label).', 'gauge', () => [{ labels: { version: sources.snapshot().version }, value: 1 }]),
+  );
+  gauge('cps_snapshot_stations', 'Stations in the snapshot served.', () => sources.snapshot().stations);
+  gauge('cps_snapshot_data_age_seconds', 'Age of the station data served: now minus the snapshot\'s built_at (the newest data date of its input).', () => {
+    const at = Date.parse(sources.snapshot().builtAt);
+    return Number.isFinite(at) ? (Date.now() - at) / 1000 : 0;
+  });
+  counterBy('cps_snapshot_swaps_total', 'Snapshot swaps since start (SIGHUP, POST /admin/snapshot), by result: swapped, refused (a bad file), missing.', 'result', () => sources.swaps());
+  gauge('cps_http_requests_in_flight', 'Requests admitted and not yet answered.', () => sources.inFlight());
+  counterBy('cps_auth_refused_total', 'Requests refused 403 by the key check, by reason: key missing, key invalid, group not allowed.', 'reason', () => sources.authRefused());
+  counter('cps_availability_updates_total', 'EVSE status updates applied from the feeds (D134).', () => sources.availabilityUpdates());
+  counter('cps_availability_stale_total', 'EVSE status updates ignored as older than the status held (D134).', () => sources.availabilityStale());
+  counter('cps_availability_unknown_evse_total', 'EVSE status updates for EVSEs no station of the snapshot has (D134).', () => sources.availabilityUnknown());
+  reg.custom(
+    custom('cps_availability_last_update_age_seconds', 'Seconds since the last EVSE status update was applied (absent before the first).', 'gauge', () => {
+      const age = sources.availabilityLastUpdateAge();
+      return age === null ? [] : [{ labels: {}, value: age }];
+    }),
+  );
+  counter('cps_password_hashes_total', 'Password hashes computed for signups, logins (unknown addresses too) and resets (D202).', () => sources.passwordHashes());
+  reg.custom(
+    custom('cps_build_info', 'The service (value 1; its version and Node.js version as labels).', 'gauge', () => [{ labels: { version: sources.build.version, node: sources.build.node }, value: 1 }]),
+  );
+  counter('cps_storage_errors_total', 'Live-store operations that failed for the storage (D107, D152).', () => sources.storageErrors());
+  counter('cps_rate_limited_total', 'Requests refused 429 by the rate limits (D109).', () => sources.rateLimited());
+  reg.custom(
+    custom('cps_db_pool_connections', 'Connections of the PostgreSQL live store pool, by state: idle or busy (absent on SQLite).', 'gauge', () => {
+      const p = sources.dbPool();
+      return p === null ? [] : [{ labels: { state: 'idle' }, value: p.idle }, { labels: { state: 'busy' }, value: p.total - p.idle }];
+    }),
+  );
+  reg.custom(
+    custom('cps_db_pool_waiting', 'Queries waiting for a connection of the PostgreSQL live store pool (absent on SQLite).', 'gauge', () => {
+      const p = sources.dbPool();
+      return p === null ? [] : [{ labels: {}, value: p.waiting }];
+    }),
+  );
+  counter('cps_live_store_checks_total', 'Generation queries of the read-your-writes check on a shared live store (D151).', () => sources.storeChecks());
+  counter('cps_live_store_catch_ups_total', 'Catalog catch-ups that applied changes of other writers (D151).', () => sources.storeCatchUps());
+}
+
 export class Metrics {
   readonly registry = new client.Registry();
   private readonly requests = new Map<string, RequestSlot>();
   private readonly latency = new Map<string, LatencySlot>();
 
   constructor(sources: MetricSources) {
-    const r = this.registry;
-    client.collectDefaultMetrics({ register: r });
-    r.registerMetric(
+    client.collectDefaultMetrics({ register: this.registry });
+    const reg = registrar(this.registry);
+    this.registerRequests(reg);
+    registerPriceWork(reg, sources);
+    registerServiceState(reg, sources);
+  }
+
+  /** The per-request series: answers, service time and bytes by route (filled by `observe`). */
+  private registerRequests(reg: Registrar): void {
+    reg.custom(
       custom('cps_http_requests_total', 'Requests answered, by route template, method and status.', 'counter', () =>
         [...this.requests.values()].map((s) => ({ labels: { route: s.route, method: s.method, status: s.status }, value: s.count })),
-      ) as never,
+      ),
     );
-    r.registerMetric(
+    reg.custom(
       custom('cps_http_request_duration_seconds', 'Service time of requests, by route template and method.', 'histogram', () =>
         [...this.latency.values()].flatMap((s) => histogramValues('cps_http_request_duration_seconds', { route: s.route, method: s.method }, { counts: s.buckets, sum: s.sum, count: s.count })),
-      ) as never,
+      ),
     );
-    r.registerMetric(
+    reg.custom(
       custom('cps_http_response_bytes_total', 'Response body bytes sent (compressed where compressed), by route template.', 'counter', () => {
         const byRoute = new Map<string, number>();
         for (const s of this.latency.values()) byRoute.set(s.route, (byRoute.get(s.route) ?? 0) + s.bytes);
         return [...byRoute].map(([route, value]) => ({ labels: { route }, value }));
-      }) as never,
+      }),
     );
-    const pool = sources.pool;
-    const gauge = (name: string, help: string, read: () => number): void => {
-      new client.Gauge({ name, help, registers: [r], collect() {
-        this.set(read());
-      } });
-    };
-    const counter = (name: string, help: string, read: () => number): void => {
-      r.registerMetric(custom(name, help, 'counter', () => [{ labels: {}, value: read() }]) as never);
-    };
-    /** A histogram without labels, its counts read at scrape time. */
-    const histogram = (name: string, help: string, read: () => Histogram): void => {
-      r.registerMetric(custom(name, help, 'histogram', () => histogramValues(name, {}, read())) as never);
-    };
-    /** A counter with one label, its series read at scrape time. */
-    const counterBy = (name: string, help: string, label: string, read: () => Record<string, number>): void => {
-      r.registerMetric(custom(name, help, 'counter', () => Object.entries(read()).map(([k, value]) => ({ labels: { [label]: k }, value }))) as never);
-    };
-    gauge('cps_price_queue_depth', 'Price tasks waiting for a worker.', () => pool().queued);
-    gauge('cps_price_workers', 'Pricing worker threads running.', () => pool().threads);
-    histogram('cps_price_queue_wait_seconds', 'Time pooled price tasks waited for a worker.', () => pool().waitTimes);
-    histogram('cps_price_worker_task_seconds', 'Time from dispatching a price task to its worker\'s answer (compute and transfer).', () => pool().workerTimes);
-    counterBy('cps_price_tasks_total', 'Price tasks run, by where: inline on the main thread, pooled in a worker, or split over the workers.', 'mode', () => {
-      const p = pool();
-      return { inline: p.inline, pooled: p.pooled, split: p.split };
-    });
-    counterBy('cps_price_refused_total', 'Price work refused 503 (D106), by reason: queue full, waited too long, past the deadline.', 'reason', () => {
-      const p = pool();
-      return { full: p.refusedFull, expired: p.expired, deadline: p.deadline };
-    });
-    counter('cps_price_worker_deaths_total', 'Pricing workers that died running a task (each was replaced).', () => pool().workerDeaths);
-    gauge('cps_catalog_generation', 'Generation of the tariff catalog (every company and tariff write).', () => sources.catalogGeneration());
-    r.registerMetric(
-      custom('cps_snapshot_info', 'The station snapshot served (value 1; its version as a label).', 'gauge', () => [{ labels: { version: sources.snapshot().version }, value: 1 }]) as never,
-    );
-    gauge('cps_snapshot_stations', 'Stations in the snapshot served.', () => sources.snapshot().stations);
-    gauge('cps_snapshot_data_age_seconds', 'Age of the station data served: now minus the snapshot\'s built_at (the newest data date of its input).', () => {
-      const at = Date.parse(sources.snapshot().builtAt);
-      return Number.isFinite(at) ? (Date.now() - at) / 1000 : 0;
-    });
-    counterBy('cps_snapshot_swaps_total', 'Snapshot swaps since start (SIGHUP, POST /admin/snapshot), by result: swapped, refused (a bad file), missing.', 'result', () => sources.swaps());
-    gauge('cps_http_requests_in_flight', 'Requests admitted and not yet answered.', () => sources.inFlight());
-    counterBy('cps_auth_refused_total', 'Requests refused 403 by the key check, by reason: key missing, key invalid, group not allowed.', 'reason', () => sources.authRefused());
-    counter('cps_availability_updates_total', 'EVSE status updates applied from the feeds (D134).', () => sources.availabilityUpdates());
-    counter('cps_availability_stale_total', 'EVSE status updates ignored as older than the status held (D134).', () => sources.availabilityStale());
-    counter('cps_availability_unknown_evse_total', 'EVSE status updates for EVSEs no station of the snapshot has (D134).', () => sources.availabilityUnknown());
-    r.registerMetric(
-      custom('cps_availability_last_update_age_seconds', 'Seconds since the last EVSE status update was applied (absent before the first).', 'gauge', () => {
-        const age = sources.availabilityLastUpdateAge();
-        return age === null ? [] : [{ labels: {}, value: age }];
-      }) as never,
-    );
-    counter('cps_password_hashes_total', 'Password hashes computed for signups, logins (unknown addresses too) and resets (D202).', () => sources.passwordHashes());
-    r.registerMetric(
-      custom('cps_build_info', 'The service (value 1; its version and Node.js version as labels).', 'gauge', () => [{ labels: { version: sources.build.version, node: sources.build.node }, value: 1 }]) as never,
-    );
-    counter('cps_storage_errors_total', 'Live-store operations that failed for the storage (D107, D152).', () => sources.storageErrors());
-    counter('cps_rate_limited_total', 'Requests refused 429 by the rate limits (D109).', () => sources.rateLimited());
-    r.registerMetric(
-      custom('cps_db_pool_connections', 'Connections of the PostgreSQL live store pool, by state: idle or busy (absent on SQLite).', 'gauge', () => {
-        const p = sources.dbPool();
-        return p === null ? [] : [{ labels: { state: 'idle' }, value: p.idle }, { labels: { state: 'busy' }, value: p.total - p.idle }];
-      }) as never,
-    );
-    r.registerMetric(
-      custom('cps_db_pool_waiting', 'Queries waiting for a connection of the PostgreSQL live store pool (absent on SQLite).', 'gauge', () => {
-        const p = sources.dbPool();
-        return p === null ? [] : [{ labels: {}, value: p.waiting }];
-      }) as never,
-    );
-    counter('cps_live_store_checks_total', 'Generation queries of the read-your-writes check on a shared live store (D151).', () => sources.storeChecks());
-    counter('cps_live_store_catch_ups_total', 'Catalog catch-ups that applied changes of other writers (D151).', () => sources.storeCatchUps());
   }
 
   /** Records one answered request (hot path: two map lookups and a few additions). */
