@@ -310,11 +310,11 @@ describe('device registration with the generated secret and the token CLI', () =
     const srv = await startTestApp({ keys: { devices: 'WriteCrmDevices' } });
     try {
       const run = promisify(execFile);
-      const tsx = path.join(ROOT, 'node_modules/.bin/tsx');
+      const cli = path.join(ROOT, 'dist/src/cli/token.js');
       const env = await cliEnv(srv.dataDir);
-      const good = (await run(tsx, ['src/cli/token.ts', '--sub', 'cli-user', '--ttl', '60'], { cwd: ROOT, env })).stdout.trim();
-      const expired = (await run(tsx, ['src/cli/token.ts', '--sub', 'cli-user', '--ttl', '-5'], { cwd: ROOT, env })).stdout.trim();
-      const tooLong = await run(tsx, ['src/cli/token.ts', '--sub', 'cli-user', '--ttl', '86401'], { cwd: ROOT, env }).then(
+      const good = (await run(process.execPath, [cli, '--sub', 'cli-user', '--ttl', '60'], { cwd: ROOT, env })).stdout.trim();
+      const expired = (await run(process.execPath, [cli, '--sub', 'cli-user', '--ttl', '-5'], { cwd: ROOT, env })).stdout.trim();
+      const tooLong = await run(process.execPath, [cli, '--sub', 'cli-user', '--ttl', '86401'], { cwd: ROOT, env }).then(
         () => null,
         (e: { code?: number; stderr?: string }) => e,
       );

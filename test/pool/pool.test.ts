@@ -1,12 +1,12 @@
 /**
  * The price pool over HTTP: a worker that dies mid-task is replaced and its request answered 500;
  * a full queue answers 503 with Retry-After; inline mode (WORKERS=0) gives the same answers as the
- * pool; shutdown closes the pool.
+ * pool (shutdown with busy workers: test/process/shutdown.test.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Snapshot } from '../../src/storage/snapshot.js';
-import { call, keyFor, startTestApp, startTestServer, type TestApp } from '../helpers/server.js';
+import { call, keyFor, startTestApp, type TestApp } from '../helpers/server.js';
 import { chargeBody, comp, heavySetup, putCompany, putTariff, ref, seg } from './price-fixtures.js';
 
 const W = keyFor('writer');
@@ -184,15 +184,5 @@ describe('price pool', () => {
       // The histograms of D120 saw the one task: its wait for a worker and its time in the worker.
       expect([after.queue_wait - before.queue_wait, after.worker_task - before.worker_task, after.worker_le_5 - before.worker_le_5]).toEqual([1, 1, 1]);
     });
-  });
-
-  it('shutdown closes the pool: SIGTERM with busy workers exits 0', async () => {
-    const srv = await startTestServer({ keys: KEYS, env: { WORKERS: '2' } });
-    const { body } = await heavySetup(srv, W);
-    const inFlight = Promise.all(Array.from({ length: 6 }, () => call(srv, 'POST', '/v1/charge_prices', { key: C, body }).catch(() => null)));
-    await new Promise((r) => setTimeout(r, 20));
-    expect(await srv.stop('SIGTERM')).toBe(0);
-    const answered = (await inFlight).filter((r) => r !== null);
-    for (const r of answered) expect([200, 503]).toContain(r!.status);
   });
 });

@@ -2,7 +2,8 @@ import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { FeedbackStore } from '../../src/storage/feedback.js';
 import { openLiveStoreReadonly } from '../../src/storage/open.js';
-import { keyFor, startTestServer } from '../helpers/server.js';
+import { call, keyFor, startTestServer } from '../helpers/server.js';
+import { heavySetup } from '../pool/price-fixtures.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -67,5 +68,17 @@ describe('graceful shutdown', () => {
     } finally {
       await store.close();
     }
+  });
+});
+
+describe('the price pool at shutdown', () => {
+  it('shutdown closes the pool: SIGTERM with busy workers exits 0', async () => {
+    const srv = await startTestServer({ keys: { writer: 'WriteTariffs,ReadTariffs', costs: 'ReadCosts' }, env: { WORKERS: '2' } });
+    const { body } = await heavySetup(srv, keyFor('writer'));
+    const inFlight = Promise.all(Array.from({ length: 6 }, () => call(srv, 'POST', '/v1/charge_prices', { key: keyFor('costs'), body }).catch(() => null)));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(await srv.stop('SIGTERM')).toBe(0);
+    const answered = (await inFlight).filter((r) => r !== null);
+    for (const r of answered) expect([200, 503]).toContain(r!.status);
   });
 });
