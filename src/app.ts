@@ -189,81 +189,140 @@ function serviceMetrics(d: {
   });
 }
 
-/** Composition root: config → snapshot → live store → keys → routes → pipeline (→ socket). */
-export async function startService(config: Config, logger: Logger, start: StartOptions = {}): Promise<Service> {
-  const startedAt = performance.now();
+/** What the start reads from the live store: keys, companies and tariffs kept in sync, tokens, accounts. */
+interface LiveParts {
+  keys: KeyRegistry;
+  companies: CompanyRegistry;
+  tariffs: TariffCatalog;
+  sync: LiveSync;
+  tokens: TokenVerifier;
+  accounts: AccountDeps | null;
+}
+
+/**
+ * The live store's part of the start: seeds the snapshot's operators and the default catalog
+ * (first start), the development key (D104), then loads keys, companies and tariffs and starts
+ * following other writers (D151), and the token verifier and account dependencies.
+ */
+async function liveParts(config: Config, logger: Logger, start: StartOptions, snapshot: Snapshot, live: LiveStore): Promise<LiveParts> {
+  const operators = snapshot.operators().map((o) => ({ id: o.id, name: o.name, evse_operator_ids: o.evse_operator_ids }));
+  const seeded = await live.tx((s) => seedCompanies(s, snapshot.meta.snapshotVersion, operators, Date.now()));
+  if (seeded > 0) logger.info({ companies: seeded }, 'live store seeded with operator companies');
+  const seededTariffs = await seedDefaultCatalog(live, snapshot.meta.snapshotVersion, () => catalogSeedOf(snapshot), Date.now());
+  if (seededTariffs > 0) logger.info({ tariffs: seededTariffs }, 'live store seeded with the default tariff catalog');
+  await ensureDevelopmentKey(live, (dev) => deliverDevKey(dev.key, config, logger, start));
+  const keys = await KeyRegistry.create(live);
+  keys.start(config.keyRefreshMs);
+  const loaded = await live.read(async (s) => ({
+    companies: await loadCompanies(s),
+    tariffs: await loadTariffs(s),
+    stationPrices: await loadStationPrices(s),
+    generation: await catalogGeneration(s),
+  }));
+  const companies = new CompanyRegistry(loaded.companies);
+  const tariffs = new TariffCatalog(loaded.tariffs, loaded.stationPrices, loaded.generation);
+  const sync = new LiveSync(live, companies, tariffs, keys, logger);
+  keys.fence = () => sync.fresh();
+  sync.start();
+  const tokens = await TokenVerifier.create(config, live);
+  const accounts = await accountDeps(config, live, tokens, logger);
+  return { keys, companies, tariffs, sync, tokens, accounts };
+}
+
+/**
+ * The station index and the price pool, ready: the station columns without the list fragments
+ * are shared first, so the pricing workers start on them while this thread reads the fragments
+ * (most of the bytes).
+ */
+async function stationsAndPrices(config: Config, logger: Logger, snapshot: Snapshot, snapshotPath: string, parts: LiveParts): Promise<{ stations: StationIndex; prices: PricePool }> {
+  const { companies, tariffs } = parts;
+  const tStations = performance.now();
+  const stationColumns = snapshot.stationColumns({ fragments: false });
+  const sharedStations = shareStationColumns(stationColumns);
+  adoptSharedColumns(stationColumns, sharedStations);
+  const prices = new PricePool({
+    workers: config.workers,
+    maxQueue: config.maxQueue,
+    maxQueueWaitMs: config.maxQueueWaitMs,
+    deadlineMs: config.priceDeadlineMs,
+    inlineMaxEvaluations: config.inlineMaxEvaluations,
+    splitMinEvaluations: config.splitMinEvaluations,
+    init: {
+      dataDir: config.dataDir,
+      databaseUrl: config.databaseUrl,
+      snapshotPath,
+      stations: sharedStations,
+      exitOnNetwork: config.testExitOnNetwork,
+      output: createOutputSlots(config.workers * OUTPUT_SLOTS_PER_WORKER, OUTPUT_SLOT_BYTES),
+    },
+    work: { runTask, mergeChargePriceParts },
+    catalog: () => mainCatalog(companies, tariffs),
+    rates: rateTable(snapshot.meta.ratesDate, snapshot.rates()),
+    generation: () => tariffs.generation,
+    logger,
+  });
+  snapshot.loadStationFragments(stationColumns);
+  const stations = new StationIndex(stationColumns);
+  logger.info({ stations: stations.size, ms: Math.round(performance.now() - tStations) }, 'station index loaded');
+  await prices.ready();
+  return { stations, prices };
+}
+
+/** The pipeline's options (D93–D97, D106, D109, D129, D176): the route table and what every request passes. */
+function pipelineOptions(ctx: AppContext, parts: LiveParts, limiter: RateLimiter | null, budgets: AdmissionBudgets | null): PipelineOptions {
+  const { config, logger, prices, metrics } = ctx;
+  return {
+    routes: buildRoutes(ctx),
+    mapError: serviceError,
+    refusalDelayMs: config.refusalDelayMs,
+    priceWorkSaturated: () => prices.saturated(),
+    budgets,
+    ...(limiter !== null ? { rateLimit: (key: string, priceWork: boolean) => limiter.take(key, priceWork) } : {}),
+    keys: parts.keys,
+    fresh: () => parts.sync.fresh(),
+    bodyLimitBytes: config.bodyLimitBytes,
+    logger,
+    accessLog: accessLog(logger),
+    ...(metrics ? { observe: (method: string, route: string | null, status: number, ms: number, bytesOut: number) => metrics.observe(method, route, status, ms, bytesOut) } : {}),
+    corsOrigins: config.corsOrigins,
+    compression: config.compression,
+    compressMinBytes: config.compressMinBytes,
+    cacheMaxAgeS: config.cacheMaxAgeS,
+  };
+}
+
+/** D107: one log line when writes start failing, one when they work again; no stack per request. */
+function logStorageFaults(live: LiveStore, logger: Logger): void {
+  live.faultListener = {
+    failing: (code, message) => logger.error({ code, reason: message }, `storage unavailable: writes fail until ${live.kind === 'postgres' ? 'the database' : 'the data directory'} can be written again`),
+    recovered: (failedWrites, ms) => logger.warn({ failedWrites, ms: Math.round(ms) }, 'storage recovered: writes work again'),
+  };
+}
+
+/** The snapshot and the live store, opened; the snapshot is closed again when the store cannot be opened. */
+async function openStores(config: Config, logger: Logger): Promise<{ snapshot: Snapshot; snapshotPath: string; live: LiveStore }> {
   ensureDataDir(config.dataDir);
   const snapshotPath = snapshotToLoad(config, logger);
   const snapshot = Snapshot.open(snapshotPath);
-  let live;
   try {
-    live = await openLiveStore(config);
+    const live = await openLiveStore(config);
+    logger.info({ store: live.kind, where: live.where }, 'live store open');
+    return { snapshot, snapshotPath, live };
   } catch (e) {
     snapshot.close();
     throw e;
   }
-  logger.info({ store: live.kind, where: live.where }, 'live store open');
+}
+
+/** Composition root: config → snapshot → live store → keys → routes → pipeline (→ socket). */
+export async function startService(config: Config, logger: Logger, start: StartOptions = {}): Promise<Service> {
+  const startedAt = performance.now();
+  const { snapshot, snapshotPath, live } = await openStores(config, logger);
   try {
-    const seeded = await live.tx((s) =>
-      seedCompanies(
-        s,
-        snapshot.meta.snapshotVersion,
-        snapshot.operators().map((o) => ({ id: o.id, name: o.name, evse_operator_ids: o.evse_operator_ids })),
-        Date.now(),
-      ),
-    );
-    if (seeded > 0) logger.info({ companies: seeded }, 'live store seeded with operator companies');
-    const seededTariffs = await seedDefaultCatalog(live, snapshot.meta.snapshotVersion, () => catalogSeedOf(snapshot), Date.now());
-    if (seededTariffs > 0) logger.info({ tariffs: seededTariffs }, 'live store seeded with the default tariff catalog');
-    await ensureDevelopmentKey(live, (dev) => deliverDevKey(dev.key, config, logger, start));
-    const keys = await KeyRegistry.create(live);
-    keys.start(config.keyRefreshMs);
-    const loaded = await live.read(async (s) => ({
-      companies: await loadCompanies(s),
-      tariffs: await loadTariffs(s),
-      stationPrices: await loadStationPrices(s),
-      generation: await catalogGeneration(s),
-    }));
-    const companies = new CompanyRegistry(loaded.companies);
-    const tariffs = new TariffCatalog(loaded.tariffs, loaded.stationPrices, loaded.generation);
-    const sync = new LiveSync(live, companies, tariffs, keys, logger);
-    keys.fence = () => sync.fresh();
-    sync.start();
-    const vehicles = new VehicleRegistry(snapshot.vehicles(), snapshot.brands());
-    const tokens = await TokenVerifier.create(config, live);
-    const accounts = await accountDeps(config, live, tokens, logger);
-    const tStations = performance.now();
-    // Station columns without the list fragments first: the pricing workers start on them while
-    // the main thread reads the fragments (most of the bytes) below.
-    const stationColumns = snapshot.stationColumns({ fragments: false });
-    const sharedStations = shareStationColumns(stationColumns);
-    adoptSharedColumns(stationColumns, sharedStations);
+    const parts = await liveParts(config, logger, start, snapshot, live);
+    const { companies, tariffs, sync, tokens, accounts } = parts;
     const availability = availabilitySource(live);
-    const prices = new PricePool({
-      workers: config.workers,
-      maxQueue: config.maxQueue,
-      maxQueueWaitMs: config.maxQueueWaitMs,
-      deadlineMs: config.priceDeadlineMs,
-      inlineMaxEvaluations: config.inlineMaxEvaluations,
-      splitMinEvaluations: config.splitMinEvaluations,
-      init: {
-        dataDir: config.dataDir,
-        databaseUrl: config.databaseUrl,
-        snapshotPath,
-        stations: sharedStations,
-        exitOnNetwork: config.testExitOnNetwork,
-        output: createOutputSlots(config.workers * OUTPUT_SLOTS_PER_WORKER, OUTPUT_SLOT_BYTES),
-      },
-      work: { runTask, mergeChargePriceParts },
-      catalog: () => mainCatalog(companies, tariffs),
-      rates: rateTable(snapshot.meta.ratesDate, snapshot.rates()),
-      generation: () => tariffs.generation,
-      logger,
-    });
-    snapshot.loadStationFragments(stationColumns);
-    const stations = new StationIndex(stationColumns);
-    logger.info({ stations: stations.size, ms: Math.round(performance.now() - tStations) }, 'station index loaded');
-    await prices.ready();
+    const { stations, prices } = await stationsAndPrices(config, logger, snapshot, snapshotPath, parts);
     const swap = new SnapshotSwap(
       { logger, prices, buildRoutes, defaultFile: snapshotPath, closeAfterMs: Math.max(1000, config.shutdownTimeoutMs), loadTimeoutMs: config.snapshotLoadTimeoutMs },
       snapshot,
@@ -274,33 +333,12 @@ export async function startService(config: Config, logger: Logger, start: StartO
     // The pipeline is made after the metrics (its options need the route table, which needs the metrics).
     let pipelineRef: Pipeline | null = null;
     const metrics = !config.metrics ? undefined : serviceMetrics({ prices, tariffs, swap, pipeline: () => pipelineRef, liveAvailability, live, limiter, sync, passwords: accounts?.passwords ?? null });
+    const vehicles = new VehicleRegistry(snapshot.vehicles(), snapshot.brands());
     const ctx: AppContext = { config, logger, snapshot, live, sync, companies, tariffs, vehicles, tokens, stations, availability, prices, startedAt, snapshots: swap,
       liveAvailability, ...(metrics ? { metrics } : {}), ...(accounts ? { accounts } : {}) };
-    // D107: one log line when writes start failing, one when they work again; no stack per request.
-    live.faultListener = {
-      failing: (code, message) => logger.error({ code, reason: message }, `storage unavailable: writes fail until ${live.kind === 'postgres' ? 'the database' : 'the data directory'} can be written again`),
-      recovered: (failedWrites, ms) => logger.warn({ failedWrites, ms: Math.round(ms) }, 'storage recovered: writes work again'),
-    };
+    logStorageFaults(live, logger);
     const admission = admissionBudgets(config, prices, live);
-    const budgets = admission?.budgets ?? null;
-    const http: PipelineOptions = {
-      routes: buildRoutes(ctx),
-      mapError: serviceError,
-      refusalDelayMs: config.refusalDelayMs,
-      priceWorkSaturated: () => prices.saturated(),
-      budgets,
-      ...(limiter !== null ? { rateLimit: (key: string, priceWork: boolean) => limiter.take(key, priceWork) } : {}),
-      keys,
-      fresh: () => sync.fresh(),
-      bodyLimitBytes: config.bodyLimitBytes,
-      logger,
-      accessLog: accessLog(logger),
-      ...(metrics ? { observe: (method: string, route: string | null, status: number, ms: number, bytesOut: number) => metrics.observe(method, route, status, ms, bytesOut) } : {}),
-      corsOrigins: config.corsOrigins,
-      compression: config.compression,
-      compressMinBytes: config.compressMinBytes,
-      cacheMaxAgeS: config.cacheMaxAgeS,
-    };
+    const http = pipelineOptions(ctx, parts, limiter, admission?.budgets ?? null);
     const server = start.listen === false ? null : await startServer(config.host, config.port, http, config.reusePort);
     const pipeline = server?.pipeline ?? new Pipeline(http);
     pipelineRef = pipeline;
@@ -310,32 +348,40 @@ export async function startService(config: Config, logger: Logger, start: StartO
       { port: server?.port ?? 0, host: config.host, snapshot: snapshot.meta.snapshotVersion, ms: Math.round(performance.now() - startedAt) },
       server !== null ? 'listening' : 'serving in process',
     );
-    let stopping: Promise<void> | null = null;
-    return {
-      port: server?.port ?? 0,
-      server,
-      pipeline,
-      request: (r: InjectRequest) => inject(pipeline, r),
-      snapshots: swap,
-      reloadSnapshot: (file?: string) => swap.reload(file),
-      stop: () =>
-        (stopping ??= (async () => {
-          if (server !== null) await server.close(config.shutdownTimeoutMs);
-          else await Promise.race([pipeline.drain(), new Promise((r) => setTimeout(r, config.shutdownTimeoutMs).unref())]);
-          await prices.close();
-          keys.stop();
-          budgets?.close();
-          availability.close();
-          await live.close();
-          swap.close();
-          accounts?.mailer.close();
-        })()),
+    const close = async (): Promise<void> => {
+      await prices.close();
+      parts.keys.stop();
+      admission?.budgets.close();
+      availability.close();
+      await live.close();
+      swap.close();
+      accounts?.mailer.close();
     };
+    return serviceHandle(config, server, pipeline, swap, close);
   } catch (e) {
     await live.close();
     snapshot.close();
     throw e;
   }
+}
+
+/** The running service: stopping drains the socket (or the in-process pipeline) within the shutdown time, then closes. */
+function serviceHandle(config: Config, server: HttpServer | null, pipeline: Pipeline, swap: SnapshotSwap, close: () => Promise<void>): Service {
+  let stopping: Promise<void> | null = null;
+  return {
+    port: server?.port ?? 0,
+    server,
+    pipeline,
+    request: (r: InjectRequest) => inject(pipeline, r),
+    snapshots: swap,
+    reloadSnapshot: (file?: string) => swap.reload(file),
+    stop: () =>
+      (stopping ??= (async () => {
+        if (server !== null) await server.close(config.shutdownTimeoutMs);
+        else await Promise.race([pipeline.drain(), new Promise((r) => setTimeout(r, config.shutdownTimeoutMs).unref())]);
+        await close();
+      })()),
+  };
 }
 
 /**
