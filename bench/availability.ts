@@ -14,8 +14,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { runImport } from '../src/import/run.js';
 import { mulberry32 } from '../src/domain/random.js';
+import { EVSES, LOCATIONS, evseSnapshot } from './lib/evse-locations.js';
 import { BENCH_KEY, loadLine, machineLine, median, startService } from './lib/harness.js';
 
 const { values } = parseArgs({
@@ -31,38 +31,10 @@ const RATE = Number(values.rate);
 const DURATION = Number(values.duration);
 const ROUNDS = Number(values.rounds);
 const FEED = values.feed === 'patch' ? 'patch' : 'bulk';
-const LOCATIONS = 2000;
-const EVSES = 4;
-
-function locations(): unknown[] {
-  const rnd = mulberry32(20261124);
-  const out: unknown[] = [];
-  for (let i = 0; i < LOCATIONS; i++) {
-    const evses = Array.from({ length: EVSES }, (_, k) => ({
-      uid: `L${i}-${k}`,
-      evse_id: `FR*BNC*E${i}X${k}`,
-      status: 'AVAILABLE',
-      connectors: [
-        { id: '1', standard: 'IEC_62196_T2', format: 'SOCKET', power_type: 'AC_3_PHASE', max_voltage: 230, max_amperage: 32, max_electric_power: 22000 },
-        { id: '2', standard: 'IEC_62196_T2_COMBO', format: 'CABLE', power_type: 'DC', max_voltage: 800, max_amperage: 200, max_electric_power: 150000 },
-      ],
-    }));
-    out.push({
-      country_code: 'FR', party_id: 'BNC', id: `LOC${i}`, publish: true, name: `Bench ${i}`, address: `${i} rue du Banc`,
-      city: 'Paris', postal_code: '75001', country: 'FRA',
-      coordinates: { latitude: (48.80 + rnd() * 0.12).toFixed(6), longitude: (2.25 + rnd() * 0.2).toFixed(6) },
-      evses, last_updated: '2026-11-01T00:00:00Z',
-    });
-  }
-  return out;
-}
 
 async function main(): Promise<void> {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-availability-'));
-  const src = path.join(tmp, 'locations.json');
-  fs.writeFileSync(src, JSON.stringify(locations()));
-  const snapshot = path.join(tmp, 'snapshot.sqlite');
-  await runImport({ inputs: [{ format: 'ocpi', file: src }], out: snapshot });
+  const snapshot = await evseSnapshot(tmp);
   const svc = await startService({ snapshot, env: { WORKERS: '1' } });
   const url = `http://127.0.0.1:${svc.port}`;
   const search = {

@@ -23,6 +23,7 @@ import { catalogGeneration, catalogSeedOf, loadStationPrices, loadTariffs, seedD
 import { ensureDataDir, openLiveStore } from './storage/open.js';
 import type { LiveStore } from './storage/live.js';
 import { LiveSync } from './api/live-sync.js';
+import { StatusFollower } from './api/availability/status-follower.js';
 import { serviceError } from './api/service-errors.js';
 import { AccountLimits, RateLimiter } from './auth/rate-limit.js';
 import { Metrics } from './metrics.js';
@@ -330,6 +331,8 @@ export async function startService(config: Config, logger: Logger, start: StartO
     );
     const limiter = config.rateLimits === null ? null : new RateLimiter(config.rateLimits);
     const liveAvailability = new LiveAvailability(config.availabilityTtlS * 1000);
+    const statusFollower = live.sharedStatuses === null ? null : new StatusFollower(live.sharedStatuses, liveAvailability, logger);
+    statusFollower?.start();
     // The pipeline is made after the metrics (its options need the route table, which needs the metrics).
     let pipelineRef: Pipeline | null = null;
     const metrics = !config.metrics ? undefined : serviceMetrics({ prices, tariffs, swap, pipeline: () => pipelineRef, liveAvailability, live, limiter, sync, passwords: accounts?.passwords ?? null });
@@ -353,6 +356,7 @@ export async function startService(config: Config, logger: Logger, start: StartO
       parts.keys.stop();
       admission?.budgets.close();
       availability.close();
+      statusFollower?.close();
       await live.close();
       swap.close();
       accounts?.mailer.close();

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { createKey } from '../../src/auth/keys.js';
+import { hasKeyName } from '../../src/storage/keys.js';
 import { GROUPS, type Group } from '../../src/auth/groups.js';
 import { openLiveStore } from '../../src/storage/open.js';
 
@@ -150,7 +151,8 @@ export function spawnAndWait(args: string[], env: Record<string, string>, ready:
 export async function startService(opts: Pick<BenchOptions, 'snapshot' | 'env'> & { nodeArgs?: string[]; keys?: Record<string, Group[]> }): Promise<Child & { dataDir: string; startMs: number }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cps-bench-'));
   const store = await openLiveStore({ dataDir, databaseUrl: opts.env?.DATABASE_URL ?? null });
-  await createKey(store, { name: 'bench', key: BENCH_KEY, groups: [...GROUPS] });
+  // A second replica of a shared PostgreSQL store finds the bench key there.
+  if (!(await store.read((s) => hasKeyName(s, 'bench')))) await createKey(store, { name: 'bench', key: BENCH_KEY, groups: [...GROUPS] });
   // Keys with fewer groups, where the groups change the answer (a station reader sees no live counts).
   for (const [key, groups] of Object.entries(opts.keys ?? {})) await createKey(store, { name: key, key, groups });
   await store.close();

@@ -12,6 +12,8 @@
  * Nothing above src/storage knows which store it has.
  */
 
+import type { SharedStatuses } from './evse-statuses.js';
+
 /** One connection (inside `tx` or `read`): portable SQL with `?` placeholders. */
 export interface Sql {
   all<R>(sql: string, params?: readonly unknown[]): Promise<R[]>;
@@ -75,6 +77,8 @@ export interface LiveStore {
    * kind after a lost connection is back (changes may have been missed meanwhile). SQLite: never.
    */
   listen(fn: (change: StoreChange) => void): void;
+  /** EVSE statuses shared with the other replicas of this store (D216); null for SQLite (one process, D136). */
+  readonly sharedStatuses: SharedStatuses | null;
   close(): Promise<void>;
 }
 

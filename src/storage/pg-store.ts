@@ -16,9 +16,11 @@
  *   read-only standby is a StorageUnavailableError (503 `storage unavailable`, D152); any other
  *   database error is a bug and stays what it is. The pool reconnects by itself.
  */
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { POSTGRES_MIGRATIONS } from './migrations/index.js';
 import { CHANNEL } from './migrations/postgres.js';
+import { newestPerEvse, parseStatusPayload, STATUS_KIND, statusPayloads, type SharedStatuses, type StatusRow } from './evse-statuses.js';
 import {
   FaultTracking,
   StorageUnavailableError,
@@ -75,6 +77,17 @@ export interface PgStoreOptions {
   queryTimeoutMs?: number;
 }
 
+/** D216: one statement stores the statuses (newest per EVSE wins) and announces them, committed together. */
+const WRITE_STATUSES = `WITH up AS (
+  INSERT INTO evse_statuses(evse_id, state, at)
+  SELECT * FROM unnest($1::text[], $2::smallint[], $3::bigint[])
+  ON CONFLICT (evse_id) DO UPDATE SET state = excluded.state, at = excluded.at WHERE evse_statuses.at <= excluded.at
+  RETURNING 1)
+SELECT (SELECT count(*) FROM up) AS stored, (SELECT count(*) FROM (SELECT pg_notify('${CHANNEL}', p) FROM unnest($4::text[]) AS p) n) AS sent`;
+/** Connections of the status-write pool: writes are single statements of a few ms. */
+const STATUS_CONNECTIONS = 2;
+const LOAD_STATUSES = 'SELECT evse_id, state, at FROM evse_statuses WHERE at >= $1';
+
 export class PgStore extends FaultTracking implements LiveStore {
   /** Connections of the main pool: open, idle, and queries waiting for one (D120). */
   poolStats(): { total: number; idle: number; waiting: number } {
@@ -85,35 +98,56 @@ export class PgStore extends FaultTracking implements LiveStore {
   readonly shared = true;
   readonly where: string;
   private readonly pool: pg.Pool;
+  /** Connections for status writes (D216), made on the first one. */
+  private statusPool: pg.Pool | null = null;
   /** SQL text → its statement: numbered placeholders and a name (prepared once per connection). */
   private readonly statements = new Map<string, { name: string; text: string }>();
   private readonly listeners: Array<(change: StoreChange) => void> = [];
+  private readonly statusSubscribers: Array<{ rows: (r: StatusRow[]) => void; reset: () => void }> = [];
+  /** This process among the replicas: its own status announcements come back to it and are skipped. */
+  private readonly origin = randomBytes(6).toString('base64url');
+  readonly sharedStatuses: SharedStatuses = {
+    write: (rows) => this.writeStatuses(rows),
+    load: (sinceAt) => this.query<StatusRow>(LOAD_STATUSES, [sinceAt], false).then((r) => r.map((x) => ({ evse_id: x.evse_id, state: Number(x.state), at: Number(x.at) }))),
+    subscribe: (rows, reset) => {
+      this.statusSubscribers.push({ rows, reset });
+      // Already listening (the catalog's follower came first): load now; else once connected.
+      if (this.listener !== null) queueMicrotask(reset);
+      else if (this.listenTimer === null) void this.connectListener(0);
+    },
+  };
   private listener: pg.Client | null = null;
   private listenTimer: NodeJS.Timeout | null = null;
   private closed = false;
 
   private constructor(
     private readonly url: string,
-    opts: PgStoreOptions,
+    private readonly opts: PgStoreOptions,
   ) {
     super();
     const u = new URL(url);
     this.where = `postgres://${u.hostname}:${u.port || 5432}${u.pathname}`;
-    this.pool = new pg.Pool({
-      connectionString: url,
-      max: opts.poolMax ?? 10,
-      connectionTimeoutMillis: opts.connectTimeoutMs ?? 2000,
-      query_timeout: opts.queryTimeoutMs ?? 10_000,
+    this.pool = this.newPool(opts.poolMax ?? 10);
+  }
+
+  private newPool(max: number, options?: string): pg.Pool {
+    const pool = new pg.Pool({
+      connectionString: this.url,
+      max,
+      connectionTimeoutMillis: this.opts.connectTimeoutMs ?? 2000,
+      query_timeout: this.opts.queryTimeoutMs ?? 10_000,
       idleTimeoutMillis: 30_000,
       keepAlive: true,
+      ...(options !== undefined ? { options } : {}),
     });
     // An idle connection lost (a restart): the pool drops it and connects anew on demand.
-    this.pool.on('error', () => {});
+    pool.on('error', () => {});
     // D174: a connection lost while checked out (between the statements of a transaction) emits
     // 'error' on its client, where the pool listens only while it is idle; unheard, that error
     // ended the process. Every client hears it: the next statement on it fails as a storage
     // fault, and the transaction releases the client as broken.
-    this.pool.on('connect', (client) => client.on('error', () => {}));
+    pool.on('connect', (client) => client.on('error', () => {}));
+    return pool;
   }
 
   /** Connects (and migrates, unless told not to); rejects when the database cannot be reached. */
@@ -235,6 +269,30 @@ export class PgStore extends FaultTracking implements LiveStore {
     return this.within('BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY', fn, false);
   }
 
+  private async writeStatuses(rows: readonly StatusRow[]): Promise<void> {
+    const newest = newestPerEvse(rows);
+    if (newest.length === 0) return;
+    const params = [newest.map((r) => r.evse_id), newest.map((r) => r.state), newest.map((r) => r.at), statusPayloads(this.origin, newest)];
+    // Statuses are not durable (an UNLOGGED table, D216): their commits need not wait for the WAL
+    // flush. Their own connections say so; every other write keeps synchronous commits.
+    this.statusPool ??= this.newPool(STATUS_CONNECTIONS, '-c synchronous_commit=off');
+    await this.query(WRITE_STATUSES, params, true, this.statusPool);
+  }
+
+  /** One statement outside a transaction (its own commit); storage faults count as in `within`. */
+  private async query<R extends pg.QueryResultRow>(text: string, params: unknown[], write: boolean, pool: pg.Pool = this.pool): Promise<R[]> {
+    try {
+      const r = await pool.query<R>(text, params);
+      if (write) this.faults.worked();
+      return r.rows;
+    } catch (e) {
+      if (!isFault(e)) throw e;
+      const f = faultOf(e);
+      this.faults.failed(f);
+      throw f;
+    }
+  }
+
   async versions(): Promise<StoreVersions> {
     const s = this.statement(VERSIONS_SQL);
     try {
@@ -261,6 +319,12 @@ export class PgStore extends FaultTracking implements LiveStore {
   listen(fn: (change: StoreChange) => void): void {
     this.listeners.push(fn);
     if (this.listener === null && this.listenTimer === null) void this.connectListener(0);
+  }
+
+  private hearStatuses(payload: string): void {
+    const p = parseStatusPayload(payload);
+    if (p === null || p.origin === this.origin) return;
+    for (const sub of this.statusSubscribers) sub.rows(p.rows);
   }
 
   private tell(change: StoreChange): void {
@@ -297,13 +361,16 @@ export class PgStore extends FaultTracking implements LiveStore {
     this.listener = c;
     attempt = 0;
     c.on('notification', (m) => {
-      const kind = (m.payload ?? '').split(':')[0];
+      const payload = m.payload ?? '';
+      const kind = payload.slice(0, payload.indexOf(':'));
       if (kind === 'catalog' || kind === 'keys') this.tell(kind);
+      else if (kind === STATUS_KIND) this.hearStatuses(payload);
     });
     // Anything committed while not listening (before the first LISTEN, during an outage) is
-    // caught up by the listeners from the store's own counters.
+    // caught up by the listeners from the store's own counters, and statuses loaded again.
     this.tell('catalog');
     this.tell('keys');
+    for (const sub of this.statusSubscribers) sub.reset();
   }
 
   private async migrate(): Promise<void> {
@@ -339,5 +406,6 @@ export class PgStore extends FaultTracking implements LiveStore {
     this.listener = null;
     if (l !== null) await l.end().catch(() => {});
     await this.pool.end().catch(() => {});
+    await this.statusPool?.end().catch(() => {});
   }
 }

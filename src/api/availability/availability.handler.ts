@@ -3,12 +3,13 @@
  *   PUT   /ocpi/2.2.1/locations/:country_code/:party_id/:location_id/:evse_uid   OCPI EVSE object
  *   PATCH /ocpi/2.2.1/locations/:country_code/:party_id/:location_id/:evse_uid   `{"status": …}`
  *   POST  /v1/availability   many EVSE statuses in one body
- * Statuses go to memory (not the snapshot, not the live store) and show as `available_count` of
- * the groups listing the EVSE. An EVSE is found by its eMI3 id in the current snapshot: the PUT
+ * Statuses go to memory (not the snapshot) and show as `available_count` of the groups listing
+ * the EVSE; on a PostgreSQL live store they are stored and announced to every replica first
+ * (D216), so an update is answered once every replica can hear it. An EVSE is found by its eMI3 id in the current snapshot: the PUT
  * body's `evse_id`, else the id an earlier PUT gave this uid, else the uid itself.
  */
 import { envelope } from '../jsonapi/schemas.js';
-import { EVSE_STATUSES, type EvseStatus, type LiveAvailability } from '../../domain/stations/live-availability.js';
+import { EVSE_STATUSES, stateOfStatus, type EvseStatus, type LiveAvailability } from '../../domain/stations/live-availability.js';
 import type { AppContext } from '../context.js';
 import { ApiError, badPointer, notFound } from '../jsonapi/errors.js';
 import { compile } from '../jsonapi/validate.js';
@@ -74,6 +75,7 @@ export function availabilityRoutes(ctx: AppContext): RouteDef[] {
   const live: LiveAvailability | undefined = ctx.liveAvailability;
   if (live === undefined) return [];
   const evses = evseIndexOf(ctx.snapshot, ctx.stations);
+  const shared = ctx.live.sharedStatuses;
   /** `CC*PPP:uid` → EVSE id from PUT bodies (kept across snapshot swaps, D175). */
   let uids = uidMaps.get(live);
   if (uids === undefined) uidMaps.set(live, (uids = new EvseUids()));
@@ -88,7 +90,7 @@ export function availabilityRoutes(ctx: AppContext): RouteDef[] {
     return { party: `${cc.toUpperCase()}*${party.toUpperCase()}`, uid };
   };
 
-  const ocpiUpdate = (put: boolean) => (req: ApiRequest): ApiResponse => {
+  const ocpiUpdate = (put: boolean) => (req: ApiRequest): ApiResponse | Promise<ApiResponse> => {
     const p = path(req);
     const body = validateEvse(req.body);
     if (put && body.uid !== undefined && body.uid !== p.uid) throw badPointer('/uid', 'uid must match the evse_uid of the path');
@@ -101,32 +103,38 @@ export function availabilityRoutes(ctx: AppContext): RouteDef[] {
       live.unknownEvses++;
       throw notFound(`EVSE ${raw} not found`);
     }
-    if (put && body.evse_id !== undefined) uids.set(key, id);
-    live.set(id, body.status, at);
-    return ocpiOk();
+    const apply = (): ApiResponse => {
+      if (put && body.evse_id !== undefined) uids.set(key, id);
+      live.set(id, body.status, at);
+      return ocpiOk();
+    };
+    return shared === null ? apply() : shared.write([{ evse_id: id, state: stateOfStatus(body.status), at }]).then(apply);
   };
 
-  const bulk = (req: ApiRequest): ApiResponse => {
+  const bulk = (req: ApiRequest): ApiResponse | Promise<ApiResponse> => {
     const items = validateAvailabilityBulk(req.body).data.attributes.statuses;
     const now = Date.now();
     // Validate every item before applying any: a rejected body changes nothing.
     const times = items.map((s, i) => timeOf(s.last_updated, now, `/data/attributes/statuses/${i}/last_updated`));
-    let applied = 0;
-    let stale = 0;
     const unknown: string[] = [];
     let unknownCount = 0;
+    const known: Array<{ id: string; status: EvseStatus; at: number }> = [];
     items.forEach((s, i) => {
       const id = evses.resolve(s.evse_id);
-      if (id === null) {
+      if (id !== null) known.push({ id, status: s.status, at: times[i] });
+      else {
         unknownCount++;
         live.unknownEvses++;
         if (unknown.length < 20) unknown.push(s.evse_id);
-        return;
       }
-      if (live.set(id, s.status, times[i])) applied++;
-      else stale++;
     });
-    return json(200, { meta: { received: items.length, applied, stale, unknown: unknownCount, unknown_evse_ids: unknown } });
+    const apply = (): ApiResponse => {
+      let applied = 0;
+      for (const k of known) if (live.set(k.id, k.status, k.at)) applied++;
+      return json(200, { meta: { received: items.length, applied, stale: known.length - applied, unknown: unknownCount, unknown_evse_ids: unknown } });
+    };
+    if (shared === null || known.length === 0) return apply();
+    return shared.write(known.map((k) => ({ evse_id: k.id, state: stateOfStatus(k.status), at: k.at }))).then(apply);
   };
 
   const ocpiPath = '/ocpi/2.2.1/locations/:country_code/:party_id/:location_id/:evse_uid';

@@ -11,6 +11,11 @@ export const EVSE_STATUSES = [
 ] as const;
 export type EvseStatus = (typeof EVSE_STATUSES)[number];
 
+/** The stored state of a status: 1 AVAILABLE, -1 UNKNOWN (counts as no status), 0 any other. */
+export function stateOfStatus(status: EvseStatus): number {
+  return status === 'AVAILABLE' ? 1 : status === 'UNKNOWN' ? -1 : 0;
+}
+
 interface Entry {
   /** 1 = AVAILABLE, 0 = a known status that is not available, -1 = UNKNOWN (counts as no status). */
   state: number;
@@ -35,7 +40,7 @@ export class LiveAvailability {
    * ignored (`false`): feeds may deliver out of order.
    */
   set(evseId: string, status: EvseStatus, at: number): boolean {
-    const state = status === 'AVAILABLE' ? 1 : status === 'UNKNOWN' ? -1 : 0;
+    const state = stateOfStatus(status);
     const e = this.byEvse.get(evseId);
     if (e !== undefined) {
       if (at < e.at) {
@@ -48,6 +53,19 @@ export class LiveAvailability {
     this.applied++;
     this.lastAppliedAt = Date.now();
     return true;
+  }
+
+  /**
+   * A status another replica applied, or one loaded from the shared store (D216): kept unless
+   * older than the one held; counted neither as applied nor as stale here.
+   */
+  merge(evseId: string, state: number, at: number): void {
+    const e = this.byEvse.get(evseId);
+    if (e === undefined) this.byEvse.set(evseId, { state, at });
+    else if (at >= e.at) {
+      e.state = state;
+      e.at = at;
+    }
   }
 
   /** 1 available, 0 not available, -1 unknown (no status, UNKNOWN, or older than the TTL). */

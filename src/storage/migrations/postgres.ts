@@ -7,6 +7,7 @@
  */
 import type { Migration } from './migration.js';
 import { accountsSql } from './007_accounts.js';
+import { postgresSql as evseStatuses } from './008_evse_statuses.js';
 
 export const CHANNEL = 'cps_live';
 
@@ -179,4 +180,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 5, name: 'key_generation', sql: keyGeneration },
   { version: 6, name: 'price_profiles', sql: priceProfiles },
   { version: 7, name: 'accounts', sql: accountsSql('BIGINT', '') },
+  { version: 8, name: 'evse_statuses', sql: evseStatuses },
 ];
