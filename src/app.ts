@@ -278,7 +278,7 @@ function pipelineOptions(ctx: AppContext, parts: LiveParts, limiter: RateLimiter
     refusalDelayMs: config.refusalDelayMs,
     priceWorkSaturated: () => prices.saturated(),
     budgets,
-    ...(limiter !== null ? { rateLimit: (key: string, priceWork: boolean) => limiter.take(key, priceWork) } : {}),
+    ...(limiter !== null ? { rateLimit: limiter } : {}),
     keys: parts.keys,
     fresh: () => parts.sync.fresh(),
     bodyLimitBytes: config.bodyLimitBytes,

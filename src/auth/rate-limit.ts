@@ -43,6 +43,24 @@ class Window {
     return Math.max(1, Math.ceil(((oldest + BUCKETS) * this.bucketMs - now) / 1000));
   }
 
+  /**
+   * The RateLimit field item of this window at `now` (draft-ietf-httpapi-ratelimit-headers-10):
+   * `"<name>";r=<requests left>;t=<seconds until the oldest counted bucket leaves the window>`.
+   */
+  item(name: string, now: number): string {
+    const b = Math.floor(now / this.bucketMs);
+    let total = 0;
+    let oldest = b;
+    for (let k = 0; k < BUCKETS; k++) {
+      const s = this.stamps[k];
+      if (s < 0 || s <= b - BUCKETS) continue;
+      total += this.counts[k];
+      if (s < oldest) oldest = s;
+    }
+    const t = Math.max(1, Math.ceil(((oldest + BUCKETS) * this.bucketMs - now) / 1000));
+    return `"${name}";r=${Math.max(0, this.limit - total)};t=${t}`;
+  }
+
   /** Takes back one request counted at `now` (the same bucket), when there is one. */
   uncount(now: number): void {
     const b = Math.floor(now / this.bucketMs);
@@ -80,8 +98,22 @@ export class RateLimiter {
   private readonly byKey = new Map<string, { all: Window; prices: Window }>();
   /** Requests refused so far (metrics, tests). */
   limited = 0;
+  /** The RateLimit-Policy field of keyed routes, and of price-work routes (D217). */
+  readonly policy: string;
+  readonly pricesPolicy: string;
 
-  constructor(private readonly limits: RateLimits = D24_LIMITS) {}
+  constructor(private readonly limits: RateLimits = D24_LIMITS) {
+    this.policy = `"requests";q=${limits.perWindow};w=${limits.windowS}`;
+    this.pricesPolicy = `${this.policy}, "prices";q=${limits.pricesPerWindow};w=${limits.pricesWindowS}`;
+  }
+
+  /** The RateLimit field for the key's answer after `take` (D217): each window's requests left and seconds until more. */
+  field(key: string, priceWork: boolean, now = Date.now()): string {
+    const w = this.byKey.get(key);
+    if (w === undefined) return '';
+    const all = w.all.item('requests', now);
+    return priceWork ? `${all}, ${w.prices.item('prices', now)}` : all;
+  }
 
   /**
    * Counts a request of `key` (price work or not) and answers 0, or the Retry-After seconds when

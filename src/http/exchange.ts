@@ -72,6 +72,9 @@ export class Exchange {
   done = false;
   /** ETag of a cacheable answer (D95), or null. */
   etag: string | null = null;
+  /** The RateLimit and RateLimit-Policy fields of a rate-limited route's answer (D217), or null. */
+  rateLimit: string | null = null;
+  rateLimitPolicy: string | null = null;
   /** For the access log: the name of the key used (never the key) and the body bytes read. */
   keyName: string | null = null;
   bytesIn = 0;

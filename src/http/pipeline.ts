@@ -49,6 +49,17 @@ export interface KeyLookup {
   nameOfKey?(key: string): string | null;
 }
 
+/** Rate limits per key (D24, D109, D217). */
+export interface RateLimitCheck {
+  /** Counts a request: 0, or the Retry-After seconds of a 429 (nothing counted). */
+  take(key: string, priceWork: boolean): number;
+  /** The RateLimit field of the key's answer (its windows after `take`). */
+  field(key: string, priceWork: boolean): string;
+  /** The RateLimit-Policy field of keyed routes and of price-work routes. */
+  readonly policy: string;
+  readonly pricesPolicy: string;
+}
+
 export interface PipelineOptions extends Omit<ResponderOptions, 'finished' | 'draining' | 'varyOrigin'> {
   routes: readonly RouteDef[];
   keys: KeyLookup;
@@ -59,8 +70,8 @@ export interface PipelineOptions extends Omit<ResponderOptions, 'finished' | 'dr
   priceWorkSaturated?: () => boolean;
   /** D176: admission budgets per route class (absent or null: none). */
   budgets?: AdmissionBudgets | null;
-  /** Rate limits per key (D24, D109): 0, or the Retry-After seconds of a 429. Absent: no limits. */
-  rateLimit?: (key: string, priceWork: boolean) => number;
+  /** Rate limits per key (D24, D109, D217). Absent: no limits. */
+  rateLimit?: RateLimitCheck;
   /** Read-your-writes (D151): null when this view cannot be behind, else a promise until it is current. */
   fresh?: () => Promise<void> | null;
 }
@@ -266,8 +277,14 @@ export class Pipeline {
         this.authRefused.group++;
         throw new ApiError('FORBIDDEN', `action ${snakeCase(r.groups[0])} not allowed`);
       }
-      const wait = this.o.rateLimit?.(ex.key, r.priceWork === true) ?? 0;
-      if (wait > 0) throw new ApiError('TOO_MANY_REQUESTS', 'rate limit exceeded', { headers: { 'Retry-After': String(wait) } });
+      const limits = this.o.rateLimit;
+      if (limits !== undefined) {
+        const priceWork = r.priceWork === true;
+        const wait = limits.take(ex.key, priceWork);
+        ex.rateLimit = limits.field(ex.key, priceWork);
+        ex.rateLimitPolicy = priceWork ? limits.pricesPolicy : limits.policy;
+        if (wait > 0) throw new ApiError('TOO_MANY_REQUESTS', 'rate limit exceeded', { headers: { 'Retry-After': String(wait) } });
+      }
     }
     ex.req = {
       method: ex.method,

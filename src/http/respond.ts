@@ -143,6 +143,10 @@ export class Responder {
         res.writeHeader('Access-Control-Expose-Headers', EXPOSE_HEADERS);
       }
       if (r.headers) for (const k in r.headers) res.writeHeader(k, r.headers[k]);
+      if (ex.rateLimit !== null) {
+        res.writeHeader('RateLimit-Policy', ex.rateLimitPolicy!);
+        res.writeHeader('RateLimit', ex.rateLimit);
+      }
       if (ex.etag !== null && (r.status === 200 || r.status === 304)) {
         res.writeHeader('ETag', ex.etag);
         res.writeHeader('Cache-Control', this.cacheControl);

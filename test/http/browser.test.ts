@@ -137,7 +137,7 @@ describe('browser clients: CORS, compression, conditional requests, HEAD', () =>
       const r = await raw(srv, m, p, { Origin: ORIGIN, ...h }, b);
       expect(r.status, `${m} ${p}`).toBe(status);
       expect(r.headers['access-control-allow-origin']).toBe('*');
-      expect(r.headers['access-control-expose-headers']).toBe('X-Request-Id, Retry-After, ETag');
+      expect(r.headers['access-control-expose-headers']).toBe('X-Request-Id, Retry-After, ETag, RateLimit, RateLimit-Policy');
       expect(r.headers.vary).toBe('Accept-Encoding');
     }
   });

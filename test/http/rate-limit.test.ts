@@ -27,6 +27,20 @@ describe('RateLimiter (sliding windows of 30 buckets)', () => {
     expect(r.take('a', true, t0 + 301_000)).toBe(0);
     expect(r.limited).toBe(3);
   });
+
+  it('states each window\'s requests left and the seconds until more as RateLimit items (D217)', () => {
+    const r = new RateLimiter({ perWindow: 10, windowS: 300, pricesPerWindow: 3, pricesWindowS: 60 });
+    expect(r.policy).toBe('"requests";q=10;w=300');
+    expect(r.pricesPolicy).toBe('"requests";q=10;w=300, "prices";q=3;w=60');
+    const t0 = 1_700_000_000_000; // a multiple of both bucket lengths (10 s and 2 s)
+    expect(r.field('a', true, t0)).toBe('');
+    r.take('a', true, t0);
+    expect(r.field('a', true, t0)).toBe('"requests";r=9;t=300, "prices";r=2;t=60');
+    r.take('a', false, t0 + 4_500);
+    expect(r.field('a', false, t0 + 4_500)).toBe('"requests";r=8;t=296');
+    // The first bucket leaves the price window after 60 s: 3 left again.
+    expect(r.field('a', true, t0 + 60_000)).toBe('"requests";r=8;t=240, "prices";r=3;t=60');
+  });
 });
 
 describe('rate limits over HTTP', () => {
@@ -45,8 +59,15 @@ describe('rate limits over HTTP', () => {
 
   it('answers 429 with Retry-After past a key limit, per key, and never limits keyless routes', async () => {
     const price = (key: string) => call(srv, 'POST', '/v1/charge_prices', { key, raw: '{"data":{"type":"charge_price_request"}}' });
-    for (let i = 0; i < 3; i++) expect((await price(A)).status).toBe(400);
+    for (let i = 0; i < 3; i++) {
+      const r = await price(A);
+      expect(r.status).toBe(400);
+      // D217: every answer of a limited route states the policies and what is left of them.
+      expect(r.headers.get('ratelimit-policy')).toBe('"requests";q=12;w=300, "prices";q=3;w=60');
+      expect(r.headers.get('ratelimit')).toMatch(new RegExp(`^"requests";r=${11 - i};t=\\d+, "prices";r=${2 - i};t=\\d+$`));
+    }
     const limited = await price(A);
+    expect(limited.headers.get('ratelimit')).toMatch(/^"requests";r=9;t=\d+, "prices";r=0;t=\d+$/);
     expect(limited.status).toBe(429);
     expect(limited.json).toEqual({ errors: [{ status: '429', code: 'TOO_MANY_REQUESTS', title: 'rate limit exceeded' }] });
     const retry = Number(limited.headers.get('retry-after'));
@@ -58,7 +79,11 @@ describe('rate limits over HTTP', () => {
     const all = await call(srv, 'GET', '/v2/vehicle_brands', { key: A });
     expect(all.status).toBe(429);
     expect(Number(all.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(all.headers.get('ratelimit-policy')).toBe('"requests";q=12;w=300');
+    expect(all.headers.get('ratelimit')).toMatch(/^"requests";r=0;t=\d+$/);
     for (let i = 0; i < 20; i++) expect((await call(srv, 'GET', '/health')).status).toBe(200);
+    // Keyless routes carry no RateLimit fields.
+    expect((await call(srv, 'GET', '/health')).headers.get('ratelimit')).toBeNull();
     // A wrong key, or a key without the route's group, is refused 403 as before (not 429).
     expect((await call(srv, 'GET', '/v2/vehicle_brands', { key: 'nope' })).status).toBe(403);
     expect((await call(srv, 'GET', '/v1/charging_stations/00000000-0000-0000-0000-000000000000', { key: A })).status).toBe(403);

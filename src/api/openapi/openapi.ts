@@ -52,7 +52,7 @@ const ERROR_TEXT: Record<string, string> = {
   '409': 'Version conflict (optimistic lock) or a conflicting operation',
   '413': 'Body too large',
   '415': 'Content type not JSON',
-  '429': 'Rate limit exceeded (`Retry-After`)',
+  '429': 'Rate limit exceeded (`Retry-After`; `RateLimit` and `RateLimit-Policy` state the limits, D217)',
   '503': 'Overloaded or storage unavailable (`Retry-After`)',
 };
 
