@@ -26,6 +26,7 @@ import { LiveSync } from './api/live-sync.js';
 import { StatusFollower } from './api/availability/status-follower.js';
 import { serviceError } from './api/service-errors.js';
 import { AccountLimits, RateLimiter } from './auth/rate-limit.js';
+import { RateLimitSync } from './auth/rate-limit-sync.js';
 import { Metrics } from './metrics.js';
 import { Snapshot, SnapshotFormatError } from './storage/snapshot.js';
 import { StationIndex } from './domain/stations/index.js';
@@ -330,6 +331,8 @@ export async function startService(config: Config, logger: Logger, start: StartO
       stations,
     );
     const limiter = config.rateLimits === null ? null : new RateLimiter(config.rateLimits);
+    const limitSync = limiter === null || live.sharedCounters === null ? null : new RateLimitSync(limiter, live.sharedCounters, config.rateLimitSyncMs, logger);
+    limitSync?.start();
     const liveAvailability = new LiveAvailability(config.availabilityTtlS * 1000);
     const statusFollower = live.sharedStatuses === null ? null : new StatusFollower(live.sharedStatuses, liveAvailability, logger);
     statusFollower?.start();
@@ -357,6 +360,7 @@ export async function startService(config: Config, logger: Logger, start: StartO
       admission?.budgets.close();
       availability.close();
       statusFollower?.close();
+      limitSync?.stop();
       await live.close();
       swap.close();
       accounts?.mailer.close();

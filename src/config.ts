@@ -92,6 +92,8 @@ export interface Config {
   readonly metricsKeyRequired: boolean;
   /** D24, D109: rate limits per key, or null (off, the default). */
   readonly rateLimits: { perWindow: number; windowS: number; pricesPerWindow: number; pricesWindowS: number } | null;
+  /** How often replicas on PostgreSQL exchange their rate-limit counts (D218), ms. */
+  readonly rateLimitSyncMs: number;
   /**
    * Price requests whose estimated evaluations (candidate tariffs × charge points) are at most
    * this run on the main thread instead of a worker (0 = always a worker).
@@ -329,6 +331,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     refusalDelayMs: int(env, 'REFUSAL_DELAY_MS', DEFAULT_REFUSAL_DELAY_MS, 0, 60_000),
     metrics: onOff(env, 'METRICS', true),
     metricsKeyRequired: onOff(env, 'METRICS_KEY_REQUIRED', false),
+    rateLimitSyncMs: int(env, 'RATE_LIMIT_SYNC_MS', 100, 10, 10_000),
     rateLimits: onOff(env, 'RATE_LIMIT', false)
       ? {
           perWindow: int(env, 'RATE_LIMIT_REQUESTS', 5000, 1, 100_000_000),

@@ -6,20 +6,26 @@
  * of a window is the sum of its buckets, and a bucket older than the window is reset before it is
  * reused, so a key's state is two small fixed arrays (allocated once per key, nothing per request).
  *
- * In process: each replica counts its own requests. Replicas behind one proxy would share counters
- * in the store they already share (PostgreSQL, a row per key and bucket), or let the proxy limit
- * per key (nginx `limit_req` keyed by `$http_api_key`).
+ * Each process counts in memory; replicas of one PostgreSQL store exchange their counts a few times
+ * a second (rate-limit-sync.ts, D218), so a key's limit holds for the cluster.
  */
+
+import type { BucketCount } from '../storage/rate-counts.js';
 
 const BUCKETS = 30;
 
-/** One sliding window: request counts per bucket and the bucket index each count belongs to. */
+/**
+ * One sliding window: request counts per bucket and the bucket index each count belongs to. With
+ * replicas sharing counts (D218), `counts` is every replica's count as last heard plus this
+ * replica's requests since (`pending`, not yet sent).
+ */
 class Window {
   private readonly counts = new Int32Array(BUCKETS);
+  private readonly pending = new Int32Array(BUCKETS);
   private readonly stamps = new Float64Array(BUCKETS).fill(-1);
 
   constructor(
-    private readonly bucketMs: number,
+    readonly bucketMs: number,
     private readonly limit: number,
   ) {}
 
@@ -33,6 +39,7 @@ class Window {
       if (s < 0) continue;
       if (s <= b - BUCKETS) {
         this.counts[k] = 0;
+        this.pending[k] = 0;
         this.stamps[k] = -1;
         continue;
       }
@@ -41,6 +48,32 @@ class Window {
     }
     if (total < this.limit) return 0;
     return Math.max(1, Math.ceil(((oldest + BUCKETS) * this.bucketMs - now) / 1000));
+  }
+
+  /** Hands this replica's counts not yet sent to `out` (bucket number, count) and clears them. */
+  drain(out: (bucket: number, count: number) => void): void {
+    for (let k = 0; k < BUCKETS; k++) {
+      if (this.pending[k] === 0 || this.stamps[k] < 0) continue;
+      out(this.stamps[k], this.pending[k]);
+      this.pending[k] = 0;
+    }
+  }
+
+  /** Counts sent but not stored (the exchange failed) are pending again. */
+  restore(b: number, count: number): void {
+    const k = b % BUCKETS;
+    if (this.stamps[k] === b) this.pending[k] += count;
+  }
+
+  /** Every replica's count of bucket `b` (the bucket number: time ÷ bucket length), as stored. */
+  heard(b: number, count: number): void {
+    const k = b % BUCKETS;
+    if (this.stamps[k] === b) this.counts[k] = count + this.pending[k];
+    else if (this.stamps[k] < b) {
+      this.stamps[k] = b;
+      this.counts[k] = count;
+      this.pending[k] = 0;
+    }
   }
 
   /**
@@ -75,8 +108,10 @@ class Window {
     if (this.stamps[k] !== b) {
       this.stamps[k] = b;
       this.counts[k] = 0;
+      this.pending[k] = 0;
     }
     this.counts[k]++;
+    this.pending[k]++;
   }
 }
 
@@ -94,8 +129,15 @@ export const D24_LIMITS: Readonly<RateLimits> = Object.freeze({ perWindow: 5000,
 /** Keys tracked at most; beyond, the oldest entries are dropped (valid keys only reach here). */
 const MAX_KEYS = 100_000;
 
+interface KeyWindows {
+  all: Window;
+  prices: Window;
+  /** When the key was last counted or refused here (ms). */
+  seen: number;
+}
+
 export class RateLimiter {
-  private readonly byKey = new Map<string, { all: Window; prices: Window }>();
+  private readonly byKey = new Map<string, KeyWindows>();
   /** Requests refused so far (metrics, tests). */
   limited = 0;
   /** The RateLimit-Policy field of keyed routes, and of price-work routes (D217). */
@@ -124,9 +166,10 @@ export class RateLimiter {
     if (w === undefined) {
       if (this.byKey.size >= MAX_KEYS) this.byKey.delete(this.byKey.keys().next().value!);
       const l = this.limits;
-      w = { all: new Window((l.windowS * 1000) / BUCKETS, l.perWindow), prices: new Window((l.pricesWindowS * 1000) / BUCKETS, l.pricesPerWindow) };
+      w = { all: new Window((l.windowS * 1000) / BUCKETS, l.perWindow), prices: new Window((l.pricesWindowS * 1000) / BUCKETS, l.pricesPerWindow), seen: now };
       this.byKey.set(key, w);
     }
+    w.seen = now;
     const wait = Math.max(w.all.wait(now), priceWork ? w.prices.wait(now) : 0);
     if (wait > 0) {
       this.limited++;
@@ -135,6 +178,41 @@ export class RateLimiter {
     w.all.count(now);
     if (priceWork) w.prices.count(now);
     return 0;
+  }
+
+  /**
+   * D218: what this replica counted since its last exchange (taken out of the pending counts), the
+   * keys it served within the longest window, and per window the first bucket number still in it.
+   */
+  outgoing(now: number): { deltas: BucketCount[]; keys: string[]; since: [number, number] } {
+    const deltas: BucketCount[] = [];
+    const keys: string[] = [];
+    const l = this.limits;
+    const horizon = now - Math.max(l.windowS, l.pricesWindowS) * 1000;
+    for (const [key, w] of this.byKey) {
+      if (w.seen < horizon) continue;
+      keys.push(key);
+      w.all.drain((bucket, count) => deltas.push({ key, policy: 0, bucket, count }));
+      w.prices.drain((bucket, count) => deltas.push({ key, policy: 1, bucket, count }));
+    }
+    const first = (windowS: number): number => Math.floor(now / ((windowS * 1000) / BUCKETS)) - BUCKETS + 1;
+    return { deltas, keys, since: [first(l.windowS), first(l.pricesWindowS)] };
+  }
+
+  /** Every replica's stored counts of this replica's keys (D218). */
+  heard(rows: readonly BucketCount[]): void {
+    for (const r of rows) {
+      const w = this.byKey.get(r.key);
+      if (w !== undefined) (r.policy === 0 ? w.all : w.prices).heard(r.bucket, r.count);
+    }
+  }
+
+  /** Counts of an exchange that failed: sent again with the next one. */
+  restore(deltas: readonly BucketCount[]): void {
+    for (const d of deltas) {
+      const w = this.byKey.get(d.key);
+      if (w !== undefined) (d.policy === 0 ? w.all : w.prices).restore(d.bucket, d.count);
+    }
   }
 }
 

@@ -278,10 +278,12 @@ export class Pipeline {
         throw new ApiError('FORBIDDEN', `action ${snakeCase(r.groups[0])} not allowed`);
       }
       const limits = this.o.rateLimit;
-      if (limits !== undefined) {
+      // Counted by the key's name (unique in the store, alike on every replica, D218; never the key itself).
+      const id = ex.keyName ?? '';
+      if (limits !== undefined && id !== '') {
         const priceWork = r.priceWork === true;
-        const wait = limits.take(ex.key, priceWork);
-        ex.rateLimit = limits.field(ex.key, priceWork);
+        const wait = limits.take(id, priceWork);
+        ex.rateLimit = limits.field(id, priceWork);
         ex.rateLimitPolicy = priceWork ? limits.pricesPolicy : limits.policy;
         if (wait > 0) throw new ApiError('TOO_MANY_REQUESTS', 'rate limit exceeded', { headers: { 'Retry-After': String(wait) } });
       }

@@ -13,6 +13,7 @@
  */
 
 import type { SharedStatuses } from './evse-statuses.js';
+import type { SharedCounters } from './rate-counts.js';
 
 /** One connection (inside `tx` or `read`): portable SQL with `?` placeholders. */
 export interface Sql {
@@ -79,6 +80,8 @@ export interface LiveStore {
   listen(fn: (change: StoreChange) => void): void;
   /** EVSE statuses shared with the other replicas of this store (D216); null for SQLite (one process, D136). */
   readonly sharedStatuses: SharedStatuses | null;
+  /** Rate-limit counts shared with the other replicas of this store (D218); null for SQLite. */
+  readonly sharedCounters: SharedCounters | null;
   close(): Promise<void>;
 }
 

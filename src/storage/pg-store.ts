@@ -20,6 +20,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { POSTGRES_MIGRATIONS } from './migrations/index.js';
 import { CHANNEL } from './migrations/postgres.js';
+import { inLockOrder, type BucketCount, type SharedCounters } from './rate-counts.js';
 import { newestPerEvse, parseStatusPayload, STATUS_KIND, statusPayloads, type SharedStatuses, type StatusRow } from './evse-statuses.js';
 import {
   FaultTracking,
@@ -84,7 +85,19 @@ const WRITE_STATUSES = `WITH up AS (
   ON CONFLICT (evse_id) DO UPDATE SET state = excluded.state, at = excluded.at WHERE evse_statuses.at <= excluded.at
   RETURNING 1)
 SELECT (SELECT count(*) FROM up) AS stored, (SELECT count(*) FROM (SELECT pg_notify('${CHANNEL}', p) FROM unnest($4::text[]) AS p) n) AS sent`;
-/** Connections of the status-write pool: writes are single statements of a few ms. */
+/** D218: adds a replica's counts and reads back every replica's counts of its keys, in one statement. */
+const EXCHANGE_COUNTS = `WITH up AS (
+  INSERT INTO rate_counts(key_name, policy, bucket, count)
+  SELECT * FROM unnest($1::text[], $2::smallint[], $3::bigint[], $4::int[])
+  ON CONFLICT (key_name, policy, bucket) DO UPDATE SET count = rate_counts.count + excluded.count
+  RETURNING key_name, policy, bucket, count)
+SELECT key_name, policy, bucket, count FROM up
+UNION ALL
+SELECT r.key_name, r.policy, r.bucket, r.count FROM rate_counts r
+WHERE r.key_name = ANY($5::text[]) AND r.bucket >= CASE r.policy WHEN 0 THEN $6::bigint ELSE $7::bigint END
+  AND NOT EXISTS (SELECT 1 FROM up WHERE up.key_name = r.key_name AND up.policy = r.policy AND up.bucket = r.bucket)`;
+
+/** Connections of the pool for statuses and rate counts: single statements of a few ms. */
 const STATUS_CONNECTIONS = 2;
 const LOAD_STATUSES = 'SELECT evse_id, state, at FROM evse_statuses WHERE at >= $1';
 
@@ -98,7 +111,11 @@ export class PgStore extends FaultTracking implements LiveStore {
   readonly shared = true;
   readonly where: string;
   private readonly pool: pg.Pool;
-  /** Connections for status writes (D216), made on the first one. */
+  /**
+   * Connections for statuses (D216) and rate counts (D218): UNLOGGED tables, not durable, so their
+   * commits need not wait for the WAL flush; these connections say so, every other write keeps
+   * synchronous commits.
+   */
   private statusPool: pg.Pool | null = null;
   /** SQL text → its statement: numbered placeholders and a name (prepared once per connection). */
   private readonly statements = new Map<string, { name: string; text: string }>();
@@ -115,6 +132,11 @@ export class PgStore extends FaultTracking implements LiveStore {
       if (this.listener !== null) queueMicrotask(reset);
       else if (this.listenTimer === null) void this.connectListener(0);
     },
+  };
+  readonly sharedCounters: SharedCounters = {
+    exchange: (deltas, keys, since) => this.exchangeCounts(deltas, keys, since),
+    prune: (before) =>
+      this.query('DELETE FROM rate_counts WHERE bucket < CASE policy WHEN 0 THEN $1::bigint ELSE $2::bigint END', [before[0], before[1]], true, this.sharedPool()).then(() => undefined),
   };
   private listener: pg.Client | null = null;
   private listenTimer: NodeJS.Timeout | null = null;
@@ -273,10 +295,19 @@ export class PgStore extends FaultTracking implements LiveStore {
     const newest = newestPerEvse(rows);
     if (newest.length === 0) return;
     const params = [newest.map((r) => r.evse_id), newest.map((r) => r.state), newest.map((r) => r.at), statusPayloads(this.origin, newest)];
-    // Statuses are not durable (an UNLOGGED table, D216): their commits need not wait for the WAL
-    // flush. Their own connections say so; every other write keeps synchronous commits.
-    this.statusPool ??= this.newPool(STATUS_CONNECTIONS, '-c synchronous_commit=off');
-    await this.query(WRITE_STATUSES, params, true, this.statusPool);
+    await this.query(WRITE_STATUSES, params, true, this.sharedPool());
+  }
+
+  /** Connections for the short-lived shared state (statuses, rate counts), made on first use. */
+  private sharedPool(): pg.Pool {
+    return (this.statusPool ??= this.newPool(STATUS_CONNECTIONS, '-c synchronous_commit=off'));
+  }
+
+  private async exchangeCounts(deltas: readonly BucketCount[], keys: readonly string[], since: readonly [number, number]): Promise<BucketCount[]> {
+    const d = inLockOrder(deltas);
+    const params = [d.map((x) => x.key), d.map((x) => x.policy), d.map((x) => x.bucket), d.map((x) => x.count), keys, since[0], since[1]];
+    const rows = await this.query<{ key_name: string; policy: number; bucket: string; count: number }>(EXCHANGE_COUNTS, params, true, this.sharedPool());
+    return rows.map((r) => ({ key: r.key_name, policy: Number(r.policy), bucket: Number(r.bucket), count: Number(r.count) }));
   }
 
   /** One statement outside a transaction (its own commit); storage faults count as in `within`. */

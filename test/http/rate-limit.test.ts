@@ -89,3 +89,37 @@ describe('rate limits over HTTP', () => {
     expect((await call(srv, 'GET', '/v1/charging_stations/00000000-0000-0000-0000-000000000000', { key: A })).status).toBe(403);
   });
 });
+
+describe.skipIf(process.env.TEST_DATABASE_URL === undefined)('rate limits across replicas on one PostgreSQL store (D218, npm run test:pg)', () => {
+  it('a key gets its limit in the cluster as a whole, and every replica\'s RateLimit field counts the others\' requests', async () => {
+    const keys = { 'shared-client': 'ReadVehicles' };
+    const env = { RATE_LIMIT: 'on', RATE_LIMIT_REQUESTS: '10', RATE_LIMIT_SYNC_MS: '20' };
+    const a = await startTestApp({ keys, env });
+    const b = await startTestApp({ dataDir: a.dataDir, env });
+    const K = keyFor('shared-client');
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++) statuses.push((await call(a, 'GET', '/v2/vehicle_brands', { key: K })).status);
+      await new Promise((r) => setTimeout(r, 150)); // a few exchanges
+      // B's first request of the key is decided on its own counts (it serves the key from now on)…
+      const first = await call(b, 'GET', '/v2/vehicle_brands', { key: K });
+      statuses.push(first.status);
+      expect(first.headers.get('ratelimit')).toMatch(/^"requests";r=9;t=\d+$/);
+      // …and after its next exchange on everybody's: 4 on A and 2 on B.
+      await new Promise((r) => setTimeout(r, 150));
+      const second = await call(b, 'GET', '/v2/vehicle_brands', { key: K });
+      statuses.push(second.status);
+      expect(second.headers.get('ratelimit')).toMatch(/^"requests";r=4;t=\d+$/);
+      // Alternating replicas, each request after an exchange: 10 served in all, then 429 on both.
+      for (let i = 0; i < 15; i++) {
+        await new Promise((r) => setTimeout(r, 80));
+        statuses.push((await call(i % 2 === 0 ? a : b, 'GET', '/v2/vehicle_brands', { key: K })).status);
+      }
+      expect(statuses.filter((s) => s === 200)).toHaveLength(10);
+      expect(statuses.slice(10).every((s) => s === 429)).toBe(true);
+    } finally {
+      await b.stop();
+      await a.stop();
+    }
+  });
+});

@@ -74,6 +74,7 @@ const ELSEWHERE: Record<string, string> = {
   'bench:http:stations': 'bench:http restricted to station scenarios',
   'bench:http:prices': 'a measurement (bench/RESULTS.md)',
   'bench:status-fanout': '.ci/run (--check)',
+  'bench:rate-limits': '.ci/run (--check)',
   'bench:availability': 'a measurement (bench/RESULTS.md)',
   'bench:area': 'a measurement (bench/RESULTS.md)',
   'bench:overload': 'a measurement (bench/RESULTS.md)',
