@@ -130,7 +130,7 @@ export class PgStore extends FaultTracking implements LiveStore {
       this.statusSubscribers.push({ rows, reset });
       // Already listening (the catalog's follower came first): load now; else once connected.
       if (this.listener !== null) queueMicrotask(reset);
-      else if (this.listenTimer === null) void this.connectListener(0);
+      else this.startListening();
     },
   };
   readonly sharedCounters: SharedCounters = {
@@ -139,6 +139,8 @@ export class PgStore extends FaultTracking implements LiveStore {
       this.query('DELETE FROM rate_counts WHERE bucket < CASE policy WHEN 0 THEN $1::bigint ELSE $2::bigint END', [before[0], before[1]], true, this.sharedPool()).then(() => undefined),
   };
   private listener: pg.Client | null = null;
+  /** The listening connection is being opened (one at a time, whoever asks first). */
+  private connecting = false;
   private listenTimer: NodeJS.Timeout | null = null;
   private closed = false;
 
@@ -349,7 +351,12 @@ export class PgStore extends FaultTracking implements LiveStore {
 
   listen(fn: (change: StoreChange) => void): void {
     this.listeners.push(fn);
-    if (this.listener === null && this.listenTimer === null) void this.connectListener(0);
+    this.startListening();
+  }
+
+  /** Opens the listening connection unless it is open, being opened, or waiting to be opened again. */
+  private startListening(): void {
+    if (this.listener === null && this.listenTimer === null && !this.connecting) void this.connectListener(0);
   }
 
   private hearStatuses(payload: string): void {
@@ -378,13 +385,16 @@ export class PgStore extends FaultTracking implements LiveStore {
     };
     c.on('error', again);
     c.on('end', again);
+    this.connecting = true;
     try {
       await c.connect();
       await c.query(`LISTEN ${CHANNEL}`);
     } catch {
+      this.connecting = false;
       again();
       return;
     }
+    this.connecting = false;
     if (this.closed) {
       await c.end().catch(() => {});
       return;

@@ -4,6 +4,7 @@
  * the newest per EVSE winning, and a replica that starts later loads the statuses held.
  */
 import { describe, expect, it } from 'vitest';
+import { PgStore } from '../../src/storage/pg-store.js';
 import { call, keyFor, startTestApp, type TestApp } from '../helpers/server.js';
 import { fixtureSnapshot } from './stations.fixture.js';
 
@@ -42,6 +43,17 @@ describe.skipIf(process.env.TEST_DATABASE_URL === undefined)('EVSE statuses acro
     const b = await startTestApp({ dataDir: a.dataDir, env });
     let c: TestApp | null = null;
     try {
+      // One listening connection per replica, whatever follows the channel (catalog and statuses).
+      const db = await PgStore.open(a.databaseUrl!, { migrate: false });
+      try {
+        const sql = "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %'";
+        const listening = async () => Number((await db.read((q) => q.get<{ n: string }>(sql)))!.n);
+        for (let i = 0; i < 100 && (await listening()) < 2; i++) await new Promise((r) => setTimeout(r, 20));
+        await new Promise((r) => setTimeout(r, 200));
+        expect(await listening()).toBe(2);
+      } finally {
+        await db.close();
+      }
       expect(await counts(b, FIX1)).toEqual([null, null]);
       const put = await call(a, 'PUT', `${OCPI}/E1`, { key: W, body: { uid: 'E1', evse_id: 'DK*FIX*E1', status: 'AVAILABLE', last_updated: new Date(Date.now() - 120_000).toISOString() } });
       expect(put.status, put.text).toBe(200);

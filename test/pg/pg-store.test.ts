@@ -129,3 +129,26 @@ describe('PostgreSQL live store', () => {
     expect(performance.now() - t0).toBeLessThan(3000);
   });
 });
+
+describe('the listening connection (D151, D216)', () => {
+  it('is one per store, however many follow the channel and however fast they ask', async () => {
+    const url = await fresh();
+    const store = await PgStore.open(url);
+    const probe = await PgStore.open(url, { migrate: false });
+    try {
+      const sql = "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %'";
+      const listening = async () => Number((await probe.read((q) => q.get<{ n: string }>(sql)))!.n);
+      let resets = 0;
+      // The catalog's follower and the statuses' ask in the same tick, before any connection is open.
+      store.listen(() => {});
+      store.sharedStatuses.subscribe(() => {}, () => resets++);
+      for (let i = 0; i < 100 && (await listening()) < 1; i++) await new Promise((r) => setTimeout(r, 20));
+      await new Promise((r) => setTimeout(r, 300));
+      expect(await listening()).toBe(1);
+      expect(resets).toBe(1);
+    } finally {
+      await probe.close();
+      await store.close();
+    }
+  });
+});
