@@ -406,5 +406,5 @@ async function accountDeps(config: Config, live: LiveStore, tokens: TokenVerifie
   }
   const mailer = new Mailer({ smtpUrl: config.accounts.smtpUrl, from: config.accounts.mailFrom, dataDir: config.dataDir });
   logger.info({ mail: mailer.where, prefix: config.accounts.pathPrefix || '/' }, 'accounts served');
-  return { issuer, passwords: new Passwords(config.accounts.scrypt), mailer, limits: new AccountLimits() };
+  return { issuer, passwords: new Passwords(config.accounts.scrypt), mailer, limits: new AccountLimits(live.sharedAttempts) };
 }

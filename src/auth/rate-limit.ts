@@ -11,6 +11,7 @@
  */
 
 import type { BucketCount } from '../storage/rate-counts.js';
+import { attemptKey, type SharedAttempts } from '../storage/attempts.js';
 
 const BUCKETS = 30;
 
@@ -257,17 +258,69 @@ export class AttemptLimiter {
   }
 }
 
-/** The guessing limits of accounts (D207, D209, D212), one set per process, kept across snapshot swaps. */
+/**
+ * One guessing limit of accounts: in memory (one process), or shared by the replicas of a
+ * PostgreSQL store (D219), where every check and count is one transaction on the attempt's key.
+ */
+export class Attempts {
+  private readonly local: AttemptLimiter;
+
+  constructor(
+    private readonly name: string,
+    private readonly limit: number,
+    private readonly windowS: number,
+    private readonly shared: SharedAttempts | null,
+  ) {
+    this.local = new AttemptLimiter(limit, windowS);
+  }
+
+  /** 0, or the Retry-After seconds when `key` is over its limit (nothing counted). */
+  check(key: string, now = Date.now()): Promise<number> {
+    if (this.shared === null) return Promise.resolve(this.local.check(key, now));
+    return this.shared.take(attemptKey(this.name, key), this.limit, this.windowS * 1000, now, false);
+  }
+
+  /** Checks, and counts when under the limit: 0, or the Retry-After seconds (nothing counted). */
+  take(key: string, now = Date.now()): Promise<number> {
+    if (this.shared === null) return Promise.resolve(this.local.take(key, now));
+    return this.shared.take(attemptKey(this.name, key), this.limit, this.windowS * 1000, now, true);
+  }
+
+  count(key: string, now = Date.now()): Promise<void> {
+    if (this.shared === null) return Promise.resolve(this.local.count(key, now));
+    return this.shared.count(attemptKey(this.name, key), now);
+  }
+
+  /** Takes back an attempt counted at `at` (a login that turned out right). */
+  release(key: string, at: number): Promise<void> {
+    if (this.shared === null) return Promise.resolve(this.local.release(key, at));
+    return this.shared.release(attemptKey(this.name, key), at);
+  }
+}
+
+/**
+ * The guessing limits of accounts (D207, D209, D212), one set per process, kept across snapshot
+ * swaps; on a PostgreSQL store they hold for all replicas together (D219).
+ */
 export class AccountLimits {
   /** Failed logins per address: 10 per 15 minutes. */
-  readonly loginFailures = new AttemptLimiter(10, 900);
+  readonly loginFailures: Attempts;
   /** Authentication requests (login, refresh, signup, reset mails) per client address: 100 per 15 minutes. */
-  readonly authPerClient = new AttemptLimiter(100, 900);
+  readonly authPerClient: Attempts;
   /** Reset mails per address: 3 per hour (further requests send nothing). */
-  readonly resetMails = new AttemptLimiter(3, 3600);
+  readonly resetMails: Attempts;
   /** Mail pages (confirm, reset) per client address: 20 per 15 minutes. */
-  readonly pagesPerClient = new AttemptLimiter(20, 900);
+  readonly pagesPerClient: Attempts;
   /** Product activations per user (10 per hour) and per client address (30 per hour). */
-  readonly activationsPerUser = new AttemptLimiter(10, 3600);
-  readonly activationsPerClient = new AttemptLimiter(30, 3600);
+  readonly activationsPerUser: Attempts;
+  readonly activationsPerClient: Attempts;
+
+  constructor(shared: SharedAttempts | null = null) {
+    this.loginFailures = new Attempts('login-failures', 10, 900, shared);
+    this.authPerClient = new Attempts('auth-per-client', 100, 900, shared);
+    this.resetMails = new Attempts('reset-mails', 3, 3600, shared);
+    this.pagesPerClient = new Attempts('pages-per-client', 20, 900, shared);
+    this.activationsPerUser = new Attempts('activations-per-user', 10, 3600, shared);
+    this.activationsPerClient = new Attempts('activations-per-client', 30, 3600, shared);
+  }
 }

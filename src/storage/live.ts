@@ -14,6 +14,7 @@
 
 import type { SharedStatuses } from './evse-statuses.js';
 import type { SharedCounters } from './rate-counts.js';
+import type { SharedAttempts } from './attempts.js';
 
 /** One connection (inside `tx` or `read`): portable SQL with `?` placeholders. */
 export interface Sql {
@@ -82,6 +83,8 @@ export interface LiveStore {
   readonly sharedStatuses: SharedStatuses | null;
   /** Rate-limit counts shared with the other replicas of this store (D218); null for SQLite. */
   readonly sharedCounters: SharedCounters | null;
+  /** Attempts of the accounts' guessing limits shared with the other replicas (D219); null for SQLite. */
+  readonly sharedAttempts: SharedAttempts | null;
   close(): Promise<void>;
 }
 

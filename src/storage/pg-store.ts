@@ -21,6 +21,7 @@ import pg from 'pg';
 import { POSTGRES_MIGRATIONS } from './migrations/index.js';
 import { CHANNEL } from './migrations/postgres.js';
 import { inLockOrder, type BucketCount, type SharedCounters } from './rate-counts.js';
+import { PRUNE_AFTER_MS, PRUNE_EVERY_MS, type SharedAttempts } from './attempts.js';
 import { newestPerEvse, parseStatusPayload, STATUS_KIND, statusPayloads, type SharedStatuses, type StatusRow } from './evse-statuses.js';
 import {
   FaultTracking,
@@ -97,6 +98,8 @@ SELECT r.key_name, r.policy, r.bucket, r.count FROM rate_counts r
 WHERE r.key_name = ANY($5::text[]) AND r.bucket >= CASE r.policy WHEN 0 THEN $6::bigint ELSE $7::bigint END
   AND NOT EXISTS (SELECT 1 FROM up WHERE up.key_name = r.key_name AND up.policy = r.policy AND up.bucket = r.bucket)`;
 
+const INSERT_ATTEMPT = 'INSERT INTO attempts(key_hash, at) VALUES (?, ?)';
+
 /** Connections of the pool for statuses and rate counts: single statements of a few ms. */
 const STATUS_CONNECTIONS = 2;
 const LOAD_STATUSES = 'SELECT evse_id, state, at FROM evse_statuses WHERE at >= $1';
@@ -112,7 +115,7 @@ export class PgStore extends FaultTracking implements LiveStore {
   readonly where: string;
   private readonly pool: pg.Pool;
   /**
-   * Connections for statuses (D216) and rate counts (D218): UNLOGGED tables, not durable, so their
+   * Connections for statuses (D216), rate counts (D218) and attempts (D219): UNLOGGED tables, not durable, so their
    * commits need not wait for the WAL flush; these connections say so, every other write keeps
    * synchronous commits.
    */
@@ -138,6 +141,14 @@ export class PgStore extends FaultTracking implements LiveStore {
     prune: (before) =>
       this.query('DELETE FROM rate_counts WHERE bucket < CASE policy WHEN 0 THEN $1::bigint ELSE $2::bigint END', [before[0], before[1]], true, this.sharedPool()).then(() => undefined),
   };
+  /** D219: the accounts' guessing limits, one transaction per attempt holding a lock on its key. */
+  readonly sharedAttempts: SharedAttempts = {
+    take: (key, limit, windowMs, now, count) => this.within('BEGIN', (s) => this.takeAttempt(s, key, limit, windowMs, now, count), true, this.sharedPool()),
+    count: (key, now) => this.within('BEGIN', (s) => s.run(INSERT_ATTEMPT, [key, now]).then(() => undefined), true, this.sharedPool()),
+    release: (key, at) =>
+      this.within('BEGIN', (s) => s.run('DELETE FROM attempts WHERE ctid IN (SELECT ctid FROM attempts WHERE key_hash = ? AND at = ? LIMIT 1)', [key, at]).then(() => undefined), true, this.sharedPool()),
+  };
+  private attemptsPrunedAt = 0;
   private listener: pg.Client | null = null;
   /** The listening connection is being opened (one at a time, whoever asks first). */
   private connecting = false;
@@ -235,19 +246,19 @@ export class PgStore extends FaultTracking implements LiveStore {
     };
   }
 
-  private async connect(): Promise<pg.PoolClient> {
+  private async connect(pool: pg.Pool = this.pool): Promise<pg.PoolClient> {
     try {
-      return await this.pool.connect();
+      return await pool.connect();
     } catch (e) {
       throw faultOf(e);
     }
   }
 
   /** One transaction; only a committed write ends a fault period (reads work on a full disk too). */
-  private async within<T>(begin: string, fn: (s: Sql) => Promise<T>, write: boolean): Promise<T> {
+  private async within<T>(begin: string, fn: (s: Sql) => Promise<T>, write: boolean, pool: pg.Pool = this.pool): Promise<T> {
     let client: pg.PoolClient;
     try {
-      client = await this.connect();
+      client = await this.connect(pool);
     } catch (e) {
       this.faults.failed(faultOf(e));
       throw faultOf(e);
@@ -303,6 +314,19 @@ export class PgStore extends FaultTracking implements LiveStore {
   /** Connections for the short-lived shared state (statuses, rate counts), made on first use. */
   private sharedPool(): pg.Pool {
     return (this.statusPool ??= this.newPool(STATUS_CONNECTIONS, '-c synchronous_commit=off'));
+  }
+
+  private async takeAttempt(s: Sql, key: string, limit: number, windowMs: number, now: number, count: boolean): Promise<number> {
+    await s.get('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [key]);
+    if (now - this.attemptsPrunedAt >= PRUNE_EVERY_MS) {
+      this.attemptsPrunedAt = now;
+      await s.run('DELETE FROM attempts WHERE at < ?', [now - PRUNE_AFTER_MS]);
+    }
+    await s.run('DELETE FROM attempts WHERE key_hash = ? AND at <= ?', [key, now - windowMs]);
+    const r = (await s.get<{ n: string; oldest: string | null }>('SELECT count(*) AS n, min(at) AS oldest FROM attempts WHERE key_hash = ?', [key]))!;
+    if (Number(r.n) >= limit) return Math.max(1, Math.ceil((Number(r.oldest) + windowMs - now) / 1000));
+    if (count) await s.run(INSERT_ATTEMPT, [key, now]);
+    return 0;
   }
 
   private async exchangeCounts(deltas: readonly BucketCount[], keys: readonly string[], since: readonly [number, number]): Promise<BucketCount[]> {

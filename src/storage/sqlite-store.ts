@@ -70,6 +70,7 @@ export class SqliteStore extends FaultTracking implements LiveStore {
   readonly kind = 'sqlite' as const;
   readonly sharedStatuses = null;
   readonly sharedCounters = null;
+  readonly sharedAttempts = null;
   readonly shared = false;
   readonly where: string;
   /** The connection, for the SQLite-only readers of src/storage (availability.ts). */

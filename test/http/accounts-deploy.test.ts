@@ -121,6 +121,22 @@ describe('AUTH_PATH_PREFIX (D200)', () => {
 });
 
 describe.skipIf(process.env.TEST_DATABASE_URL === undefined)('replicas on one PostgreSQL store (D214, npm run test:pg)', () => {
+  it('the guessing limits hold for the replicas together: 10 failed logins across two replicas refuse the 11th on both (D219)', async () => {
+    const a = await startTestApp({ keys, env: { PASSWORD_SCRYPT: SCRYPT, JWT_SECRET: 'replica-secret-0123456789abcdef01' } });
+    const b = await startTestApp({ dataDir: a.dataDir, env: { PASSWORD_SCRYPT: SCRYPT, JWT_SECRET: 'replica-secret-0123456789abcdef01' } });
+    try {
+      const email = 'guessed@example.org';
+      const wrong = { data: { type: 'email_authentication', attributes: { email, password: 'not the passphrase' } } };
+      // Of 20 wrong guesses at once, spread over both replicas, exactly 10 are answered 401.
+      const r = await Promise.all(Array.from({ length: 20 }, (_, i) => call(i % 2 === 0 ? a : b, 'POST', '/v1/authenticate', { key: KEY, body: wrong })));
+      expect(r.map((x) => x.status).sort()).toEqual([...Array(10).fill(401), ...Array(10).fill(429)]);
+      for (const srv of [a, b]) expect((await call(srv, 'POST', '/v1/authenticate', { key: KEY, body: wrong })).status).toBe(429);
+    } finally {
+      await b.stop();
+      await a.stop();
+    }
+  });
+
   it('a signup, a settings write and a refresh on one replica are read by the next request on another', async () => {
     const a = await startTestApp({ keys, env: { PASSWORD_SCRYPT: SCRYPT, JWT_SECRET: 'replica-secret-0123456789abcdef01' } });
     const b = await startTestApp({ dataDir: a.dataDir, env: { PASSWORD_SCRYPT: SCRYPT, JWT_SECRET: 'replica-secret-0123456789abcdef01' } });

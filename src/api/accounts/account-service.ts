@@ -64,29 +64,29 @@ export class AccountService {
     if (problem !== null) throw badRequest(problem, { pointer: '/data/attributes/password' });
     const username = a.username.trim().normalize('NFC');
     if (username.length === 0) throw badRequest('username must not be blank', { pointer: '/data/attributes/username' });
-    limit(this.deps.limits.authPerClient.take(this.client(req)));
+    limit(await this.deps.limits.authPerClient.take(this.client(req)));
     const hash = await this.hashing(() => this.deps.passwords.hash(a.password));
     const token = newSecret();
     const user = { id: randomUUID(), email, username, language: (a.language ?? 'en').toLowerCase(), password_hash: hash };
     const now = Date.now();
     const r = await this.store.createUser(user, hashKey(token), { confirm: now + CONFIRM_TTL_MS, reset: now + RESET_TTL_MS });
     // A taken address is told at most as often as reset mails are sent to it (no mail bombing through signups).
-    if (!r.created && this.deps.limits.resetMails.take(email) > 0) return;
+    if (!r.created && (await this.deps.limits.resetMails.take(email)) > 0) return;
     this.later(() => this.deps.mailer.send(r.created ? confirmMail(r.user, this.link('confirm', token)) : this.signupAttemptMail(r.user, token)));
   }
 
   /** D207: the password against the stored hash or a dummy one; 401 alike; then a new token family. */
   async login(req: ApiRequest, a: { email: string; password: string }): Promise<TokenPair> {
     const l = this.deps.limits;
-    limit(l.authPerClient.take(this.client(req)));
+    limit(await l.authPerClient.take(this.client(req)));
     const email = normaliseEmail(a.email) ?? '';
     // Counted before the hash, so parallel guesses cannot all pass the check; a right password takes it back.
     const at = Date.now();
-    limit(l.loginFailures.take(email, at));
+    limit(await l.loginFailures.take(email, at));
     const user = email === '' ? undefined : await this.store.userByEmail(email);
     const ok = await this.hashing(() => (user === undefined ? this.deps.passwords.verifyDummy(a.password) : this.deps.passwords.verify(a.password, user.password_hash)));
     if (!ok || user === undefined) throw wrongPair();
-    l.loginFailures.release(email, at);
+    await l.loginFailures.release(email, at);
     if (user.confirmed_at === null) throw new ApiError('BAD_REQUEST', 'email_unconfirmed');
     if (this.deps.passwords.outdated(user.password_hash)) await this.store.rehash(user.id, await this.hashing(() => this.deps.passwords.hash(a.password)));
     const refresh = newSecret();
@@ -96,7 +96,7 @@ export class AccountService {
 
   /** D204: rotation; a used token revokes its family; every refusal is the same 401. */
   async refresh(req: ApiRequest, token: string): Promise<TokenPair> {
-    limit(this.deps.limits.authPerClient.take(this.client(req)));
+    limit(await this.deps.limits.authPerClient.take(this.client(req)));
     const next = newSecret();
     const r = await this.store.rotate(hashKey(token), hashKey(next), this.refreshExpiry());
     if (!r.ok) {
@@ -107,11 +107,11 @@ export class AccountService {
   }
 
   /** D209: 204 always; the look-up and the mail happen after the answer. */
-  triggerReset(req: ApiRequest, rawEmail: string): void {
+  async triggerReset(req: ApiRequest, rawEmail: string): Promise<void> {
     const email = normaliseEmail(rawEmail);
     if (email === null) throw badRequest('email is not a valid address', { pointer: '/data/attributes/email' });
-    limit(this.deps.limits.authPerClient.take(this.client(req)));
-    if (this.deps.limits.resetMails.take(email) > 0) return;
+    limit(await this.deps.limits.authPerClient.take(this.client(req)));
+    if ((await this.deps.limits.resetMails.take(email)) > 0) return;
     this.later(async () => {
       const user = await this.store.userByEmail(email);
       if (user !== undefined) await this.mailReset(user);

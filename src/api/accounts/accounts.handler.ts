@@ -34,13 +34,13 @@ export function accountRoutes(ctx: AppContext): RouteDef[] {
     return noContent();
   };
 
-  const triggerReset = (req: ApiRequest): ApiResponse => {
-    svc.triggerReset(req, triggerResetSchema(req.body).data.attributes.email);
+  const triggerReset = async (req: ApiRequest): Promise<ApiResponse> => {
+    await svc.triggerReset(req, triggerResetSchema(req.body).data.attributes.email);
     return noContent();
   };
 
   const confirm = async (req: ApiRequest): Promise<ApiResponse> => {
-    if (deps.limits.pagesPerClient.take(svc.client(req)) > 0) return tooManyPage();
+    if ((await deps.limits.pagesPerClient.take(svc.client(req))) > 0) return tooManyPage();
     const token = req.query.get('token') ?? '';
     return TOKEN_RE.test(token) && (await svc.confirm(token)) ? confirmedPage() : invalidLinkPage();
   };
@@ -51,7 +51,7 @@ export function accountRoutes(ctx: AppContext): RouteDef[] {
   };
 
   const reset = async (req: ApiRequest): Promise<ApiResponse> => {
-    limit(deps.limits.pagesPerClient.take(svc.client(req)));
+    limit(await deps.limits.pagesPerClient.take(svc.client(req)));
     const a = resetSchema(req.body).data.attributes;
     if (!TOKEN_RE.test(a.token) || !(await svc.reset(a.token, a.password))) {
       throw new ApiError('BAD_REQUEST', 'reset link invalid or expired', { source: { pointer: '/data/attributes/token' } });

@@ -80,9 +80,9 @@ export function userRoutes(ctx: AppContext, svc: AccountService): RouteDef[] {
 
   const activate = async (req: ApiRequest): Promise<ApiResponse> => {
     const sub = await subject(ctx, req);
-    limit(limits.activationsPerUser.check(sub));
-    limit(limits.activationsPerClient.take(svc.client(req)));
-    limits.activationsPerUser.count(sub);
+    limit(await limits.activationsPerUser.check(sub));
+    limit(await limits.activationsPerClient.take(svc.client(req)));
+    await limits.activationsPerUser.count(sub);
     const src = productsSchema(req.body).data.attributes.source;
     const r = await store.activate(sub, src.type, hashKey(src.code));
     if (r === undefined) throw invalid();

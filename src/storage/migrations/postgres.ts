@@ -9,6 +9,7 @@ import type { Migration } from './migration.js';
 import { accountsSql } from './007_accounts.js';
 import { postgresSql as evseStatuses } from './008_evse_statuses.js';
 import { postgresSql as rateCounts } from './009_rate_counts.js';
+import { postgresSql as attempts } from './010_attempts.js';
 
 export const CHANNEL = 'cps_live';
 
@@ -183,4 +184,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 7, name: 'accounts', sql: accountsSql('BIGINT', '') },
   { version: 8, name: 'evse_statuses', sql: evseStatuses },
   { version: 9, name: 'rate_counts', sql: rateCounts },
+  { version: 10, name: 'attempts', sql: attempts },
 ];
