@@ -5,8 +5,9 @@
  *   POST  /v1/availability   many EVSE statuses in one body
  * Statuses go to memory (not the snapshot) and show as `available_count` of the groups listing
  * the EVSE; on a PostgreSQL live store they are stored and announced to every replica first
- * (D216), so an update is answered once every replica can hear it. An EVSE is found by its eMI3 id in the current snapshot: the PUT
- * body's `evse_id`, else the id an earlier PUT gave this uid, else the uid itself.
+ * (D216), so an update is answered once every replica can hear it. An EVSE is found by its eMI3
+ * id in the current snapshot: the PUT body's `evse_id`, else the id an earlier PUT gave this uid,
+ * else the uid itself.
  */
 import { envelope } from '../jsonapi/schemas.js';
 import { EVSE_STATUSES, stateOfStatus, type EvseStatus, type LiveAvailability } from '../../domain/stations/live-availability.js';
