@@ -168,6 +168,7 @@ function serviceMetrics(d: {
       workerDeaths: prices.counts.workerDeaths,
       waitTimes: prices.waitTimes,
       workerTimes: prices.workerTimes,
+      inlineTimes: prices.inlineTimes,
     }),
     catalogGeneration: () => d.tariffs.generation,
     snapshot: () => {

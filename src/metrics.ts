@@ -32,6 +32,7 @@ export interface MetricSources {
     waitTimes: Histogram;
     /** Time from dispatch to the worker's answer of pooled tasks (compute and transfer). */
     workerTimes: Histogram;
+    inlineTimes: Histogram;
   };
   catalogGeneration(): number;
   snapshot(): { version: string; stations: number; builtAt: string };
@@ -138,6 +139,7 @@ function registerPriceWork(reg: Registrar, sources: MetricSources): void {
   gauge('cps_price_workers', 'Pricing worker threads running.', () => pool().threads);
   histogram('cps_price_queue_wait_seconds', 'Time pooled price tasks waited for a worker.', () => pool().waitTimes);
   histogram('cps_price_worker_task_seconds', 'Time from dispatching a price task to its worker\'s answer (compute and transfer).', () => pool().workerTimes);
+  histogram('cps_price_inline_task_seconds', 'Main-thread time of price tasks run inline (the event loop is held meanwhile).', () => pool().inlineTimes);
   counterBy('cps_price_tasks_total', 'Price tasks run, by where: inline on the main thread, pooled in a worker, or split over the workers.', 'mode', () => {
     const p = pool();
     return { inline: p.inline, pooled: p.pooled, split: p.split };

@@ -153,6 +153,8 @@ export class PricePool {
   /** Time pooled tasks waited for a worker, and the time from dispatch to a worker's answer (metrics, D120). */
   readonly waitTimes = new Histogram();
   readonly workerTimes = new Histogram();
+  /** Main-thread time of inline tasks (D120): what they hold the event loop for. */
+  readonly inlineTimes = new Histogram();
 
   constructor(private readonly o: PoolOptions) {
     this.stations = new StationView(o.init.stations);
@@ -279,7 +281,9 @@ export class PricePool {
     const p = this.piscina;
     if (p === null || plan.mode === 'inline') {
       this.counts.inline++;
+      const t0 = performance.now();
       const r = this.o.work.runTask({ catalog: this.catalog!, rates: this.o.rates, stations: this.stations }, name, input);
+      this.inlineTimes.observe((performance.now() - t0) / 1000);
       return typeof r.body === 'string' ? { status: r.status, body: r.body } : { status: r.status, body: bufferOf(r.body) };
     }
     if (name === 'chargePrices' && plan.mode === 'split' && this.inFlight + plan.parts <= this.o.workers) {

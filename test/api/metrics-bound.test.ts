@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { Metrics } from '../../src/metrics.js';
 
 const sources = {
-  pool: () => ({ queued: 0, threads: 0, inline: 0, pooled: 0, split: 0, refusedFull: 0, expired: 0, deadline: 0, workerDeaths: 0, waitTimes: new Histogram(), workerTimes: new Histogram() }),
+  pool: () => ({ queued: 0, threads: 0, inline: 0, pooled: 0, split: 0, refusedFull: 0, expired: 0, deadline: 0, workerDeaths: 0, waitTimes: new Histogram(), workerTimes: new Histogram(), inlineTimes: new Histogram() }),
   catalogGeneration: () => 0,
   snapshot: () => ({ version: 'v', stations: 0, builtAt: '2026-01-01T00:00:00.000Z' }),
   storageErrors: () => 0,

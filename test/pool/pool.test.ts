@@ -160,6 +160,12 @@ describe('price pool', () => {
       await compare();
       await both((s) => call(s, 'DELETE', `/v2/tariffs/${ids.t}`, { key: W }));
       await compare();
+      // D120: the inline server timed each of its price tasks on the main thread; the pooled one ran none inline.
+      const inlineCount = async (s: TestApp) => Number(/^cps_price_inline_task_seconds_count (\d+)$/m.exec((await call(s, 'GET', '/metrics')).text)?.[1]);
+      const inlineTasks = async (s: TestApp) => Number(/^cps_price_tasks_total\{mode="inline"\} (\d+)$/m.exec((await call(s, 'GET', '/metrics')).text)?.[1]);
+      expect(await inlineCount(inline)).toBeGreaterThan(0);
+      expect(await inlineCount(inline)).toBe(await inlineTasks(inline));
+      expect(await inlineCount(pooled)).toBe(0);
     });
 
     it('with inline work off, a small charge price request runs whole in one worker, never split (its estimate is finite)', async () => {
