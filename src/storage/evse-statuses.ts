@@ -31,15 +31,16 @@ export const PAYLOAD_CHARS = 7_000;
 export const STATUS_KIND = 'statuses';
 
 /**
- * The payloads announcing `rows` from replica `origin`: `statuses:<origin>:<id>,<state>,<at>;…`.
- * EVSE ids are canonical eMI3 ids (letters, digits and `*`), so `,` and `;` never occur in them.
+ * The payloads announcing `rows` from replica `origin`: `statuses:<origin>:<id>,<state>,<at>;…`,
+ * each id URI-encoded: canonical eMI3 ids (letters, digits, `*`) stay as they are, and an id a
+ * snapshot kept as published (D130) cannot break the separators.
  */
 export function statusPayloads(origin: string, rows: readonly StatusRow[]): string[] {
   const head = `${STATUS_KIND}:${origin}:`;
   const out: string[] = [];
   let cur = head;
   for (const r of rows) {
-    const item = `${r.evse_id},${r.state},${r.at}`;
+    const item = `${encodeURIComponent(r.evse_id)},${r.state},${r.at}`;
     if (cur.length > head.length && cur.length + 1 + item.length > PAYLOAD_CHARS) {
       out.push(cur);
       cur = head;
@@ -57,10 +58,16 @@ export function parseStatusPayload(payload: string): { origin: string; rows: Sta
   if (a < 0 || b < 0 || payload.slice(0, a) !== STATUS_KIND) return null;
   const rows: StatusRow[] = [];
   for (const item of payload.slice(b + 1).split(';')) {
-    const [evse_id, state, at] = item.split(',');
+    const [id, state, at] = item.split(',');
     const s = Number(state);
     const t = Number(at);
-    if (evse_id === undefined || evse_id === '' || !Number.isInteger(s) || s < -1 || s > 1 || !Number.isFinite(t)) return null;
+    if (id === undefined || id === '' || !Number.isInteger(s) || s < -1 || s > 1 || !Number.isFinite(t)) return null;
+    let evse_id: string;
+    try {
+      evse_id = decodeURIComponent(id);
+    } catch {
+      return null;
+    }
     rows.push({ evse_id, state: s, at: t });
   }
   return { origin: payload.slice(a + 1, b), rows };

@@ -13,6 +13,17 @@ describe('EVSE status announcements (D216)', () => {
     expect(statusPayloads('r1', [])).toEqual([]);
   });
 
+  it('carries ids a snapshot kept as published, separators and all, and keeps eMI3 ids readable', () => {
+    const rows = [
+      { evse_id: 'FR*ABC*E1', state: 1, at: 5 },
+      { evse_id: 'ODD,ID;WITH:SEPARATORS%', state: 0, at: 6 },
+    ];
+    const [p] = statusPayloads('r1', rows);
+    expect(p.startsWith('statuses:r1:FR*ABC*E1,1,5;')).toBe(true);
+    expect(parseStatusPayload(p)).toEqual({ origin: 'r1', rows });
+    expect(parseStatusPayload('statuses:r1:%E0%A4%A,1,5')).toBeNull();
+  });
+
   it('refuses payloads of other kinds or with malformed statuses', () => {
     for (const p of ['catalog:7', 'statuses:r1:', 'statuses:r1:DE*A*E1,2,5', 'statuses:r1:DE*A*E1,1', 'statuses:r1:DE*A*E1,1,x', 'statuses', 'statuses:r1:,1,5']) {
       expect(parseStatusPayload(p), p).toBeNull();

@@ -129,6 +129,9 @@ describe('OpenAPI description and docs page', () => {
     expect(r.status).toBe(400);
     expect(ajv.validate(errors, r.json)).toBe(true);
     expect(doc.paths['/v1/charging_stations'].get.responses['403']).toEqual({ $ref: '#/components/responses/E403' });
+    // The header fields a client must read on a refusal (D106, D217).
+    expect(Object.keys(doc.components.responses.E429.headers)).toEqual(['Retry-After', 'RateLimit-Policy', 'RateLimit']);
+    expect(Object.keys(doc.components.responses.C503.headers)).toEqual(['Retry-After']);
     // Catalog reads can meet an unreachable shared live store (D152), and every route but the
     // probes can be refused for load (D176); /health never answers 503.
     for (const p of ['/v1/companies', '/v1/tariffs', '/v2/tariffs', '/v1/charging_stations', '/metrics']) expect(doc.paths[p].get.responses['503'], p).toEqual({ $ref: '#/components/responses/E503' });

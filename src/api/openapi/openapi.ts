@@ -56,6 +56,18 @@ const ERROR_TEXT: Record<string, string> = {
   '503': 'Overloaded or storage unavailable (`Retry-After`)',
 };
 
+const RETRY_AFTER = { description: 'Seconds to wait before trying again', schema: { type: 'integer', minimum: 1 } };
+
+/** Header fields of the error answers that carry them (D106, D109, D217; RateLimit fields only while rate limits are on). */
+const ERROR_HEADERS: Record<string, Record<string, unknown>> = {
+  '429': {
+    'Retry-After': RETRY_AFTER,
+    'RateLimit-Policy': { description: 'The key\'s limits (draft-ietf-httpapi-ratelimit-headers): `"requests";q=<n>;w=<s>`, and `"prices";q=<n>;w=<s>` on price routes', schema: { type: 'string' } },
+    RateLimit: { description: 'What is left of each limit: `"requests";r=<left>;t=<s>`, and the `"prices"` item on price routes', schema: { type: 'string' } },
+  },
+  '503': { 'Retry-After': RETRY_AFTER },
+};
+
 /** Which error answers an operation can give. */
 function errorsOf(r: RouteDef, doc: OperationDoc): string[] {
   const out: string[] = [];
@@ -127,8 +139,9 @@ export function openApiDocument(routes: readonly RouteDef[], version: string): R
   if (orphans.length > 0) throw new Error(`operations without a route: ${orphans.join(', ')}`);
   const responses: Record<string, unknown> = {};
   for (const [s, text] of Object.entries(ERROR_TEXT)) {
-    responses[`E${s}`] = { description: text, content: { [JSON_MEDIA]: { schema: { $ref: '#/components/schemas/Errors' } } } };
-    responses[`C${s}`] = { description: text, content: { [JSON_MEDIA]: { schema: { $ref: '#/components/schemas/ClientErrors' } } } };
+    const headers = ERROR_HEADERS[s] === undefined ? {} : { headers: ERROR_HEADERS[s] };
+    responses[`E${s}`] = { description: text, ...headers, content: { [JSON_MEDIA]: { schema: { $ref: '#/components/schemas/Errors' } } } };
+    responses[`C${s}`] = { description: text, ...headers, content: { [JSON_MEDIA]: { schema: { $ref: '#/components/schemas/ClientErrors' } } } };
   }
   return {
     openapi: '3.1.0',
