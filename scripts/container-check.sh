@@ -8,7 +8,8 @@
 # Debian bookworm (debootstrap, from the Debian mirror) plus this machine's Node 20 and npm.
 # Where no OCI runtime can start containers (some VMs refuse the runtimes' rlimit calls), the image's
 # root file system is mounted and the service runs in it with chroot as uid 1000, the image's user.
-# CONTAINER_PORT (default 18080) is the loopback port used.
+# CONTAINER_PORT (default 18080) is the loopback port used. Last, deploy/compose.yaml is checked with
+# podman-compose --dry-run (D221).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PORT="${CONTAINER_PORT:-18080}"
@@ -85,3 +86,23 @@ code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/docs/swagg
 owner=$(stat -c %u "$DATA/live.sqlite")
 [ "$owner" = 1000 ] || { echo "the live store is owned by uid $owner, not the image's user"; exit 1; }
 echo "container check passed: /ready, station search and /docs answer; data written as uid 1000"
+
+# The compose file (deploy/compose.yaml, D221): podman-compose reads it and lays out every container
+# with --dry-run (the volumes and the network it makes on the way are removed again). It refuses to
+# start without CPS_DB_PASSWORD. Running the stack needs an OCI runtime and the registry's postgres
+# and nginx images, which this check does not assume.
+if command -v podman-compose >/dev/null; then
+  if podman-compose --dry-run -p cpscheck -f deploy/compose.yaml up -d >/dev/null 2>&1; then
+    echo "compose file accepted without CPS_DB_PASSWORD"; exit 1
+  fi
+  plan=$(CPS_DB_PASSWORD=check podman-compose --dry-run -p cpscheck -f deploy/compose.yaml up -d 2>&1)
+  for v in $(podman volume ls -q --filter label=io.podman.compose.project=cpscheck); do podman volume rm "$v" >/dev/null; done
+  podman network rm cpscheck_default >/dev/null 2>&1 || true
+  for svc in postgres replica-1 replica-2 nginx; do
+    grep -q -- "--name=cpscheck_${svc}_1 " <<<"$plan" || { echo "compose: no container for $svc"; echo "$plan" | tail -5; exit 1; }
+  done
+  [ "$(grep -c -- '-e DATABASE_URL=postgres://cps:check@postgres:5432/cps -e SNAPSHOT_DIR=/snapshots' <<<"$plan")" = 2 ] || { echo "compose: replicas without DATABASE_URL and SNAPSHOT_DIR"; exit 1; }
+  echo "compose file checked: postgres, two replicas on it sharing SNAPSHOT_DIR, nginx in front (podman-compose --dry-run)"
+else
+  echo "podman-compose is not installed (apt-get install podman-compose): compose file not checked"; exit 1
+fi

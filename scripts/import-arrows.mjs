@@ -31,7 +31,7 @@ const LAYERS = [
   ['src/http'],
   // Entry points: the process (main, app), the pricing workers (they run the API's price
   // documents on the pool's protocol), the command lines.
-  ['src/app.ts', 'src/snapshot-swap.ts', 'src/main.ts', 'src/cli', 'snapshots', 'workers'],
+  ['src/app.ts', 'src/snapshot-swap.ts', 'src/snapshot-cluster.ts', 'src/snapshot-download.ts', 'src/main.ts', 'src/cli', 'snapshots', 'workers'],
 ];
 /** @param {string} part */
 const layerOf = (part) => LAYERS.findIndex((l) => l.includes(part));

@@ -38,6 +38,7 @@ import { createOutputSlots } from './pool/output.js';
 import { mainCatalog, rateTable } from './pool/catalog.js';
 import { adoptSharedColumns, shareStationColumns } from './pool/stations.js';
 import { SnapshotSwap } from './snapshot-swap.js';
+import { SnapshotCluster } from './snapshot-cluster.js';
 import { LiveAvailability } from './domain/stations/live-availability.js';
 import type { SwapResult } from './api/admin/admin.handler.js';
 
@@ -327,7 +328,7 @@ export async function startService(config: Config, logger: Logger, start: StartO
     const availability = availabilitySource(live);
     const { stations, prices } = await stationsAndPrices(config, logger, snapshot, snapshotPath, parts);
     const swap = new SnapshotSwap(
-      { logger, prices, buildRoutes, defaultFile: snapshotPath, closeAfterMs: Math.max(1000, config.shutdownTimeoutMs), loadTimeoutMs: config.snapshotLoadTimeoutMs },
+      { logger, prices, buildRoutes, defaultFile: snapshotPath, closeAfterMs: Math.max(1000, config.shutdownTimeoutMs), loadTimeoutMs: config.snapshotLoadTimeoutMs, dataDir: config.dataDir },
       snapshot,
       stations,
     );
@@ -351,6 +352,9 @@ export async function startService(config: Config, logger: Logger, start: StartO
     pipelineRef = pipeline;
     admission?.watch(pipeline);
     swap.attach(ctx, pipeline);
+    const cluster = live.sharedSwaps === null ? null : new SnapshotCluster({ shared: live.sharedSwaps, swap, logger, snapshotDir: config.snapshotDir ?? path.dirname(snapshotPath), waitMs: config.snapshotSwapWaitMs });
+    swap.cluster = cluster;
+    cluster?.start();
     logger.info(
       { port: server?.port ?? 0, host: config.host, snapshot: snapshot.meta.snapshotVersion, ms: Math.round(performance.now() - startedAt) },
       server !== null ? 'listening' : 'serving in process',
@@ -362,6 +366,7 @@ export async function startService(config: Config, logger: Logger, start: StartO
       availability.close();
       statusFollower?.close();
       limitSync?.stop();
+      await cluster?.stop();
       await live.close();
       swap.close();
       accounts?.mailer.close();

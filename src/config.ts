@@ -47,17 +47,34 @@ export const DEFAULT_MAX_QUEUE_WAIT_MS = 100;
  */
 export const DEFAULT_REFUSAL_DELAY_MS = 1000;
 
-function databaseUrl(env: NodeJS.ProcessEnv): string | null {
-  const v = env.DATABASE_URL?.trim();
+/** The PostgreSQL URL of setting `name`, or null when unset. */
+function postgresUrl(env: NodeJS.ProcessEnv, name: 'DATABASE_URL' | 'SHARED_STATE_URL', example: string): string | null {
+  const v = env[name]?.trim();
   if (v === undefined || v === '') return null;
+  if (name === 'SHARED_STATE_URL' && /^rediss?:/i.test(v)) {
+    throw new ConfigError('SHARED_STATE_URL: Redis is not supported; replicas share state through PostgreSQL (D221): give a postgres:// URL or leave it unset');
+  }
   let u: URL;
   try {
     u = new URL(v);
   } catch {
-    throw new ConfigError('DATABASE_URL must be a URL such as postgres://user@127.0.0.1:5432/cps');
+    throw new ConfigError(`${name} must be a URL such as ${example}`);
   }
-  if (u.protocol !== 'postgres:' && u.protocol !== 'postgresql:') throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
+  if (u.protocol !== 'postgres:' && u.protocol !== 'postgresql:') throw new ConfigError(`${name} must start with postgres:// or postgresql://`);
   return v;
+}
+
+const databaseUrl = (env: NodeJS.ProcessEnv): string | null => postgresUrl(env, 'DATABASE_URL', 'postgres://user@127.0.0.1:5432/cps');
+
+/**
+ * D221: SHARED_STATE_URL, the database for the replicas' short-lived shared state, or null (that
+ * of DATABASE_URL). PostgreSQL only (chosen by measurement); it needs DATABASE_URL.
+ */
+function sharedStateUrl(env: NodeJS.ProcessEnv, database: string | null): string | null {
+  const v = postgresUrl(env, 'SHARED_STATE_URL', 'postgres://user@127.0.0.1:5432/cps_state');
+  if (v === null) return null;
+  if (database === null) throw new ConfigError('SHARED_STATE_URL needs DATABASE_URL: replicas share state only on a PostgreSQL live store (one process on SQLite has nothing to share)');
+  return v === database ? null : v;
 }
 
 export interface Config {
@@ -69,6 +86,8 @@ export interface Config {
    * SQLite live store in `dataDir`.
    */
   readonly databaseUrl: string | null;
+  /** D221: a separate PostgreSQL database for statuses, rate counts and attempts; null: DATABASE_URL's. */
+  readonly sharedStateUrl: string | null;
   /** Connections of the PostgreSQL pool of the main thread (each pricing worker has one more). */
   readonly dbPoolMax: number;
   readonly snapshotPath: string;
@@ -130,6 +149,10 @@ export interface Config {
   readonly compressMinBytes: number;
   /** D133: the directory `POST /admin/snapshot` may load files from; null: the directory of the snapshot loaded at start. */
   readonly snapshotDir: string | null;
+  /** D220: URL prefixes `POST /admin/snapshot` may download snapshots from (empty: none). */
+  readonly snapshotUrlPrefixes: readonly string[];
+  /** D220: how long a swap across replicas waits for their outcomes. */
+  readonly snapshotSwapWaitMs: number;
   /** D192: memory for answered map tiles per snapshot, in MiB (0: every tile is built when asked for). */
   readonly tileCacheMb: number;
   /** D196: hours a price profile lives after its last use. */
@@ -299,6 +322,26 @@ function bool(env: NodeJS.ProcessEnv, name: string, def: boolean): boolean {
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
+/** D220: SNAPSHOT_URL_PREFIXES, comma-separated http(s) URL prefixes with a host (a bare `https://` would allow every address). */
+function urlPrefixes(raw: string | undefined): string[] {
+  const out: string[] = [];
+  for (const item of (raw ?? '').split(',')) {
+    const p = item.trim();
+    if (p === '') continue;
+    let u: URL | null = null;
+    try {
+      u = new URL(p);
+    } catch {
+      u = null;
+    }
+    if (u === null || (u.protocol !== 'http:' && u.protocol !== 'https:') || !/^https?:\/\/[^/]+\//.test(p)) {
+      throw new ConfigError(`SNAPSHOT_URL_PREFIXES: "${p}" is not an http(s) URL prefix with a host and a path, such as https://files.example/snapshots/`);
+    }
+    out.push(p);
+  }
+  return out;
+}
+
 const LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export function defaultSnapshotPath(): string {
@@ -319,10 +362,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: int(env, 'PORT', 8080, 0, 65535),
     dataDir: path.resolve(env.DATA_DIR || path.join(PROJECT_ROOT, 'data')),
     databaseUrl: databaseUrl(env),
+    sharedStateUrl: sharedStateUrl(env, databaseUrl(env)),
     dbPoolMax: int(env, 'DB_POOL_MAX', 10, 1, 200),
     snapshotPath: path.resolve(env.SNAPSHOT || defaultSnapshotPath()),
     snapshotDir: env.SNAPSHOT_DIR ? path.resolve(env.SNAPSHOT_DIR) : null,
     snapshotLoadTimeoutMs: int(env, 'SNAPSHOT_LOAD_TIMEOUT_MS', 120_000, 1, 3_600_000),
+    snapshotUrlPrefixes: urlPrefixes(env.SNAPSHOT_URL_PREFIXES),
+    snapshotSwapWaitMs: int(env, 'SNAPSHOT_SWAP_WAIT_MS', 60_000, 0, 600_000),
     admissionBudgets: parseBudgets(env.ADMISSION_BUDGETS),
     workers: int(env, 'WORKERS', cores, 0, 256),
     maxQueue: int(env, 'MAX_QUEUE', 256, 1, 1_000_000),

@@ -8,7 +8,8 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { AppContext } from './api/context.js';
-import { SwapError, type SnapshotControl, type SwapResult } from './api/admin/admin.handler.js';
+import { SwapError, type ClusterControl, type SnapshotControl, type SwapResult } from './api/admin/admin.handler.js';
+import { downloadSnapshot } from './snapshot-download.js';
 import type { RouteDef } from './api/types.js';
 import { StationIndex } from './domain/stations/index.js';
 import type { Pipeline } from './http/pipeline.js';
@@ -39,8 +40,10 @@ export interface SwapDeps {
   defaultFile: string;
   /** How long the old snapshot's handle stays open after a swap (requests of its time finish). */
   closeAfterMs: number;
-  /** D178: the loader thread's time limit. */
+  /** D178: the loader thread's time limit (and a download's, D220). */
   loadTimeoutMs: number;
+  /** Where snapshots from a URL are kept (D220: `<dataDir>/snapshots`). */
+  dataDir: string;
 }
 
 export class SnapshotSwap implements SnapshotControl {
@@ -52,6 +55,8 @@ export class SnapshotSwap implements SnapshotControl {
   private readonly retired = new Set<Snapshot>();
   /** Swaps since start by result (metrics, D120): swapped, refused (a bad file), missing (no file). */
   readonly results = { swapped: 0, refused: 0, missing: 0 };
+  /** D220: set on a PostgreSQL live store once the cluster follower runs. */
+  cluster: ClusterControl | null = null;
 
   constructor(
     private readonly deps: SwapDeps,
@@ -81,7 +86,11 @@ export class SnapshotSwap implements SnapshotControl {
     this.server = server;
   }
 
-  async reload(file?: string): Promise<SwapResult> {
+  download(url: string, sha256: string): Promise<string> {
+    return downloadSnapshot(this.deps.dataDir, url, sha256, this.deps.loadTimeoutMs);
+  }
+
+  async reload(file?: string, expectVersion?: string): Promise<SwapResult> {
     const target = path.resolve(file ?? this.deps.defaultFile);
     if (this.server === null) throw new SwapError('busy', 'the service is still starting');
     if (this.running) throw new SwapError('busy', 'a snapshot swap is already running');
@@ -98,6 +107,12 @@ export class SnapshotSwap implements SnapshotControl {
           throw new SwapError(e.missing ? 'missing' : 'refused', e.message);
         }
         throw e;
+      }
+      const version = loaded.snapshot.meta.snapshotVersion;
+      if (expectVersion !== undefined && version !== expectVersion) {
+        loaded.snapshot.close();
+        this.results.refused++;
+        throw new SwapError('refused', `snapshot ${target} is version ${version}, not ${expectVersion}`);
       }
       // From here on synchronous: no request runs between the first and the last assignment.
       const t0 = performance.now();

@@ -64,7 +64,7 @@ export function parseCli<O extends Options>(args: string[], options: O, usage: s
  */
 export async function cliStore(config: Config, readonly = false): Promise<LiveStore> {
   try {
-    return readonly ? await openLiveStoreReadonly(config, 1) : await openLiveStore({ ...config, dbPoolMax: 1 });
+    return readonly ? await openLiveStoreReadonly(config, 1) : await openLiveStore({ ...config, dbPoolMax: 1, sharedStateUrl: null });
   } catch (e) {
     fail(`cannot open the live store: ${(e as Error).message}`);
   }

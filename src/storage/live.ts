@@ -12,6 +12,7 @@
  * Nothing above src/storage knows which store it has.
  */
 
+import type { SharedSwaps } from './snapshot-swaps.js';
 import type { SharedStatuses } from './evse-statuses.js';
 import type { SharedCounters } from './rate-counts.js';
 import type { SharedAttempts } from './attempts.js';
@@ -85,6 +86,8 @@ export interface LiveStore {
   readonly sharedCounters: SharedCounters | null;
   /** Attempts of the accounts' guessing limits shared with the other replicas (D219); null for SQLite. */
   readonly sharedAttempts: SharedAttempts | null;
+  /** Snapshot swaps recorded for every replica of this store (D220); null for SQLite. */
+  readonly sharedSwaps: SharedSwaps | null;
   close(): Promise<void>;
 }
 

@@ -14,6 +14,8 @@ export interface StoreLocation {
   readonly databaseUrl: string | null;
   /** PostgreSQL pool size of the service (workers and CLIs use fewer). */
   readonly dbPoolMax?: number;
+  /** D221: the database of the replicas' short-lived shared state, when not DATABASE_URL's. */
+  readonly sharedStateUrl?: string | null;
 }
 
 /**
@@ -29,8 +31,18 @@ const pgStore = async (): Promise<typeof import('./pg-store.js').PgStore> => (aw
  */
 export async function openLiveStore(loc: StoreLocation): Promise<LiveStore> {
   ensureDataDir(loc.dataDir);
-  if (loc.databaseUrl !== null) return (await pgStore()).open(loc.databaseUrl, { poolMax: loc.dbPoolMax ?? 10 });
-  return SqliteStore.open(loc.dataDir);
+  if (loc.databaseUrl === null) return SqliteStore.open(loc.dataDir);
+  const Pg = await pgStore();
+  const store = await Pg.open(loc.databaseUrl, { poolMax: loc.dbPoolMax ?? 10 });
+  if (loc.sharedStateUrl == null) return store;
+  try {
+    // Statuses, rate counts and attempts on a database of their own (D221): the same schema, its own pools and listener.
+    store.shareStateThrough(await Pg.open(loc.sharedStateUrl, { poolMax: 2 }));
+  } catch (e) {
+    await store.close();
+    throw e;
+  }
+  return store;
 }
 
 /**

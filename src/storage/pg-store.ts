@@ -22,6 +22,7 @@ import { POSTGRES_MIGRATIONS } from './migrations/index.js';
 import { CHANNEL } from './migrations/postgres.js';
 import { inLockOrder, type BucketCount, type SharedCounters } from './rate-counts.js';
 import { PRUNE_AFTER_MS, PRUNE_EVERY_MS, type SharedAttempts } from './attempts.js';
+import { parseSwapPayload, sharedSwapsOver, SWAP_KIND, type SharedSwaps } from './snapshot-swaps.js';
 import { newestPerEvse, parseStatusPayload, STATUS_KIND, statusPayloads, type SharedStatuses, type StatusRow } from './evse-statuses.js';
 import {
   FaultTracking,
@@ -126,7 +127,7 @@ export class PgStore extends FaultTracking implements LiveStore {
   private readonly statusSubscribers: Array<{ rows: (r: StatusRow[]) => void; reset: () => void }> = [];
   /** This process among the replicas: its own status announcements come back to it and are skipped. */
   private readonly origin = randomBytes(6).toString('base64url');
-  readonly sharedStatuses: SharedStatuses = {
+  sharedStatuses: SharedStatuses = {
     write: (rows) => this.writeStatuses(rows),
     load: (sinceAt) => this.query<StatusRow>(LOAD_STATUSES, [sinceAt], false).then((r) => r.map((x) => ({ evse_id: x.evse_id, state: Number(x.state), at: Number(x.at) }))),
     subscribe: (rows, reset) => {
@@ -136,18 +137,32 @@ export class PgStore extends FaultTracking implements LiveStore {
       else this.startListening();
     },
   };
-  readonly sharedCounters: SharedCounters = {
+  sharedCounters: SharedCounters = {
     exchange: (deltas, keys, since) => this.exchangeCounts(deltas, keys, since),
     prune: (before) =>
       this.query('DELETE FROM rate_counts WHERE bucket < CASE policy WHEN 0 THEN $1::bigint ELSE $2::bigint END', [before[0], before[1]], true, this.sharedPool()).then(() => undefined),
   };
   /** D219: the accounts' guessing limits, one transaction per attempt holding a lock on its key. */
-  readonly sharedAttempts: SharedAttempts = {
+  sharedAttempts: SharedAttempts = {
     take: (key, limit, windowMs, now, count) => this.within('BEGIN', (s) => this.takeAttempt(s, key, limit, windowMs, now, count), true, this.sharedPool()),
     count: (key, now) => this.within('BEGIN', (s) => s.run(INSERT_ATTEMPT, [key, now]).then(() => undefined), true, this.sharedPool()),
     release: (key, at) =>
       this.within('BEGIN', (s) => s.run('DELETE FROM attempts WHERE ctid IN (SELECT ctid FROM attempts WHERE key_hash = ? AND at = ? LIMIT 1)', [key, at]).then(() => undefined), true, this.sharedPool()),
   };
+  private readonly swapSubscribers: Array<{ swap: (id: number) => void; reset: () => void }> = [];
+  /** D220: snapshot swaps recorded and announced to every replica. */
+  readonly sharedSwaps: SharedSwaps = sharedSwapsOver(
+    (text, params, write) => this.query<never>(text, params, write),
+    this.origin,
+    CHANNEL,
+    (swap, reset) => {
+      this.swapSubscribers.push({ swap, reset });
+      if (this.listener !== null) queueMicrotask(reset);
+      else this.startListening();
+    },
+  );
+  /** D221: the store holding this one's short-lived shared state, when that is another database. */
+  private stateStore: PgStore | null = null;
   private attemptsPrunedAt = 0;
   private listener: pg.Client | null = null;
   /** The listening connection is being opened (one at a time, whoever asks first). */
@@ -430,12 +445,20 @@ export class PgStore extends FaultTracking implements LiveStore {
       const kind = payload.slice(0, payload.indexOf(':'));
       if (kind === 'catalog' || kind === 'keys') this.tell(kind);
       else if (kind === STATUS_KIND) this.hearStatuses(payload);
+      else if (kind === SWAP_KIND) this.hearSwap(payload);
     });
     // Anything committed while not listening (before the first LISTEN, during an outage) is
     // caught up by the listeners from the store's own counters, and statuses loaded again.
     this.tell('catalog');
     this.tell('keys');
     for (const sub of this.statusSubscribers) sub.reset();
+    for (const sub of this.swapSubscribers) sub.reset();
+  }
+
+  private hearSwap(payload: string): void {
+    const p = parseSwapPayload(payload);
+    if (p === null || p.origin === this.origin) return;
+    for (const sub of this.swapSubscribers) sub.swap(p.id);
   }
 
   private async migrate(): Promise<void> {
@@ -464,7 +487,19 @@ export class PgStore extends FaultTracking implements LiveStore {
     }
   }
 
+  /**
+   * D221: statuses, rate counts and attempts go to `other` (SHARED_STATE_URL), which this store
+   * closes with itself; snapshot swaps stay here, durable with the catalog.
+   */
+  shareStateThrough(other: PgStore): void {
+    this.stateStore = other;
+    this.sharedStatuses = other.sharedStatuses;
+    this.sharedCounters = other.sharedCounters;
+    this.sharedAttempts = other.sharedAttempts;
+  }
+
   async close(): Promise<void> {
+    await this.stateStore?.close();
     this.closed = true;
     if (this.listenTimer !== null) clearTimeout(this.listenTimer);
     const l = this.listener;

@@ -71,6 +71,7 @@ export class SqliteStore extends FaultTracking implements LiveStore {
   readonly sharedStatuses = null;
   readonly sharedCounters = null;
   readonly sharedAttempts = null;
+  readonly sharedSwaps = null;
   readonly shared = false;
   readonly where: string;
   /** The connection, for the SQLite-only readers of src/storage (availability.ts). */

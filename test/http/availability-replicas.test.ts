@@ -1,7 +1,8 @@
 /**
  * EVSE statuses across replicas of one PostgreSQL live store (D216; runs under `npm run test:pg`):
  * a status accepted by one replica is in every replica's answers, whichever feed route took it,
- * the newest per EVSE winning, and a replica that starts later loads the statuses held.
+ * the newest per EVSE winning, and a replica that starts later loads the statuses held; with
+ * SHARED_STATE_URL they go through that database instead (D221).
  */
 import { describe, expect, it } from 'vitest';
 import { PgStore } from '../../src/storage/pg-store.js';
@@ -80,6 +81,31 @@ describe.skipIf(process.env.TEST_DATABASE_URL === undefined)('EVSE statuses acro
       expect(await counts(a, FIX1)).toEqual([1, null]);
     } finally {
       await c?.stop();
+      await b.stop();
+      await a.stop();
+    }
+  });
+
+  it('with SHARED_STATE_URL, statuses live in that database and reach the other replica through it (D221)', async () => {
+    const stateUrl = await PgStore.createDatabase(process.env.TEST_DATABASE_URL!, `cps_state_${process.pid}`);
+    const env = { SNAPSHOT: fixtureSnapshot(), AVAILABILITY_TTL_S: '600', SHARED_STATE_URL: stateUrl };
+    const a = await startTestApp({ keys, env });
+    const b = await startTestApp({ dataDir: a.dataDir, env });
+    const rows = async (url: string): Promise<number> => {
+      const db = await PgStore.open(url, { migrate: false });
+      try {
+        return Number((await db.read((q) => q.get<{ n: string }>('SELECT count(*) AS n FROM evse_statuses')))!.n);
+      } finally {
+        await db.close();
+      }
+    };
+    try {
+      const put = await call(a, 'PUT', `${OCPI}/E1`, { key: W, body: { uid: 'E1', evse_id: 'DK*FIX*E1', status: 'AVAILABLE' } });
+      expect(put.status, put.text).toBe(200);
+      await seen(b, FIX1, [1, null]);
+      expect(await rows(stateUrl)).toBe(1);
+      expect(await rows(a.databaseUrl!)).toBe(0);
+    } finally {
       await b.stop();
       await a.stop();
     }

@@ -15,6 +15,12 @@
  *   unavailable`, station search keeps answering 200, `/ready` says why; afterwards everything
  *   answers again by itself, writes work, and the change notifications are back (a change
  *   written straight into the store reaches the replica with no request asking for it).
+ * - Statuses (D216): a status PUT on A is in B's answers at once; a bulk of 10,000 on B in A's.
+ * - A snapshot swap on A (D220) swaps both replicas, with no failed request through nginx meanwhile.
+ * - Rate limits (D218, a second cluster with RATE_LIMIT=on): 200 requests of one key alternating
+ *   between A and B serve its limit of 100 plus at most the documented slack; with PostgreSQL
+ *   stopped the replicas fail open on their own counts (statuses refused 503), and once it is
+ *   back they share the counts made meanwhile and statuses reach the other replica again.
  *
  * Needs Debian's nginx and postgresql (.ci/run installs them with apt when missing).
  */
@@ -25,7 +31,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { buildSnapshot } from '../../src/import/default-snapshot.js';
 import { openLiveStore } from '../../src/storage/open.js';
+import { Snapshot } from '../../src/storage/snapshot.js';
 import { writeCompany } from '../../src/storage/companies.js';
 import { logChange, nextGeneration } from '../../src/storage/tariffs.js';
 import { call, type TestServer } from '../helpers/server.js';
@@ -43,6 +51,10 @@ const ROUNDS = process.env.CI === 'true' ? ['immediate', 'fast', 'immediate'] : 
 
 let dir: string;
 let databaseUrl: string;
+/** The sample snapshot with the fixture stations (test/fixtures/stations-extra.jsonl), which have EVSE ids. */
+let withEvses: string;
+/** A station of that snapshot with EVSE ids (found by the status test). */
+let evseStation: { id: string; evseIds: string[] } | null = null;
 
 describe('replicas behind nginx on a shared PostgreSQL live store', () => {
   let url: string;
@@ -52,12 +64,19 @@ describe('replicas behind nginx on a shared PostgreSQL live store', () => {
 
   beforeAll(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cps-cluster-test-'));
+    // SNAPSHOT_DIR of both replicas (shared storage): the snapshot they start with and a second one.
+    // one.sqlite: the sample with the fixture stations, whose EVSEs take statuses; two.sqlite: the sample.
+    fs.mkdirSync(path.join(dir, 'snapshots'));
+    withEvses = path.join(inject('testTmpRoot'), 'cluster-with-evses.sqlite');
+    buildSnapshot({ out: withEvses, sample: true, progress: false, extra: path.join(ROOT, 'test/fixtures/stations-extra.jsonl') });
+    fs.copyFileSync(withEvses, path.join(dir, 'snapshots/one.sqlite'));
+    fs.copyFileSync(inject('testSnapshot'), path.join(dir, 'snapshots/two.sqlite'));
     let out: string;
     try {
       out = execFileSync(SCRIPT, ['start', dir, '2'], {
         encoding: 'utf8',
         stdio: ['ignore', 'pipe', 'pipe'],
-        env: { ...process.env, LIVE_STORE: 'postgres', CLUSTER_KEY: KEY, SNAPSHOT: inject('testSnapshot'), KEY_REFRESH_MS: String(KEY_REFRESH_MS) },
+        env: { ...process.env, LIVE_STORE: 'postgres', CLUSTER_KEY: KEY, SNAPSHOT: path.join(dir, 'snapshots/one.sqlite'), KEY_REFRESH_MS: String(KEY_REFRESH_MS) },
       });
     } catch (e) {
       throw new Error(`deploy/cluster.sh start failed: ${String((e as { stderr?: string }).stderr)}`);
@@ -166,6 +185,74 @@ describe('replicas behind nginx on a shared PostgreSQL live store', () => {
         for (const srv of [a, b]) expect((await call(srv, 'GET', `/v1/companies?filter[id]=${id}`, { key: KEY })).json.data[0].attributes.name).toBe(winner);
       }
     });
+  });
+
+  it('shows a status accepted by A in B’s answers at once, and a bulk of 10,000 statuses on B in A’s (D216)', async () => {
+    const stations = (await stationsWithEvses(a, 20)).map((x) => ({ id: x.id, attributes: { evse_ids: x.evseIds } }));
+    expect(stations).toHaveLength(2); // DK*FIX*E1, E2 and E3
+    evseStation = { id: stations[0].id, evseIds: stations[0].attributes.evse_ids };
+    const available = async (srv: TestServer, id: string): Promise<unknown[]> =>
+      (await call(srv, 'GET', `/v1/charging_stations/${id}?availability=true`, { key: KEY })).json.data.attributes.charge_points.map((c: { available_count: unknown }) => c.available_count);
+    const first = stations[0];
+    expect((await available(b, first.id)).every((n) => n === null)).toBe(true);
+    const put = await call(a, 'PUT', '/ocpi/2.2.1/locations/FR/TST/L1/u1', { key: KEY, body: { uid: 'u1', evse_id: first.attributes.evse_ids[0], status: 'AVAILABLE', last_updated: new Date().toISOString() } });
+    expect(put.status, put.text).toBe(200);
+    await vi.waitFor(async () => expect((await available(b, first.id)).filter((n) => n === 1)).toHaveLength(1), { timeout: 1000, interval: 10 });
+    // 10,000 statuses on B over those EVSEs, each EVSE's newest AVAILABLE.
+    const evses = stations.flatMap((x) => x.attributes.evse_ids);
+    const t0 = Date.now() - 60_000;
+    const statuses = Array.from({ length: 10_000 }, (_, i) => ({ evse_id: evses[i % evses.length], status: i >= 10_000 - evses.length ? 'AVAILABLE' : 'OUTOFORDER', last_updated: new Date(t0 + i).toISOString() }));
+    const bulk = await call(b, 'POST', '/v1/availability', { key: KEY, body: { data: { type: 'evse_statuses', attributes: { statuses } } } });
+    expect(bulk.status, bulk.text.slice(0, 300)).toBe(200);
+    expect(bulk.json.meta).toMatchObject({ received: 10_000, unknown: 0 });
+    for (const x of stations) {
+      const onB = await available(b, x.id);
+      expect(onB.some((n) => typeof n === 'number' && n > 0)).toBe(true);
+      await vi.waitFor(async () => expect(await available(a, x.id)).toEqual(onB), { timeout: 1000, interval: 10 });
+    }
+  });
+
+  it('swaps both replicas by one request on A, with no failed request through nginx meanwhile (D220)', async () => {
+    const versionOf = (f: string): string => {
+      const snap = Snapshot.open(path.join(dir, 'snapshots', f));
+      try {
+        return snap.meta.snapshotVersion;
+      } finally {
+        snap.close();
+      }
+    };
+    const [v1, v2] = [versionOf('one.sqlite'), versionOf('two.sqlite')];
+    const served = async (srv: TestServer) => (await call(srv, 'GET', '/health')).json.snapshot.version as string;
+    expect([await served(a), await served(b)]).toEqual([v1, v1]);
+    const seen = new Map<number, number>();
+    let stop = false;
+    const reader = async (): Promise<void> => {
+      while (!stop) {
+        let status: number;
+        try {
+          status = (await get(search)).status;
+        } catch {
+          status = 0;
+        }
+        seen.set(status, (seen.get(status) ?? 0) + 1);
+      }
+    };
+    const workers = Array.from({ length: 8 }, reader);
+    const swapTo = (srv: TestServer, file: string) => call(srv, 'POST', '/admin/snapshot', { key: KEY, body: { data: { type: 'snapshot_reload', attributes: { path: file } } } });
+    await sleep(300);
+    const r = await swapTo(a, 'two.sqlite');
+    await sleep(300);
+    stop = true;
+    await Promise.all(workers);
+    expect(r.status, r.text).toBe(200);
+    expect(r.json.meta.replicas.map((o: { outcome: string; version: string }) => [o.outcome, o.version])).toEqual([['swapped', v2], ['swapped', v2]]);
+    expect([await served(a), await served(b)]).toEqual([v2, v2]);
+    const total = [...seen.values()].reduce((x, y) => x + y, 0);
+    expect(total).toBeGreaterThan(50);
+    expect(Object.fromEntries(seen)).toEqual({ 200: total });
+    const back = await swapTo(b, 'one.sqlite');
+    expect(back.json.meta.replicas.map((o: { outcome: string }) => o.outcome)).toEqual(['swapped', 'swapped']);
+    expect([await served(a), await served(b)]).toEqual([v1, v1]);
   });
 
   it('keeps both replicas running through PostgreSQL stops (immediate and fast) under 16 writers through nginx (D174)', async () => {
@@ -309,6 +396,117 @@ describe('replicas behind nginx on a shared PostgreSQL live store', () => {
     await vi.waitFor(async () => expect(await catchUps(b)).toBe(before + 1), { timeout: 3000, interval: 50 });
   });
 });
+
+describe('rate limits across replicas, and the shared store stopped under load (D216, D218)', () => {
+  let dir2: string;
+  let url2: string;
+  let a: TestServer;
+  let b: TestServer;
+  const replica = (k: number): TestServer => ({ url: `http://127.0.0.1:${fs.readFileSync(path.join(dir2, `replica-${k}.port`), 'utf8').trim()}` }) as TestServer;
+  const LIMIT = 100;
+
+  beforeAll(async () => {
+    dir2 = fs.mkdtempSync(path.join(os.tmpdir(), 'cps-cluster-limits-'));
+    const out = execFileSync(SCRIPT, ['start', dir2, '2'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, LIVE_STORE: 'postgres', CLUSTER_KEY: KEY, SNAPSHOT: withEvses, RATE_LIMIT: 'on', RATE_LIMIT_REQUESTS: String(LIMIT), RATE_LIMIT_WINDOW_S: '300', RATE_LIMIT_SYNC_MS: '100' },
+    });
+    url2 = /DATABASE_URL=(\S+)/.exec(out)![1];
+    a = replica(1);
+    b = replica(2);
+    for (const k of ['limited-1', 'limited-2']) {
+      await run(process.execPath, [path.join(ROOT, 'dist/src/cli/keys.js'), 'create', '--groups', 'ReadStations', '--key', `${k}-key-0000000000`, '--name', k], {
+        env: { PATH: process.env.PATH ?? '', DATA_DIR: dir2, DATABASE_URL: url2 },
+      });
+    }
+  }, 120_000);
+  afterAll(() => {
+    execFileSync(SCRIPT, ['stop', dir2]);
+    fs.rmSync(dir2, { recursive: true, force: true });
+  });
+
+  /** `n` station reads with `key`, alternating between A and B, `gapMs` apart: the statuses and the last 429. */
+  const alternate = async (key: string, n: number, gapMs: number): Promise<{ served: number; refused: number; other: number; last429: Response | null }> => {
+    const tally = { served: 0, refused: 0, other: 0, last429: null as Response | null };
+    for (let i = 0; i < n; i++) {
+      const r = await fetch(`${(i % 2 === 0 ? a : b).url}/v1/charging_stations?filter[latitude]=48.8566&filter[longitude]=2.3522&filter[radius]=1000&page[size]=1`, { headers: { 'Api-Key': key } });
+      await r.arrayBuffer();
+      if (r.status === 200) tally.served++;
+      else if (r.status === 429) {
+        tally.refused++;
+        tally.last429 = r;
+      } else tally.other++;
+      await sleep(gapMs);
+    }
+    return tally;
+  };
+
+  it('holds a key’s limit for the cluster: 200 requests alternating between A and B serve the limit plus at most the documented slack', async () => {
+    const t = await alternate('limited-1-key-0000000000', 200, 10);
+    expect(t.other).toBe(0);
+    // D218: beyond the limit, at most what the other replica admits in one exchange interval (100 ms ≈ 5 of its requests here).
+    expect(t.served).toBeGreaterThanOrEqual(LIMIT);
+    expect(t.served).toBeLessThanOrEqual(LIMIT + 10);
+    expect(t.last429!.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(t.last429!.headers.get('ratelimit')).toMatch(/^"requests";r=0;t=\d+$/);
+    expect(t.last429!.headers.get('ratelimit-policy')).toBe(`"requests";q=${LIMIT};w=300`);
+  });
+
+  it('fails open while PostgreSQL is stopped (each replica on its own counts; statuses refused 503), then shares the counts made meanwhile', async () => {
+    const key = 'limited-2-key-0000000000';
+    const port = new URL(url2).port;
+    // Found by the first cluster's status test (same snapshot): this key is limited to 100 requests here.
+    const station = { id: evseStation!.id, attributes: { evse_ids: evseStation!.evseIds } };
+    const putStatus = (srv: TestServer) =>
+      call(srv, 'PUT', '/ocpi/2.2.1/locations/FR/TST/L2/u2', { key: KEY, body: { uid: 'u2', evse_id: station.attributes.evse_ids[0], status: 'AVAILABLE', last_updated: new Date().toISOString() } });
+    expect(await alternate(key, 60, 10)).toMatchObject({ served: 60, refused: 0 });
+    await sleep(400); // both replicas hold the 60 (one exchange each)
+    // A clean stop: a crash (immediate) would also empty the UNLOGGED counts (D218).
+    execFileSync('bash', [PG, 'stop', path.join(dir2, 'pg'), 'fast']);
+    try {
+      // Each replica admits the 40 left of what it knows: 80 of 100, where one process would admit 40.
+      const down = await alternate(key, 100, 10);
+      expect(down).toMatchObject({ other: 0 });
+      expect(down.served).toBeGreaterThanOrEqual(78);
+      expect(down.served).toBeLessThanOrEqual(80);
+      const status = await putStatus(a);
+      expect(status.status).toBe(503);
+      expect(status.json.errors[0].title).toBe('storage unavailable');
+    } finally {
+      execFileSync('bash', [PG, 'start', path.join(dir2, 'pg'), port]);
+    }
+    for (const k of [1, 2]) {
+      await vi.waitFor(() => expect(fs.readFileSync(path.join(dir2, `replica-${k}.log`), 'utf8')).toContain('rate-limit counts are shared again'), { timeout: 20_000, interval: 100 });
+    }
+    await sleep(400);
+    // 60 + 80 counted by the cluster: over the limit on both replicas.
+    expect(await alternate(key, 4, 0)).toMatchObject({ served: 0, refused: 4 });
+    for (const k of [1, 2]) expect(fs.readFileSync(path.join(dir2, `replica-${k}.log`), 'utf8')).toContain('rate-limit counts cannot be shared');
+    // Statuses are written and reach the other replica again.
+    await vi.waitFor(async () => expect((await putStatus(a)).status).toBe(200), { timeout: 10_000, interval: 200 });
+    await vi.waitFor(
+      async () => {
+        const r = await call(b, 'GET', `/v1/charging_stations/${station.id}?availability=true`, { key: KEY });
+        expect(r.json.data.attributes.charge_points.some((c: { available_count: unknown }) => c.available_count === 1)).toBe(true);
+      },
+      { timeout: 2000, interval: 20 },
+    );
+  }, 60_000);
+});
+
+/** Up to `n` stations with EVSE ids near the fixture stations in Copenhagen (a station read names them; search pages do not). */
+async function stationsWithEvses(srv: TestServer, n: number): Promise<{ id: string; evseIds: string[] }[]> {
+  const page = await call(srv, 'GET', '/v1/charging_stations?filter[latitude]=55.6761&filter[longitude]=12.5683&filter[radius]=20000&page[size]=100', { key: KEY });
+  const out: { id: string; evseIds: string[] }[] = [];
+  for (const { id } of page.json.data as { id: string }[]) {
+    const r = await call(srv, 'GET', `/v1/charging_stations/${id}`, { key: KEY });
+    const evseIds = (r.json.data.attributes.evse_ids ?? []) as string[];
+    if (evseIds.length > 0) out.push({ id, evseIds });
+    if (out.length === n) break;
+  }
+  return out;
+}
 
 /** PUT of a new company through `base`: its status (0 when the connection failed) and id. */
 async function putNewCompany(base: string, name: string): Promise<{ status: number; id: string }> {

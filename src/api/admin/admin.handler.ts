@@ -12,17 +12,32 @@ import type { AppContext } from '../context.js';
 import { ApiError, badPointer } from '../jsonapi/errors.js';
 import { compile } from '../jsonapi/validate.js';
 import { json, type ApiRequest, type ApiResponse, type RouteDef } from '../types.js';
-import { SwapError } from './snapshot-control.js';
+import { SwapError, type ClusterAnswer, type SnapshotControl, type SwapResult } from './snapshot-control.js';
+import type { SwapSource } from '../../storage/snapshot-swaps.js';
 
-export { SwapError, type SnapshotControl, type SwapFailure, type SwapResult } from './snapshot-control.js';
+export { SwapError, type ClusterControl, type SnapshotControl, type SwapFailure, type SwapResult } from './snapshot-control.js';
 
-export const validateSnapshotReload = compile<{ data: { type?: string; attributes?: { path?: string } } }>(envelope({
+interface ReloadAttributes {
+  path?: string;
+  url?: string;
+  sha256?: string;
+  scope?: 'cluster' | 'replica';
+}
+
+export const validateSnapshotReload = compile<{ data: { type?: string; attributes?: ReloadAttributes } }>(envelope({
   properties: {
     type: { type: 'string', enum: ['snapshot_reload'] },
     attributes: {
       type: 'object',
       additionalProperties: false,
-      properties: { path: { type: 'string', minLength: 1, maxLength: 4096 } },
+      properties: {
+        path: { type: 'string', minLength: 1, maxLength: 4096 },
+        url: { type: 'string', minLength: 1, maxLength: 4096, pattern: '^https?://' },
+        sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+        scope: { type: 'string', enum: ['cluster', 'replica'] },
+      },
+      dependencies: { url: ['sha256'], sha256: ['url'] },
+      not: { required: ['path', 'url'] },
     },
   },
 }));
@@ -86,37 +101,79 @@ function realPrefix(p: string): string {
   }
 }
 
+/** Whether `url` starts with one of `prefixes` (an empty list allows none; D220). */
+export const urlAllowed = (prefixes: readonly string[], url: string): boolean => prefixes.some((p) => url.startsWith(p));
+
+/** The file to load: downloaded from `url` (D220), or `path` inside SNAPSHOT_DIR (D133), or undefined for SNAPSHOT. */
+async function fileToLoad(ctx: AppContext, control: SnapshotControl, a: ReloadAttributes): Promise<string | undefined> {
+  if (a.url !== undefined) {
+    if (!urlAllowed(ctx.config.snapshotUrlPrefixes, a.url)) {
+      throw new ApiError('BAD_REQUEST', 'url is not allowed', {
+        source: { pointer: '/data/attributes/url' },
+        detail: ctx.config.snapshotUrlPrefixes.length === 0 ? 'snapshot URLs are off (the setting SNAPSHOT_URL_PREFIXES)' : 'the URL starts with none of SNAPSHOT_URL_PREFIXES',
+      });
+    }
+    return control.download(a.url, a.sha256!);
+  }
+  if (a.path === undefined) return undefined;
+  if (a.path.includes('\0')) throw badPointer('/data/attributes/path', 'path must not contain NUL');
+  return insideSnapshotDir(snapshotDirOf(ctx, control), a.path);
+}
+
+/** SNAPSHOT_DIR, else the directory of the snapshot loaded at start (DATA_DIR for a default snapshot built there, D123). */
+const snapshotDirOf = (ctx: AppContext, control: SnapshotControl): string => ctx.config.snapshotDir ?? path.dirname(control.defaultFile);
+
+/** What the other replicas load (D220): the same URL, or the file's name relative to SNAPSHOT_DIR. */
+function sourceOf(ctx: AppContext, control: SnapshotControl, a: ReloadAttributes, r: SwapResult): SwapSource {
+  if (a.url !== undefined) return { url: a.url, sha256: a.sha256! };
+  let dir = snapshotDirOf(ctx, control);
+  try {
+    dir = fs.realpathSync(dir);
+  } catch {
+    // As given: the file was found, so the directory exists; a race with its removal names it as configured.
+  }
+  return { file: path.relative(dir, r.file) };
+}
+
+function swapFailure(e: SwapError): ApiError {
+  if (e.kind === 'busy') return new ApiError('VERSION_CONFLICT', 'a snapshot swap is already running');
+  if (e.kind === 'missing') return new ApiError('NOT_FOUND', 'snapshot file not found', { detail: e.message });
+  if (e.kind === 'unreachable') return new ApiError('SERVICE_UNAVAILABLE', 'snapshot download failed', { detail: e.message });
+  return new ApiError('BAD_REQUEST', 'snapshot refused; the current snapshot keeps serving', { detail: e.message });
+}
+
+function swapAnswer(r: SwapResult, cluster: ClusterAnswer | null): ApiResponse {
+  const meta = cluster === null ? undefined : 'error' in cluster ? { cluster: cluster.error } : { replicas: cluster.replicas };
+  return json(200, {
+    data: {
+      type: 'snapshots',
+      id: r.version,
+      attributes: {
+        version: r.version,
+        built_at: r.builtAt,
+        file: r.file,
+        stations: r.stations,
+        generation: r.generation,
+        load_ms: Math.round(r.loadMs),
+        swap_ms: Math.round(r.swapMs * 100) / 100,
+      },
+    },
+    ...(meta === undefined ? {} : { meta }),
+  });
+}
+
 export function adminRoutes(ctx: AppContext): RouteDef[] {
   const control = ctx.snapshots;
   if (control === undefined) return [];
   const reload = async (req: ApiRequest): Promise<ApiResponse> => {
-    const given = validateSnapshotReload(req.body).data.attributes?.path;
-    if (given !== undefined && given.includes('\0')) throw badPointer('/data/attributes/path', 'path must not contain NUL');
-    // SNAPSHOT_DIR, else the directory of the snapshot loaded at start (DATA_DIR for a default snapshot built there, D123).
-    const dir = ctx.config.snapshotDir ?? path.dirname(control.defaultFile);
-    const file = given === undefined ? undefined : insideSnapshotDir(dir, given);
+    const a = validateSnapshotReload(req.body).data.attributes ?? {};
     try {
-      const r = await control.reload(file);
-      return json(200, {
-        data: {
-          type: 'snapshots',
-          id: r.version,
-          attributes: {
-            version: r.version,
-            built_at: r.builtAt,
-            file: r.file,
-            stations: r.stations,
-            generation: r.generation,
-            load_ms: Math.round(r.loadMs),
-            swap_ms: Math.round(r.swapMs * 100) / 100,
-          },
-        },
-      });
+      const r = await control.reload(await fileToLoad(ctx, control, a));
+      const cluster = control.cluster === null || a.scope === 'replica' ? null : await control.cluster.announce(r, sourceOf(ctx, control, a, r));
+      return swapAnswer(r, cluster);
     } catch (e) {
       if (!(e instanceof SwapError)) throw e;
-      if (e.kind === 'busy') throw new ApiError('VERSION_CONFLICT', 'a snapshot swap is already running');
-      if (e.kind === 'missing') throw new ApiError('NOT_FOUND', 'snapshot file not found', { detail: e.message });
-      throw new ApiError('BAD_REQUEST', 'snapshot refused; the current snapshot keeps serving', { detail: e.message });
+      throw swapFailure(e);
     }
   };
   // An operator's swap is never refused for load (D176).

@@ -51,7 +51,10 @@ async function ready(ctx: AppContext): Promise<ApiResponse> {
     live_store: (await ctx.live.writeProblem()) ?? 'ok',
   };
   const failing = Object.entries(checks).filter(([, v]) => v !== 'ok');
-  if (failing.length === 0) return json(200, { status: 'ready', checks, snapshot: { version: ctx.snapshot.meta.snapshotVersion } });
+  // D220: a replica that could not follow a swap across replicas still serves (ready) and says so.
+  const behind = ctx.snapshots?.cluster?.behind() ?? null;
+  const snapshot = { version: ctx.snapshot.meta.snapshotVersion, ...(behind === null ? {} : { cluster: behind }) };
+  if (failing.length === 0) return json(200, { status: 'ready', checks, snapshot });
   return json(503, {
     errors: [{ status: '503', code: 'SERVICE_UNAVAILABLE', title: `not ready: ${failing.map(([k, v]) => `${k} (${v})`).join(', ')}` }],
     meta: { checks },

@@ -646,7 +646,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     },
   },
   'POST /admin/snapshot': {
-    summary: 'Load a station snapshot without a restart (D133)',
+    summary: 'Load a station snapshot without a restart, from SNAPSHOT_DIR or a URL, on every replica of a PostgreSQL store (D133, D220)',
     tag: 'Operations',
     body: validateSnapshotReload.schema,
     status: 200,

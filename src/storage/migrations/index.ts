@@ -8,6 +8,7 @@ import * as m007 from './007_accounts.js';
 import * as m008 from './008_evse_statuses.js';
 import * as m009 from './009_rate_counts.js';
 import * as m010 from './010_attempts.js';
+import * as m011 from './011_snapshot_swaps.js';
 import * as pg from './postgres.js';
 
 import type { Migration } from './migration.js';
@@ -26,6 +27,7 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   { version: 8, name: 'evse_statuses', sql: m008.sql },
   { version: 9, name: 'rate_counts', sql: m009.sql },
   { version: 10, name: 'attempts', sql: m010.sql },
+  { version: 11, name: 'snapshot_swaps', sql: m011.sql },
 ];
 
 /** The same schema for PostgreSQL (same versions and names, PostgreSQL types; postgres.ts). */

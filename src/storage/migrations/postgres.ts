@@ -10,6 +10,7 @@ import { accountsSql } from './007_accounts.js';
 import { postgresSql as evseStatuses } from './008_evse_statuses.js';
 import { postgresSql as rateCounts } from './009_rate_counts.js';
 import { postgresSql as attempts } from './010_attempts.js';
+import { postgresSql as snapshotSwaps } from './011_snapshot_swaps.js';
 
 export const CHANNEL = 'cps_live';
 
@@ -185,4 +186,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 8, name: 'evse_statuses', sql: evseStatuses },
   { version: 9, name: 'rate_counts', sql: rateCounts },
   { version: 10, name: 'attempts', sql: attempts },
+  { version: 11, name: 'snapshot_swaps', sql: snapshotSwaps },
 ];
