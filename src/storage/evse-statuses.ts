@@ -10,6 +10,8 @@ export interface StatusRow {
   evse_id: string;
   state: number;
   at: number;
+  /** D222: the OCPI `CC*PPP:uid` a PUT named this EVSE by, when it gave an `evse_id` (other replicas learn it too). */
+  uid?: string | null;
 }
 
 export interface SharedStatuses {
@@ -31,8 +33,8 @@ export const PAYLOAD_CHARS = 7_000;
 export const STATUS_KIND = 'statuses';
 
 /**
- * The payloads announcing `rows` from replica `origin`: `statuses:<origin>:<id>,<state>,<at>;…`,
- * each id URI-encoded: canonical eMI3 ids (letters, digits, `*`) stay as they are, and an id a
+ * The payloads announcing `rows` from replica `origin`: `statuses:<origin>:<id>,<state>,<at>[,<uid>];…`
+ * (the OCPI uid key a PUT named the EVSE by, D222), ids and uids URI-encoded: canonical eMI3 ids (letters, digits, `*`) stay as they are, and an id a
  * snapshot kept as published (D130) cannot break the separators.
  */
 export function statusPayloads(origin: string, rows: readonly StatusRow[]): string[] {
@@ -40,7 +42,7 @@ export function statusPayloads(origin: string, rows: readonly StatusRow[]): stri
   const out: string[] = [];
   let cur = head;
   for (const r of rows) {
-    const item = `${encodeURIComponent(r.evse_id)},${r.state},${r.at}`;
+    const item = `${encodeURIComponent(r.evse_id)},${r.state},${r.at}${r.uid != null ? `,${encodeURIComponent(r.uid)}` : ''}`;
     if (cur.length > head.length && cur.length + 1 + item.length > PAYLOAD_CHARS) {
       out.push(cur);
       cur = head;
@@ -58,17 +60,19 @@ export function parseStatusPayload(payload: string): { origin: string; rows: Sta
   if (a < 0 || b < 0 || payload.slice(0, a) !== STATUS_KIND) return null;
   const rows: StatusRow[] = [];
   for (const item of payload.slice(b + 1).split(';')) {
-    const [id, state, at] = item.split(',');
+    const [id, state, at, uid] = item.split(',');
     const s = Number(state);
     const t = Number(at);
     if (id === undefined || id === '' || !Number.isInteger(s) || s < -1 || s > 1 || !Number.isFinite(t)) return null;
     let evse_id: string;
+    let uidKey: string | null = null;
     try {
       evse_id = decodeURIComponent(id);
+      if (uid !== undefined) uidKey = decodeURIComponent(uid);
     } catch {
       return null;
     }
-    rows.push({ evse_id, state: s, at: t });
+    rows.push(uidKey === null ? { evse_id, state: s, at: t } : { evse_id, state: s, at: t, uid: uidKey });
   }
   return { origin: payload.slice(a + 1, b), rows };
 }

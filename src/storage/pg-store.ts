@@ -82,9 +82,12 @@ export interface PgStoreOptions {
 
 /** D216: one statement stores the statuses (newest per EVSE wins) and announces them, committed together. */
 const WRITE_STATUSES = `WITH up AS (
-  INSERT INTO evse_statuses(evse_id, state, at)
-  SELECT * FROM unnest($1::text[], $2::smallint[], $3::bigint[])
-  ON CONFLICT (evse_id) DO UPDATE SET state = excluded.state, at = excluded.at WHERE evse_statuses.at <= excluded.at
+  INSERT INTO evse_statuses(evse_id, state, at, uid_key)
+  SELECT * FROM unnest($1::text[], $2::smallint[], $3::bigint[], $5::text[])
+  ON CONFLICT (evse_id) DO UPDATE SET
+    state = CASE WHEN evse_statuses.at <= excluded.at THEN excluded.state ELSE evse_statuses.state END,
+    at = GREATEST(evse_statuses.at, excluded.at),
+    uid_key = COALESCE(excluded.uid_key, evse_statuses.uid_key)
   RETURNING 1)
 SELECT (SELECT count(*) FROM up) AS stored, (SELECT count(*) FROM (SELECT pg_notify('${CHANNEL}', p) FROM unnest($4::text[]) AS p) n) AS sent`;
 /** D218: adds a replica's counts and reads back every replica's counts of its keys, in one statement. */
@@ -103,7 +106,8 @@ const INSERT_ATTEMPT = 'INSERT INTO attempts(key_hash, at) VALUES (?, ?)';
 
 /** Connections of the pool for statuses and rate counts: single statements of a few ms. */
 const STATUS_CONNECTIONS = 2;
-const LOAD_STATUSES = 'SELECT evse_id, state, at FROM evse_statuses WHERE at >= $1';
+/** Statuses within the TTL, and every EVSE's OCPI uid (D222) however old its status. */
+const LOAD_STATUSES = 'SELECT evse_id, state, at, uid_key FROM evse_statuses WHERE at >= $1 OR uid_key IS NOT NULL';
 
 export class PgStore extends FaultTracking implements LiveStore {
   /** Connections of the main pool: open, idle, and queries waiting for one (D120). */
@@ -129,7 +133,10 @@ export class PgStore extends FaultTracking implements LiveStore {
   private readonly origin = randomBytes(6).toString('base64url');
   sharedStatuses: SharedStatuses = {
     write: (rows) => this.writeStatuses(rows),
-    load: (sinceAt) => this.query<StatusRow>(LOAD_STATUSES, [sinceAt], false).then((r) => r.map((x) => ({ evse_id: x.evse_id, state: Number(x.state), at: Number(x.at) }))),
+    load: (sinceAt) =>
+      this.query<StatusRow & { uid_key: string | null }>(LOAD_STATUSES, [sinceAt], false).then((r) =>
+        r.map((x) => ({ evse_id: x.evse_id, state: Number(x.state), at: Number(x.at), uid: x.uid_key })),
+      ),
     subscribe: (rows, reset) => {
       this.statusSubscribers.push({ rows, reset });
       // Already listening (the catalog's follower came first): load now; else once connected.
@@ -322,7 +329,7 @@ export class PgStore extends FaultTracking implements LiveStore {
   private async writeStatuses(rows: readonly StatusRow[]): Promise<void> {
     const newest = newestPerEvse(rows);
     if (newest.length === 0) return;
-    const params = [newest.map((r) => r.evse_id), newest.map((r) => r.state), newest.map((r) => r.at), statusPayloads(this.origin, newest)];
+    const params = [newest.map((r) => r.evse_id), newest.map((r) => r.state), newest.map((r) => r.at), statusPayloads(this.origin, newest), newest.map((r) => r.uid ?? null)];
     await this.query(WRITE_STATUSES, params, true, this.sharedPool());
   }
 

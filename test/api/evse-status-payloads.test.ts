@@ -24,6 +24,17 @@ describe('EVSE status announcements (D216)', () => {
     expect(parseStatusPayload('statuses:r1:%E0%A4%A,1,5')).toBeNull();
   });
 
+  it('carries the OCPI uid a PUT named an EVSE by, URI-encoded, and only where there is one (D222)', () => {
+    const rows: StatusRow[] = [
+      { evse_id: 'DK*FIX*E3', state: 1, at: 5, uid: 'DK*FIX:U,1;x' },
+      { evse_id: 'DK*FIX*E1', state: 0, at: 6 },
+    ];
+    const [p] = statusPayloads('r1', rows);
+    expect(p).toBe('statuses:r1:DK*FIX*E3,1,5,DK*FIX%3AU%2C1%3Bx;DK*FIX*E1,0,6');
+    expect(parseStatusPayload(p)).toEqual({ origin: 'r1', rows });
+    expect(parseStatusPayload('statuses:r1:DK*FIX*E3,1,5,%E0%A4%A')).toBeNull();
+  });
+
   it('refuses payloads of other kinds or with malformed statuses', () => {
     for (const p of ['catalog:7', 'statuses:r1:', 'statuses:r1:DE*A*E1,2,5', 'statuses:r1:DE*A*E1,1', 'statuses:r1:DE*A*E1,1,x', 'statuses', 'statuses:r1:,1,5']) {
       expect(parseStatusPayload(p), p).toBeNull();

@@ -1,7 +1,8 @@
 /**
  * EVSE statuses across replicas of one PostgreSQL live store (D216; runs under `npm run test:pg`):
  * a status accepted by one replica is in every replica's answers, whichever feed route took it,
- * the newest per EVSE winning, and a replica that starts later loads the statuses held; with
+ * the newest per EVSE winning, and a replica that starts later loads the statuses held; a PATCH
+ * by an OCPI uid reaches the EVSE a PUT on another replica named (D222); with
  * SHARED_STATE_URL they go through that database instead (D221).
  */
 import { describe, expect, it } from 'vitest';
@@ -74,10 +75,19 @@ describe.skipIf(process.env.TEST_DATABASE_URL === undefined)('EVSE statuses acro
       // An update older than the status held is ignored everywhere: A's memory and the store.
       expect((await bulk(a, [{ evse_id: 'DK*FIX*E3', status: 'CHARGING', last_updated: new Date(t0).toISOString() }])).json.meta).toMatchObject({ applied: 0, stale: 1 });
       expect((await call(b, 'PATCH', `${OCPI}/DKFIXE2`, { key: W, body: { status: 'CHARGING', last_updated: new Date(t0).toISOString() } })).status).toBe(200);
-      // A replica that starts now shows what the others hold.
+      // D222: a PUT on A names EVSE E3 by uid U3; a PATCH by that uid on B reaches E3.
+      const recent = (ms: number) => new Date(Date.now() - ms).toISOString();
+      expect((await call(a, 'PUT', `${OCPI}/U3`, { key: W, body: { uid: 'U3', evse_id: 'DK*FIX*E3', status: 'CHARGING', last_updated: recent(30_000) } })).status).toBe(200);
+      await seen(b, FIX2, [0]);
+      const patched = await call(b, 'PATCH', `${OCPI}/U3`, { key: W, body: { status: 'AVAILABLE', last_updated: recent(20_000) } });
+      expect(patched.status, patched.text).toBe(200);
+      await seen(a, FIX2, [1]);
+      // A replica that starts now shows what the others hold, and knows the uid.
       c = await startTestApp({ dataDir: a.dataDir, env });
       await seen(c, FIX1, [1, null]);
       await seen(c, FIX2, [1]);
+      expect((await call(c, 'PATCH', `${OCPI}/U3`, { key: W, body: { status: 'CHARGING', last_updated: recent(10_000) } })).status).toBe(200);
+      await seen(a, FIX2, [0]);
       expect(await counts(a, FIX1)).toEqual([1, null]);
     } finally {
       await c?.stop();

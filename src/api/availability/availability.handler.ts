@@ -72,15 +72,16 @@ function timeOf(lastUpdated: string | undefined, now: number, pointer: string): 
 
 const ocpiOk = (): ApiResponse => json(200, { data: null, status_code: 1000, status_message: 'Success', timestamp: new Date().toISOString() });
 
+export { EvseUids } from '../../domain/stations/live-availability.js';
+
 export function availabilityRoutes(ctx: AppContext): RouteDef[] {
   const live: LiveAvailability | undefined = ctx.liveAvailability;
   if (live === undefined) return [];
   const evses = evseIndexOf(ctx.snapshot, ctx.stations);
   const shared = ctx.live.sharedStatuses;
-  /** `CC*PPP:uid` → EVSE id from PUT bodies (kept across snapshot swaps, D175). */
-  let uids = uidMaps.get(live);
-  if (uids === undefined) uidMaps.set(live, (uids = new EvseUids()));
-  else uids.retain((id) => evses.resolve(id) === id);
+  /** `CC*PPP:uid` → EVSE id from PUT bodies (kept across snapshot swaps, D175; shared by replicas, D222). */
+  const uids = live.uids;
+  uids.retain((id) => evses.resolve(id) === id);
 
   const path = (req: ApiRequest): { party: string; uid: string } => {
     const { country_code: cc, party_id: party, location_id: loc, evse_uid: uid } = req.params;
@@ -109,7 +110,8 @@ export function availabilityRoutes(ctx: AppContext): RouteDef[] {
       live.set(id, body.status, at);
       return ocpiOk();
     };
-    return shared === null ? apply() : shared.write([{ evse_id: id, state: stateOfStatus(body.status), at }]).then(apply);
+    if (shared === null) return apply();
+    return shared.write([{ evse_id: id, state: stateOfStatus(body.status), at, uid: put && body.evse_id !== undefined ? key : null }]).then(apply);
   };
 
   const bulk = (req: ApiRequest): ApiResponse | Promise<ApiResponse> => {
@@ -145,43 +147,5 @@ export function availabilityRoutes(ctx: AppContext): RouteDef[] {
     { method: 'POST', path: '/v1/availability', groups: ['WriteAvailability'], body: true, handler: bulk },
   ];
 }
-
-/**
- * D175: the OCPI uids of EVSEs, at most one per EVSE (a later uid for the same EVSE replaces the
- * earlier one), so the map is bounded by the snapshot's EVSEs however many PUTs arrive; a swap
- * drops the EVSEs the new snapshot does not have.
- */
-export class EvseUids {
-  private readonly byKey = new Map<string, string>();
-  private readonly byId = new Map<string, string>();
-
-  get size(): number {
-    return this.byKey.size;
-  }
-
-  get(key: string): string | undefined {
-    return this.byKey.get(key);
-  }
-
-  set(key: string, id: string): void {
-    const before = this.byId.get(id);
-    if (before !== undefined && before !== key) this.byKey.delete(before);
-    const was = this.byKey.get(key);
-    if (was !== undefined && was !== id) this.byId.delete(was);
-    this.byKey.set(key, id);
-    this.byId.set(id, key);
-  }
-
-  /** Keeps the entries whose EVSE id passes `keep`. */
-  retain(keep: (id: string) => boolean): void {
-    for (const [id, key] of this.byId) {
-      if (keep(id)) continue;
-      this.byId.delete(id);
-      this.byKey.delete(key);
-    }
-  }
-}
-
-const uidMaps = new WeakMap<LiveAvailability, EvseUids>();
 
 const badRequestParam = (parameter: string, title: string): ApiError => new ApiError('BAD_REQUEST', title, { source: { parameter } });

@@ -3,6 +3,7 @@
  * Announced statuses are merged into memory as they arrive (newest per EVSE wins, so order does
  * not matter); when the listening connection opens (start) or is back (a database restart), the
  * stored statuses not older than the TTL are loaded, retried every second until that works.
+ * OCPI uids that PUTs named EVSEs by come along with their statuses (D222).
  */
 import type { Logger } from 'pino';
 import type { LiveAvailability } from '../../domain/stations/live-availability.js';
@@ -36,7 +37,10 @@ export class StatusFollower {
   }
 
   private merge(rows: readonly StatusRow[]): void {
-    for (const r of rows) this.live.merge(r.evse_id, r.state, r.at);
+    for (const r of rows) {
+      this.live.merge(r.evse_id, r.state, r.at);
+      if (r.uid != null) this.live.uids.set(r.uid, r.evse_id);
+    }
     this.merged += rows.length;
   }
 

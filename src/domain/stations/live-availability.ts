@@ -23,8 +23,46 @@ interface Entry {
   at: number;
 }
 
+/**
+ * D175: the OCPI uids of EVSEs, at most one per EVSE (a later uid for the same EVSE replaces the
+ * earlier one), so the map is bounded by the snapshot's EVSEs however many PUTs arrive; a swap
+ * drops the EVSEs the new snapshot does not have.
+ */
+export class EvseUids {
+  private readonly byKey = new Map<string, string>();
+  private readonly byId = new Map<string, string>();
+
+  get size(): number {
+    return this.byKey.size;
+  }
+
+  get(key: string): string | undefined {
+    return this.byKey.get(key);
+  }
+
+  set(key: string, id: string): void {
+    const before = this.byId.get(id);
+    if (before !== undefined && before !== key) this.byKey.delete(before);
+    const was = this.byKey.get(key);
+    if (was !== undefined && was !== id) this.byId.delete(was);
+    this.byKey.set(key, id);
+    this.byId.set(id, key);
+  }
+
+  /** Keeps the entries whose EVSE id passes `keep`. */
+  retain(keep: (id: string) => boolean): void {
+    for (const [id, key] of this.byId) {
+      if (keep(id)) continue;
+      this.byId.delete(id);
+      this.byKey.delete(key);
+    }
+  }
+}
+
 export class LiveAvailability {
   private readonly byEvse = new Map<string, Entry>();
+  /** D175: OCPI `CC*PPP:uid` → EVSE id of PUT bodies; on PostgreSQL also those other replicas took (D222). */
+  readonly uids = new EvseUids();
   /** Updates applied since start (for tests and metrics). */
   applied = 0;
   /** Updates ignored as older than the status held, and updates of EVSEs no snapshot station has (metrics, D120). */

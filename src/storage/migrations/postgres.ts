@@ -11,6 +11,7 @@ import { postgresSql as evseStatuses } from './008_evse_statuses.js';
 import { postgresSql as rateCounts } from './009_rate_counts.js';
 import { postgresSql as attempts } from './010_attempts.js';
 import { postgresSql as snapshotSwaps } from './011_snapshot_swaps.js';
+import { postgresSql as evseUids } from './012_evse_uids.js';
 
 export const CHANNEL = 'cps_live';
 
@@ -187,4 +188,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 9, name: 'rate_counts', sql: rateCounts },
   { version: 10, name: 'attempts', sql: attempts },
   { version: 11, name: 'snapshot_swaps', sql: snapshotSwaps },
+  { version: 12, name: 'evse_uids', sql: evseUids },
 ];
