@@ -90,6 +90,24 @@ describe('POST /v1/ocpi/cdr_cost', () => {
     expect(JSON.parse(bad.stderr).errors[0].source.pointer).toBe('/data/attributes/cdr/start_date_time');
   });
 
+  it('reads an OCPI DateTime without a zone designator as UTC (D141)', async () => {
+    const noZone = (t: string) => t.replace(/Z$/, '');
+    const plain = { ...monday, start_date_time: noZone(monday.start_date_time), end_date_time: noZone(monday.end_date_time), charging_periods: monday.charging_periods.map((p) => ({ ...p, start_date_time: noZone(p.start_date_time) })) };
+    const r = await call(srv, 'POST', PATH, { key: C, body: body({ tariff: complex, cdr: plain, timezone: 'Europe/Paris' }) });
+    const z = await call(srv, 'POST', PATH, { key: C, body: body({ tariff: complex, cdr: monday, timezone: 'Europe/Paris' }) });
+    expect(r.status, r.text).toBe(200);
+    expect(r.json.data.attributes).toEqual(z.json.data.attributes);
+  });
+
+  it('npm run ocpi:cost answers a leap second with the error and exit code 1, not a crash', async () => {
+    const dir = fs.mkdtempSync(path.join(srv.dataDir, 'cli-leap-'));
+    fs.writeFileSync(path.join(dir, 't.json'), JSON.stringify(complex));
+    fs.writeFileSync(path.join(dir, 'c.json'), JSON.stringify({ ...monday, end_date_time: '2024-06-30T23:59:60Z' }));
+    const bad = await promisify(execFile)(process.execPath, [path.join(ROOT, 'dist/src/cli/ocpi-cost.js'), '--tariff', path.join(dir, 't.json'), '--cdr', path.join(dir, 'c.json')]).catch((e) => e);
+    expect(bad.code).toBe(1);
+    expect(JSON.parse(bad.stderr).errors[0].source.pointer).toBe('/data/attributes/cdr/end_date_time');
+  });
+
   it('answers 400 with a pointer for each kind of bad input', async () => {
     const cases: [string, unknown, string][] = [
       ['no tariff', body({ cdr: monday }), '/data/attributes/tariff'],
@@ -106,6 +124,9 @@ describe('POST /v1/ocpi/cdr_cost', () => {
       ['ends before it starts', body({ tariff: complex, cdr: { ...monday, end_date_time: '2024-06-03T09:00:00Z' } }), '/data/attributes/cdr/end_date_time'],
       ['no end', body({ tariff: complex, cdr: { ...monday, end_date_time: undefined } }), '/data/attributes/cdr/end_date_time'],
       ['not a date', body({ tariff: complex, cdr: { ...monday, start_date_time: 'monday' } }), '/data/attributes/cdr/start_date_time'],
+      ['a leap second', body({ tariff: complex, cdr: { ...monday, end_date_time: '2024-06-30T23:59:60Z' } }), '/data/attributes/cdr/end_date_time'],
+      ['a day the month lacks', body({ tariff: complex, cdr: { ...monday, start_date_time: '2024-02-30T09:30:00' } }), '/data/attributes/cdr/start_date_time'],
+      ['a period at a leap second', body({ tariff: complex, cdr: { ...monday, charging_periods: [monday.charging_periods[0], { ...monday.charging_periods[1], start_date_time: '2024-06-03T11:56:60+00:00' }] } }), '/data/attributes/cdr/charging_periods/1/start_date_time'],
       ['unknown time zone', body({ tariff: complex, cdr: monday, timezone: 'Mars/Olympus' }), '/data/attributes/timezone'],
       ['no periods', body({ tariff: complex, cdr: { ...monday, charging_periods: [] } }), '/data/attributes/cdr/charging_periods'],
       ['over 31 days', body({ tariff: complex, cdr: { ...monday, end_date_time: '2024-07-10T00:00:00Z' } }), '/data/attributes/cdr/end_date_time'],

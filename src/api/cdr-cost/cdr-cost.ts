@@ -23,7 +23,27 @@ const num0 = { type: 'number', minimum: 0, maximum: 1e9 } as const;
 const optNum = { type: ['number', 'null'], minimum: 0, maximum: 1e9 } as const;
 const HHMM = { type: ['string', 'null'], pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$' } as const;
 const DATE = { type: ['string', 'null'], pattern: '^[12][0-9]{3}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$' } as const;
-const DATE_TIME = { type: 'string', format: 'date-time' } as const;
+/**
+ * OCPI DateTime: RFC 3339 with or without a zone designator (without one it is UTC, as OCPI
+ * 2.2.1 allows); a reading that is no instant (a leap second `23:59:60`, 30 February) is refused
+ * by `checkCdrCost` with its pointer.
+ */
+const DATE_TIME = { type: 'string', maxLength: 40, pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?(Z|z|[+-][0-9]{2}:[0-9]{2})?$' } as const;
+
+/** An OCPI DateTime as given, with `Z` added when it names no zone (D141). */
+export const utcDateTime = (s: string): string => (/(Z|z|[+-]\d{2}:\d{2})$/.test(s) ? s : `${s}Z`);
+
+/** Milliseconds of an OCPI DateTime, or NaN when it names no instant (leap seconds, days a month lacks). */
+export function ocpiInstant(s: string): number {
+  const t = Date.parse(utcDateTime(s));
+  if (Number.isNaN(t)) return NaN;
+  // Date.parse rolls some impossible readings over (2021-02-30 → 2 March): compare the fields back.
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})/.exec(s)!;
+  const off = /([+-])(\d{2}):(\d{2})$/.exec(s);
+  const local = new Date(t + (off === null ? 0 : (off[1] === '-' ? -1 : 1) * (Number(off[2]) * 60 + Number(off[3])) * 60_000));
+  const same = local.getUTCFullYear() === Number(m[1]) && local.getUTCMonth() + 1 === Number(m[2]) && local.getUTCDate() === Number(m[3]) && local.getUTCHours() === Number(m[4]) && local.getUTCMinutes() === Number(m[5]) && local.getUTCSeconds() === Number(m[6]);
+  return same ? t : NaN;
+}
 const price = { type: ['object', 'null'], required: ['excl_vat'], properties: { excl_vat: num0, incl_vat: optNum } } as const;
 /** CDR dimension types of OCPI 2.2.1 and 2.1.1. */
 export const CDR_DIMENSIONS = [
@@ -153,22 +173,36 @@ export function checkCdrCost(a: CdrCostAttributes, base = A): ErrorObject[] {
   const endText = a.cdr.end_date_time ?? a.cdr.stop_date_time;
   if (endText === undefined) bad('/cdr/end_date_time', 'cdr end_date_time (or stop_date_time for OCPI 2.1.1) is required');
   if (a.cdr.currency !== undefined && a.cdr.currency !== a.tariff.currency) bad('/cdr/currency', `the CDR currency ${a.cdr.currency} differs from the tariff currency ${a.tariff.currency}`);
-  const start = Date.parse(a.cdr.start_date_time);
-  const end = endText === undefined ? NaN : Date.parse(endText);
+  const instant = (text: string, pointer: string): number => {
+    const t = ocpiInstant(text);
+    if (Number.isNaN(t)) bad(pointer, `${text} is not an instant (a leap second, or a day the month does not have)`);
+    return t;
+  };
+  const start = instant(a.cdr.start_date_time, '/cdr/start_date_time');
+  const end = endText === undefined ? NaN : instant(endText, a.cdr.end_date_time !== undefined ? '/cdr/end_date_time' : '/cdr/stop_date_time');
   if (!Number.isNaN(end) && end < start) bad(a.cdr.end_date_time !== undefined ? '/cdr/end_date_time' : '/cdr/stop_date_time', 'the session ends before it starts');
   if (!Number.isNaN(end) && end - start > MAX_SESSION_DAYS * 86_400_000) bad('/cdr/end_date_time', `sessions of at most ${MAX_SESSION_DAYS} days are priced`);
   // The first period may start before the session: real CDRs start it at the whole hour or at
   // the first meter value (D141). Durations still count from the session's start_date_time.
-  const first = Date.parse(a.cdr.charging_periods[0].start_date_time);
+  const first = ocpiInstant(a.cdr.charging_periods[0].start_date_time);
   if (first < start - MAX_LEAD_MS) bad('/cdr/charging_periods/0/start_date_time', 'the first charging period starts more than 24 hours before the session');
   let previous = -Infinity;
   a.cdr.charging_periods.forEach((p, i) => {
-    const t = Date.parse(p.start_date_time);
+    const t = instant(p.start_date_time, `/cdr/charging_periods/${i}/start_date_time`);
     if (t < previous) bad(`/cdr/charging_periods/${i}/start_date_time`, 'charging periods must be in order of start_date_time');
     else if (!Number.isNaN(end) && t > end) bad(`/cdr/charging_periods/${i}/start_date_time`, 'the charging period starts after the session ended');
     previous = Math.max(previous, t);
   });
   return errors;
+}
+
+/** The session to price, every DateTime with its zone (UTC where the CDR named none). */
+function sessionOf(a: CdrCostAttributes): OcpiSessionInput {
+  return {
+    start_date_time: utcDateTime(a.cdr.start_date_time),
+    end_date_time: utcDateTime((a.cdr.end_date_time ?? a.cdr.stop_date_time)!),
+    charging_periods: a.cdr.charging_periods.map((p) => ({ ...p, start_date_time: utcDateTime(p.start_date_time) })),
+  };
 }
 
 export interface CdrCostDocument {
@@ -182,7 +216,7 @@ export function cdrCostDocument(body: unknown): CdrCostDocument {
   if (errors.length > 0) throw ApiError.many(400, errors);
   let r: ReturnType<typeof cdrCost>;
   try {
-    r = cdrCost(a.tariff, { start_date_time: a.cdr.start_date_time, end_date_time: (a.cdr.end_date_time ?? a.cdr.stop_date_time)!, charging_periods: a.cdr.charging_periods }, a.timezone ?? 'UTC');
+    r = cdrCost(a.tariff, sessionOf(a), a.timezone ?? 'UTC');
   } catch (e) {
     if (!(e instanceof CdrTooComplex)) throw e;
     throw ApiError.many(400, [pointerError(`${A}/cdr/charging_periods`, e.message)]);

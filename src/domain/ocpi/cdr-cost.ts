@@ -20,9 +20,11 @@
  * - `step_size`: once per dimension, on its total: the total volume is rounded up to a multiple of
  *   the step of the component that billed the dimension last, the difference billed at that
  *   component's price. The TIME step is dropped when the charging time is followed by parking
- *   priced by an element that also prices TIME (no element switch, D143).
+ *   priced by an element that also prices TIME (no element switch, D143); only noise below the
+ *   precision of the CDR's own volumes is forgiven before rounding up.
  * - VAT per component (`incl = excl × (1 + vat/100)`; no `vat`: no VAT applies, incl = excl).
- * - `min_price`/`max_price` bound the total cost, excluding and including VAT separately.
+ * - `min_price`/`max_price` bound the total cost, excluding and including VAT; a bound given
+ *   excluding VAT only keeps the session's VAT share (D145).
  * - Rounding: every number of the answer is rounded to 4 decimals (OCPI `number` type), from
  *   unrounded sums; nothing is rounded on the way.
  */
@@ -157,7 +159,8 @@ function holds({ r, s, e }: Rule, c: Ctx): boolean {
     if (s !== null && e !== null) {
       if (s < e ? !(m >= s && m < e) : s > e ? !(m >= s || m < e) : false) return false;
     } else if (s !== null && m < s) return false;
-    else if (e !== null && m >= e) return false;
+    // A lone end_time of 00:00 is the end of the day ("to stop at the end of the day use 00:00").
+    else if (e !== null && e !== 0 && m >= e) return false;
   }
   if (r.start_date != null && c.local.date < r.start_date) return false;
   if (r.end_date != null && c.local.date >= r.end_date) return false;
@@ -294,6 +297,35 @@ export function checkBound(tariff: OcpiTariffInput, session: OcpiSessionInput): 
   if (!(costBound(tariff, session) <= MAX_ELEMENT_CHECKS)) {
     throw new CdrTooComplex(`pricing this session under this tariff would take more than ${MAX_ELEMENT_CHECKS} element checks`);
   }
+}
+
+/** Half the last digit of the OCPI `number` type's 4 decimals, in the CDR's units (kWh, hours; D143). */
+export const STEP_FORGIVEN_CDR = 0.5e-4;
+
+type Bound = { excl_vat: number; incl_vat?: number | null } | null | undefined;
+
+/**
+ * The session total within `min_price` and `max_price` (D145): first the minimum, then the
+ * maximum; `excl_vat` bounds the total excluding VAT, `incl_vat` when given the total including
+ * it. A bound given excluding VAT only moves the total including VAT with it, keeping the
+ * session's VAT share (without a total to take the share from, it adds none).
+ */
+export function boundTotal(excl: number, incl: number, min: Bound, max: Bound): { money: Money; bound: CdrCost['price_bound'] } {
+  let bound: CdrCost['price_bound'] = null;
+  const apply = (limit: Bound, kind: 'min_price' | 'max_price'): void => {
+    if (limit == null) return;
+    const outside = (x: number, l: number): boolean => (kind === 'min_price' ? x < l : x > l);
+    if (limit.incl_vat != null) {
+      if (outside(excl, limit.excl_vat)) [excl, bound] = [limit.excl_vat, kind];
+      if (outside(incl, limit.incl_vat)) [incl, bound] = [limit.incl_vat, kind];
+    } else if (outside(excl, limit.excl_vat)) {
+      incl = excl > 0 ? incl * (limit.excl_vat / excl) : limit.excl_vat;
+      [excl, bound] = [limit.excl_vat, kind];
+    }
+  };
+  apply(min, 'min_price');
+  apply(max, 'max_price');
+  return { money: { excl_vat: excl, incl_vat: incl }, bound };
 }
 
 /** Prices a session; the inputs are assumed valid (see `checkCdrCost`). */
@@ -439,7 +471,8 @@ export function cdrCost(tariff: OcpiTariffInput, session: OcpiSessionInput, tz: 
 
   // The TIME step is dropped when the piece after the last charging time is parking priced by an
   // element that also has a TIME component: the element does not switch, only the dimension does,
-  // so there is no element switch to bill the TIME step at (D143).
+  // so there is no element switch to bill the TIME step at (D143). Parking priced by another
+  // element keeps the TIME step: the text's complex example bills 147 charging minutes as 150.
   const timeStepDropped = (at: number): boolean => {
     const next = parkingElementAt[at + 1];
     return next != null && els[next].price_components.some((pc) => pc.type === 'TIME');
@@ -453,9 +486,11 @@ export function cdrCost(tariff: OcpiTariffInput, session: OcpiSessionInput, tz: 
     if (!(step > 0)) continue;
     if (dim === 'TIME' && timeStepDropped(l.at)) continue;
     const total = lines[dim].reduce((x, y) => x + y.units, 0);
-    // A ten-thousandth of a step absorbs the rounding of timestamps (ms) against volumes (hours,
-    // kWh) when a piece's volume is its time share of the period's.
-    const stepped = Math.ceil(total / step - 1e-4) * step;
+    // Only what lies below the CDR's own precision is forgiven (half the last digit of the OCPI
+    // number's 4 decimals: 0.05 Wh, 0.18 s), never a fraction of the step (D143).
+    const forgiven = STEP_FORGIVEN_CDR * UNIT[dim];
+    // (and float noise: a billionth of a step, so that no round volume sits on the threshold)
+    const stepped = Math.ceil((total - forgiven) / step - 1e-9) * step;
     if (stepped > total) stepExtra[dim] = { component: l.component, units: stepped - total };
   }
 
@@ -490,32 +525,25 @@ export function cdrCost(tariff: OcpiTariffInput, session: OcpiSessionInput, tz: 
   const reservationFlat = hasReservation ? flatOf(reservationKind(start, 'FLAT')) : { excl_vat: 0, incl_vat: 0 };
   const reservation: Money = { excl_vat: reservationTimeCost.excl_vat + reservationFlat.excl_vat, incl_vat: reservationTimeCost.incl_vat + reservationFlat.incl_vat };
 
-  let totalExcl = energyCost.excl_vat + timeCost.excl_vat + parkingCost.excl_vat + fixed.excl_vat + reservation.excl_vat;
-  let totalIncl = energyCost.incl_vat + timeCost.incl_vat + parkingCost.incl_vat + fixed.incl_vat + reservation.incl_vat;
-  let bound: CdrCost['price_bound'] = null;
-  const min = tariff.min_price;
-  const max = tariff.max_price;
-  if (min != null) {
-    if (totalExcl < min.excl_vat) [totalExcl, bound] = [min.excl_vat, 'min_price'];
-    if (min.incl_vat != null && totalIncl < min.incl_vat) [totalIncl, bound] = [min.incl_vat, 'min_price'];
-  }
-  if (max != null) {
-    if (totalExcl > max.excl_vat) [totalExcl, bound] = [max.excl_vat, 'max_price'];
-    if (max.incl_vat != null && totalIncl > max.incl_vat) [totalIncl, bound] = [max.incl_vat, 'max_price'];
-  }
+  const total = boundTotal(
+    energyCost.excl_vat + timeCost.excl_vat + parkingCost.excl_vat + fixed.excl_vat + reservation.excl_vat,
+    energyCost.incl_vat + timeCost.incl_vat + parkingCost.incl_vat + fixed.incl_vat + reservation.incl_vat,
+    tariff.min_price,
+    tariff.max_price,
+  );
 
   const billedVolume = (dim: Billed): number => withStep(dim).reduce((x, y) => x + y.units, 0) / UNIT[dim];
   const r4 = (x: number): number => Math.round(x * 1e4) / 1e4 + 0;
   const m4 = (m: Money): Money => ({ excl_vat: r4(m.excl_vat), incl_vat: r4(m.incl_vat) });
   return {
-    total_cost: m4({ excl_vat: totalExcl, incl_vat: totalIncl }),
+    total_cost: m4(total.money),
     total_energy_cost: m4(energyCost),
     total_time_cost: m4(timeCost),
     total_parking_time_cost: m4(parkingCost),
     total_fixed_cost: m4(fixed),
     total_reservation_cost: m4(reservation),
     billed: { energy: r4(billedVolume('ENERGY')), time: r4(billedVolume('TIME')), parking_time: r4(billedVolume('PARKING_TIME')), reservation_time: r4(billedVolume('RESERVATION_TIME')) },
-    price_bound: bound,
+    price_bound: total.bound,
     periods: out,
   };
 }

@@ -24,6 +24,10 @@ import { energyAt, type ChargeSession } from './charging.js';
 import type { Conversion } from './currency.js';
 import type { PlanScratch, PriceResults } from './scratch.js';
 
+/** OCPI step_size forgiveness in charge prices' units, as cdr_cost's (half of 0.0001 kWh, of 0.0001 h in minutes; D143). */
+export const STEP_FORGIVEN_KWH = 0.5e-4;
+export const STEP_FORGIVEN_MINUTES = 0.5e-4 * 60;
+
 const DIM_SESSION: typeof Catalog.DIM_SESSION = 0;
 const DIM_KWH: typeof Catalog.DIM_KWH = 1;
 const DIM_MINUTE: typeof Catalog.DIM_MINUTE = 2;
@@ -214,7 +218,8 @@ function sweep(
     const o = listO[last];
     const inc = data[o + SEG_INC];
     if (inc > 0 && qty > 0) {
-      const extra = Math.ceil(qty / inc - 1e-9) * inc - qty;
+      // Forgiven below the increment: what a CDR's 4 decimals cannot tell (0.05 Wh, 0.18 s; D143).
+      const extra = Math.ceil((qty - (energyMode ? STEP_FORGIVEN_KWH : STEP_FORGIVEN_MINUTES)) / inc - 1e-9) * inc - qty;
       if (extra > 0) {
         let c = data[o + SEG_PRICE] * extra;
         const cur = data[o + SEG_CUR];

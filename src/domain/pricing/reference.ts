@@ -16,6 +16,7 @@ import type {
   TariffInput,
   TariffLevel,
 } from './model.js';
+import { STEP_FORGIVEN_KWH, STEP_FORGIVEN_MINUTES } from './first-match.js';
 
 export interface ReferenceStation {
   id: string | null;
@@ -365,8 +366,8 @@ function firstMatchPrice(
     }
     if (last && last.seg.billing_increment && qty > 0) {
       const inc = last.seg.billing_increment;
-      const extra = Math.ceil(qty / inc - 1e-9) * inc - qty;
-      cost += convert(last.seg.price * extra, last.seg, last.owner);
+      const extra = Math.ceil((qty - (dim === 'minute' ? STEP_FORGIVEN_MINUTES : STEP_FORGIVEN_KWH)) / inc - 1e-9) * inc - qty;
+      if (extra > 0) cost += convert(last.seg.price * extra, last.seg, last.owner);
     }
     costs[dim] = cost;
   }

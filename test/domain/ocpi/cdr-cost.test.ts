@@ -272,3 +272,39 @@ describe('the cost bound counted before any cut (D172)', () => {
     }
   });
 });
+
+describe('where the text decides (D141, D142, D143, D145)', () => {
+  const at = '2024-06-03T15:00:00Z';
+  const energy = (step: number, vat?: number): OcpiTariffInput => ({ currency: 'EUR', elements: [{ price_components: [{ type: 'ENERGY', price: 0.5, step_size: step, ...(vat === undefined ? {} : { vat }) }] }] });
+
+  it('rounds real volume up to the step, forgiving only what the CDR’s 4 decimals cannot tell', () => {
+    // 10.0001 kWh with a 1 kWh step: 11 kWh (a ten-thousandth of the step forgave it before).
+    expect(price(energy(1000), session(at, [[0, { ENERGY: 10.0001, TIME: 1 }]], 60)).billed.energy).toBe(11);
+    // Float noise and what lies below 4 decimals is not a step: 10 kWh.
+    expect(price(energy(1000), session(at, [[0, { ENERGY: 10.000000000001, TIME: 1 }]], 60)).billed.energy).toBe(10);
+    expect(price(energy(1000), session(at, [[0, { ENERGY: 10.00004, TIME: 1 }]], 60)).billed.energy).toBe(10);
+    // 10 minutes written with 4 decimals of an hour (0.1667 h = 600.12 s) and a 5-minute step: 10 minutes.
+    const time: OcpiTariffInput = { currency: 'EUR', elements: [{ price_components: [{ type: 'TIME', price: 6, step_size: 300 }] }] };
+    expect(price(time, session(at, [[0, { TIME: 0.1667 }]], 10)).billed.time).toBe(0.1667);
+    expect(price(time, session(at, [[0, { TIME: 0.1667 }]], 10)).total_time_cost.excl_vat).toBe(1.0002);
+    // A step of 999,999,999 Wh is applied, not silently dropped.
+    expect(price(energy(999_999_999), session(at, [[0, { ENERGY: 5, TIME: 1 }]], 60)).billed.energy).toBe(999_999.999);
+  });
+
+  it('takes a lone end_time of 00:00 as the end of the day', () => {
+    const t: OcpiTariffInput = { currency: 'EUR', elements: [{ price_components: [{ type: 'ENERGY', price: 0.5, step_size: 1 }], restrictions: { end_time: '00:00' } }] };
+    expect(price(t, session(at, [[0, { ENERGY: 10, TIME: 1 }]], 60)).total_energy_cost.excl_vat).toBe(5);
+  });
+
+  it('bounds the total including VAT with a bound given excluding VAT only, at the session’s VAT share', () => {
+    const max = { ...energy(1, 10), max_price: { excl_vat: 2.25 } };
+    expect(price(max, session(at, [[0, { ENERGY: 10, TIME: 1 }]], 60))).toMatchObject({ total_cost: { excl_vat: 2.25, incl_vat: 2.475 }, price_bound: 'max_price' });
+    const min = { ...energy(1, 10), min_price: { excl_vat: 8 } };
+    expect(price(min, session(at, [[0, { ENERGY: 10, TIME: 1 }]], 60)).total_cost).toEqual({ excl_vat: 8, incl_vat: 8.8 });
+    // Nothing to take a share from: the bound adds no VAT.
+    expect(price(min, session(at, [[0, { PARKING_TIME: 1 }]], 60)).total_cost).toEqual({ excl_vat: 8, incl_vat: 8 });
+    // A bound with incl_vat keeps bounding each total by its own value.
+    const both = { ...energy(1, 10), max_price: { excl_vat: 2.25, incl_vat: 2.3 } };
+    expect(price(both, session(at, [[0, { ENERGY: 10, TIME: 1 }]], 60)).total_cost).toEqual({ excl_vat: 2.25, incl_vat: 2.3 });
+  });
+});

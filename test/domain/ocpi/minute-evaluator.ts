@@ -129,7 +129,7 @@ function active(rs: OcpiRestrictions | null | undefined, clock: Clock, second: n
     const inside = from < to ? m >= from && m < to : m >= from || m < to;
     if (!inside) return false;
   } else if (from !== null && to === null && m < from) return false;
-  else if (to !== null && from === null && m >= to) return false;
+  else if (to !== null && from === null && to !== 0 && m >= to) return false; // a lone 00:00 ends the day
   if (rs.start_date && clock.date < rs.start_date) return false;
   if (rs.end_date && clock.date >= rs.end_date) return false;
   if (rs.day_of_week && rs.day_of_week.length > 0 && !rs.day_of_week.includes(clock.day)) return false;
@@ -202,14 +202,16 @@ export function minuteCost(tariff: OcpiTariffInput, runs: Run[], start: number, 
     totalExcl += flat[1].price;
     totalIncl += flat[1].price * (1 + (flat[1].vat ?? 0) / 100);
   }
-  const { min_price: min, max_price: max } = tariff;
-  if (min) {
-    totalExcl = Math.max(totalExcl, min.excl_vat);
-    if (min.incl_vat != null) totalIncl = Math.max(totalIncl, min.incl_vat);
-  }
-  if (max) {
-    totalExcl = Math.min(totalExcl, max.excl_vat);
-    if (max.incl_vat != null) totalIncl = Math.min(totalIncl, max.incl_vat);
-  }
+  // Bounds: excl and incl each by their own value; a bound without incl_vat moves incl with excl
+  // at the session's VAT share (none without a total to take it from).
+  const limit = (b: typeof tariff.min_price, lower: boolean): void => {
+    if (!b) return;
+    const moved = lower ? Math.max(totalExcl, b.excl_vat) : Math.min(totalExcl, b.excl_vat);
+    if (b.incl_vat != null) totalIncl = lower ? Math.max(totalIncl, b.incl_vat) : Math.min(totalIncl, b.incl_vat);
+    else if (moved !== totalExcl) totalIncl = totalExcl > 0 ? (totalIncl / totalExcl) * moved : moved;
+    totalExcl = moved;
+  };
+  limit(tariff.min_price, true);
+  limit(tariff.max_price, false);
   return { excl: totalExcl, incl: totalIncl };
 }
