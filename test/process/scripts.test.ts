@@ -52,6 +52,7 @@ const ELSEWHERE: Record<string, string> = {
   'test:cluster': '.ci/run',
   fuzz: '.ci/run (short mode)',
   'test:crash': '.ci/run (short mode)',
+  'test:ocpi-diff': '.ci/run (short mode, OCPI_DIFF_CASES=10000)',
   'test:install': '.ci/run',
   'test:deploy': '.ci/run',
   'test:browser': '.ci/run',

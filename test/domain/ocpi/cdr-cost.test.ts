@@ -239,10 +239,13 @@ describe('the ocpi-tariffs-py fixtures', () => {
   }
 });
 
+/** Seeded cases against the second-by-second evaluator: 2,000 in `npm test`, more with OCPI_DIFF_CASES (`npm run test:ocpi-diff`: 50,000). */
+const DIFF_CASES = Number(process.env.OCPI_DIFF_CASES ?? 2000);
+
 describe('against a minute-by-minute evaluator', () => {
-  it('agrees on 400 seeded random tariffs and sessions', () => {
+  it(`agrees on ${DIFF_CASES} seeded random tariffs and sessions`, () => {
     let compared = 0;
-    for (let seed = 1; seed <= 400; seed++) {
+    for (let seed = 1; seed <= DIFF_CASES; seed++) {
       const c = randomCase(seed);
       const got = cdrCost(c.tariff, c.session, c.timezone);
       const want = minuteCost(c.tariff, c.minutes, c.start, c.timezone);
@@ -252,7 +255,7 @@ describe('against a minute-by-minute evaluator', () => {
       expect(Math.abs(got.total_cost.incl_vat - want.incl), msg).toBeLessThanOrEqual(0.00005 + 1e-9);
       compared++;
     }
-    expect(compared).toBe(400);
+    expect(compared).toBe(DIFF_CASES);
   });
 });
 
