@@ -76,19 +76,32 @@ export interface CdrCost {
 }
 
 
-/** Local calendar parts of an instant in a time zone. */
+/** Local calendar parts of an instant in a time zone: day number (days since 1970-01-01), minute of the day, weekday (0 Sunday). */
 interface Local {
-  date: string;
+  day: number;
   minutes: number;
-  dow: string;
+  dow: number;
 }
 
 const WEEKDAYS = ['SUNDAY', 'MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY'];
 
-/** Calendar parts of a local clock reading given as ms (UTC getters on local ms). */
+/** Calendar parts of a local clock reading given as ms: arithmetic only, no Date or string. */
 function localAt(localMs: number): Local {
-  const d = new Date(localMs);
-  return { date: d.toISOString().slice(0, 10), minutes: d.getUTCHours() * 60 + d.getUTCMinutes(), dow: WEEKDAYS[d.getUTCDay()] };
+  const day = Math.floor(localMs / 86_400_000);
+  // 1970-01-01 was a Thursday (4).
+  return { day, minutes: Math.floor((localMs - day * 86_400_000) / 60_000), dow: (((day + 4) % 7) + 7) % 7 };
+}
+
+/** Day number of a validated `YYYY-MM-DD` date (restrictions' start_date, end_date): days from civil, no Date. */
+export function dayOf(date: string): number {
+  let y = digit(date, 0) * 1000 + digit(date, 1) * 100 + digit(date, 2) * 10 + digit(date, 3);
+  const m = digit(date, 5) * 10 + digit(date, 6);
+  const d = digit(date, 8) * 10 + digit(date, 9);
+  y -= m <= 2 ? 1 : 0;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5) + d - 1;
+  return era * 146_097 + yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy - 719_468;
 }
 
 /** The local clock of a zone, from its offset tables (no Intl per reading, D224). */
@@ -106,7 +119,10 @@ export function isTimeZone(tz: string): boolean {
   }
 }
 
-const hhmm = (s: string): number => Number(s.slice(0, 2)) * 60 + Number(s.slice(3, 5));
+/** Digit `i` of a validated string (character codes: no substring is made). */
+const digit = (s: string, i: number): number => s.charCodeAt(i) - 48;
+/** Minutes of a validated `HH:MM`. */
+const hhmm = (s: string): number => (digit(s, 0) * 10 + digit(s, 1)) * 60 + digit(s, 3) * 10 + digit(s, 4);
 
 interface Ctx {
   local: Local;
@@ -121,9 +137,26 @@ interface Rule {
   r: OcpiRestrictions | null | undefined;
   s: number | null;
   e: number | null;
+  /** Day numbers of start_date and end_date; weekdays as a bit mask (bit 0 Sunday; 0: every day). */
+  from: number | null;
+  until: number | null;
+  days: number;
 }
 
-function holds({ r, s, e }: Rule, c: Ctx): boolean {
+function ruleOf(r: OcpiRestrictions | null | undefined): Rule {
+  let days = 0;
+  for (const d of r?.day_of_week ?? []) days |= 1 << WEEKDAYS.indexOf(d);
+  return {
+    r,
+    s: r?.start_time != null ? hhmm(r.start_time) : null,
+    e: r?.end_time != null ? hhmm(r.end_time) : null,
+    from: r?.start_date != null ? dayOf(r.start_date) : null,
+    until: r?.end_date != null ? dayOf(r.end_date) : null,
+    days,
+  };
+}
+
+function holds({ r, s, e, from, until, days }: Rule, c: Ctx): boolean {
   if (!r) return true;
   if (s !== null || e !== null) {
     const m = c.local.minutes;
@@ -133,8 +166,8 @@ function holds({ r, s, e }: Rule, c: Ctx): boolean {
     // A lone end_time of 00:00 is the end of the day ("to stop at the end of the day use 00:00").
     else if (e !== null && e !== 0 && m >= e) return false;
   }
-  if (r.start_date != null && c.local.date < r.start_date) return false;
-  if (r.end_date != null && c.local.date >= r.end_date) return false;
+  if (from !== null && c.local.day < from) return false;
+  if (until !== null && c.local.day >= until) return false;
   if (r.min_kwh != null && !(c.kwhBefore >= r.min_kwh - 1e-12)) return false;
   if (r.max_kwh != null && !(c.kwhBefore < r.max_kwh - 1e-12)) return false;
   if (r.min_duration != null && !(c.durationS >= r.min_duration - 1e-9)) return false;
@@ -143,7 +176,7 @@ function holds({ r, s, e }: Rule, c: Ctx): boolean {
   if (r.max_current != null && !(c.current !== null && c.current < r.max_current)) return false;
   if (r.min_power != null && !(c.power !== null && c.power >= r.min_power)) return false;
   if (r.max_power != null && !(c.power !== null && c.power < r.max_power)) return false;
-  if (r.day_of_week != null && r.day_of_week.length > 0 && !r.day_of_week.includes(c.local.dow)) return false;
+  if (days !== 0 && (days & (1 << c.local.dow)) === 0) return false;
   return true;
 }
 
@@ -308,11 +341,7 @@ export function cdrCost(tariff: OcpiTariffInput, session: OcpiSessionInput, tz: 
   const tEnd = Date.parse(session.end_date_time);
   const periods = session.charging_periods;
   const els = tariff.elements;
-  const rules: Rule[] = els.map((e) => ({
-    r: e.restrictions,
-    s: e.restrictions?.start_time != null ? hhmm(e.restrictions.start_time) : null,
-    e: e.restrictions?.end_time != null ? hhmm(e.restrictions.end_time) : null,
-  }));
+  const rules: Rule[] = els.map((e) => ruleOf(e.restrictions));
 
   // Local time-of-day boundaries (minutes) where any element can switch, plus midnight.
   const todSet = new Set<number>([0]);
@@ -376,15 +405,17 @@ export function cdrCost(tariff: OcpiTariffInput, session: OcpiSessionInput, tz: 
   let kwh = 0;
   let seq = 0;
 
-  const pick = (type: DimensionName, c: Ctx, reservation: OcpiRestrictions['reservation'] | null): { index: number; component: OcpiComponent } | null => {
-    for (let i = 0; i < els.length; i++) {
-      const e = els[i];
-      const res = e.restrictions?.reservation ?? null;
-      if (res !== reservation) continue;
-      const comp = e.price_components.find((pc) => pc.type === type);
-      if (comp === undefined) continue;
-      if (holds(rules[i], c)) return { index: i, component: comp };
+  // Per dimension, the elements that have a component of it (index, component, reservation kind), in list order.
+  const byDim = new Map<DimensionName, { index: number; component: OcpiComponent; reservation: OcpiRestrictions['reservation'] | null }[]>();
+  els.forEach((e, index) => {
+    for (const component of e.price_components) {
+      let list = byDim.get(component.type);
+      if (list === undefined) byDim.set(component.type, (list = []));
+      if (!list.some((x) => x.index === index)) list.push({ index, component, reservation: e.restrictions?.reservation ?? null });
     }
+  });
+  const pick = (type: DimensionName, c: Ctx, reservation: OcpiRestrictions['reservation'] | null): { index: number; component: OcpiComponent } | null => {
+    for (const hit of byDim.get(type) ?? []) if (hit.reservation === reservation && holds(rules[hit.index], c)) return hit;
     return null;
   };
   const reservationKind = (c: Ctx, type: DimensionName): { index: number; component: OcpiComponent } | null =>

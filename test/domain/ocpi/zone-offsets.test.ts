@@ -41,3 +41,13 @@ describe('zone offset tables (D224)', () => {
     }
   });
 });
+
+describe('day numbers of restriction dates (D224)', () => {
+  it('equal Date.UTC for every day of 1900–2100', async () => {
+    const { dayOf } = await import('../../../src/domain/ocpi/cdr-cost.js');
+    for (let t = Date.UTC(1900, 0, 1); t <= Date.UTC(2100, 11, 31); t += 86_400_000) {
+      const iso = new Date(t).toISOString().slice(0, 10);
+      if (dayOf(iso) !== t / 86_400_000) expect(dayOf(iso), iso).toBe(t / 86_400_000);
+    }
+  });
+});
