@@ -69,7 +69,7 @@ function yearTable(tz: string, year: number): YearTable {
   let years = tables.get(tz);
   if (years === undefined) {
     if (tables.size >= MAX_ZONES) tables.clear();
-    tables.set(tz, (years = new Map()));
+    tables.set(tz, (years = new Map<number, YearTable>()));
   }
   let t = years.get(year);
   if (t === undefined) years.set(year, (t = buildYear(tz, year)));
