@@ -335,41 +335,96 @@ export function boundTotal(excl: number, incl: number, min: Bound, max: Bound): 
 /** Prices a session; the inputs are assumed valid (see `checkCdrCost`). */
 export function cdrCost(tariff: OcpiTariffInput, session: OcpiSessionInput, tz: string): CdrCost {
   checkBound(tariff, session);
-  const offset = zoneOffset(tz);
-  const clock = localClock(offset);
-  const t0 = Date.parse(session.start_date_time);
-  const tEnd = Date.parse(session.end_date_time);
-  const periods = session.charging_periods;
-  const els = tariff.elements;
-  const rules: Rule[] = els.map((e) => ruleOf(e.restrictions));
+  const pricer = new Pricer(tariff, session, tz);
+  for (let k = 0; k < session.charging_periods.length; k++) pricer.pricePeriod(k);
+  return pricer.result();
+}
 
-  // Local time-of-day boundaries (minutes) where any element can switch, plus midnight.
-  const todSet = new Set<number>([0]);
-  const durations = new Set<number>();
-  const kwhs = new Set<number>();
-  for (const e of els) {
-    const r = e.restrictions;
-    if (!r) continue;
-    if (r.start_time != null) todSet.add(hhmm(r.start_time));
-    if (r.end_time != null) todSet.add(hhmm(r.end_time));
-    if (r.min_duration != null) durations.add(r.min_duration);
-    if (r.max_duration != null) durations.add(r.max_duration);
-    if (r.min_kwh != null) kwhs.add(r.min_kwh);
-    if (r.max_kwh != null) kwhs.add(r.max_kwh);
+const BILLED = ['ENERGY', 'TIME', 'PARKING_TIME', 'RESERVATION_TIME'] as const;
+const NO_MONEY: Money = { excl_vat: 0, incl_vat: 0 };
+/** More than any offset change: the slack of a window whose offset is not steady. */
+const OFFSET_SLACK_MS = 3 * 3_600_000;
+
+type Hit = { index: number; component: OcpiComponent };
+
+/** One session under one tariff: the tariff's restrictions prepared once, then period by period (D141–D145). */
+class Pricer {
+  private readonly offset: (ms: number) => number;
+  private readonly clock: (ms: number) => Local;
+  private readonly t0: number;
+  private readonly tEnd: number;
+  private readonly periods: OcpiPeriod[];
+  private readonly els: OcpiTariffInput['elements'];
+  private readonly rules: Rule[];
+  /** Local times of day (minutes, sorted) where any element can switch, midnight included. */
+  private readonly tods: number[];
+  private readonly durations = new Set<number>();
+  private readonly kwhs = new Set<number>();
+  /** Per dimension, the elements that have a component of it, in list order. */
+  private readonly byDim = new Map<DimensionName, (Hit & { reservation: OcpiRestrictions['reservation'] | null })[]>();
+  private readonly hasCharging: boolean;
+  private readonly lines: Record<Billed, Line[]> = { ENERGY: [], TIME: [], PARKING_TIME: [], RESERVATION_TIME: [] };
+  private readonly last: Partial<Record<Billed, { component: OcpiComponent; at: number }>> = {};
+  /** Per billed piece (in order), the element that priced PARKING_TIME in it (for the TIME step). */
+  private readonly parkingElementAt: (number | null)[] = [];
+  private readonly out: PeriodPricing[] = [];
+  private kwh = 0;
+  private seq = 0;
+
+  constructor(
+    private readonly tariff: OcpiTariffInput,
+    session: OcpiSessionInput,
+    tz: string,
+  ) {
+    this.offset = zoneOffset(tz);
+    this.clock = localClock(this.offset);
+    this.t0 = Date.parse(session.start_date_time);
+    this.tEnd = Date.parse(session.end_date_time);
+    this.periods = session.charging_periods;
+    this.els = tariff.elements;
+    this.rules = this.els.map((e) => ruleOf(e.restrictions));
+    const todSet = new Set<number>([0]);
+    for (const e of this.els) {
+      const r = e.restrictions;
+      if (!r) continue;
+      if (r.start_time != null) todSet.add(hhmm(r.start_time));
+      if (r.end_time != null) todSet.add(hhmm(r.end_time));
+      for (const d of [r.min_duration, r.max_duration]) if (d != null) this.durations.add(d);
+      for (const q of [r.min_kwh, r.max_kwh]) if (q != null) this.kwhs.add(q);
+    }
+    this.tods = [...todSet].sort((x, y) => x - y);
+    this.els.forEach((e, index) => {
+      for (const component of e.price_components) {
+        let list = this.byDim.get(component.type);
+        if (list === undefined) this.byDim.set(component.type, (list = []));
+        if (!list.some((x) => x.index === index)) list.push({ index, component, reservation: e.restrictions?.reservation ?? null });
+      }
+    });
+    this.hasCharging = this.periods.some((p) => volumeOf(p, 'ENERGY') > 0 || volumeOf(p, 'TIME') > 0 || volumeOf(p, 'PARKING_TIME') > 0);
   }
-  const tods = [...todSet].sort((x, y) => x - y);
-  const SLACK = 3 * 3_600_000; // more than any offset change
+
+  /** The first element with a component of `type` whose restrictions hold (D142). */
+  private pick(type: DimensionName, c: Ctx, reservation: OcpiRestrictions['reservation'] | null): Hit | null {
+    for (const hit of this.byDim.get(type) ?? []) if (hit.reservation === reservation && holds(this.rules[hit.index], c)) return hit;
+    return null;
+  }
+
+  /** Reservation time and fees: RESERVATION_EXPIRES elements first when nothing follows the reservation (D144). */
+  private reservationKind(c: Ctx, type: DimensionName): Hit | null {
+    return (!this.hasCharging ? this.pick(type, c, 'RESERVATION_EXPIRES') : null) ?? this.pick(type, c, 'RESERVATION');
+  }
 
   /**
    * Instants strictly inside (a, b) where a local time of day in `tods` falls. `steady` is the
    * offset when it is the same at a and b and the window is at most a week (no zone changes its
    * offset twice in a week): then local = UTC + offset throughout, with no look-ups.
    */
-  function todCuts(a: number, b: number, steady: number | null): number[] {
+  private todCuts(a: number, b: number, steady: number | null): number[] {
+    const { tods, offset } = this;
     const out: number[] = [];
     // The local clock readings the window can show (with slack for an offset change inside it).
-    const la = steady !== null ? a + steady : a + offset(a) - SLACK;
-    const lb = steady !== null ? b + steady : b + offset(b) + SLACK;
+    const la = steady !== null ? a + steady : a + offset(a) - OFFSET_SLACK_MS;
+    const lb = steady !== null ? b + steady : b + offset(b) + OFFSET_SLACK_MS;
     for (let d = Math.floor(la / 86_400_000); d * 86_400_000 <= lb; d++) {
       const day = d * 86_400_000;
       let lo = 0;
@@ -383,170 +438,151 @@ export function cdrCost(tariff: OcpiTariffInput, session: OcpiSessionInput, tz: 
       for (let i = lo; i < tods.length; i++) {
         const localMs = day + tods[i] * 60_000;
         if (localMs > lb) break;
-        let u: number;
-        if (steady !== null) u = localMs - steady;
-        else {
-          // Local → UTC: subtract the offset, settled twice across offset changes.
-          u = localMs - offset(localMs);
-          u = localMs - offset(u);
-        }
+        // Local → UTC: subtract the offset, settled twice across offset changes.
+        const u = steady !== null ? localMs - steady : localMs - offset(localMs - offset(localMs));
         if (u > a && u < b) out.push(u);
       }
     }
     return out;
   }
 
-  const hasCharging = periods.some((p) => volumeOf(p, 'ENERGY') > 0 || volumeOf(p, 'TIME') > 0 || volumeOf(p, 'PARKING_TIME') > 0);
-  const lines: Record<Billed, Line[]> = { ENERGY: [], TIME: [], PARKING_TIME: [], RESERVATION_TIME: [] };
-  const last: Partial<Record<Billed, { component: OcpiComponent; at: number }>> = {};
-  // Per billed piece (in order), the elements that priced PARKING_TIME in it (for the TIME step).
-  const parkingElementAt: (number | null)[] = [];
-  const out: PeriodPricing[] = [];
-  let kwh = 0;
-  let seq = 0;
-
-  // Per dimension, the elements that have a component of it (index, component, reservation kind), in list order.
-  const byDim = new Map<DimensionName, { index: number; component: OcpiComponent; reservation: OcpiRestrictions['reservation'] | null }[]>();
-  els.forEach((e, index) => {
-    for (const component of e.price_components) {
-      let list = byDim.get(component.type);
-      if (list === undefined) byDim.set(component.type, (list = []));
-      if (!list.some((x) => x.index === index)) list.push({ index, component, reservation: e.restrictions?.reservation ?? null });
+  /**
+   * The cuts of a period as sorted fractions of it, 0 and 1 included: time restrictions cut where
+   * their instant falls, kWh limits where the energy so far reaches them (energy spread evenly over
+   * the period; a period without duration is cut by energy alone).
+   */
+  private boundsOf(a: number, b: number, energy: number, steady: number | null): number[] {
+    const cuts = new Set<number>();
+    if (b > a) {
+      for (const u of this.todCuts(a, b, steady)) cuts.add((u - a) / (b - a));
+      for (const d of this.durations) {
+        const u = this.t0 + d * 1000;
+        if (u > a && u < b) cuts.add((u - a) / (b - a));
+      }
     }
-  });
-  const pick = (type: DimensionName, c: Ctx, reservation: OcpiRestrictions['reservation'] | null): { index: number; component: OcpiComponent } | null => {
-    for (const hit of byDim.get(type) ?? []) if (hit.reservation === reservation && holds(rules[hit.index], c)) return hit;
-    return null;
-  };
-  const reservationKind = (c: Ctx, type: DimensionName): { index: number; component: OcpiComponent } | null =>
-    (!hasCharging ? pick(type, c, 'RESERVATION_EXPIRES') : null) ?? pick(type, c, 'RESERVATION');
+    if (energy > 0) for (const q of this.kwhs) if (q > this.kwh && q < this.kwh + energy) cuts.add((q - this.kwh) / energy);
+    return [0, ...[...cuts].sort((x, y) => x - y), 1];
+  }
 
-  for (let k = 0; k < periods.length; k++) {
+  /** Prices period `k` piece by piece: each piece at its start, by the first matching element per dimension. */
+  pricePeriod(k: number): void {
+    const { periods, els } = this;
     const p = periods[k];
     const a = Date.parse(p.start_date_time);
-    const b = k + 1 < periods.length ? Date.parse(periods[k + 1].start_date_time) : tEnd;
+    const b = k + 1 < periods.length ? Date.parse(periods[k + 1].start_date_time) : this.tEnd;
     const energy = volumeOf(p, 'ENERGY');
     const vols: Record<Billed, number> = { ENERGY: energy, TIME: volumeOf(p, 'TIME'), PARKING_TIME: volumeOf(p, 'PARKING_TIME'), RESERVATION_TIME: volumeOf(p, 'RESERVATION_TIME') };
     const current = firstOf(p, ['CURRENT', 'MAX_CURRENT', 'MIN_CURRENT']);
     const power = firstOf(p, ['POWER', 'MAX_POWER', 'MIN_POWER']);
-    // Cuts inside the period.
-    // Cuts inside the period, as fractions of it: time restrictions cut where their instant falls,
-    // kWh limits where the energy so far reaches them (energy spread evenly over the period; a
-    // period without duration is cut by energy alone).
-    const cuts = new Set<number>();
-    const offA = offset(a);
-    const steady = b - a <= 7 * 86_400_000 && offset(b) === offA ? offA : null;
-    if (b > a) {
-      for (const u of todCuts(a, b, steady)) cuts.add((u - a) / (b - a));
-      for (const d of durations) {
-        const u = t0 + d * 1000;
-        if (u > a && u < b) cuts.add((u - a) / (b - a));
-      }
-    }
-    if (energy > 0) {
-      for (const q of kwhs) if (q > kwh && q < kwh + energy) cuts.add((q - kwh) / energy);
-    }
-    const bounds = [0, ...[...cuts].sort((x, y) => x - y), 1];
+    const offA = this.offset(a);
+    const steady = b - a <= 7 * 86_400_000 && this.offset(b) === offA ? offA : null;
+    const bounds = this.boundsOf(a, b, energy, steady);
     const pricing: PeriodPricing = { start_date_time: p.start_date_time, elements: {} };
     for (let s = 0; s + 1 < bounds.length; s++) {
       const f = bounds[s];
       const share = bounds[s + 1] - f;
       const sa = a + f * Math.max(0, b - a);
-      const c: Ctx = { local: steady !== null ? localAt(sa + steady) : clock(sa), durationS: (sa - t0) / 1000, kwhBefore: kwh + energy * f, current, power };
-      const at = ++seq;
+      const c: Ctx = { local: steady !== null ? localAt(sa + steady) : this.clock(sa), durationS: (sa - this.t0) / 1000, kwhBefore: this.kwh + energy * f, current, power };
+      const at = ++this.seq;
       if (at * els.length > MAX_ELEMENT_CHECKS) throw new CdrTooComplex(`the session cuts into more than ${Math.floor(MAX_ELEMENT_CHECKS / els.length)} pieces under this tariff`);
-      parkingElementAt[at] = null;
-      for (const dim of ['ENERGY', 'TIME', 'PARKING_TIME', 'RESERVATION_TIME'] as const) {
+      this.parkingElementAt[at] = null;
+      for (const dim of BILLED) {
         const v = vols[dim] * share;
         if (!(v > 0)) continue;
-        const hit = dim === 'RESERVATION_TIME' ? reservationKind(c, 'TIME') : pick(dim, c, null);
+        const hit = dim === 'RESERVATION_TIME' ? this.reservationKind(c, 'TIME') : this.pick(dim, c, null);
         if (hit === null) continue;
-        lines[dim].push({ component: hit.component, units: v * UNIT[dim] });
-        last[dim] = { component: hit.component, at };
-        if (dim === 'PARKING_TIME') parkingElementAt[at] = hit.index;
+        this.lines[dim].push({ component: hit.component, units: v * UNIT[dim] });
+        this.last[dim] = { component: hit.component, at };
+        if (dim === 'PARKING_TIME') this.parkingElementAt[at] = hit.index;
         if (pricing.elements[dim] === undefined) pricing.elements[dim] = hit.index;
       }
     }
-    out.push(pricing);
-    kwh += energy;
+    this.out.push(pricing);
+    this.kwh += energy;
   }
 
-  // The TIME step is dropped when the piece after the last charging time is parking priced by an
-  // element that also has a TIME component: the element does not switch, only the dimension does,
-  // so there is no element switch to bill the TIME step at (D143). Parking priced by another
-  // element keeps the TIME step: the text's complex example bills 147 charging minutes as 150.
-  const timeStepDropped = (at: number): boolean => {
-    const next = parkingElementAt[at + 1];
-    return next != null && els[next].price_components.some((pc) => pc.type === 'TIME');
-  };
-  // step_size on each dimension's total, at the component that billed it last.
-  const stepExtra: Partial<Record<Billed, Line>> = {};
-  for (const dim of ['ENERGY', 'TIME', 'PARKING_TIME', 'RESERVATION_TIME'] as const) {
-    const l = last[dim];
-    if (l === undefined) continue;
-    const step = l.component.step_size ?? 0;
-    if (!(step > 0)) continue;
-    if (dim === 'TIME' && timeStepDropped(l.at)) continue;
-    const total = lines[dim].reduce((x, y) => x + y.units, 0);
-    // Only what lies below the CDR's own precision is forgiven (half the last digit of the OCPI
-    // number's 4 decimals: 0.05 Wh, 0.18 s), never a fraction of the step (D143).
-    const forgiven = STEP_FORGIVEN_CDR * UNIT[dim];
-    // (and float noise: a billionth of a step, so that no round volume sits on the threshold)
-    const stepped = Math.ceil((total - forgiven) / step - 1e-9) * step;
-    if (stepped > total) stepExtra[dim] = { component: l.component, units: stepped - total };
-  }
-
-  const cost = (ls: Line[], dim: Billed): Money => {
-    let excl = 0;
-    let incl = 0;
-    for (const l of ls) {
-      const x = (l.units / UNIT[dim]) * l.component.price;
-      excl += x;
-      incl += x * (1 + (l.component.vat ?? 0) / 100);
+  /**
+   * step_size on each dimension's total, at the component that billed it last (D143). The TIME
+   * step is dropped when the piece after the last charging time is parking priced by an element
+   * that also has a TIME component: the element does not switch, only the dimension does. Parking
+   * priced by another element keeps the TIME step: the text's complex example bills 147 charging
+   * minutes as 150.
+   */
+  private stepExtras(): Partial<Record<Billed, Line>> {
+    const extra: Partial<Record<Billed, Line>> = {};
+    for (const dim of BILLED) {
+      const l = this.last[dim];
+      if (l === undefined) continue;
+      const step = l.component.step_size ?? 0;
+      if (!(step > 0)) continue;
+      const next = this.parkingElementAt[l.at + 1];
+      if (dim === 'TIME' && next != null && this.els[next].price_components.some((pc) => pc.type === 'TIME')) continue;
+      const total = this.lines[dim].reduce((x, y) => x + y.units, 0);
+      // Only what lies below the CDR's own precision is forgiven (half the last digit of the OCPI
+      // number's 4 decimals: 0.05 Wh, 0.18 s), and float noise (a billionth of a step, so that no
+      // round volume sits on the threshold); never a fraction of the step.
+      const stepped = Math.ceil((total - STEP_FORGIVEN_CDR * UNIT[dim]) / step - 1e-9) * step;
+      if (stepped > total) extra[dim] = { component: l.component, units: stepped - total };
     }
-    return { excl_vat: excl, incl_vat: incl };
-  };
-  const withStep = (dim: Billed): Line[] => (stepExtra[dim] ? [...lines[dim], stepExtra[dim]] : lines[dim]);
-  const energyCost = cost(withStep('ENERGY'), 'ENERGY');
-  const timeCost = cost(withStep('TIME'), 'TIME');
-  const parkingCost = cost(withStep('PARKING_TIME'), 'PARKING_TIME');
-  const reservationTimeCost = cost(withStep('RESERVATION_TIME'), 'RESERVATION_TIME');
+    return extra;
+  }
 
-  // FLAT at the session's start; a reservation's FLAT from a reservation element.
-  const start: Ctx = {
-    local: clock(t0),
-    durationS: 0,
-    kwhBefore: 0,
-    current: periods.length > 0 ? firstOf(periods[0], ['CURRENT', 'MAX_CURRENT', 'MIN_CURRENT']) : null,
-    power: periods.length > 0 ? firstOf(periods[0], ['POWER', 'MAX_POWER', 'MIN_POWER']) : null,
-  };
-  const flatOf = (hit: { component: OcpiComponent } | null): Money =>
-    hit === null ? { excl_vat: 0, incl_vat: 0 } : { excl_vat: hit.component.price, incl_vat: hit.component.price * (1 + (hit.component.vat ?? 0) / 100) };
-  const fixed = hasCharging ? flatOf(pick('FLAT', start, null)) : { excl_vat: 0, incl_vat: 0 };
-  const hasReservation = periods.some((p) => volumeOf(p, 'RESERVATION_TIME') > 0);
-  const reservationFlat = hasReservation ? flatOf(reservationKind(start, 'FLAT')) : { excl_vat: 0, incl_vat: 0 };
-  const reservation: Money = { excl_vat: reservationTimeCost.excl_vat + reservationFlat.excl_vat, incl_vat: reservationTimeCost.incl_vat + reservationFlat.incl_vat };
+  /** FLAT at the session's start, and a reservation's FLAT from a reservation element (D142, D144). */
+  private flats(): { fixed: Money; reservation: Money } {
+    const p0 = this.periods[0];
+    const start: Ctx = {
+      local: this.clock(this.t0),
+      durationS: 0,
+      kwhBefore: 0,
+      current: p0 !== undefined ? firstOf(p0, ['CURRENT', 'MAX_CURRENT', 'MIN_CURRENT']) : null,
+      power: p0 !== undefined ? firstOf(p0, ['POWER', 'MAX_POWER', 'MIN_POWER']) : null,
+    };
+    const flatOf = (hit: Hit | null): Money => (hit === null ? NO_MONEY : { excl_vat: hit.component.price, incl_vat: hit.component.price * (1 + (hit.component.vat ?? 0) / 100) });
+    const hasReservation = this.periods.some((p) => volumeOf(p, 'RESERVATION_TIME') > 0);
+    return {
+      fixed: this.hasCharging ? flatOf(this.pick('FLAT', start, null)) : NO_MONEY,
+      reservation: hasReservation ? flatOf(this.reservationKind(start, 'FLAT')) : NO_MONEY,
+    };
+  }
 
-  const total = boundTotal(
-    energyCost.excl_vat + timeCost.excl_vat + parkingCost.excl_vat + fixed.excl_vat + reservation.excl_vat,
-    energyCost.incl_vat + timeCost.incl_vat + parkingCost.incl_vat + fixed.incl_vat + reservation.incl_vat,
-    tariff.min_price,
-    tariff.max_price,
-  );
-
-  const billedVolume = (dim: Billed): number => withStep(dim).reduce((x, y) => x + y.units, 0) / UNIT[dim];
-  const r4 = (x: number): number => Math.round(x * 1e4) / 1e4 + 0;
-  const m4 = (m: Money): Money => ({ excl_vat: r4(m.excl_vat), incl_vat: r4(m.incl_vat) });
-  return {
-    total_cost: m4(total.money),
-    total_energy_cost: m4(energyCost),
-    total_time_cost: m4(timeCost),
-    total_parking_time_cost: m4(parkingCost),
-    total_fixed_cost: m4(fixed),
-    total_reservation_cost: m4(reservation),
-    billed: { energy: r4(billedVolume('ENERGY')), time: r4(billedVolume('TIME')), parking_time: r4(billedVolume('PARKING_TIME')), reservation_time: r4(billedVolume('RESERVATION_TIME')) },
-    price_bound: total.bound,
-    periods: out,
-  };
+  /** The priced session: costs per dimension with their steps, FLAT fees, the bounded total, 4 decimals (D145, D146). */
+  result(): CdrCost {
+    const extra = this.stepExtras();
+    const withStep = (dim: Billed): Line[] => (extra[dim] ? [...this.lines[dim], extra[dim]] : this.lines[dim]);
+    const cost = (dim: Billed): Money => {
+      let excl = 0;
+      let incl = 0;
+      for (const l of withStep(dim)) {
+        const x = (l.units / UNIT[dim]) * l.component.price;
+        excl += x;
+        incl += x * (1 + (l.component.vat ?? 0) / 100);
+      }
+      return { excl_vat: excl, incl_vat: incl };
+    };
+    const [energyCost, timeCost, parkingCost, reservationTimeCost] = [cost('ENERGY'), cost('TIME'), cost('PARKING_TIME'), cost('RESERVATION_TIME')];
+    const { fixed, reservation: reservationFlat } = this.flats();
+    const reservation: Money = { excl_vat: reservationTimeCost.excl_vat + reservationFlat.excl_vat, incl_vat: reservationTimeCost.incl_vat + reservationFlat.incl_vat };
+    const parts = [energyCost, timeCost, parkingCost, fixed, reservation];
+    const total = boundTotal(
+      parts.reduce((x, m) => x + m.excl_vat, 0),
+      parts.reduce((x, m) => x + m.incl_vat, 0),
+      this.tariff.min_price,
+      this.tariff.max_price,
+    );
+    const billedVolume = (dim: Billed): number => r4(withStep(dim).reduce((x, y) => x + y.units, 0) / UNIT[dim]);
+    return {
+      total_cost: m4(total.money),
+      total_energy_cost: m4(energyCost),
+      total_time_cost: m4(timeCost),
+      total_parking_time_cost: m4(parkingCost),
+      total_fixed_cost: m4(fixed),
+      total_reservation_cost: m4(reservation),
+      billed: { energy: billedVolume('ENERGY'), time: billedVolume('TIME'), parking_time: billedVolume('PARKING_TIME'), reservation_time: billedVolume('RESERVATION_TIME') },
+      price_bound: total.bound,
+      periods: this.out,
+    };
+  }
 }
 
+const r4 = (x: number): number => Math.round(x * 1e4) / 1e4 + 0;
+const m4 = (m: Money): Money => ({ excl_vat: r4(m.excl_vat), incl_vat: r4(m.incl_vat) });
