@@ -63,6 +63,7 @@ function buildYear(tz: string, year: number): YearTable {
 }
 
 const MAX_ZONES = 512;
+const MAX_YEARS = 64;
 const tables = new Map<string, Map<number, YearTable>>();
 
 function yearTable(tz: string, year: number): YearTable {
@@ -72,7 +73,11 @@ function yearTable(tz: string, year: number): YearTable {
     tables.set(tz, (years = new Map<number, YearTable>()));
   }
   let t = years.get(year);
-  if (t === undefined) years.set(year, (t = buildYear(tz, year)));
+  if (t === undefined) {
+    // Requests choose the years (any CDR date): kept boundedly, rebuilt on demand.
+    if (years.size >= MAX_YEARS) years.clear();
+    years.set(year, (t = buildYear(tz, year)));
+  }
   return t;
 }
 
