@@ -53,7 +53,7 @@ const ELSEWHERE: Record<string, string> = {
   fuzz: '.ci/run (short mode)',
   'test:crash': '.ci/run (short mode)',
   'test:ocpi-diff': '.ci/run (short mode, OCPI_DIFF_CASES=10000)',
-  'test:node-lts': '.ci/run (Node 24)',
+  'test:node-lts': 'by hand on a machine with glibc 2.38 or newer (D225)',
   'test:install': '.ci/run',
   'test:deploy': '.ci/run',
   'test:browser': '.ci/run',
