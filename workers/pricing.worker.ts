@@ -119,6 +119,8 @@ const encoder = new TextEncoder();
  * produce 200 documents: every error outcome is decided on the main thread before dispatch.
  */
 export function task(msg: TaskMessage): unknown {
+  // A CDR cost needs neither stations nor the catalog: no catch-up to wait for (D226).
+  if (msg.name === 'cdrCost') return runCurrent(msg, views.get(newest)!);
   const stations = stationsAt(msg.stations);
   if (stations === null) return whenStations(msg.stations).then((v) => runWith(msg, v));
   return runWith(msg, stations);

@@ -2,12 +2,13 @@
  * The task table of price work: what the pool runs inline (src/app.ts hands it to the pool) and
  * what the pricing workers run (workers/pricing.worker.ts imports it). The documents themselves
  * live with their features: src/api/prices (charge prices, bulk previews), src/api/tariff-details,
- * src/api/area-prices (station prices).
+ * src/api/area-prices (station prices), src/api/cdr-cost (OCPI CDR costs).
  */
-import type { BulkTask, ChargePricesTask, StationPricesTask, TariffDetailsTask, TaskDocument, TaskEnv, TaskInputs, TaskName } from '../pool/protocol.js';
+import type { BulkTask, CdrCostTask, ChargePricesTask, StationPricesTask, TariffDetailsTask, TaskDocument, TaskEnv, TaskInputs, TaskName } from '../pool/protocol.js';
 import { runStationPrices } from './area-prices/station-prices.task.js';
 import { runBulk, runChargePrices } from './prices/prices.tasks.js';
 import { runTariffDetails } from './tariff-details/tariff-details.task.js';
+import { runCdrCost } from './cdr-cost/cdr-cost.js';
 
 export { runChargePricesPart } from './prices/prices.tasks.js';
 export { mergeChargePriceParts, recycleDocument } from './prices/charge-prices.writer.js';
@@ -22,5 +23,7 @@ export function runTask(env: TaskEnv, name: TaskName, input: TaskInputs[TaskName
       return runTariffDetails(env, input as TariffDetailsTask);
     case 'stationPrices':
       return runStationPrices(env, input as StationPricesTask);
+    case 'cdrCost':
+      return runCdrCost(input as CdrCostTask);
   }
 }

@@ -2,7 +2,7 @@
  * The one place that sizes price work: it estimates a request's evaluations (one tariff priced at
  * one charge point) and decides whether it runs inline on the main thread, whole in one worker, or
  * split over idle workers, and into how many parts. Charge prices, bulk previews, area and route
- * price search (station prices) and tariff details are planned here; the pool (src/pool/pool.ts)
+ * price search (station prices), tariff details and OCPI CDR costs (D226) are planned here; the pool (src/pool/pool.ts)
  * carries the plan out.
  *
  * Inline below `inlineMaxEvaluations` (a pool hop costs more than the work, D106 and
@@ -30,7 +30,15 @@ export type PriceWorkShape =
   | { task: 'chargePrices'; candidates: number; chargePoints: number }
   | { task: 'bulk'; stations: number; tariffs: number }
   | { task: 'stationPrices'; stations: number; tariffs: number }
-  | { task: 'tariffDetails'; stations: number; candidates: number };
+  | { task: 'tariffDetails'; stations: number; candidates: number }
+  | { task: 'cdrCost'; checks: number };
+
+/**
+ * Element checks of a cdr_cost bound (D172) that weigh one evaluation (D226): the slowest accepted
+ * bodies price at 1.5–3 ns per check of their bound here, an evaluation with its writing at about
+ * 1 µs, so the default inline limit (256 evaluations) runs bounds of up to 81,920 checks inline.
+ */
+export const CDR_CHECKS_PER_EVALUATION = 320;
 
 export interface Plan {
   readonly task: TaskName;
@@ -66,6 +74,8 @@ export class PricePlanner {
         return Math.max(1, w.stations * Math.max(1, w.tariffs) * CHARGE_POINTS_PER_STATION);
       case 'tariffDetails':
         return Math.max(1, w.stations * w.candidates * CHARGE_POINTS_PER_STATION);
+      case 'cdrCost':
+        return Math.max(1, Math.ceil(w.checks / CDR_CHECKS_PER_EVALUATION));
     }
   }
 

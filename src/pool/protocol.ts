@@ -132,7 +132,17 @@ export interface TariffDetailsTask {
   tariffs: string[] | null;
 }
 
-export type TaskName = 'chargePrices' | 'bulk' | 'tariffDetails' | 'stationPrices';
+export type TaskName = 'chargePrices' | 'bulk' | 'tariffDetails' | 'stationPrices' | 'cdrCost';
+
+/**
+ * An OCPI CDR cost (D226): the request's attributes, validated, checked and bounded on the main
+ * thread, as JSON text (a structured clone of a large body costs the main thread 8× its text),
+ * and the answer's id.
+ */
+export interface CdrCostTask {
+  text: string;
+  id: string;
+}
 
 /**
  * The bulk calculation (D91) over stations (area and route price search, D110–D114), with their
@@ -157,6 +167,7 @@ export interface TaskInputs {
   bulk: BulkTask;
   tariffDetails: TariffDetailsTask;
   stationPrices: StationPricesTask;
+  cdrCost: CdrCostTask;
 }
 
 /**

@@ -190,4 +190,41 @@ describe('POST /v1/ocpi/cdr_cost', () => {
     expect(g.status).toBe(403);
     expect((await call(srv, 'GET', PATH, { key: C })).status).toBe(405);
   });
+
+  it('prices small bounds inline and large ones in a pricing worker, the same bytes either way (D226)', async () => {
+    const pooled = await startTestApp({ keys: { costs: 'ReadCosts' }, env: { PRICING_INLINE_MAX_EVALUATIONS: '0' } });
+    try {
+      const tasks = async (s: TestApp) => {
+        const out: Record<string, number> = { inline: 0, pooled: 0 };
+        for (const m of (await call(s, 'GET', '/metrics')).text.matchAll(/^cps_price_tasks_total\{mode="(\w+)"\} (\d+)$/gm)) out[m[1]] = Number(m[2]);
+        return out;
+      };
+      const S = Date.parse('2026-03-10T00:00:00Z');
+      const hourly = {
+        start_date_time: new Date(S).toISOString(),
+        end_date_time: new Date(S + 700 * 3_600_000).toISOString(),
+        charging_periods: Array.from({ length: 700 }, (_, i) => ({ start_date_time: new Date(S + i * 3_600_000).toISOString(), dimensions: [{ type: 'ENERGY', volume: 5 }, { type: 'TIME', volume: 1 }] })),
+      };
+      const hourlyTariff = { currency: 'EUR', elements: Array.from({ length: 48 }, (_, i) => ({ price_components: [{ type: 'ENERGY', price: 0.2 + i / 100 }], restrictions: { start_time: `${String(Math.floor(i / 2)).padStart(2, '0')}:${i % 2 ? '30' : '00'}` } })) };
+      const real = readJson('ocpi-tariffs-py', 'test_data', 'v2_2_1', 'codeberg_issue_228', 'cdr.json');
+      const cases: [string, unknown, 'inline' | 'pooled'][] = [
+        ['the complex example', body({ tariff: complex, cdr: monday }), 'inline'],
+        ['a real CDR with 48 prices', body({ tariff: real.tariffs[0], cdr: real, timezone: 'Europe/Amsterdam' }), 'inline'],
+        ['700 hourly periods under 48 prices', body({ tariff: hourlyTariff, cdr: hourly, timezone: 'Europe/Berlin' }), 'pooled'],
+      ];
+      for (const [name, b, mode] of cases) {
+        const before = await tasks(srv);
+        const here = await call(srv, 'POST', PATH, { key: C, body: b });
+        const after = await tasks(srv);
+        expect(here.status, `${name}: ${here.text.slice(0, 300)}`).toBe(200);
+        expect(after[mode] - before[mode], name).toBe(1);
+        const poolBefore = await tasks(pooled);
+        const there = await call(pooled, 'POST', PATH, { key: C, body: b });
+        expect((await tasks(pooled)).pooled - poolBefore.pooled, name).toBe(1);
+        expect(there.text, name).toBe(here.text);
+      }
+    } finally {
+      await pooled.stop();
+    }
+  });
 });

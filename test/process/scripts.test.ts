@@ -69,6 +69,7 @@ const ELSEWHERE: Record<string, string> = {
   'bench:charge-prices': 'a measurement (bench/RESULTS.md)',
   'bench:stations': 'a measurement (bench/RESULTS.md)',
   'bench:cdr-cost': 'a measurement (bench/RESULTS.md)',
+  'bench:cdr-cost-load': '.ci/run (--check)',
   'bench:postgis': '.ci/run (--check)',
   'bench:replicas': '.ci/run (--check)',
   'bench:live-store': '.ci/run (--check)',

@@ -296,11 +296,13 @@ function todsIn(tods: readonly number[], minutes: number): number {
   return days * tods.length + mostInWindow(tods, minutes - days * 1440);
 }
 
-/** Refuses a session whose cost bound exceeds MAX_ELEMENT_CHECKS, before any work (D172). */
-export function checkBound(tariff: OcpiTariffInput, session: OcpiSessionInput): void {
-  if (!(costBound(tariff, session) <= MAX_ELEMENT_CHECKS)) {
+/** Refuses a session whose cost bound exceeds MAX_ELEMENT_CHECKS, before any work (D172); else its bound. */
+export function checkBound(tariff: OcpiTariffInput, session: OcpiSessionInput): number {
+  const bound = costBound(tariff, session);
+  if (!(bound <= MAX_ELEMENT_CHECKS)) {
     throw new CdrTooComplex(`pricing this session under this tariff would take more than ${MAX_ELEMENT_CHECKS} element checks`);
   }
+  return bound;
 }
 
 /** Half the last digit of the OCPI `number` type's 4 decimals, in the CDR's units (kWh, hours; D143). */
