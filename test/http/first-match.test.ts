@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Snapshot } from '../../src/storage/snapshot.js';
 import { ocpiToComponents, type OcpiTariff } from '../../src/domain/pricing/ocpi.js';
 import { call, keyFor, startTestApp, type TestApp } from '../helpers/server.js';
+import { randomCase } from '../domain/ocpi/agree-cases.js';
+import { randomUUID } from 'node:crypto';
 import { chargeBody, comp, putCompany, putTariff, ref, seg } from '../pool/price-fixtures.js';
 
 const W = keyFor('writer');
@@ -151,6 +153,37 @@ describe('first_match tariffs', () => {
       expect(r.status, `${name}: ${r.text}`).toBe(400);
       expect(r.json.errors.map((e: { source?: { pointer: string } }) => e.source?.pointer), name).toContain(pointer);
     }
+  });
+  it('stores every warning-free conversion of 300 seeded tariffs with dates, uneven ranges and bounds (D227)', async () => {
+    let stored = 0;
+    for (let seed = 1; seed <= 300; seed++) {
+      const k = randomCase(seed, true);
+      const conv = ocpiToComponents(k.ocpi as OcpiTariff, { sessionDate: k.sessionDate });
+      if (conv.warnings.length > 0) continue;
+      const id = randomUUID();
+      const r = await call(srv, 'PUT', `/v2/tariffs/${id}`, {
+        key: W,
+        body: {
+          data: {
+            id,
+            type: 'tariff',
+            attributes: {
+              name: `seed ${seed}`,
+              currency: 'EUR',
+              version: 1,
+              price_selection: 'first_match',
+              ...(conv.min_price !== null ? { min_price: conv.min_price } : {}),
+              ...(conv.max_price !== null ? { max_price: conv.max_price } : {}),
+              prices: conv.prices.map((c) => ({ decomposition: c.decomposition.map(dropNulls) })),
+            },
+            relationships: { emp: { data: ref('company', emp) } },
+          },
+        },
+      });
+      expect(r.status, `seed ${seed}: ${r.text.slice(0, 400)}`).toBe(201);
+      stored++;
+    }
+    expect(stored).toBeGreaterThan(200);
   });
 });
 

@@ -4,16 +4,23 @@
  * in order for each second, and sums. No period cuts, no boundary arithmetic. Sessions are built
  * so that every restriction can only change on a whole second: powers of 3.6 kW multiples give
  * whole Wh per second, kWh limits are whole Wh, durations whole seconds, times of day whole minutes.
+ * Reservations (D144): reserved time before the charging, or alone (the reservation expired), is
+ * priced per second by the first element with a `reservation` restriction that holds
+ * (RESERVATION_EXPIRES elements first when nothing follows), their FLAT once.
  */
 import type { OcpiComponent, OcpiPeriod, OcpiRestrictions, OcpiTariffInput } from '../../../src/domain/ocpi/cdr-cost.js';
 
 export interface Run {
   /** Seconds. */
   seconds: number;
-  /** kW while charging; null while parked. */
+  /** kW while charging; null while parked or reserved. */
   power: number | null;
   current: number | null;
+  /** Reserved time before the session's charging (RESERVATION_TIME, D144). */
+  reservation?: boolean;
 }
+
+type ReservationKind = 'RESERVATION' | 'RESERVATION_EXPIRES' | null;
 
 function rng(seed: number): () => number {
   let s = seed >>> 0 || 1;
@@ -47,6 +54,12 @@ export function randomCase(seed: number) {
     if (power !== null) seconds -= seconds % (72 / power);
     runs.push({ seconds, power, current: charging ? pick([10, 16, 32, 63]) : null });
   }
+  // A reservation before the charging, now and then one that expired (nothing after it).
+  if (maybe(0.12)) {
+    const reserved: Run = { seconds: 60 * (1 + Math.floor(r() * 60)) + (maybe(0.3) ? Math.floor(r() * 60) : 0), power: null, current: null, reservation: true };
+    if (maybe(0.3)) runs.splice(0, runs.length, reserved);
+    else runs.unshift(reserved);
+  }
   const component = (type: OcpiComponent['type']): OcpiComponent => ({
     type,
     price: Math.round(r() * 500) / 100,
@@ -76,6 +89,7 @@ export function randomCase(seed: number) {
       if (maybe(0.08)) rs.start_date = localDate(start + Math.floor((r() - 0.3) * 3) * 86_400_000);
       if (maybe(0.08)) rs.end_date = localDate(start + Math.floor(r() * 3) * 86_400_000);
     }
+    if (maybe(runs[0].reservation ? 0.45 : 0.1)) rs.reservation = pick(['RESERVATION', 'RESERVATION_EXPIRES'] as const);
     elements.push({ price_components: types.map(component), ...(Object.keys(rs).length > 0 ? { restrictions: rs } : {}) });
   }
   const tariff: OcpiTariffInput = { currency: 'EUR', elements };
@@ -87,8 +101,9 @@ export function randomCase(seed: number) {
   const periods: OcpiPeriod[] = runs.map((run) => {
     const p: OcpiPeriod = {
       start_date_time: new Date(t).toISOString(),
-      dimensions:
-        run.power === null
+      dimensions: run.reservation
+        ? [{ type: 'RESERVATION_TIME', volume: run.seconds / 3600 }]
+        : run.power === null
           ? [{ type: 'PARKING_TIME', volume: run.seconds / 3600 }]
           : [
               { type: 'ENERGY', volume: (run.power * run.seconds) / 3600 },
@@ -144,23 +159,38 @@ function active(rs: OcpiRestrictions | null | undefined, clock: Clock, second: n
   return true;
 }
 
-/** Total cost {excl, incl}, unrounded, of the runs from `start` under the tariff (no reservations). */
+type Billed = 'ENERGY' | 'TIME' | 'PARKING_TIME' | 'RESERVATION_TIME';
+const BILLED = ['ENERGY', 'TIME', 'PARKING_TIME', 'RESERVATION_TIME'] as const;
+const PER_UNIT: Record<Billed, number> = { ENERGY: 1000, TIME: 3600, PARKING_TIME: 3600, RESERVATION_TIME: 3600 };
+
+/** The first element of a reservation kind (null: none) with a component of `dim` that holds. */
+function firstMatch(tariff: OcpiTariffInput, dim: string, kind: ReservationKind, clock: Clock, second: number, wh: number, run: Run): [number, OcpiComponent] | null {
+  for (let i = 0; i < tariff.elements.length; i++) {
+    const e = tariff.elements[i];
+    if ((e.restrictions?.reservation ?? null) !== kind) continue;
+    const c = e.price_components.find((x) => x.type === dim);
+    if (c && active(e.restrictions, clock, second, wh, run)) return [i, c];
+  }
+  return null;
+}
+
+/** Reserved time and fees: RESERVATION_EXPIRES elements first when nothing follows the reservation. */
+function reservationMatch(tariff: OcpiTariffInput, dim: string, expired: boolean, clock: Clock, second: number, run: Run): [number, OcpiComponent] | null {
+  return (expired ? firstMatch(tariff, dim, 'RESERVATION_EXPIRES', clock, second, 0, run) : null) ?? firstMatch(tariff, dim, 'RESERVATION', clock, second, 0, run);
+}
+
+/** Total cost {excl, incl}, unrounded, of the runs from `start` under the tariff. */
 export function minuteCost(tariff: OcpiTariffInput, runs: Run[], start: number, tz: string): { excl: number; incl: number } {
-  const dims = ['ENERGY', 'TIME', 'PARKING_TIME'] as const;
-  const sum = { ENERGY: 0, TIME: 0, PARKING_TIME: 0 }; // units: Wh, s, s
-  const excl = { ENERGY: 0, TIME: 0, PARKING_TIME: 0 };
-  const incl = { ENERGY: 0, TIME: 0, PARKING_TIME: 0 };
-  const lastComp: Partial<Record<(typeof dims)[number], OcpiComponent>> = {};
-  const lastSecond: Partial<Record<(typeof dims)[number], number>> = {};
+  const sum: Record<Billed, number> = { ENERGY: 0, TIME: 0, PARKING_TIME: 0, RESERVATION_TIME: 0 }; // units: Wh, s, s, s
+  const excl: Record<Billed, number> = { ENERGY: 0, TIME: 0, PARKING_TIME: 0, RESERVATION_TIME: 0 };
+  const incl: Record<Billed, number> = { ENERGY: 0, TIME: 0, PARKING_TIME: 0, RESERVATION_TIME: 0 };
+  const lastComp: Partial<Record<Billed, OcpiComponent>> = {};
+  const lastSecond: Partial<Record<Billed, number>> = {};
   const parkingElementAtSecond = new Map<number, number>();
-  const perUnit = { ENERGY: 1000, TIME: 3600, PARKING_TIME: 3600 };
-  const firstMatch = (dim: string, clock: Clock, second: number, wh: number, run: Run): [number, OcpiComponent] | null => {
-    for (let i = 0; i < tariff.elements.length; i++) {
-      const e = tariff.elements[i];
-      const c = e.price_components.find((x) => x.type === dim);
-      if (c && active(e.restrictions, clock, second, wh, run)) return [i, c];
-    }
-    return null;
+  const expired = runs.every((run) => run.reservation);
+  const bill = (dim: Billed, units: number, c: OcpiComponent): void => {
+    excl[dim] += (units / PER_UNIT[dim]) * c.price;
+    incl[dim] += (units / PER_UNIT[dim]) * c.price * (1 + (c.vat ?? 0) / 100);
   };
   let wh = 0;
   let second = 0;
@@ -169,14 +199,13 @@ export function minuteCost(tariff: OcpiTariffInput, runs: Run[], start: number, 
     const whPerSecond = run.power === null ? 0 : Math.round((run.power * 1000) / 3600);
     for (let s = 0; s < run.seconds; s++, second++) {
       if (second % 60 === 0) clock = clockAt(start + second * 1000, tz);
-      const billed: [(typeof dims)[number], number][] = run.power === null ? [['PARKING_TIME', 1]] : [['ENERGY', whPerSecond], ['TIME', 1]];
+      const billed: [Billed, number][] = run.reservation ? [['RESERVATION_TIME', 1]] : run.power === null ? [['PARKING_TIME', 1]] : [['ENERGY', whPerSecond], ['TIME', 1]];
       for (const [dim, units] of billed) {
-        const hit = firstMatch(dim, clock, second, wh, run);
+        const hit = dim === 'RESERVATION_TIME' ? reservationMatch(tariff, 'TIME', expired, clock, second, run) : firstMatch(tariff, dim, null, clock, second, wh, run);
         if (hit === null) continue;
         const [index, c] = hit;
         sum[dim] += units;
-        excl[dim] += (units / perUnit[dim]) * c.price;
-        incl[dim] += (units / perUnit[dim]) * c.price * (1 + (c.vat ?? 0) / 100);
+        bill(dim, units, c);
         lastComp[dim] = c;
         lastSecond[dim] = second;
         if (dim === 'PARKING_TIME') parkingElementAtSecond.set(second, index);
@@ -184,26 +213,40 @@ export function minuteCost(tariff: OcpiTariffInput, runs: Run[], start: number, 
       wh += whPerSecond;
     }
   }
-  for (const dim of dims) {
+  for (const dim of BILLED) {
     const c = lastComp[dim];
     if (!c || !c.step_size) continue;
     if (dim === 'TIME') {
       const next = parkingElementAtSecond.get(lastSecond.TIME! + 1);
       if (next !== undefined && tariff.elements[next].price_components.some((x) => x.type === 'TIME')) continue;
     }
-    const extra = Math.ceil(sum[dim] / c.step_size - 1e-9) * c.step_size - sum[dim];
-    excl[dim] += (extra / perUnit[dim]) * c.price;
-    incl[dim] += (extra / perUnit[dim]) * c.price * (1 + (c.vat ?? 0) / 100);
+    bill(dim, Math.ceil(sum[dim] / c.step_size - 1e-9) * c.step_size - sum[dim], c);
   }
-  let totalExcl = excl.ENERGY + excl.TIME + excl.PARKING_TIME;
-  let totalIncl = incl.ENERGY + incl.TIME + incl.PARKING_TIME;
-  const flat = firstMatch('FLAT', clockAt(start, tz), 0, 0, runs[0]);
-  if (flat) {
-    totalExcl += flat[1].price;
-    totalIncl += flat[1].price * (1 + (flat[1].vat ?? 0) / 100);
+  const total = { excl: BILLED.reduce((x, d) => x + excl[d], 0), incl: BILLED.reduce((x, d) => x + incl[d], 0) };
+  addFlats(tariff, runs, start, tz, expired, total);
+  return bounded(tariff, total);
+}
+
+/** FLAT of the session (when anything but a reservation happened) and of a reservation, once each. */
+function addFlats(tariff: OcpiTariffInput, runs: Run[], start: number, tz: string, expired: boolean, total: { excl: number; incl: number }): void {
+  const clock = clockAt(start, tz);
+  const flats = [
+    expired ? null : firstMatch(tariff, 'FLAT', null, clock, 0, 0, runs[0]),
+    runs.some((run) => run.reservation) ? reservationMatch(tariff, 'FLAT', expired, clock, 0, runs[0]) : null,
+  ];
+  for (const flat of flats) {
+    if (flat === null) continue;
+    total.excl += flat[1].price;
+    total.incl += flat[1].price * (1 + (flat[1].vat ?? 0) / 100);
   }
-  // Bounds: excl and incl each by their own value; a bound without incl_vat moves incl with excl
-  // at the session's VAT share (none without a total to take it from).
+}
+
+/**
+ * Bounds: excl and incl each by their own value; a bound without incl_vat moves incl with excl
+ * at the session's VAT share (none without a total to take it from).
+ */
+function bounded(tariff: OcpiTariffInput, total: { excl: number; incl: number }): { excl: number; incl: number } {
+  let { excl: totalExcl, incl: totalIncl } = total;
   const limit = (b: typeof tariff.min_price, lower: boolean): void => {
     if (!b) return;
     const moved = lower ? Math.max(totalExcl, b.excl_vat) : Math.min(totalExcl, b.excl_vat);

@@ -76,6 +76,53 @@ describe('OCPI converter', () => {
   });
 });
 
+describe('OCPI converter: dates along the session and only tariffs PUT accepts (D227)', () => {
+  const el = (restrictions: Record<string, unknown>, type: 'ENERGY' | 'TIME' | 'FLAT' = 'ENERGY', step_size = 0) => ({ price_components: [{ type, price: 1, step_size }], restrictions });
+  const convert = (elements: unknown[], options = {}, extra = {}) => ocpiToComponents({ currency: 'EUR', elements, ...extra } as never, options);
+
+  it('turns start_date/end_date into the days of the week from the session date that lie within them', () => {
+    // 2024-01-03 is a Wednesday: valid from Friday 5th until Sunday 7th (excluded) → Friday and Saturday.
+    expect(convert([el({ start_date: '2024-01-05', end_date: '2024-01-07' })], { sessionDate: '2024-01-03' }).prices[0].decomposition[0].days_of_week).toEqual([5, 6]);
+    // From Thursday on, and only on Mondays and Thursdays of its own: Thursday and the next Monday.
+    expect(convert([el({ start_date: '2024-01-04', day_of_week: ['MONDAY', 'THURSDAY'] })], { sessionDate: '2024-01-03' }).prices[0].decomposition[0].days_of_week).toEqual([1, 4]);
+    // Ended before the session: left out. Valid all week: no day restriction.
+    expect(convert([el({ end_date: '2024-01-03' })], { sessionDate: '2024-01-03' }).prices).toEqual([]);
+    expect(convert([el({ start_date: '2023-12-01', end_date: '2024-02-01' })], { sessionDate: '2024-01-03' }).prices[0].decomposition[0].days_of_week).toBeUndefined();
+    // A catalog import's date keeps the element whole or leaves it out.
+    expect(convert([el({ start_date: '2024-01-05' })], { date: '2024-01-03' }).prices).toEqual([]);
+    expect(convert([el({ start_date: '2024-01-05' })]).warnings).toEqual(['element 0: start_date/end_date kept without a session date']);
+  });
+
+  it('leaves out elements whose range is empty as given, without a warning: they never apply', () => {
+    const conv = convert([el({ min_kwh: 20, max_kwh: 10 }), el({ min_duration: 600, max_duration: 600 }, 'TIME'), el({})]);
+    expect(conv.warnings).toEqual([]);
+    expect(conv.prices.length).toBe(1);
+  });
+
+  it('rounds bounds that are not whole minutes or kWh with a warning, and leaves out a range rounding empties', () => {
+    const conv = convert([el({ min_duration: 90, max_duration: 3630 }, 'TIME'), el({ min_kwh: 2.5 }), el({ min_duration: 100, max_duration: 110 }, 'TIME')]);
+    expect(conv.prices[0].decomposition[0]).toMatchObject({ range_gte: 2, range_lt: 61 });
+    expect(conv.prices[1].decomposition[0]).toMatchObject({ range_gte: 3 });
+    expect(conv.prices.length).toBe(2);
+    expect(conv.warnings).toEqual([
+      'element 0: min_duration (minutes) 1.5 is not whole, rounded to 2',
+      'element 0: max_duration (minutes) 60.5 is not whole, rounded to 61',
+      'element 1: min_kwh 2.5 is not whole, rounded to 3',
+      'element 2: min_duration (minutes) 1.666667 is not whole, rounded to 2',
+      'element 2: max_duration (minutes) 1.833333 is not whole, rounded to 2',
+      'element 2: its TIME range is empty once rounded, left out',
+    ]);
+  });
+
+  it('caps increments and prices beyond what a tariff stores, with a warning; min_price above max_price becomes max_price', () => {
+    const conv = convert([el({}, 'TIME', 1e9), { price_components: [{ type: 'ENERGY', price: 1e9, vat: 20, step_size: 0 }], restrictions: {} }], {}, { min_price: { excl_vat: 0, incl_vat: 50 }, max_price: { excl_vat: 0, incl_vat: 40 } });
+    expect(conv.prices[0].decomposition[0].billing_increment).toBe(1e6);
+    expect(conv.prices[1].decomposition[0].price).toBe(1e9);
+    expect(conv.warnings).toEqual(['element 0: TIME step_size 1000000000 is over the largest billing increment, capped', 'element 1: ENERGY price 1200000000 is over 1000000000, capped']);
+    expect([conv.min_price, conv.max_price]).toEqual([40, 40]);
+  });
+});
+
 describe('OCPI fixtures that map', () => {
   it.each([
     ['tandemdrive/simple_025kwh/tariff.json', 'tandemdrive/simple_025kwh/cdr1.json'],
