@@ -149,6 +149,7 @@ function serviceMetrics(d: {
   tariffs: TariffCatalog;
   swap: SnapshotSwap;
   pipeline: () => Pipeline | null;
+  server: () => HttpServer | null;
   liveAvailability: LiveAvailability;
   live: LiveStore;
   limiter: RateLimiter | null;
@@ -178,6 +179,7 @@ function serviceMetrics(d: {
     },
     swaps: () => swap.results,
     inFlight: () => d.pipeline()?.inFlight() ?? 0,
+    connections: () => d.server()?.connections() ?? null,
     authRefused: () => d.pipeline()?.authRefused ?? { missing: 0, invalid: 0, group: 0 },
     availabilityUpdates: () => d.liveAvailability.applied,
     availabilityStale: () => d.liveAvailability.stale,
@@ -340,7 +342,8 @@ export async function startService(config: Config, logger: Logger, start: StartO
     statusFollower?.start();
     // The pipeline is made after the metrics (its options need the route table, which needs the metrics).
     let pipelineRef: Pipeline | null = null;
-    const metrics = !config.metrics ? undefined : serviceMetrics({ prices, tariffs, swap, pipeline: () => pipelineRef, liveAvailability, live, limiter, sync, passwords: accounts?.passwords ?? null });
+    let serverRef: HttpServer | null = null;
+    const metrics = !config.metrics ? undefined : serviceMetrics({ prices, tariffs, swap, pipeline: () => pipelineRef, server: () => serverRef, liveAvailability, live, limiter, sync, passwords: accounts?.passwords ?? null });
     const vehicles = new VehicleRegistry(snapshot.vehicles(), snapshot.brands());
     const ctx: AppContext = { config, logger, snapshot, live, sync, companies, tariffs, vehicles, tokens, stations, availability, prices, startedAt, snapshots: swap,
       liveAvailability, ...(metrics ? { metrics } : {}), ...(accounts ? { accounts } : {}) };
@@ -350,6 +353,7 @@ export async function startService(config: Config, logger: Logger, start: StartO
     const server = start.listen === false ? null : await startServer(config.host, config.port, http, config.reusePort);
     const pipeline = server?.pipeline ?? new Pipeline(http);
     pipelineRef = pipeline;
+    serverRef = server;
     admission?.watch(pipeline);
     swap.attach(ctx, pipeline);
     const cluster = live.sharedSwaps === null ? null : new SnapshotCluster({ shared: live.sharedSwaps, swap, logger, snapshotDir: config.snapshotDir ?? path.dirname(snapshotPath), waitMs: config.snapshotSwapWaitMs });

@@ -40,6 +40,8 @@ export interface MetricSources {
   swaps(): Record<'swapped' | 'refused' | 'missing', number>;
   /** Requests in progress (admitted and not yet answered). */
   inFlight(): number;
+  /** HTTP connections open now and accepted since start; null without a socket (in-process service). */
+  connections(): { open: number; accepted: number } | null;
   /** Requests refused 403 by the key check, by reason. */
   authRefused(): Record<'missing' | 'invalid' | 'group', number>;
   /** EVSE status updates applied from the feeds (D134). */
@@ -165,6 +167,8 @@ function registerServiceState(reg: Registrar, sources: MetricSources): void {
   });
   counterBy('cps_snapshot_swaps_total', 'Snapshot swaps since start (SIGHUP, POST /admin/snapshot), by result: swapped, refused (a bad file), missing.', 'result', () => sources.swaps());
   gauge('cps_http_requests_in_flight', 'Requests admitted and not yet answered.', () => sources.inFlight());
+  gauge('cps_http_open_connections', 'HTTP connections open now (idle keep-alive ones included; D228).', () => sources.connections()?.open ?? 0);
+  counter('cps_http_connections_total', 'HTTP connections accepted since start (D228).', () => sources.connections()?.accepted ?? 0);
   counterBy('cps_auth_refused_total', 'Requests refused 403 by the key check, by reason: key missing, key invalid, group not allowed.', 'reason', () => sources.authRefused());
   counter('cps_availability_updates_total', 'EVSE status updates applied from the feeds (D134).', () => sources.availabilityUpdates());
   counter('cps_availability_stale_total', 'EVSE status updates ignored as older than the status held (D134).', () => sources.availabilityStale());

@@ -34,6 +34,8 @@ export interface HttpServer {
   /** Stops accepting, lets in-flight requests finish (at most `timeoutMs`), then closes all connections. */
   close(timeoutMs: number): Promise<void>;
   inFlight(): number;
+  /** Connections open now, and accepted since start (uWS's connection filter; D228). */
+  connections(): { open: number; accepted: number };
   /**
    * Replaces the route table (snapshot swap): requests that arrive afterwards are routed to the new
    * handlers; requests already routed finish in the old ones.
@@ -58,6 +60,12 @@ function lengthsDiffer(req: uWS.HttpRequest, first: string): boolean {
 export function startServer(host: string, port: number, opts: ServerOptions, reusePort = false): Promise<HttpServer> {
   const pipeline = new Pipeline({ corsOrigins: '*', compression: false, compressMinBytes: 1024, cacheMaxAgeS: 60, refusalDelayMs: 0, ...opts });
   const app = uWS.App();
+  // D228: +1 when a connection opens, −1 when it closes; nothing per request.
+  const conns = { open: 0, accepted: 0 };
+  app.filter((_res, count) => {
+    conns.open += Number(count);
+    if (Number(count) > 0) conns.accepted++;
+  });
   app.any('/*', (res, req) => {
     // Copy everything needed from req synchronously: it is invalid after this function returns.
     const contentLength = req.getHeader('content-length');
@@ -98,6 +106,7 @@ export function startServer(host: string, port: number, opts: ServerOptions, reu
         port: boundPort,
         pipeline,
         inFlight: () => pipeline.inFlight(),
+        connections: () => conns,
         setRoutes: (routes) => pipeline.setRoutes(routes),
         close: (timeoutMs: number) =>
           new Promise<void>((done) => {

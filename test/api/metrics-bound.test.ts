@@ -13,6 +13,7 @@ const sources = {
   storeCatchUps: () => 0,
   swaps: () => ({ swapped: 0, refused: 0, missing: 0 }),
   inFlight: () => 0,
+  connections: () => null,
   authRefused: () => ({ missing: 0, invalid: 0, group: 0 }),
   availabilityUpdates: () => 0,
   availabilityStale: () => 0,

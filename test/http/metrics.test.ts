@@ -97,6 +97,24 @@ describe('GET /metrics', () => {
     expect(post.headers.get('allow')).toBe('GET, HEAD');
     expect(post.json.errors[0].code).toBe('METHOD_NOT_ALLOWED');
   });
+
+  it('counts open HTTP connections and the connections accepted, idle keep-alive ones included (D228)', async () => {
+    const scrape = async () => samples(await (await fetch(`${srv.url}/metrics`, { headers: { Connection: 'close' } })).text());
+    const before = await scrape();
+    const sockets = await Promise.all(
+      Array.from({ length: 5 }, () => new Promise<net.Socket>((resolve) => {
+        const s = net.connect(srv.port, '127.0.0.1', () => s.write('GET /health HTTP/1.1\r\nHost: x\r\n\r\n'));
+        s.once('data', () => resolve(s));
+      })),
+    );
+    const during = await scrape();
+    expect(during.get('cps_http_open_connections')! - before.get('cps_http_open_connections')!).toBe(5);
+    expect(during.get('cps_http_connections_total')! - before.get('cps_http_connections_total')!).toBe(6);
+    for (const s of sockets) s.destroy();
+    await new Promise((r) => setTimeout(r, 200));
+    const after = await scrape();
+    expect(after.get('cps_http_open_connections')).toBe(before.get('cps_http_open_connections'));
+  });
 });
 
 describe('GET /metrics with METRICS_KEY_REQUIRED=on', () => {
