@@ -25,7 +25,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** Layers from the bottom: a part may import its own layer and those below. */
 const LAYERS = [
   ['src/domain', 'src/gc.ts'],
-  ['src/storage', 'src/mail', 'src/log.ts', 'src/metrics.ts', 'src/config.ts'],
+  ['src/storage', 'src/mail', 'src/log.ts', 'src/metrics.ts', 'src/config.ts', 'src/tracing.ts'],
   ['src/import', 'src/auth', 'src/pool'],
   ['src/api'],
   ['src/http'],

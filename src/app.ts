@@ -8,6 +8,7 @@ import { buildRoutes } from './api/routes.js';
 import { KeyRegistry, ensureDevelopmentKey } from './auth/keys.js';
 import { defaultSnapshotPath, type Config } from './config.js';
 import { SERVICE_VERSION } from './version.js';
+import { startTracing, type SpanExporter, type Tracing } from './tracing.js';
 import { startServer, type HttpServer } from './http/server.js';
 import { Pipeline, type PipelineOptions } from './http/pipeline.js';
 import { AdmissionBudgets } from './http/budgets.js';
@@ -93,6 +94,8 @@ export interface StartOptions {
   listen?: boolean;
   /** Show a new development key on stderr (default: when stderr is a terminal), else write it to a file (D104). */
   devKeyOnTerminal?: boolean;
+  /** Spans go to this exporter, tracing on whatever TRACING says (tests: an in-memory exporter; D229). */
+  spanExporter?: SpanExporter;
 }
 
 /**
@@ -275,10 +278,11 @@ async function stationsAndPrices(config: Config, logger: Logger, snapshot: Snaps
 }
 
 /** The pipeline's options (D93–D97, D106, D109, D129, D176): the route table and what every request passes. */
-function pipelineOptions(ctx: AppContext, parts: LiveParts, limiter: RateLimiter | null, budgets: AdmissionBudgets | null): PipelineOptions {
+function pipelineOptions(ctx: AppContext, parts: LiveParts, limiter: RateLimiter | null, budgets: AdmissionBudgets | null, tracing: Tracing | null): PipelineOptions {
   const { config, logger, prices, metrics } = ctx;
   return {
     routes: buildRoutes(ctx),
+    tracing,
     mapError: serviceError,
     refusalDelayMs: config.refusalDelayMs,
     priceWorkSaturated: () => prices.saturated(),
@@ -349,7 +353,8 @@ export async function startService(config: Config, logger: Logger, start: StartO
       liveAvailability, ...(metrics ? { metrics } : {}), ...(accounts ? { accounts } : {}) };
     logStorageFaults(live, logger);
     const admission = admissionBudgets(config, prices, live);
-    const http = pipelineOptions(ctx, parts, limiter, admission?.budgets ?? null);
+    const tracing = await startTracing({ ...config.tracing, version: SERVICE_VERSION, ...(start.spanExporter ? { exporter: start.spanExporter } : {}) });
+    const http = pipelineOptions(ctx, parts, limiter, admission?.budgets ?? null, tracing);
     const server = start.listen === false ? null : await startServer(config.host, config.port, http, config.reusePort);
     const pipeline = server?.pipeline ?? new Pipeline(http);
     pipelineRef = pipeline;
@@ -360,7 +365,7 @@ export async function startService(config: Config, logger: Logger, start: StartO
     swap.cluster = cluster;
     cluster?.start();
     logger.info(
-      { port: server?.port ?? 0, host: config.host, snapshot: snapshot.meta.snapshotVersion, ms: Math.round(performance.now() - startedAt) },
+      { port: server?.port ?? 0, host: config.host, snapshot: snapshot.meta.snapshotVersion, tracing: tracing === null ? 'off' : config.tracing.mode, ms: Math.round(performance.now() - startedAt) },
       server !== null ? 'listening' : 'serving in process',
     );
     const close = async (): Promise<void> => {
@@ -374,6 +379,7 @@ export async function startService(config: Config, logger: Logger, start: StartO
       await live.close();
       swap.close();
       accounts?.mailer.close();
+      await tracing?.shutdown();
     };
     return serviceHandle(config, server, pipeline, swap, close);
   } catch (e) {

@@ -109,6 +109,8 @@ export interface Config {
   readonly metrics: boolean;
   /** `GET /metrics` needs a key with group ReadMetrics (default: no key). */
   readonly metricsKeyRequired: boolean;
+  /** D229: OpenTelemetry tracing (`off`, the default, or `otlp`), the share of new traces recorded, the service name. */
+  readonly tracing: { mode: 'off' | 'otlp'; sampleRatio: number; serviceName: string };
   /** D24, D109: rate limits per key, or null (off, the default). */
   readonly rateLimits: { perWindow: number; windowS: number; pricesPerWindow: number; pricesWindowS: number } | null;
   /** How often replicas on PostgreSQL exchange their rate-limit counts (D218), ms. */
@@ -278,6 +280,16 @@ function onOff(env: NodeJS.ProcessEnv, name: string, def: boolean): boolean {
 
 export class ConfigError extends Error {}
 
+/** D229: `TRACING` (off | otlp), `TRACING_SAMPLE_RATIO` (0–1, default 1), `OTEL_SERVICE_NAME`. */
+function parseTracing(env: NodeJS.ProcessEnv): Config['tracing'] {
+  const raw = (env.TRACING ?? '').trim().toLowerCase();
+  if (raw !== '' && raw !== 'off' && raw !== 'otlp') throw new ConfigError(`TRACING must be off or otlp, got "${env.TRACING}"`);
+  const ratioRaw = env.TRACING_SAMPLE_RATIO;
+  const sampleRatio = ratioRaw === undefined || ratioRaw === '' ? 1 : Number(ratioRaw);
+  if (!(sampleRatio >= 0 && sampleRatio <= 1)) throw new ConfigError(`TRACING_SAMPLE_RATIO must be a number from 0 to 1, got "${ratioRaw}"`);
+  return { mode: raw === 'otlp' ? 'otlp' : 'off', sampleRatio, serviceName: env.OTEL_SERVICE_NAME || 'charging-price-service' };
+}
+
 /** D176: admission classes with a budget. */
 export const BUDGETED = ['read', 'write', 'cost', 'ops', 'preflight'] as const;
 export type BudgetedClass = (typeof BUDGETED)[number];
@@ -377,6 +389,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     refusalDelayMs: int(env, 'REFUSAL_DELAY_MS', DEFAULT_REFUSAL_DELAY_MS, 0, 60_000),
     metrics: onOff(env, 'METRICS', true),
     metricsKeyRequired: onOff(env, 'METRICS_KEY_REQUIRED', false),
+    tracing: parseTracing(env),
     rateLimitSyncMs: int(env, 'RATE_LIMIT_SYNC_MS', 100, 10, 10_000),
     rateLimits: onOff(env, 'RATE_LIMIT', false)
       ? {

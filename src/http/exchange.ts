@@ -7,6 +7,7 @@ import type { RouteClass } from './budgets.js';
 import type { ApiRequest, RequestHeaders, RouteDef } from '../api/types.js';
 import type { Encoding } from './compress.js';
 import type { ErrorStyle } from '../api/jsonapi/errors.js';
+import type { RequestTrace } from '../tracing.js';
 
 /**
  * The part of a uWS `HttpResponse` the pipeline uses. The socket server hands uWS's own object;
@@ -38,6 +39,9 @@ export interface RequestHead {
   acceptEncoding: string;
   ifNoneMatch: string;
   remote: string;
+  /** W3C trace context as received (D229; copied only while tracing is on). */
+  traceparent?: string;
+  tracestate?: string;
 }
 
 /** The request as handlers see it, writable by the pipeline only (the body is set once read). */
@@ -78,6 +82,10 @@ export class Exchange {
   /** For the access log: the name of the key used (never the key) and the body bytes read. */
   keyName: string | null = null;
   bytesIn = 0;
+  /** The status answered (0 until then, and for an aborted request). */
+  status = 0;
+  /** The request's trace while tracing is on (D229), else null. */
+  trace: RequestTrace | null = null;
   readonly head: boolean;
 
   constructor(

@@ -108,6 +108,8 @@ export function inject(pipeline: Pipeline, r: InjectRequest): Promise<InjectResp
       acceptEncoding: h['accept-encoding'] ?? '',
       ifNoneMatch: h['if-none-match'] ?? '',
       remote: r.remote ?? '127.0.0.1',
+      traceparent: h.traceparent ?? '',
+      tracestate: h.tracestate ?? '',
     };
     pipeline.handle(sink, head);
     sink.deliver(body ?? new Uint8Array(0));

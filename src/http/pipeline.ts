@@ -23,6 +23,7 @@ import { GROUP_BIT, snakeCase } from '../auth/groups.js';
 import { Router } from './router.js';
 import { negotiateEncoding } from './compress.js';
 import { ALLOW_HEADERS, MAX_AGE_S, corsPolicy, type CorsPolicy } from './cors.js';
+import type { Tracing } from '../tracing.js';
 
 /** The token of `Authorization: Bearer <token>`, or ''. */
 function bearerOf(h: string): string {
@@ -70,6 +71,8 @@ export interface PipelineOptions extends Omit<ResponderOptions, 'finished' | 'dr
   priceWorkSaturated?: () => boolean;
   /** D176: admission budgets per route class (absent or null: none). */
   budgets?: AdmissionBudgets | null;
+  /** D229: OpenTelemetry tracing, or null/absent (off: no span, no header read). */
+  tracing?: Tracing | null;
   /** Rate limits per key (D24, D109, D217). Absent: no limits. */
   rateLimit?: RateLimitCheck;
   /** Read-your-writes (D151): null when this view cannot be behind, else a promise until it is current. */
@@ -132,6 +135,7 @@ export class Pipeline {
 
   private finished(ex: Exchange): void {
     if (ex.entered) this.o.budgets?.leave(ex.cls);
+    ex.trace?.end(ex.routePath, ex.status);
     this.inFlightCount--;
     if (this.draining && this.inFlightCount === 0 && this.drained !== null) this.drained();
   }
@@ -163,7 +167,11 @@ export class Pipeline {
         return;
       }
       if (!this.route(ex)) return;
+      const tr = ex.trace;
+      const t = tr === null ? 0 : performance.now();
+      tr?.stage('route', ex.t0, t);
       this.authenticate(ex);
+      tr?.stage('authenticate', t, performance.now());
       this.gate(ex);
       if (ex.gate === null && this.answeredEarly(ex)) return;
       if (ex.route!.body) this.readBody(ex);
@@ -181,6 +189,7 @@ export class Pipeline {
     const enc = this.o.compression ? negotiateEncoding(h.acceptEncoding) : null;
     const ex = new Exchange(res, h.method, h.path, h.rawQuery, h.headers, h.contentLength, reqId, performance.now(), origin, enc, h.ifNoneMatch, h.remote);
     ex.crossOrigin = h.origin.length > 0;
+    if (this.o.tracing) ex.trace = this.o.tracing.request(h.method, h.path, h.traceparent ?? '', h.tracestate ?? '', ex.t0);
     this.inFlightCount++;
     res.onAborted(() => this.responder.aborted(ex));
     return ex;
@@ -348,8 +357,10 @@ export class Pipeline {
       this.responder.fail(ex, new ApiError('PAYLOAD_TOO_LARGE', 'request body too large'), declared > drainLimit(limit));
       return;
     }
+    const started = ex.trace === null ? 0 : performance.now();
     readBody(ex, limit, (buf, close) => {
       const t = performance.now();
+      ex.trace?.stage('body.read', started, t);
       if (buf === null) this.responder.fail(ex, new ApiError('PAYLOAD_TOO_LARGE', 'request body too large'), close);
       else {
         ex.raw = buf;
@@ -389,14 +400,24 @@ export class Pipeline {
   /** Parses the body (body routes), calls the handler, and hands its answer to the Responder. */
   private dispatch(ex: Exchange): void {
     let out: ApiResponse | Promise<ApiResponse>;
+    const tr = ex.trace;
+    let h0 = 0;
     try {
       const req = ex.req!;
       if (ex.raw !== null) {
+        const p0 = tr === null ? 0 : performance.now();
         req.body = parseBody(ex.raw, ex.route!.bareBody === true);
         ex.raw = null;
+        tr?.stage('body.parse', p0, performance.now());
       }
-      out = ex.route!.handler(req);
+      const handler = ex.route!.handler;
+      if (tr === null) out = handler(req);
+      else {
+        h0 = performance.now();
+        out = tr.run(() => handler(req));
+      }
     } catch (e) {
+      if (h0 > 0) tr?.stage('handler', h0, performance.now());
       this.responder.fail(ex, e);
       return;
     }
@@ -407,11 +428,18 @@ export class Pipeline {
       out.then(
         (r) => {
           const t = performance.now();
+          tr?.stage('handler', h0, t);
           this.responder.send(ex, r);
           this.o.budgets?.chargeCpu(ex.cls, performance.now() - (started >= 0 ? started : t));
         },
-        (e: unknown) => this.responder.fail(ex, e),
+        (e: unknown) => {
+          tr?.stage('handler', h0, performance.now());
+          this.responder.fail(ex, e);
+        },
       );
-    } else this.responder.send(ex, out);
+    } else {
+      tr?.stage('handler', h0, performance.now());
+      this.responder.send(ex, out);
+    }
   }
 }

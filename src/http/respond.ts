@@ -175,6 +175,7 @@ export class Responder {
         }
       } else res.end(body, close);
     });
+    ex.status = r.status;
     this.finish(ex);
     const bytesOut = body === undefined || ex.head ? 0 : byteLength(body);
     const ms = Math.round((performance.now() - ex.t0) * 1000) / 1000;

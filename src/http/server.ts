@@ -60,6 +60,7 @@ function lengthsDiffer(req: uWS.HttpRequest, first: string): boolean {
 export function startServer(host: string, port: number, opts: ServerOptions, reusePort = false): Promise<HttpServer> {
   const pipeline = new Pipeline({ corsOrigins: '*', compression: false, compressMinBytes: 1024, cacheMaxAgeS: 60, refusalDelayMs: 0, ...opts });
   const app = uWS.App();
+  const tracing = opts.tracing != null;
   // D228: +1 when a connection opens, −1 when it closes; nothing per request.
   const conns = { open: 0, accepted: 0 };
   app.filter((_res, count) => {
@@ -90,6 +91,7 @@ export function startServer(host: string, port: number, opts: ServerOptions, reu
       acceptEncoding: req.getHeader('accept-encoding'),
       ifNoneMatch: req.getHeader('if-none-match'),
       remote: Buffer.from(res.getRemoteAddressAsText()).toString(),
+      ...(tracing ? { traceparent: req.getHeader('traceparent'), tracestate: req.getHeader('tracestate') } : {}),
     });
   });
 

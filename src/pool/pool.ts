@@ -45,6 +45,7 @@ import { StationView, type SharedStationData } from './stations.js';
 import { isStorageFaultReply } from './protocol.js';
 import { PricePlanner, type Plan, type PriceWorkShape } from './planner.js';
 import { StorageUnavailableError } from '../storage/live.js';
+import { childSpan } from '../tracing.js';
 
 /** Compiled worker module, located relative to this module (dist/src/pool → dist/workers). */
 export const WORKER_FILE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../workers/pricing.worker.js');
@@ -281,9 +282,11 @@ export class PricePool {
     const p = this.piscina;
     if (p === null || plan.mode === 'inline') {
       this.counts.inline++;
+      const span = childSpan('price.inline');
       const t0 = performance.now();
       const r = this.o.work.runTask({ catalog: this.catalog!, rates: this.o.rates, stations: this.stations }, name, input);
       this.inlineTimes.observe((performance.now() - t0) / 1000);
+      span?.end({ 'cps.task': name });
       return typeof r.body === 'string' ? { status: r.status, body: r.body } : { status: r.status, body: bufferOf(r.body) };
     }
     if (name === 'chargePrices' && plan.mode === 'split' && this.inFlight + plan.parts <= this.o.workers) {
@@ -379,8 +382,17 @@ export class PricePool {
    */
   private async dispatch(p: Piscina, msg: TaskMessage | PartMessage, fn: 'task' | 'part', task: string): Promise<unknown> {
     const dispatched = performance.now();
-    const wait = this.acquire();
-    if (wait !== null) await wait;
+    const waitSpan = childSpan('price.queue_wait');
+    let wait: Promise<void> | null;
+    try {
+      wait = this.acquire();
+    } catch (e) {
+      waitSpan?.end({ 'cps.refused': 'full' });
+      throw e;
+    }
+    if (wait !== null) await wait.finally(() => waitSpan?.end());
+    else waitSpan?.end();
+    const taskSpan = childSpan('price.task');
     this.counts.pooled++;
     this.counts.waited++;
     const waitedMs = performance.now() - dispatched;
@@ -394,6 +406,7 @@ export class PricePool {
     const t0 = performance.now();
     const settle = (): void => {
       const ms = performance.now() - t0;
+      taskSpan?.end({ 'cps.task': task });
       this.workerTimes.observe(ms / 1000);
       this.serviceMs = this.serviceMs === 0 ? ms : this.serviceMs * 0.9 + ms * 0.1;
       this.running--;

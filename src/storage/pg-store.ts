@@ -16,6 +16,7 @@
  *   read-only standby is a StorageUnavailableError (503 `storage unavailable`, D152); any other
  *   database error is a bug and stays what it is. The pool reconnects by itself.
  */
+import { traced } from '../tracing.js';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { POSTGRES_MIGRATIONS } from './migrations/index.js';
@@ -319,11 +320,11 @@ export class PgStore extends FaultTracking implements LiveStore {
   }
 
   tx<T>(fn: (s: Sql) => Promise<T>): Promise<T> {
-    return this.within(`BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK})`, fn, true);
+    return traced('store.write', () => this.within(`BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK})`, fn, true));
   }
 
   read<T>(fn: (s: Sql) => Promise<T>): Promise<T> {
-    return this.within('BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY', fn, false);
+    return traced('store.read', () => this.within('BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY', fn, false));
   }
 
   private async writeStatuses(rows: readonly StatusRow[]): Promise<void> {

@@ -7,6 +7,7 @@
  * operation's uncommitted rows even though `fn` awaits between statements. Statements are
  * prepared once per SQL text.
  */
+import { traced } from '../tracing.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -180,11 +181,11 @@ export class SqliteStore extends FaultTracking implements LiveStore {
   }
 
   tx<T>(fn: (s: Sql) => Promise<T>): Promise<T> {
-    return this.run('BEGIN IMMEDIATE', fn);
+    return traced('store.write', () => this.run('BEGIN IMMEDIATE', fn));
   }
 
   read<T>(fn: (s: Sql) => Promise<T>): Promise<T> {
-    return this.run('BEGIN', fn);
+    return traced('store.read', () => this.run('BEGIN', fn));
   }
 
   versions(): Promise<StoreVersions> {

@@ -61,6 +61,8 @@ export interface StartOptions {
   env?: Record<string, string>;
   /** Reuse a data directory (restart tests); default a fresh one. */
   dataDir?: string;
+  /** In-process services only: spans go to this OpenTelemetry exporter (D229). */
+  spanExporter?: unknown;
 }
 
 export interface TestServer {
@@ -253,7 +255,7 @@ export async function startTestApp(opts: StartOptions = {}): Promise<TestApp> {
   const config = m.config.loadConfig(serviceEnv(dataDir, databaseUrl, { PRINT_DEV_KEY: '0', ...opts.env }));
   let out = '';
   const logger = m.log.createLogger(config.logLevel, { write: (line: string) => (out += line) });
-  const service = await m.app.startService(config, logger, { listen: false, devKeyOnTerminal: false });
+  const service = await m.app.startService(config, logger, { listen: false, devKeyOnTerminal: false, ...(opts.spanExporter !== undefined ? { spanExporter: opts.spanExporter as never } : {}) });
   const devKeyFile = path.join(dataDir, 'dev-key.txt');
   const devKey = out.includes('"msg":"development API key') && fs.existsSync(devKeyFile) ? fs.readFileSync(devKeyFile, 'utf8').trim() : '';
   return {

@@ -283,9 +283,10 @@ describe('device registration over HTTP', () => {
     it('when an invalid update arrives for a known device, then 400 and the stored device is unchanged', async () => {
       const id = randomUUID();
       await post(device(id));
-      const before = devices.get(id);
+      const before = await devices.get(id);
+      expect(before).not.toBeNull();
       await rejected(device(id, { ...ATTRS, country: 'XXX' }), '/data/attributes/country');
-      expect(devices.get(id)).toEqual(before);
+      expect(await devices.get(id)).toEqual(before);
     });
   });
 

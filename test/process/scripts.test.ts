@@ -70,6 +70,7 @@ const ELSEWHERE: Record<string, string> = {
   'bench:stations': 'a measurement (bench/RESULTS.md)',
   'bench:cdr-cost': 'a measurement (bench/RESULTS.md)',
   'bench:cdr-cost-load': '.ci/run (--check)',
+  'bench:tracing': '.ci/run (--check)',
   'bench:postgis': '.ci/run (--check)',
   'bench:replicas': '.ci/run (--check)',
   'bench:live-store': '.ci/run (--check)',
