@@ -45,6 +45,56 @@ interface Device {
   connectors: Connector[];
 }
 
+/** A street for comparing addresses: lower case, `str.` written out, no spaces or hyphens. */
+const streetKey = (s: string): string => s.toLowerCase().replace(/str\.?(?=\s|$)/g, 'straße').replace(/[\s-]+/g, '');
+
+/**
+ * D230: an exact point that devices of different addresses share is a placeholder (a district's
+ * centre, a copied position) for some of them. Devices that share a street or a postcode count as
+ * one address (a typo in either does not move a station); when the point carries several, the
+ * address that holds a strict majority of its devices keeps it, and the others — all of them when
+ * none does — are left out as `coordinates_shared`.
+ */
+function offSharedPoints(devices: readonly Device[], tally: ImportTally, file: string): Device[] {
+  const byPoint = new Map<string, Device[]>();
+  for (const d of devices) {
+    const k = `${d.lat},${d.lon}`;
+    const list = byPoint.get(k);
+    if (list === undefined) byPoint.set(k, [d]);
+    else list.push(d);
+  }
+  const dropped = new Set<Device>();
+  for (const list of byPoint.values()) {
+    if (list.length < 2) continue;
+    const address = addressesOf(list);
+    const sizes = new Map<number, number>();
+    for (const a of address) sizes.set(a, (sizes.get(a) ?? 0) + 1);
+    if (sizes.size < 2) continue;
+    let keep = -1;
+    for (const [a, n] of sizes) if (n * 2 > list.length) keep = a;
+    list.forEach((d, i) => {
+      if (address[i] === keep) return;
+      dropped.add(d);
+      tally.skip('coordinates_shared', `${file}:record ${d.record}: ${d.lat} / ${d.lon} (${d.street} ${d.houseNumber}, ${d.postcode}) shared with ${sizes.size - 1} other address(es)`);
+    });
+  }
+  return dropped.size === 0 ? [...devices] : devices.filter((d) => !dropped.has(d));
+}
+
+/** Per device of one point, its address: devices sharing a street or a postcode, transitively, have the same number. */
+function addressesOf(list: readonly Device[]): number[] {
+  const parent = list.map((_, i) => i);
+  const root = (i: number): number => (parent[i] === i ? i : (parent[i] = root(parent[i])));
+  for (let i = 0; i < list.length; i++) {
+    for (let j = 0; j < i; j++) {
+      const sameStreet = streetKey(list[i].street) === streetKey(list[j].street);
+      const samePostcode = list[i].postcode !== '' && list[i].postcode === list[j].postcode;
+      if (sameStreet || samePostcode) parent[root(i)] = root(j);
+    }
+  }
+  return list.map((_, i) => root(i));
+}
+
 /** `DD.MM.YYYY` → ms since epoch (UTC), or null. */
 function germanDate(s: string): number | null {
   const m = /(\d{1,2})\.(\d{1,2})\.(\d{4})/.exec(s);
@@ -187,7 +237,7 @@ export async function readBnetza(
   // Group devices into stations, in file order (deterministic).
   const groups = new Map<string, Device[][]>();
   const ordered: Device[][] = [];
-  for (const d of devices) {
+  for (const d of offSharedPoints(devices, tally, file)) {
     const key = `${normalizeOperatorName(d.operator)}|${d.street.toLowerCase()}|${d.houseNumber.toLowerCase()}|${d.postcode}`;
     const list = groups.get(key) ?? [];
     groups.set(key, list);

@@ -12,6 +12,7 @@ import { normalizeOperatorName, operatorIdOf, repairMojibake } from '../domain/s
 export type SkipReason =
   | 'bad_coordinates'
   | 'coordinates_flagged'
+  | 'coordinates_shared'
   | 'duplicate_id'
   | 'missing_id'
   | 'missing_columns'

@@ -78,6 +78,19 @@ describe('German register import', () => {
     expect(op.name).toMatch(/EnBW/);
   });
 
+  it('leaves out devices whose exact point other devices on another street share (a placeholder position, D230)', async () => {
+    const r = await imp('bnetza', ['de/bnetza-berlin-shared-points.csv']);
+    expect(r.summary.rowsRead).toBe(13);
+    // Three TotalEnergies devices on three streets at one point: none is kept. Reuchlinstraße
+    // (3 devices) and Saalmannstraße (2) at one point: the majority street keeps it.
+    expect(r.summary.skipped).toEqual({ coordinates_shared: 5 });
+    const addresses = r.stations.map((s) => s.address).join('|');
+    expect(addresses).toContain('Reuchlinstraße 10-11, 10553');
+    expect(addresses).not.toMatch(/Saalmannstraße|Erich-Weinert|Breitkopfstr|Cornelius-Fredericks/);
+    // One street with three postcodes at one point: a typo in the postcode, the point is kept.
+    expect(r.stations.filter((s) => s.address.startsWith('Plauener Str.')).length).toBeGreaterThan(0);
+  });
+
   it('refuses a file whose header lacks the coordinates', async () => {
     await expect(runImport({ inputs: [{ format: 'bnetza', file: path.join(FIX, 'de/bnetza-no-coordinates.csv') }], out: path.join(tmp, 'x.db') })).rejects.toThrow(
       /lacks the column\(s\) Breitengrad, Längengrad/,
