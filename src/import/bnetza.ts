@@ -19,7 +19,7 @@ import {
   validCoordinates,
   type Connector,
 } from '../domain/stations/normalize.js';
-import { Columns, ImportError, ImportTally, csvRecords, mostFrequent, type OnBytes, type StationDraft } from './common.js';
+import { Columns, ImportError, ImportTally, csvRecords, mostFrequent, offZone, type OnBytes, type StationDraft } from './common.js';
 
 /**
  * Column names by role, newest first: the 2017–2019 releases (xlsx, converted to CSV with
@@ -79,6 +79,15 @@ function offSharedPoints(devices: readonly Device[], tally: ImportTally, file: s
     });
   }
   return dropped.size === 0 ? [...devices] : devices.filter((d) => !dropped.has(d));
+}
+
+/** D231: devices far from the other devices of their postcode zone (the postcode's first two digits) are left out. */
+function offPostcodeZone(devices: readonly Device[], tally: ImportTally, file: string): Device[] {
+  const zoned = devices.map((d) => ({ d, zone: /^\d{5}$/.test(d.postcode) ? d.postcode.slice(0, 2) : null, lat: d.lat, lon: d.lon }));
+  const far = offZone(zoned);
+  if (far.size === 0) return [...devices];
+  for (const z of far) tally.skip('coordinates_off_zone', `${file}:record ${z.d.record}: ${z.lat} / ${z.lon} is far from the other devices of postcode zone ${z.zone}xxx (${z.d.postcode} ${z.d.town})`);
+  return zoned.filter((z) => !far.has(z)).map((z) => z.d);
 }
 
 /** Per device of one point, its address: devices sharing a street or a postcode, transitively, have the same number. */
@@ -237,7 +246,7 @@ export async function readBnetza(
   // Group devices into stations, in file order (deterministic).
   const groups = new Map<string, Device[][]>();
   const ordered: Device[][] = [];
-  for (const d of offSharedPoints(devices, tally, file)) {
+  for (const d of offSharedPoints(offPostcodeZone(devices, tally, file), tally, file)) {
     const key = `${normalizeOperatorName(d.operator)}|${d.street.toLowerCase()}|${d.houseNumber.toLowerCase()}|${d.postcode}`;
     const list = groups.get(key) ?? [];
     groups.set(key, list);

@@ -6,13 +6,14 @@
 import fs from 'node:fs';
 import { parse } from 'csv-parse';
 import type { ChargePointRecord, StationRecord } from '../domain/stations/model.js';
-import { normalizeOperatorName, operatorIdOf, repairMojibake } from '../domain/stations/normalize.js';
+import { metresBetween, normalizeOperatorName, operatorIdOf, repairMojibake } from '../domain/stations/normalize.js';
 
 /** Why a source row (or an EVSE id in a kept row) was left out. */
 export type SkipReason =
   | 'bad_coordinates'
   | 'coordinates_flagged'
   | 'coordinates_shared'
+  | 'coordinates_off_zone'
   | 'duplicate_id'
   | 'missing_id'
   | 'missing_columns'
@@ -327,4 +328,50 @@ export function mostFrequent(values: Iterable<string>): string | null {
   let bestN = 0;
   for (const [v, c] of n) if (c > bestN || (c === bestN && best !== null && v < best)) [best, bestN] = [v, c];
   return best;
+}
+
+/** A located item of a zone (DE: the postcode's first two digits; FR: the INSEE commune's department). */
+export interface Zoned {
+  zone: string | null;
+  lat: number;
+  lon: number;
+}
+
+/** Zones with fewer items are not judged: their spread says too little (D231). */
+export const ZONE_MIN_ITEMS = 20;
+
+/**
+ * How far from the median point of its zone's items an item may lie (D231): about the size of the
+ * largest zones (French departments and German two-digit postcode zones measure up to 150–200 km
+ * across), so only a position in another region is caught, never one at a zone's far end.
+ */
+export const ZONE_LIMIT_M = 150_000;
+
+/**
+ * D231: the items farther than ZONE_LIMIT_M from the median point (component-wise medians) of
+ * their zone's items. A zone of fewer than ZONE_MIN_ITEMS items, and an item without a zone, are
+ * not judged.
+ */
+export function offZone<T extends Zoned>(items: readonly T[]): Set<T> {
+  const byZone = new Map<string, T[]>();
+  for (const it of items) {
+    if (it.zone === null) continue;
+    const list = byZone.get(it.zone);
+    if (list === undefined) byZone.set(it.zone, [it]);
+    else list.push(it);
+  }
+  const out = new Set<T>();
+  for (const list of byZone.values()) {
+    if (list.length < ZONE_MIN_ITEMS) continue;
+    const lat = median(list.map((x) => x.lat));
+    const lon = median(list.map((x) => x.lon));
+    for (const x of list) if (metresBetween(lat, lon, x.lat, x.lon) > ZONE_LIMIT_M) out.add(x);
+  }
+  return out;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2;
 }

@@ -17,7 +17,7 @@ import {
   validCoordinates,
   type Connector,
 } from '../domain/stations/normalize.js';
-import { Columns, ImportError, ImportTally, csvRecords, type OnBytes, type StationDraft } from './common.js';
+import { Columns, ImportError, ImportTally, csvRecords, offZone, type OnBytes, type StationDraft } from './common.js';
 
 const REQUIRED = [
   'id_station_itinerance', 'id_pdc_itinerance', 'nom_station', 'adresse_station', 'coordonneesXY',
@@ -56,6 +56,20 @@ interface Pending {
   draft: StationDraft;
   connectors: Connector[];
   emi3: string | null;
+  /** The department of the station's INSEE commune code (D231), or null. */
+  zone: string | null;
+  lat: number;
+  lon: number;
+  /** Its rows (charge points) read, and where the first is. */
+  rows: number;
+  where: string;
+}
+
+/** The department of an INSEE commune code: two characters (2A, 2B for Corsica), three overseas (97x). */
+function departmentOf(insee: string): string | null {
+  const c = insee.trim().toUpperCase();
+  if (!/^(\d{5}|2[AB]\d{3})$/.test(c)) return null;
+  return c.startsWith('97') ? c.slice(0, 3) : c.slice(0, 2);
 }
 
 export async function readIrve(
@@ -158,14 +172,26 @@ export async function readIrve(
         },
         connectors: [],
         emi3: emi3OperatorOf(stationId),
+        zone: departmentOf(insee),
+        lat: xy[0],
+        lon: xy[1],
+        rows: 0,
+        where,
       };
       stations.set(stationId, p);
     } else if (Number.isFinite(at) && at > p.draft.at) p.draft.at = at;
+    p.rows++;
     for (const plug of plugs) p.connectors.push({ ...plug, power: normalizePower(plug, kw), evse_id: evse });
   }
   if (cols === null) throw new ImportError(`${file}: empty file`);
+  // D231: stations far from the other stations of their department.
+  const far = offZone([...stations.values()]);
   const out: StationDraft[] = [];
   for (const p of stations.values()) {
+    if (far.has(p)) {
+      for (let i = 0; i < p.rows; i++) tally.skip('coordinates_off_zone', `${p.where}: ${p.lat} / ${p.lon} is far from the other stations of department ${p.zone}`);
+      continue;
+    }
     p.draft.charge_points = groupChargePoints(p.connectors);
     out.push(p.draft);
   }

@@ -91,6 +91,14 @@ describe('German register import', () => {
     expect(r.stations.filter((s) => s.address.startsWith('Plauener Str.')).length).toBeGreaterThan(0);
   });
 
+  it('leaves out a device far from the other devices of its postcode zone (D231)', async () => {
+    const r = await imp('bnetza', ['de/bnetza-berlin-off-zone.csv']);
+    expect(r.summary.rowsRead).toBe(21);
+    expect(r.summary.skipped).toEqual({ coordinates_off_zone: 1 });
+    expect(r.bySource.has('bnetza:device:1121300')).toBe(false);
+    expect(r.stations.every((s) => s.latitude > 52)).toBe(true);
+  });
+
   it('refuses a file whose header lacks the coordinates', async () => {
     await expect(runImport({ inputs: [{ format: 'bnetza', file: path.join(FIX, 'de/bnetza-no-coordinates.csv') }], out: path.join(tmp, 'x.db') })).rejects.toThrow(
       /lacks the column\(s\) Breitengrad, Längengrad/,
@@ -100,6 +108,15 @@ describe('German register import', () => {
 });
 
 describe('IRVE import', () => {
+  it('leaves out a station far from the other stations of its department (D231)', async () => {
+    const r = await imp('irve', ['fr/irve-off-zone.csv']);
+    expect(r.summary.rowsRead).toBe(53);
+    // Counted per row: the moved station has two charge points.
+    expect(r.summary.skipped).toEqual({ coordinates_off_zone: 2 });
+    expect(r.stations.length).toBe(20);
+    expect(r.bySource.has('irve:FREBNPBBAKL')).toBe(false);
+  });
+
   it('skips malformed rows with reasons, maps plugs, powers, overseas departments', async () => {
     const r = await imp('irve', ['fr/irve-messy.csv', 'fr/irve-doublons-extract.csv']);
     expect(r.summary.rowsRead).toBe(13 + 12);
