@@ -1,11 +1,15 @@
 # syntax=docker/dockerfile:1
 # Multi-stage image of the service (see README, "Production install"):
 #   podman build -t charging-price-service .      (or docker build)
-#   podman run -p 8080:8080 -v cps-data:/data charging-price-service
+#   podman run -p 8080:8080 -v cps-data:/data --read-only --tmpfs /tmp charging-price-service
+# The service writes only to /data (DATA_DIR) and /tmp: the root file system can be read-only (D232).
 # Build stage: npm ci compiles better-sqlite3 and dist/ (the prepare script), the default snapshot
 # is built from snapshots/sources, then dev dependencies and the HTTP core's binaries for other
 # platforms are removed. Run stage: only the runtime tree, as the unprivileged `node` user.
-FROM node:20-bookworm-slim AS build
+# The Node base image; a deployment that pulls from a registry pins it by digest (D232), e.g.
+#   --build-arg NODE_IMAGE=docker.io/library/node:20-bookworm-slim@sha256:<digest>
+ARG NODE_IMAGE=docker.io/library/node:20-bookworm-slim
+FROM ${NODE_IMAGE} AS build
 # Build-only settings for networks without nodejs.org or behind a TLS-inspecting proxy (unset by
 # default): npm_config_nodedir=/usr takes the Node headers from the base image instead of
 # downloading them, NODE_EXTRA_CA_CERTS names a mounted CA bundle, e.g.
@@ -26,7 +30,18 @@ RUN npm ci --no-audit --no-fund \
  && npm prune --omit=dev --no-audit --no-fund \
  && npm run prune:uws
 
-FROM node:20-bookworm-slim
+FROM ${NODE_IMAGE}
+ARG NODE_IMAGE
+# OCI annotations (D232); VERSION and REVISION from the build, e.g.
+#   podman build --build-arg VERSION=$(node -p "require('./package.json').version") --build-arg REVISION=$(git rev-parse HEAD) .
+ARG VERSION=0.1.0
+ARG REVISION=unknown
+LABEL org.opencontainers.image.title="charging-price-service" \
+      org.opencontainers.image.description="EV charging price API: station search, charge prices, OCPI CDR costs, map tiles" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.licenses="MIT" \
+      org.opencontainers.image.base.name="${NODE_IMAGE}"
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 DATA_DIR=/data
 WORKDIR /app
 COPY --from=build /app/package.json /app/package-lock.json ./

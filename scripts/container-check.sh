@@ -7,7 +7,8 @@
 # Where no container registry is reachable, the base image `node:20-bookworm-slim` is made locally:
 # Debian bookworm (debootstrap, from the Debian mirror) plus this machine's Node 20 and npm.
 # Where no OCI runtime can start containers (some VMs refuse the runtimes' rlimit calls), the image's
-# root file system is mounted and the service runs in it with chroot as uid 1000, the image's user.
+# root file system is mounted read-only and the service runs in it with chroot as uid 1000, the
+# image's user, with /data and a /tmp writable (D232), as `podman run --read-only --tmpfs /tmp`.
 # CONTAINER_PORT (default 18080) is the loopback port used. Last, deploy/compose.yaml is checked with
 # podman-compose --dry-run (D221).
 set -euo pipefail
@@ -52,26 +53,35 @@ rm -rf "$SRC"
 echo "image built in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", b - a }') s; size $(podman image inspect "$IMAGE" --format '{{.Size}}' | awk '{printf "%.0f MB", $1/1e6}') (base $(podman image inspect "$BASE" --format '{{.Size}}' | awk '{printf "%.0f MB", $1/1e6}'))"
 [ "$(podman image inspect "$IMAGE" --format '{{.Config.User}}')" = node ] || { echo "the image does not run as user node"; exit 1; }
 podman image inspect "$IMAGE" | grep -q "process.env.PORT || 8080) + '/ready'" || { echo "no HEALTHCHECK on /ready"; exit 1; }
+for label in title description version revision licenses base.name; do
+  [ -n "$(podman image inspect "$IMAGE" --format "{{index .Config.Labels \"org.opencontainers.image.$label\"}}")" ] || { echo "no OCI label org.opencontainers.image.$label"; exit 1; }
+done
 
 DATA=$(mktemp -d /tmp/cps-data-XXXX)
 chown 1000:1000 "$DATA"
 cleanup() {
   podman rm -f cps-check >/dev/null 2>&1 || true
   [ -n "${PID:-}" ] && kill "$PID" 2>/dev/null || true
-  [ -n "${MNT:-}" ] && { umount "$MNT/data" 2>/dev/null || true; podman image unmount "$IMAGE" >/dev/null 2>&1 || true; }
+  [ -n "${RO:-}" ] && { umount "$RO/tmp" "$RO/data" 2>/dev/null || true; umount "$RO" 2>/dev/null || true; rmdir "$RO" 2>/dev/null || true; }
+  [ -n "${MNT:-}" ] && { podman image unmount "$IMAGE" >/dev/null 2>&1 || true; }
   rm -rf "$DATA"
 }
 trap cleanup EXIT
 t0=$(date +%s.%N)
-if podman run -d --name cps-check --network host -v "$DATA:/data" -e HOST=127.0.0.1 -e PORT="$PORT" "$IMAGE" >/dev/null 2>&1; then
-  how="podman run"
+# D232: the root file system read-only, /data and a /tmp the only places written.
+if podman run -d --name cps-check --network host --read-only --tmpfs /tmp -v "$DATA:/data" -e HOST=127.0.0.1 -e PORT="$PORT" "$IMAGE" >/dev/null 2>&1; then
+  how="podman run --read-only"
 else
   podman rm -f cps-check >/dev/null 2>&1 || true
-  how="chroot into the image's files as uid 1000 (podman run refused here: no OCI runtime can start a container)"
+  how="chroot into the image's files, read-only but /data and /tmp, as uid 1000 (podman run refused here: no OCI runtime can start a container)"
   MNT=$(podman image mount "$IMAGE")
-  mount --bind "$DATA" "$MNT/data"
   cp /etc/resolv.conf "$MNT/etc/resolv.conf" 2>/dev/null || true
-  chroot --userspec=1000:1000 "$MNT" /usr/bin/env -i PATH=/usr/bin:/bin HOME=/home/node NODE_ENV=production HOST=127.0.0.1 PORT="$PORT" DATA_DIR=/data sh -c 'cd /app && exec node dist/src/main.js' >"$DATA/log" 2>&1 &
+  RO=$(mktemp -d /tmp/cps-ro-XXXX)
+  mount --bind "$MNT" "$RO"
+  mount -o remount,bind,ro "$RO"
+  mount --bind "$DATA" "$RO/data"
+  mount -t tmpfs -o size=64m tmpfs "$RO/tmp"
+  chroot --userspec=1000:1000 "$RO" /usr/bin/env -i PATH=/usr/bin:/bin HOME=/home/node NODE_ENV=production HOST=127.0.0.1 PORT="$PORT" DATA_DIR=/data sh -c 'cd /app && exec node dist/src/main.js' >"$DATA/log" 2>&1 &
   PID=$!
 fi
 for _ in $(seq 1 300); do curl -sf "http://127.0.0.1:$PORT/ready" >/dev/null && break; sleep 0.1; done
@@ -85,7 +95,8 @@ code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/docs/swagg
 [ "$code" = 200 ] || { echo "docs page files answered $code"; exit 1; }
 owner=$(stat -c %u "$DATA/live.sqlite")
 [ "$owner" = 1000 ] || { echo "the live store is owned by uid $owner, not the image's user"; exit 1; }
-echo "container check passed: /ready, station search and /docs answer; data written as uid 1000"
+[ -n "${RO:-}" ] && { touch "$RO/app/x" 2>/dev/null && { echo "the root file system is writable"; exit 1; }; }
+echo "container check passed: /ready, station search and /docs answer on a read-only root; data written as uid 1000; OCI labels present"
 
 # The compose file (deploy/compose.yaml, D221): podman-compose reads it and lays out every container
 # with --dry-run (the volumes and the network it makes on the way are removed again). It refuses to
@@ -102,7 +113,8 @@ if command -v podman-compose >/dev/null; then
     grep -q -- "--name=cpscheck_${svc}_1 " <<<"$plan" || { echo "compose: no container for $svc"; echo "$plan" | tail -5; exit 1; }
   done
   [ "$(grep -c -- '-e DATABASE_URL=postgres://cps:check@postgres:5432/cps -e SNAPSHOT_DIR=/snapshots' <<<"$plan")" = 2 ] || { echo "compose: replicas without DATABASE_URL and SNAPSHOT_DIR"; exit 1; }
-  echo "compose file checked: postgres, two replicas on it sharing SNAPSHOT_DIR, nginx in front (podman-compose --dry-run)"
+  [ "$(grep -c -- '--name=cpscheck_replica-[12]_1 -d --read-only .* --tmpfs /tmp ' <<<"$plan")" = 2 ] || { echo "compose: replicas without a read-only root and a /tmp tmpfs (D232)"; exit 1; }
+  echo "compose file checked: postgres, two read-only replicas on it sharing SNAPSHOT_DIR, nginx in front (podman-compose --dry-run)"
 else
   echo "podman-compose is not installed (apt-get install podman-compose): compose file not checked"; exit 1
 fi
