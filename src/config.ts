@@ -109,6 +109,8 @@ export interface Config {
   readonly metrics: boolean;
   /** `GET /metrics` needs a key with group ReadMetrics (default: no key). */
   readonly metricsKeyRequired: boolean;
+  /** D233: scrapes within this many milliseconds of an exposition get that exposition (0: each its own). */
+  readonly metricsCacheMs: number;
   /** D229: OpenTelemetry tracing (`off`, the default, or `otlp`), the share of new traces recorded, the service name. */
   readonly tracing: { mode: 'off' | 'otlp'; sampleRatio: number; serviceName: string };
   /** D24, D109: rate limits per key, or null (off, the default). */
@@ -389,6 +391,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     refusalDelayMs: int(env, 'REFUSAL_DELAY_MS', DEFAULT_REFUSAL_DELAY_MS, 0, 60_000),
     metrics: onOff(env, 'METRICS', true),
     metricsKeyRequired: onOff(env, 'METRICS_KEY_REQUIRED', false),
+    metricsCacheMs: int(env, 'METRICS_CACHE_MS', 1000, 0, 60_000),
     tracing: parseTracing(env),
     rateLimitSyncMs: int(env, 'RATE_LIMIT_SYNC_MS', 100, 10, 10_000),
     rateLimits: onOff(env, 'RATE_LIMIT', false)

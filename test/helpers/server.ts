@@ -37,6 +37,8 @@ function serviceEnv(dataDir: string, databaseUrl: string | null, env: Record<str
     // turn bursts of correct requests into 503s.
     MAX_QUEUE_WAIT_MS: '10000',
     PRICE_DEADLINE_MS: '60000',
+    // Tests scrape, act and scrape again at once: each scrape its own exposition (D233 is tested where asked for).
+    METRICS_CACHE_MS: '0',
     ...(databaseUrl !== null ? { DATABASE_URL: databaseUrl } : {}),
     ...env,
   };

@@ -194,3 +194,24 @@ describe('metric series stay bounded whatever the requests (D173)', () => {
     expect(text).not.toMatch(/id-\d|nowhere\/\d|file-\d|PROPFIND|BREW/);
   });
 });
+
+describe('GET /metrics under a flood of scrapes (D233)', () => {
+  it('answers scrapes within METRICS_CACHE_MS of an exposition with that exposition, later ones with a new one', async () => {
+    const app = await startTestApp({ env: { METRICS_CACHE_MS: '300' } });
+    try {
+      const healthCount = (text: string) => Number(/^cps_http_requests_total\{route="\/health",method="GET",status="200"\} (\d+)$/m.exec(text)?.[1] ?? 0);
+      const first = (await call(app, 'GET', '/metrics')).text;
+      await call(app, 'GET', '/health');
+      const second = (await call(app, 'GET', '/metrics')).text;
+      expect(second).toBe(first);
+      await new Promise((r) => setTimeout(r, 350));
+      const third = (await call(app, 'GET', '/metrics')).text;
+      expect(healthCount(third)).toBe(healthCount(first) + 1);
+      // Scrapes sent together share one exposition.
+      const together = await Promise.all(Array.from({ length: 20 }, () => call(app, 'GET', '/metrics')));
+      expect(new Set(together.map((r) => r.text)).size).toBe(1);
+    } finally {
+      await app.stop();
+    }
+  });
+});
