@@ -131,7 +131,8 @@ function requestTrace(api: Api, tracer: Tracer, span: Span, context: Context, me
         span.updateName(`${method} ${route}`);
         span.setAttribute('http.route', route);
       }
-      span.setAttribute('http.response.status_code', status);
+      // 0: the client went away before an answer.
+      if (status > 0) span.setAttribute('http.response.status_code', status);
       if (status >= 500) span.setStatus({ code: api.SpanStatusCode.ERROR });
       span.end();
     },

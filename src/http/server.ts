@@ -91,7 +91,8 @@ export function startServer(host: string, port: number, opts: ServerOptions, reu
       acceptEncoding: req.getHeader('accept-encoding'),
       ifNoneMatch: req.getHeader('if-none-match'),
       remote: Buffer.from(res.getRemoteAddressAsText()).toString(),
-      ...(tracing ? { traceparent: req.getHeader('traceparent'), tracestate: req.getHeader('tracestate') } : {}),
+      traceparent: tracing ? req.getHeader('traceparent') : '',
+      tracestate: tracing ? req.getHeader('tracestate') : '',
     });
   });
 
