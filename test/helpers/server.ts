@@ -6,6 +6,7 @@
  * - `startTestServer`: the compiled server (dist/src/main.js) as a child process on an ephemeral
  *   port, spoken to over HTTP: for the transport, start-up, signals, shutdown and crash tests.
  */
+import type { SpanExporter } from '../../src/tracing.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -64,7 +65,7 @@ export interface StartOptions {
   /** Reuse a data directory (restart tests); default a fresh one. */
   dataDir?: string;
   /** In-process services only: spans go to this OpenTelemetry exporter (D229). */
-  spanExporter?: unknown;
+  spanExporter?: SpanExporter;
 }
 
 export interface TestServer {
@@ -257,7 +258,7 @@ export async function startTestApp(opts: StartOptions = {}): Promise<TestApp> {
   const config = m.config.loadConfig(serviceEnv(dataDir, databaseUrl, { PRINT_DEV_KEY: '0', ...opts.env }));
   let out = '';
   const logger = m.log.createLogger(config.logLevel, { write: (line: string) => (out += line) });
-  const service = await m.app.startService(config, logger, { listen: false, devKeyOnTerminal: false, ...(opts.spanExporter !== undefined ? { spanExporter: opts.spanExporter as never } : {}) });
+  const service = await m.app.startService(config, logger, { listen: false, devKeyOnTerminal: false, ...(opts.spanExporter !== undefined ? { spanExporter: opts.spanExporter } : {}) });
   const devKeyFile = path.join(dataDir, 'dev-key.txt');
   const devKey = out.includes('"msg":"development API key') && fs.existsSync(devKeyFile) ? fs.readFileSync(devKeyFile, 'utf8').trim() : '';
   return {

@@ -158,7 +158,7 @@ describe('first_match tariffs', () => {
     let stored = 0;
     for (let seed = 1; seed <= 300; seed++) {
       const k = randomCase(seed, true);
-      const conv = ocpiToComponents(k.ocpi as OcpiTariff, { sessionDate: k.sessionDate });
+      const conv = ocpiToComponents(k.ocpi, { sessionDate: k.sessionDate });
       if (conv.warnings.length > 0) continue;
       const id = randomUUID();
       const r = await call(srv, 'PUT', `/v2/tariffs/${id}`, {

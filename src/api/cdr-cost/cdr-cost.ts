@@ -6,7 +6,7 @@
  */
 import { envelope } from '../jsonapi/schemas.js';
 import { createHash } from 'node:crypto';
-import { CdrTooComplex, cdrCost, checkBound, isTimeZone, type OcpiSessionInput, type OcpiTariffInput } from '../../domain/ocpi/cdr-cost.js';
+import { CdrTooComplex, cdrCostBounded, checkBound, isTimeZone, type OcpiSessionInput, type OcpiTariffInput } from '../../domain/ocpi/cdr-cost.js';
 import type { AppContext } from '../context.js';
 import { ApiError, type ErrorObject, pointerError } from '../jsonapi/errors.js';
 import { compile } from '../jsonapi/validate.js';
@@ -300,7 +300,8 @@ export function prepareCdrCost(body: unknown): PreparedCdrCost {
 /** The document of a prepared request (run inline or in a pricing worker: the same bytes either way). */
 export function cdrCostOf(task: CdrCostTask): CdrCostDocument {
   const a = JSON.parse(task.text) as CdrCostAttributes;
-  const r = cdrCost(a.tariff, sessionOf(a), a.timezone ?? 'UTC');
+  // Bounded by `prepareCdrCost` (D172), on this thread or the main one.
+  const r = cdrCostBounded(a.tariff, sessionOf(a), a.timezone ?? 'UTC');
   return {
     data: {
       id: task.id,

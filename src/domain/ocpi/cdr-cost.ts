@@ -30,7 +30,7 @@
  */
 
 import type { OcpiDimension, OcpiPriceComponent, OcpiRestrictions, OcpiTariff } from './model.js';
-import { zoneOffset } from './zone-offsets.js';
+import { offsetChangesIn, zoneOffset } from './zone-offsets.js';
 
 export type DimensionName = OcpiDimension;
 export type OcpiComponent = OcpiPriceComponent<OcpiDimension>;
@@ -337,6 +337,11 @@ export function boundTotal(excl: number, incl: number, min: Bound, max: Bound): 
 /** Prices a session; the inputs are assumed valid (see `checkCdrCost`). */
 export function cdrCost(tariff: OcpiTariffInput, session: OcpiSessionInput, tz: string): CdrCost {
   checkBound(tariff, session);
+  return cdrCostBounded(tariff, session, tz);
+}
+
+/** Prices a session whose cost bound was checked already (`checkBound`; D226: on the main thread, before a worker prices it). */
+export function cdrCostBounded(tariff: OcpiTariffInput, session: OcpiSessionInput, tz: string): CdrCost {
   const pricer = new Pricer(tariff, session, tz);
   for (let k = 0; k < session.charging_periods.length; k++) pricer.pricePeriod(k);
   return pricer.result();
@@ -376,7 +381,7 @@ class Pricer {
   constructor(
     private readonly tariff: OcpiTariffInput,
     session: OcpiSessionInput,
-    tz: string,
+    private readonly tz: string,
   ) {
     this.offset = zoneOffset(tz);
     this.clock = localClock(this.offset);
@@ -448,25 +453,6 @@ class Pricer {
     return out;
   }
 
-  /** Instants strictly inside (a, b) where the zone's offset changes, each to the millisecond (day steps, then bisection). */
-  private offsetChanges(a: number, b: number): number[] {
-    const { offset } = this;
-    const out: number[] = [];
-    for (let t = a; t < b; t += 86_400_000) {
-      let lo = t;
-      let hi = Math.min(b, t + 86_400_000);
-      if (offset(lo) === offset(hi)) continue;
-      // No zone changes its offset twice within a day: one change in (lo, hi].
-      while (hi - lo > 1) {
-        const mid = Math.floor((lo + hi) / 2);
-        if (offset(mid) === offset(lo)) lo = mid;
-        else hi = mid;
-      }
-      if (hi > a && hi < b) out.push(hi);
-    }
-    return out;
-  }
-
   /**
    * The cuts of a period as sorted fractions of it, 0 and 1 included: time restrictions cut where
    * their instant falls, kWh limits where the energy so far reaches them (energy spread evenly over
@@ -478,7 +464,7 @@ class Pricer {
       for (const u of this.todCuts(a, b, steady)) cuts.add((u - a) / (b - a));
       // Where the offset changes, the local clock jumps: a window can open or close right there
       // (02:00–02:15 of a night the clocks go back exists only after the change).
-      if (steady === null) for (const u of this.offsetChanges(a, b)) cuts.add((u - a) / (b - a));
+      if (steady === null) for (const u of offsetChangesIn(this.tz, a, b)) cuts.add((u - a) / (b - a));
       for (const d of this.durations) {
         const u = this.t0 + d * 1000;
         if (u > a && u < b) cuts.add((u - a) / (b - a));

@@ -105,3 +105,19 @@ export function zoneOffset(tz: string): (ms: number) => number {
     return offsets[lo];
   };
 }
+
+/**
+ * Instants strictly inside (a, b) where the zone's offset changes, read from its year tables (the
+ * changes they were built from; none for UTC). A change exactly at a year's first instant is not
+ * one of them, as `zoneOffset` does not see it either.
+ */
+export function offsetChangesIn(tz: string, a: number, b: number): number[] {
+  if (isUtc(tz) || !(b > a)) return [];
+  const out: number[] = [];
+  const last = new Date(b).getUTCFullYear();
+  for (let y = new Date(a).getUTCFullYear(); y <= last; y++) {
+    const { starts } = yearTable(tz, y);
+    for (let i = 1; i < starts.length; i++) if (starts[i] > a && starts[i] < b) out.push(starts[i]);
+  }
+  return out;
+}

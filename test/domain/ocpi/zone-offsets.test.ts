@@ -1,6 +1,6 @@
 // D224: the zones' offset tables give what Intl gives, at random instants and around every change.
 import { describe, expect, it } from 'vitest';
-import { intlOffset, zoneOffset } from '../../../src/domain/ocpi/zone-offsets.js';
+import { intlOffset, offsetChangesIn, zoneOffset } from '../../../src/domain/ocpi/zone-offsets.js';
 import { mulberry32 } from '../../../src/domain/random.js';
 
 const ZONES = ['UTC', 'Europe/Paris', 'Europe/London', 'America/New_York', 'America/Sao_Paulo', 'Australia/Lord_Howe', 'Asia/Kolkata', 'Pacific/Chatham', 'America/St_Johns', 'Africa/Casablanca', 'Europe/Dublin'];
@@ -39,6 +39,20 @@ describe('zone offset tables (D224)', () => {
     for (const ms of [Date.UTC(2030, 5, 1), Date.UTC(1950, 5, 1), Date.UTC(2024, 11, 31, 23, 30), Date.UTC(2025, 0, 1, 0, 30), Date.UTC(1890, 0, 1)]) {
       expect(off(ms)).toBe(intlOffset('Europe/Paris', ms));
     }
+  });
+});
+
+describe('offset changes inside a window', () => {
+  it('lists the instants the offset changes, across years, each where Intl changes it', () => {
+    const at = (s: string) => Date.parse(s);
+    expect(offsetChangesIn('Europe/Berlin', at('2024-01-01T00:00:00Z'), at('2025-04-01T00:00:00Z'))).toEqual([at('2024-03-31T01:00:00Z'), at('2024-10-27T01:00:00Z'), at('2025-03-30T01:00:00Z')]);
+    expect(offsetChangesIn('Australia/Adelaide', at('2024-03-01T00:00:00Z'), at('2024-12-01T00:00:00Z'))).toEqual([at('2024-04-06T16:30:00Z'), at('2024-10-05T16:30:00Z')]);
+    for (const u of offsetChangesIn('America/New_York', at('2024-01-01T00:00:00Z'), at('2025-01-01T00:00:00Z'))) {
+      expect(intlOffset('America/New_York', u)).not.toBe(intlOffset('America/New_York', u - 1000));
+    }
+    // Open window, UTC, and an empty window: none.
+    expect(offsetChangesIn('Europe/Berlin', at('2024-03-31T01:00:00Z'), at('2024-03-31T01:00:00Z'))).toEqual([]);
+    expect(offsetChangesIn('UTC', 0, at('2030-01-01T00:00:00Z'))).toEqual([]);
   });
 });
 

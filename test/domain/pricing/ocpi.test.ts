@@ -12,6 +12,7 @@ import {
   sessionFromSteps,
   type OcpiTariff,
 } from '../../../src/domain/pricing/index.js';
+import type { OcpiConversionOptions, OcpiRestrictions } from '../../../src/domain/pricing/ocpi.js';
 import { CPO, RATES, catalogWith, priceOf, tariff } from './helpers.js';
 
 const dir = new URL('./fixtures/', import.meta.url);
@@ -77,8 +78,8 @@ describe('OCPI converter', () => {
 });
 
 describe('OCPI converter: dates along the session and only tariffs PUT accepts (D227)', () => {
-  const el = (restrictions: Record<string, unknown>, type: 'ENERGY' | 'TIME' | 'FLAT' = 'ENERGY', step_size = 0) => ({ price_components: [{ type, price: 1, step_size }], restrictions });
-  const convert = (elements: unknown[], options = {}, extra = {}) => ocpiToComponents({ currency: 'EUR', elements, ...extra } as never, options);
+  const el = (restrictions: OcpiRestrictions, type: 'ENERGY' | 'TIME' | 'FLAT' = 'ENERGY', step_size = 0): OcpiTariff['elements'][number] => ({ price_components: [{ type, price: 1, step_size }], restrictions });
+  const convert = (elements: OcpiTariff['elements'], options: OcpiConversionOptions = {}, extra: Partial<OcpiTariff> = {}) => ocpiToComponents({ currency: 'EUR', elements, ...extra }, options);
 
   it('turns start_date/end_date into the days of the week from the session date that lie within them', () => {
     // 2024-01-03 is a Wednesday: valid from Friday 5th until Sunday 7th (excluded) → Friday and Saturday.
