@@ -9,7 +9,7 @@
 // - an arrow against the layering;
 // - an import cycle between files (strongly connected files of the import graph);
 // - an import between feature folders of src/api (src/api/<feature>/…): a feature imports its own
-//   folder, the shared modules directly in src/api and src/api/jsonapi, and the layers below.
+//   folder, the shared modules directly in src/api, src/api/jsonapi and src/api/schemas, and the layers below.
 //   src/api/openapi describes every feature's requests and may import them.
 //
 //   npm run arrows [-- --json]
@@ -129,7 +129,8 @@ function cycles() {
   return out;
 }
 
-const SHARED_API = new Set(['jsonapi']);
+// jsonapi: the JSON:API plumbing; schemas: the answers' shapes and types (D234), written by the features, described by openapi.
+const SHARED_API = new Set(['jsonapi', 'schemas']);
 const AGGREGATES_API = new Set(['openapi']);
 /** @param {string} file */
 const featureOf = (file) => {

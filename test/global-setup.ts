@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
+import { totalCounts } from './helpers/contract.js';
 import { buildSnapshot } from '../src/import/default-snapshot.js';
 
 declare module 'vitest' {
@@ -38,5 +39,12 @@ export default function setup(project: TestProject): () => void {
   buildSnapshot({ out: snap, sample: true, progress: false });
   project.provide('testSnapshot', snap);
   project.provide('testTmpRoot', tmp);
-  return () => fs.rmSync(tmp, { recursive: true, force: true });
+  return () => {
+    const c = totalCounts(tmp);
+    if (c.answers > 0) {
+      const share = c.leaves === 0 ? 100 : (100 * c.typed) / c.leaves;
+      process.stdout.write(`API contract (D234): ${c.checked} of ${c.answers} answers checked against /openapi.json (${c.unrouted} to paths it does not have); ${c.typed} of ${c.leaves} leaf values typed (${share.toFixed(2)} %); ${(c.ms / 1000).toFixed(1)} s spent checking\n`);
+    }
+    fs.rmSync(tmp, { recursive: true, force: true });
+  };
 }

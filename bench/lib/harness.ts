@@ -148,7 +148,7 @@ export function spawnAndWait(args: string[], env: Record<string, string>, ready:
 }
 
 /** Starts the compiled service on an ephemeral port with a fresh data dir and one all-groups key. */
-export async function startService(opts: Pick<BenchOptions, 'snapshot' | 'env'> & { nodeArgs?: string[]; keys?: Record<string, Group[]> }): Promise<Child & { dataDir: string; startMs: number }> {
+export async function startService(opts: Pick<BenchOptions, 'snapshot' | 'env'> & { nodeArgs?: string[]; keys?: Record<string, Group[]>; root?: string }): Promise<Child & { dataDir: string; startMs: number }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cps-bench-'));
   const store = await openLiveStore({ dataDir, databaseUrl: opts.env?.DATABASE_URL ?? null });
   // A second replica of a shared PostgreSQL store finds the bench key there.
@@ -158,7 +158,8 @@ export async function startService(opts: Pick<BenchOptions, 'snapshot' | 'env'> 
   await store.close();
   const t0 = performance.now();
   const child = await spawnAndWait(
-    [...(opts.nodeArgs ?? []), path.join(ROOT, 'dist/src/main.js')],
+    // `root`: another checkout's build (a baseline measured in the same run).
+    [...(opts.nodeArgs ?? []), path.join(opts.root ?? ROOT, 'dist/src/main.js')],
     {
       HOST: '127.0.0.1',
       PORT: '0',

@@ -102,6 +102,7 @@ export interface RouteDef {
   readonly handler: Handler;
 }
 
-export const json = (status: number, doc: unknown): ApiResponse => ({ status, body: JSON.stringify(doc) });
+/** A JSON answer; `json<T>(…)` checks the document against its type (a `Static` of src/api/schemas, D234). */
+export const json = <T = unknown>(status: number, doc: T): ApiResponse => ({ status, body: JSON.stringify(doc) });
 
 export const noContent = (): ApiResponse => ({ status: 204 });

@@ -20,6 +20,7 @@ import { hasKeyName } from '../../src/storage/keys.js';
 import { PgStore } from '../../src/storage/pg-store.js';
 import type { Service } from '../../src/app.js';
 import type { InjectRequest, InjectResponse } from '../../src/http/inject.js';
+import { Contract, COUNTS, saveCounts } from './contract.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const MAIN = path.join(ROOT, 'dist/src/main.js');
@@ -181,6 +182,8 @@ export interface CallOptions {
   /** Raw body text (sent as is). */
   raw?: string;
   headers?: Record<string, string>;
+  /** Not checked against the document (D234): only for answers a test provokes outside the API (a broken proxy). */
+  unchecked?: true;
 }
 
 export interface CallResult {
@@ -191,8 +194,48 @@ export interface CallResult {
   json: any;
 }
 
-/** One HTTP call; JSON bodies get `Content-Type: application/json` unless headers say otherwise. */
+/**
+ * One HTTP call; JSON bodies get `Content-Type: application/json` unless headers say otherwise.
+ * The answer is checked against the target's `/openapi.json` (test/helpers/contract.ts, D234).
+ */
 export async function call(srv: Target, method: string, p: string, o: CallOptions = {}): Promise<CallResult> {
+  const t0 = performance.now();
+  const contract = o.unchecked === true || process.env.CPS_CONTRACT === 'off' ? null : await contractOf(srv);
+  COUNTS.ms += performance.now() - t0;
+  const r = await send(srv, method, p, o);
+  if (contract !== null) {
+    const t1 = performance.now();
+    const problems = contract.check({ method, path: p, status: r.status, headers: r.headers, text: r.text });
+    COUNTS.ms += performance.now() - t1;
+    saveCounts(inject('testTmpRoot'), problems);
+    if (problems.length > 0 && process.env.CPS_CONTRACT !== 'count') throw new Error(`answer outside the API contract (D234):\n${problems.join('\n')}`);
+  }
+  return r;
+}
+
+const contracts = new WeakMap<Target, Promise<Contract | null>>();
+/** One compiled contract per distinct document: most services of a run describe the same API. */
+const byDocument = new Map<string, Contract>();
+
+/** The target's document, fetched once; null when the target serves none (a prefix, a stopped service). */
+function contractOf(srv: Target): Promise<Contract | null> {
+  let c = contracts.get(srv);
+  if (c === undefined) {
+    c = send(srv, 'GET', '/openapi.json', {}).then(
+      (r) => {
+        if (r.status !== 200) return null;
+        let known = byDocument.get(r.text);
+        if (known === undefined) byDocument.set(r.text, (known = new Contract(r.json, COUNTS)));
+        return known;
+      },
+      () => null,
+    );
+    contracts.set(srv, c);
+  }
+  return c;
+}
+
+async function send(srv: Target, method: string, p: string, o: CallOptions): Promise<CallResult> {
   const headers: Record<string, string> = { ...o.headers };
   if (o.key !== undefined) headers['Api-Key'] = o.key;
   let body: string | undefined;

@@ -28,6 +28,7 @@ const HELP: Record<string, boolean> = {
   arrows: true,
   'prune:uws': true,
   'openapi:examples': false,
+  'client:types': true,
 };
 
 /** Scripts with a check mode: the arguments that run it (cheap, no side effects). */
@@ -71,6 +72,7 @@ const ELSEWHERE: Record<string, string> = {
   'bench:cdr-cost': 'a measurement (bench/RESULTS.md)',
   'bench:cdr-cost-load': '.ci/run (--check)',
   'bench:tracing': '.ci/run (--check)',
+  'bench:contract': '.ci/run (--check)',
   'bench:postgis': '.ci/run (--check)',
   'bench:replicas': '.ci/run (--check)',
   'bench:live-store': '.ci/run (--check)',

@@ -2,6 +2,7 @@
  * A user's own resources behind a bearer access token (D210–D213): settings (GET, PUT in two
  * shapes, versions that never lose newer settings), product activation, account deletion.
  */
+import type { SettingsDocument } from '../schemas/service.js';
 import { hashKey } from '../../auth/keys.js';
 import { bearerToken } from '../../auth/token.js';
 import type { StoredSettings } from '../../storage/accounts.js';
@@ -24,7 +25,7 @@ async function subject(ctx: AppContext, req: ApiRequest): Promise<string> {
   return v.sub;
 }
 
-export function settingsDocument(userId: string, s: StoredSettings): unknown {
+export function settingsDocument(userId: string, s: StoredSettings): SettingsDocument {
   return {
     data: {
       id: userId,

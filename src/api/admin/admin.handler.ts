@@ -5,6 +5,7 @@
  *                          snapshot; 400 when the file is refused (the old one keeps serving);
  *                          404 when it does not exist; 409 while another swap runs.
  */
+import type { SnapshotDocument } from '../schemas/service.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { envelope } from '../jsonapi/schemas.js';
@@ -144,7 +145,7 @@ function swapFailure(e: SwapError): ApiError {
 
 function swapAnswer(r: SwapResult, cluster: ClusterAnswer | null): ApiResponse {
   const meta = cluster === null ? undefined : 'error' in cluster ? { cluster: cluster.error } : { replicas: cluster.replicas };
-  return json(200, {
+  return json<SnapshotDocument>(200, {
     data: {
       type: 'snapshots',
       id: r.version,

@@ -4,6 +4,7 @@
  * period order, currencies, the time zone) and the answer document; `npm run ocpi:cost` prints the
  * same document from files.
  */
+import type { CdrCostDocument } from '../schemas/prices.js';
 import { envelope } from '../jsonapi/schemas.js';
 import { createHash } from 'node:crypto';
 import { CdrTooComplex, cdrCostBounded, checkBound, isTimeZone, type OcpiSessionInput, type OcpiTariffInput } from '../../domain/ocpi/cdr-cost.js';
@@ -267,9 +268,8 @@ function sessionOf(a: CdrCostAttributes): OcpiSessionInput {
   };
 }
 
-export interface CdrCostDocument {
-  data: { id: string; type: 'cdr_cost'; attributes: Record<string, unknown> };
-}
+/** The answer, typed by its schema in /openapi.json (D234). */
+export type { CdrCostDocument } from '../schemas/prices.js';
 
 /**
  * A request validated, checked and bounded on the main thread (D226): its attributes as JSON text

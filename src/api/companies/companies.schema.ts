@@ -54,7 +54,7 @@ export const validateCompanyPut = compile<CompanyPutBody>(envelope({
       required: ['name', 'version', 'is_cpo', 'is_emp', 'external_source_mapping'],
       properties: {
         name: { type: 'string', minLength: 1, maxLength: 200 },
-        version: { type: 'integer', minimum: 1 },
+        version: { type: 'integer', minimum: 1, description: 'Optimistic lock (D47): 1 to create, the stored version + 1 to update (read it from the last answer); any other value answers 409 Version conflict and changes nothing.', examples: [1, 4] },
         url: { type: 'string', maxLength: 2000 },
         is_cpo: { type: 'boolean' },
         is_emp: { type: 'boolean' },

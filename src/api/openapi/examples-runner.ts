@@ -51,10 +51,13 @@ export async function runExamples(send: Send, apiKey: string, token: string, key
   return out;
 }
 
-/** An answer shortened for the description: at most two items per array, long texts cut. */
+/**
+ * An answer shortened for the description: at most two objects per array (short arrays of
+ * numbers, such as a bounding box, whole), long texts cut.
+ */
 export function shorten(body: unknown, depth = 0): unknown {
   if (typeof body === 'string') return body.length > 600 ? `${body.slice(0, 600)}…` : body;
-  if (Array.isArray(body)) return body.slice(0, 2).map((x) => shorten(x, depth + 1));
+  if (Array.isArray(body)) return body.slice(0, body.every((x) => typeof x === 'number') ? 4 : 2).map((x) => shorten(x, depth + 1));
   if (body !== null && typeof body === 'object') {
     const o: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(body)) {

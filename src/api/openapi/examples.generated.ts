@@ -8,8 +8,8 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
         "type": "company",
         "attributes": {
           "name": "Example Mobility",
-          "created_at": 1795694080609,
-          "updated_at": 1795694080609,
+          "created_at": 1795750461084,
+          "updated_at": 1795750461084,
           "version": 1,
           "url": null,
           "is_cpo": false,
@@ -45,8 +45,8 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
         "type": "tariff",
         "attributes": {
           "name": "Example Flex",
-          "created_at": 1795694080683,
-          "updated_at": 1795694080683,
+          "created_at": 1795750461140,
+          "updated_at": 1795750461140,
           "version": 1,
           "monthly_min_sales": 0,
           "monthly_fee": 0,
@@ -129,7 +129,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "allow_unbalanced_load": false,
           "include_direct_payment": false,
           "charge_points_power_lte": null,
-          "expires_at": "2026-12-03T11:54:40.694Z"
+          "expires_at": "2026-12-04T03:34:21.159Z"
         },
         "relationships": {
           "tariffs": {
@@ -163,7 +163,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
         "built_at": "2022-12-05T00:00:00.000Z",
         "rates_date": "2024-12-31"
       },
-      "uptime_seconds": 0.61
+      "uptime_seconds": 0.62
     }
   },
   "GET /ready": {
@@ -194,7 +194,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
   },
   "GET /metrics": {
     "status": 200,
-    "body": "# HELP process_cpu_user_seconds_total Total user CPU time spent in seconds.\n# TYPE process_cpu_user_seconds_total counter\nprocess_cpu_user_seconds_total 0.387909\n\n# HELP process_cpu_system_seconds_total Total system CPU time spent in seconds.\n# TYPE process_cpu_system_seconds_total counter\nprocess_cpu_system_seconds_total 0.028776\n\n# HELP process_cpu_seconds_total Total user and system CPU time spent in seconds.\n# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total 0.416685\n\n# HELP process_start_time_seconds Start time of the process since unix epoch in seconds.\n# TYPE process_sta…"
+    "body": "# HELP process_cpu_user_seconds_total Total user CPU time spent in seconds.\n# TYPE process_cpu_user_seconds_total counter\nprocess_cpu_user_seconds_total 0.440806\n\n# HELP process_cpu_system_seconds_total Total system CPU time spent in seconds.\n# TYPE process_cpu_system_seconds_total counter\nprocess_cpu_system_seconds_total 0.065628\n\n# HELP process_cpu_seconds_total Total user and system CPU time spent in seconds.\n# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total 0.506434\n\n# HELP process_start_time_seconds Start time of the process since unix epoch in seconds.\n# TYPE process_sta…"
   },
   "GET /openapi.json": {
     "status": 200,
@@ -368,7 +368,9 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
             "longitude": 2.3224647260274045,
             "bbox": [
               2.267881,
-              48.82076
+              48.82076,
+              2.383037,
+              48.91506
             ],
             "expansion_zoom": 10,
             "max_power": 50,
@@ -389,7 +391,9 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
             "longitude": 2.174317571428568,
             "bbox": [
               2.112804,
-              48.838587
+              48.838587,
+              2.213727,
+              48.906963
             ],
             "expansion_zoom": 10,
             "max_power": 50,
@@ -435,11 +439,14 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
       "maxzoom": 20,
       "bounds": [
         2.00075,
-        48.600359
+        48.600359,
+        13.75196,
+        55.7
       ],
       "center": [
         6.718390264811959,
-        50.899911024729576
+        50.899911024729576,
+        5
       ],
       "attribution": "Charging station data: © Bundesnetzagentur, Ladesäulenregister (as of 2019-07-19), licensed under CC BY 4.0 (https://creativecommons.org/licenses/by/4.0/); and data.gouv.fr / Etalab, Fichier consolidé des Bornes de Recharge pour Véhicules Électriques (as of 2022-12-05), Licence Ouverte 2.0 (https://www.etalab.gouv.fr/licence-ouverte-open-licence/). Charge point powers for part of the French stations: loco-philippe/IRVE (© 2024 Philippe Thomy, MIT license; IRVE / QualiCharge data). Data modified: normalized, grouped into stations, plug names and powers harmonized, most French powers estimated p…",
       "vector_layers": [
@@ -495,7 +502,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "allow_unbalanced_load": false,
           "include_direct_payment": false,
           "charge_points_power_lte": null,
-          "expires_at": "2026-12-03T11:54:40.694Z"
+          "expires_at": "2026-12-04T03:34:21.159Z"
         },
         "relationships": {
           "tariffs": {
@@ -1205,7 +1212,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "type": "station_tariff_details",
           "attributes": {
             "country": "FR",
-            "updated_at": 1795694080101,
+            "updated_at": 1795750460559,
             "is_roaming": true,
             "tariff_level": "country",
             "restricted_segments": [
@@ -1281,7 +1288,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "type": "station_tariff_details",
           "attributes": {
             "country": "FR",
-            "updated_at": 1795694080101,
+            "updated_at": 1795750460559,
             "is_roaming": true,
             "tariff_level": "country",
             "restricted_segments": [
@@ -1432,8 +1439,8 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "type": "tariff",
           "attributes": {
             "name": "Currago Roam Flex",
-            "created_at": 1795694080101,
-            "updated_at": 1795694080101,
+            "created_at": 1795750460559,
+            "updated_at": 1795750460559,
             "version": 1,
             "monthly_min_sales": 0,
             "monthly_fee": 0,
@@ -1563,8 +1570,8 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "type": "company",
           "attributes": {
             "name": "TOTALENERGIES",
-            "created_at": 1795694080088,
-            "updated_at": 1795694080088,
+            "created_at": 1795750460549,
+            "updated_at": 1795750460549,
             "version": 1,
             "url": null,
             "is_cpo": true,
@@ -1818,7 +1825,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
       "data": null,
       "status_code": 1000,
       "status_message": "Success",
-      "timestamp": "2026-11-26T11:54:40.944Z"
+      "timestamp": "2026-11-27T03:34:21.403Z"
     }
   },
   "PATCH /ocpi/2.2.1/locations/:country_code/:party_id/:location_id/:evse_uid": {
@@ -1827,7 +1834,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
       "data": null,
       "status_code": 1000,
       "status_message": "Success",
-      "timestamp": "2026-11-26T11:54:40.945Z"
+      "timestamp": "2026-11-27T03:34:21.404Z"
     }
   },
   "GET /account/reset": {
@@ -1847,11 +1854,11 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
         "attributes": {
           "version": "dcc173061041ab8a",
           "built_at": "2022-12-05T00:00:00.000Z",
-          "file": "/tmp/cps-openapi-TlBfQP/sample.sqlite",
+          "file": "/tmp/cps-openapi-Yny0Kw/sample.sqlite",
           "stations": 1941,
           "generation": 1,
-          "load_ms": 49,
-          "swap_ms": 28.83
+          "load_ms": 42,
+          "swap_ms": 51.73
         }
       }
     }

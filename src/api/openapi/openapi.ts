@@ -15,33 +15,51 @@ import type { ApiRequest, ApiResponse, RouteDef } from '../types.js';
 import { notFound } from '../jsonapi/errors.js';
 import { EXAMPLE_RESPONSES } from './examples.generated.js';
 import { ACCOUNT_OPERATIONS, OPERATIONS, type OperationDoc } from './operations.js';
+import * as S from '../schemas/index.js';
+import { errorHeaders, type GetOperation, headerParameters, headOperation, HEADERS, NOT_MODIFIED, optionsOperation, PARAMETERS, successHeaders } from './http-parts.js';
 
 /** Answers are JSON:API documents sent as `application/json` (D12); request bodies may use either type. */
 const JSON_MEDIA = 'application/json';
 
-/** An error document whose items have the given members. */
-const errorsSchema = (required: readonly string[], properties: Record<string, object>): object => ({
-  type: 'object',
-  required: ['errors'],
-  properties: { errors: { type: 'array', minItems: 1, items: { type: 'object', required: [...required], properties } } },
-});
+/**
+ * Shapes written once in /components/schemas and referred to wherever they occur (D234): the
+ * answer schemas are TypeBox objects shared by identity, so a shared object becomes a `$ref`.
+ */
+const NAMED: readonly (readonly [string, object])[] = [
+  ['Errors', S.ErrorsDocument],
+  ['ClientErrors', S.ClientErrorsDocument],
+  ['ChargingStation', S.StationInList],
+  ['ChargingStationSingle', S.StationSingle],
+  ['ChargePoint', S.ChargePoint],
+  ['IncludedCompany', S.IncludedCompany],
+  ['StationCluster', S.Cluster],
+  ['Company', S.Company],
+  ['CompanyInList', S.CompanyInList],
+  ['RawTariff', S.RawTariff],
+  ['RawTariffInList', S.RawTariffInList],
+  ['PriceComponent', S.PriceComponent],
+  ['SimpleTariff', S.SimpleTariff],
+  ['ChargePrice', S.ChargePrice],
+  ['ChargePricePreview', S.Preview],
+  ['AreaPricePreview', S.AreaPreview],
+  ['RoutePricePreview', S.RoutePreview],
+  ['CdrCost', S.CdrCostAttributes],
+  ['PriceProfile', S.PriceProfile],
+  ['CarV1', S.CarV1],
+  ['CarV2', S.CarV2],
+  ['Coordinates', S.Coordinates],
+];
 
-const ERRORS_SCHEMA = errorsSchema(['status', 'title'], {
-  status: { type: 'string' },
-  code: { type: 'string' },
-  title: { type: 'string' },
-  detail: { type: 'string' },
-  source: { type: 'object', properties: { pointer: { type: 'string' }, parameter: { type: 'string' } } },
-});
-
-/** The errors of the account routes (D201): a numeric `status` and a `message` besides D5's members. */
-const CLIENT_ERRORS_SCHEMA = errorsSchema(['status', 'message'], {
-  status: { type: 'integer' },
-  message: { type: 'string' },
-  code: { type: 'string' },
-  title: { type: 'string' },
-  source: { type: 'object' },
-});
+/** `value` with every named schema (but the top one) replaced by its `$ref`. */
+function withRefs(value: unknown, names: ReadonlyMap<object, string>, top = true): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  const name = top ? undefined : names.get(value);
+  if (name !== undefined) return { $ref: `#/components/schemas/${name}` };
+  if (Array.isArray(value)) return value.map((v) => withRefs(v, names, false));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = withRefs(v, names, false);
+  return out;
+}
 
 const ERROR_TEXT: Record<string, string> = {
   '401': 'Wrong email or password, or a refresh token that cannot be used (D201, D204)',
@@ -53,19 +71,8 @@ const ERROR_TEXT: Record<string, string> = {
   '413': 'Body too large',
   '415': 'Content type not JSON',
   '429': 'Rate limit exceeded (`Retry-After`; `RateLimit` and `RateLimit-Policy` state the limits, D217)',
+  '500': 'The pricing worker of this request died; it is replaced and the service keeps serving (no internals in the answer)',
   '503': 'Overloaded or storage unavailable (`Retry-After`)',
-};
-
-const RETRY_AFTER = { description: 'Seconds to wait before trying again', schema: { type: 'integer', minimum: 1 } };
-
-/** Header fields of the error answers that carry them (D106, D109, D217; RateLimit fields only while rate limits are on). */
-const ERROR_HEADERS: Record<string, Record<string, unknown>> = {
-  '429': {
-    'Retry-After': RETRY_AFTER,
-    'RateLimit-Policy': { description: 'The key\'s limits (draft-ietf-httpapi-ratelimit-headers): `"requests";q=<n>;w=<s>`, and `"prices";q=<n>;w=<s>` on price routes', schema: { type: 'string' } },
-    RateLimit: { description: 'What is left of each limit: `"requests";r=<left>;t=<s>`, and the `"prices"` item on price routes', schema: { type: 'string' } },
-  },
-  '503': { 'Retry-After': RETRY_AFTER },
 };
 
 /** Which error answers an operation can give. */
@@ -73,11 +80,14 @@ function errorsOf(r: RouteDef, doc: OperationDoc): string[] {
   const out: string[] = [];
   if (r.body || r.path.includes(':') || (doc.query?.length ?? 0) > 0) out.push('400');
   if (r.groups !== null) out.push('403');
+  // A pricing worker that dies during the request: 500, the worker replaced, the service serving (test/pool).
+  if (r.priceWork === true) out.push('500');
   if (r.path.includes(':') || r.body) out.push('404');
   out.push('405');
   if (((r.method === 'PUT' || r.method === 'DELETE') && r.clientErrors !== true) || r.path === '/admin/snapshot') out.push('409');
   if (r.body) out.push('413', '415');
-  if (r.groups !== null) out.push('429');
+  // Keys have rate limits (D24); the account routes have guessing limits (D207, D209, D212).
+  if (r.groups !== null || r.clientErrors === true) out.push('429');
   // Every route but the probes can be refused for load (D106, D176); /ready answers 503 when not ready.
   if (r.admission !== 'probe' || r.body || r.path === '/ready') out.push('503');
   return out;
@@ -90,26 +100,31 @@ const openApiPath = (p: string): string => p.replace(/:([a-z_]+)/g, '{$1}');
 function operation(r: RouteDef, doc: OperationDoc): object {
   const media = doc.mediaType ?? JSON_MEDIA;
   const example = EXAMPLE_RESPONSES[keyOf(r)];
-  const params = [
+  const params: object[] = [
     ...[...r.path.matchAll(/:([a-z_]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } })),
     ...(doc.query ?? []).map((q) => ({ name: q.name, in: 'query', required: q.required ?? false, description: q.description, schema: q.schema })),
   ];
-  const success: Record<string, unknown> = { description: doc.summary };
+  params.push(...headerParameters(r, doc));
+  const success: Record<string, unknown> = { description: doc.summary, headers: successHeaders(r) };
   if (doc.status !== 204) {
     const content: Record<string, unknown> = {};
     if (doc.response !== undefined) content.schema = doc.response;
     if (example !== undefined) content.example = example.body;
-    success.content = { [media]: content };
+    success.content = { [media]: content, ...Object.fromEntries(Object.entries(doc.otherMediaTypes ?? {}).map(([m, schema]) => [m, { schema }])) };
   }
   const responses: Record<string, unknown> = { [String(doc.status)]: success };
+  for (const [s, description] of Object.entries(doc.alsoSuccess ?? {})) responses[s] = { ...success, description };
+  if (r.cache !== undefined) responses['304'] = NOT_MODIFIED;
   const kind = r.clientErrors === true ? 'C' : 'E';
-  for (const s of [...errorsOf(r, doc), ...(doc.errors ?? [])].sort()) responses[s] = { $ref: `#/components/responses/${kind}${s}` };
+  for (const s of [...errorsOf(r, doc), ...(doc.errors ?? [])].sort()) {
+    responses[s] = doc.pageErrors?.includes(s) === true ? pageError(s) : { $ref: `#/components/responses/${kind}${s}` };
+  }
   return {
     operationId: `${r.method.toLowerCase()}${r.path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
     summary: doc.summary,
     description: [doc.description, r.groups === null ? 'No key needed.' : `Key groups: ${r.groups.join(' or ')}.`].filter(Boolean).join('\n\n'),
     tags: [doc.tag],
-    ...(r.groups === null ? { security: [] } : { security: [{ ApiKey: [] }], 'x-groups': [...r.groups] }),
+    ...securityOf(r, doc),
     ...(params.length > 0 ? { parameters: params } : {}),
     ...(doc.body !== undefined
       ? {
@@ -124,25 +139,51 @@ function operation(r: RouteDef, doc: OperationDoc): object {
   };
 }
 
+/** An error answered as a page (the account links of a mail, D209). */
+function pageError(status: string): object {
+  return { description: ERROR_TEXT[status], headers: errorHeaders(status), content: { 'text/html': { schema: { type: 'string' } } } };
+}
+
+/** The key (groups in `x-groups`) and, where a route reads one, the bearer token (D203, D210). */
+function securityOf(r: RouteDef, doc: OperationDoc): object {
+  const bearer = doc.bearer ?? 'none';
+  if (r.groups === null) return { security: bearer === 'required' ? [{ BearerToken: [] }] : [] };
+  const key = { ApiKey: [] };
+  const security = bearer === 'none' ? [key] : bearer === 'optional' ? [key, { ApiKey: [], BearerToken: [] }] : [{ ApiKey: [], BearerToken: [] }];
+  return { security, 'x-groups': [...r.groups] };
+}
+
 /** The OpenAPI 3.1 document of a route table; throws when the table and OPERATIONS disagree. */
-export function openApiDocument(routes: readonly RouteDef[], version: string): Record<string, unknown> {
-  const paths: Record<string, Record<string, unknown>> = {};
+/** Throws when the route table and OPERATIONS disagree (checked at start; cheap). */
+export function checkDescribed(routes: readonly RouteDef[]): void {
   const seen = new Set<string>();
   for (const r of routes) {
     const k = keyOf(r);
-    const doc = OPERATIONS[k];
-    if (doc === undefined) throw new Error(`route ${k} has no description in src/api/openapi/operations.ts`);
+    if (OPERATIONS[k] === undefined) throw new Error(`route ${k} has no description in src/api/openapi/operations.ts`);
     seen.add(k);
-    (paths[openApiPath(r.path)] ??= {})[r.method.toLowerCase()] = operation(r, doc);
   }
   const orphans = Object.keys(OPERATIONS).filter((k) => !seen.has(k) && !OPTIONAL.has(k));
   if (orphans.length > 0) throw new Error(`operations without a route: ${orphans.join(', ')}`);
+}
+
+export function openApiDocument(routes: readonly RouteDef[], version: string): Record<string, unknown> {
+  checkDescribed(routes);
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const r of routes) {
+    const doc = OPERATIONS[keyOf(r)];
+    const item = (paths[openApiPath(r.path)] ??= {});
+    item[r.method.toLowerCase()] = operation(r, doc);
+    if (r.method === 'GET') item.head = headOperation(item.get as GetOperation);
+    item.options ??= optionsOperation(r.path, doc.tag);
+  }
   const responses: Record<string, unknown> = {};
   for (const [s, text] of Object.entries(ERROR_TEXT)) {
-    const headers = ERROR_HEADERS[s] === undefined ? {} : { headers: ERROR_HEADERS[s] };
+    const headers = { headers: errorHeaders(s) };
     responses[`E${s}`] = { description: text, ...headers, content: { [JSON_MEDIA]: { schema: { $ref: '#/components/schemas/Errors' } } } };
     responses[`C${s}`] = { description: text, ...headers, content: { [JSON_MEDIA]: { schema: { $ref: '#/components/schemas/ClientErrors' } } } };
   }
+  const names = new Map<object, string>(NAMED.map(([n, schema]) => [schema, n]));
+  const schemas = Object.fromEntries(NAMED.map(([n, schema]) => [n, withRefs(schema, names)]));
   return {
     openapi: '3.1.0',
     info: {
@@ -153,10 +194,15 @@ export function openApiDocument(routes: readonly RouteDef[], version: string): R
     },
     servers: [{ url: '/' }],
     tags: [...new Set(Object.values(OPERATIONS).map((o) => o.tag))].map((name) => ({ name })),
-    paths,
+    paths: withRefs(paths, names),
     components: {
-      securitySchemes: { ApiKey: { type: 'apiKey', in: 'header', name: 'Api-Key', description: 'API key; each operation names the key groups that may call it (x-groups).' } },
-      schemas: { Errors: ERRORS_SCHEMA, ClientErrors: CLIENT_ERRORS_SCHEMA },
+      securitySchemes: {
+        ApiKey: { type: 'apiKey', in: 'header', name: 'Api-Key', description: 'API key; each operation names the key groups that may call it (x-groups).' },
+        BearerToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An access token of POST /v1/authenticate (D203), in `Authorization: Bearer <token>`.' },
+      },
+      headers: HEADERS,
+      parameters: PARAMETERS,
+      schemas,
       responses,
     },
   };
@@ -223,8 +269,11 @@ export function openApiRoutes(routes: readonly RouteDef[], version: string): Rou
       },
     },
   ];
-  // Built with the route table (a route without a description stops the start), serialised once.
-  const doc = JSON.stringify(openApiDocument([...routes, ...own], version));
-  const text = (): string => doc;
+  // Checked with the route table (a route without a description stops the start); built and
+  // serialised once, at the first request: a start (every replica, every test) does not pay for it.
+  const all = [...routes, ...own];
+  checkDescribed(all);
+  let doc: string | null = null;
+  const text = (): string => (doc ??= JSON.stringify(openApiDocument(all, version)));
   return own;
 }

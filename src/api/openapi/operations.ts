@@ -18,6 +18,7 @@ import { validateTariffDetails } from '../tariff-details/tariff-details.schema.j
 import { validateTariffPut } from '../tariffs/tariffs.schema.js';
 import { profileId, validateProfile } from '../tiles/price-profiles.js';
 import { DEFAULT_CHARGE_PRICE_OPTIONS } from '../../domain/pricing/index.js';
+import * as S from '../schemas/index.js';
 import {
   emailAuthenticationSchema, productsSchema, refreshAuthenticationSchema, resetSchema, settingsSchema, signupSchema, triggerResetSchema, wrappedSettingsSchema,
 } from '../accounts/accounts.schema.js';
@@ -40,10 +41,20 @@ export interface OperationDoc {
   status: 200 | 201 | 204;
   /** Media type of the success answer (default application/json, D12). */
   mediaType?: string;
+  /** Further media types the success answer may have (files of several kinds), with their schemas. */
+  otherMediaTypes?: Readonly<Record<string, object>>;
   /** Schema of the success answer (a JSON document; absent for 204 and non-JSON answers). */
   response?: object;
+  /** Other success statuses with the same body, and what they mean (200 of a PUT that updates). */
+  alsoSuccess?: Readonly<Record<string, string>>;
   /** Error statuses beyond those the route table implies (401 of the account routes). */
   errors?: readonly string[];
+  /** Error statuses answered as an HTML page rather than a JSON document (the account links). */
+  pageErrors?: readonly string[];
+  /** Texts localised by Accept-Language (D22). */
+  language?: true;
+  /** Whether the route reads `Authorization: Bearer` (D203): required, optional, or not at all (default). */
+  bearer?: 'required' | 'optional' | 'none';
   /**
    * The example request: a concrete path with its query, and the body. `stateful`: the request
    * needs state no example run has (an account confirmed by mail, a refresh token): it is
@@ -52,37 +63,16 @@ export interface OperationDoc {
   example: { path: string; body?: unknown; headers?: Record<string, string>; stateful?: true };
 }
 
-// ---- Answer schemas: JSON:API documents of the spec's resource types ----
+// ---- Answer schemas: one TypeBox definition per document (D234, src/api/schemas/) ----
 
 const str = { type: 'string' } as const;
-const ID = { type: 'string', minLength: 1 } as const;
-
-function resource(type: string | readonly string[], attributes: readonly string[] = [], relationships: readonly string[] = []): object {
-  return {
-    type: 'object',
-    required: ['id', 'type', ...(attributes.length > 0 ? ['attributes'] : []), ...(relationships.length > 0 ? ['relationships'] : [])],
-    properties: {
-      id: ID,
-      type: typeof type === 'string' ? { const: type } : { enum: [...type] },
-      attributes: { type: 'object', required: [...attributes] },
-      relationships: { type: 'object', required: [...relationships] },
-    },
-  };
-}
-
-const list = (items: object, meta: readonly string[] = []): object => ({
+/** The description's own answer: its schema is OpenAPI 3.1's, checked by test/http/openapi.test.ts. */
+const OPENAPI_DOCUMENT = {
   type: 'object',
-  required: ['data', ...(meta.length > 0 ? ['meta'] : [])],
-  properties: { data: { type: 'array', items }, included: { type: 'array', items: resource(['company', 'charging_station', 'tariff', 'sub_tariff', 'vehicle_brand', 'car']) }, meta: { type: 'object', required: [...meta] } },
-});
-const single = (item: object): object => ({ type: 'object', required: ['data'], properties: { data: item, included: { type: 'array' } } });
-const metaOnly = (meta: readonly string[]): object => ({ type: 'object', required: ['meta'], properties: { meta: { type: 'object', required: [...meta] } } });
-
-const STATION = resource('charging_station', ['name', 'latitude', 'longitude', 'country', 'address', 'charge_points'], ['operator']);
-const COMPANY = resource('company', ['name', 'is_cpo', 'is_emp']);
-const RAW_TARIFF = resource(['tariff', 'sub_tariff'], ['version'], ['emp']);
-const PREVIEW = resource('charge_price_preview', ['energy', 'duration', 'price', 'currency'], ['charging_station']);
-const AREA_PREVIEW = resource('charge_price_preview', ['energy', 'duration', 'price', 'currency', 'distance', 'charge_point'], ['charging_station']);
+  required: ['openapi', 'info', 'paths', 'components'],
+  properties: { openapi: { const: '3.1.0' } },
+  externalDocs: { description: 'The OpenAPI 3.1 schema', url: 'https://spec.openapis.org/oas/3.1/schema/2022-10-07' },
+};
 
 // ---- Example inputs: ids of the default catalog and snapshot (also in the test snapshot) ----
 
@@ -111,7 +101,6 @@ const PROFILE_ID = profileId({
   include_direct_payment: false,
   charge_points_power_lte: null,
 });
-const PRICE_PROFILE = resource('price_profile', ['battery_range', 'energy', 'duration', 'currency', 'start_time', 'start_date', 'allow_unbalanced_load', 'include_direct_payment', 'charge_points_power_lte', 'expires_at'], ['tariffs', 'vehicle']);
 
 const page = (size: string): QueryParam[] => [
   { name: 'page[size]', schema: { type: 'integer', minimum: 1 }, description: `Items per page (${size})` },
@@ -142,8 +131,6 @@ const feedbackSchema = { oneOf: Object.values(validateUserFeedbackOfType).map((v
 
 const USER_SUB = '6f1c2b9e-8a4d-4c3e-9b7a-2d5e8f0a1b3c';
 const BEARER = { Authorization: 'Bearer <access token from POST /v1/authenticate>' };
-const TOKEN_PAIR = { type: 'object', required: ['data'], properties: { data: { type: 'object', required: ['type', 'attributes'], properties: { type: { const: 'authentication_result' }, attributes: { type: 'object', required: ['access_token', 'refresh_token'] } } } } };
-const SETTINGS = { type: 'object', required: ['data', 'meta'], properties: { data: resource('user_settings', ['version'], ['vehicle', 'tariffs']), meta: { type: 'object', required: ['products'] } } };
 const SETTINGS_BODY = { data: { type: 'user_settings', id: USER_SUB, attributes: { version: 2 }, relationships: { vehicle: { data: { id: 'a1b2c3d4-0000-4000-8000-000000000001', type: 'car' } }, tariffs: { data: [{ id: 'tariff-1', type: 'tariff' }] } } } };
 const PAGE_TOKEN = 'x'.repeat(43);
 
@@ -161,7 +148,7 @@ const ACCOUNT_DOCS: Record<string, OperationDoc> = {
     body: { oneOf: [emailAuthenticationSchema.schema, refreshAuthenticationSchema.schema] },
     errors: ['401'],
     status: 200,
-    response: TOKEN_PAIR,
+    response: S.TokenPairDocument,
     example: { path: '/v1/authenticate', body: { data: { type: 'email_authentication', attributes: { email: 'driver@example.org', password: 'a long passphrase' } } }, stateful: true },
   },
   'POST /v1/users': {
@@ -179,6 +166,8 @@ const ACCOUNT_DOCS: Record<string, OperationDoc> = {
     example: { path: '/v1/trigger_reset_password', body: { data: { type: 'trigger_reset_password', attributes: { email: 'driver@example.org' } } } },
   },
   'GET /account/confirm': {
+    pageErrors: ['400', '429'],
+    errors: ['429'],
     summary: 'The confirmation link of a signup mail: confirms the address, shows a page (D209)',
     tag: 'Accounts',
     query: [{ name: 'token', schema: { type: 'string' }, description: 'The token of the mail', required: true }],
@@ -187,6 +176,8 @@ const ACCOUNT_DOCS: Record<string, OperationDoc> = {
     example: { path: `/account/confirm?token=${PAGE_TOKEN}`, stateful: true },
   },
   'GET /account/reset': {
+    pageErrors: ['400', '429'],
+    errors: ['429'],
     summary: 'The reset link of a mail: a page that sets a new password (D209)',
     tag: 'Accounts',
     query: [{ name: 'token', schema: { type: 'string' }, description: 'The token of the mail', required: true }],
@@ -209,32 +200,36 @@ const ACCOUNT_DOCS: Record<string, OperationDoc> = {
     example: { path: '/account/reset', body: { data: { type: 'password_reset', attributes: { token: PAGE_TOKEN, password: 'another long passphrase' } } }, stateful: true },
   },
   'GET /v1/users/:sub/settings': {
+    bearer: 'required',
     summary: 'The user’s vehicle, tariffs and products (D211); 404 while none are stored',
     tag: 'Accounts',
     status: 200,
-    response: SETTINGS,
+    response: S.SettingsDocument,
     example: { path: `/v1/users/${USER_SUB}/settings`, headers: BEARER, stateful: true },
   },
   'PUT /v1/users/:sub/settings': {
+    bearer: 'required',
     summary: 'Store the user’s settings (D211): a version at or below the stored one changes nothing and answers the stored settings',
     description: 'The JSON:API form, or the wrapped form of the client’s first login (`data.attributes.data`, no `data.type`).',
     tag: 'Accounts',
     body: { oneOf: [settingsSchema.schema, wrappedSettingsSchema.schema] },
     status: 200,
-    response: SETTINGS,
+    response: S.SettingsDocument,
     example: { path: `/v1/users/${USER_SUB}/settings`, headers: BEARER, body: SETTINGS_BODY, stateful: true },
   },
   'POST /v1/users/:sub/products': {
+    bearer: 'required',
     summary: 'Activate a product source issued by the operator (D212)',
     description: '404 `PRODUCT_SOURCE_NOT_FOUND`, 409 `PRODUCT_SOURCE_ALREADY_USED`.',
     tag: 'Accounts',
     errors: ['409'],
     body: productsSchema.schema,
     status: 201,
-    response: { type: 'object', required: ['data'], properties: { data: { type: 'object', required: ['type', 'attributes'], properties: { attributes: { type: 'object', required: ['products'] } } } } },
+    response: S.ProductsDocument,
     example: { path: `/v1/users/${USER_SUB}/products`, headers: BEARER, body: { data: { type: 'user_products', attributes: { source: { type: 'code', code: 'code printed by npm run products' } } } }, stateful: true },
   },
   'DELETE /v1/users/:sub': {
+    bearer: 'required',
     summary: 'Delete the account with its settings, tokens and products (D213)',
     tag: 'Accounts',
     status: 204,
@@ -248,7 +243,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     summary: 'Liveness and the snapshot served',
     tag: 'Operations',
     status: 200,
-    response: { type: 'object', required: ['status', 'snapshot'], properties: { status: { const: 'ok' }, snapshot: { type: 'object', required: ['version'] } } },
+    response: S.HealthDocument,
     example: { path: '/health' },
   },
   'GET /ready': {
@@ -256,14 +251,14 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     description: 'Answers 503 naming every failing part while not ready.',
     tag: 'Operations',
     status: 200,
-    response: { type: 'object', required: ['status'], properties: { status: { const: 'ready' } } },
+    response: S.ReadyDocument,
     example: { path: '/ready' },
   },
   'GET /attribution': {
     summary: 'Licences and attribution of the station and vehicle data',
     tag: 'Operations',
     status: 200,
-    response: metaOnly(['attribution', 'snapshot']),
+    response: S.AttributionDocument,
     example: { path: '/attribution' },
   },
   'GET /metrics': {
@@ -279,7 +274,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'Operations',
     status: 200,
     mediaType: 'application/json',
-    response: { type: 'object', required: ['openapi', 'info', 'paths'], properties: { openapi: { const: '3.1.0' } } },
+    response: OPENAPI_DOCUMENT,
     example: { path: '/openapi.json' },
   },
   'GET /docs': {
@@ -294,6 +289,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'Operations',
     status: 200,
     mediaType: 'application/javascript',
+    otherMediaTypes: { 'text/css': str },
     example: { path: '/docs/init.js' },
   },
   'GET /v1/charging_stations': {
@@ -313,7 +309,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       ...page('default 400, at most 1000'),
     ],
     status: 200,
-    response: list(STATION, ['more_available']),
+    response: S.StationListDocument,
     example: { path: '/v1/charging_stations?filter[latitude]=48.8566&filter[longitude]=2.3522&filter[radius]=1000&page[size]=2' },
   },
   'GET /v1/charging_stations/clusters': {
@@ -330,7 +326,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       ...page('default 400, at most 1000'),
     ],
     status: 200,
-    response: list(resource(['station_cluster', 'charging_station']), ['more_available']),
+    response: S.ClusterListDocument,
     example: { path: '/v1/charging_stations/clusters?filter[latitude.gte]=48.7&filter[latitude.lte]=49&filter[longitude.gte]=2.1&filter[longitude.lte]=2.6&zoom=9&page[size]=3' },
   },
   'GET /v1/tiles/stations/:z/:x/:y': {
@@ -347,23 +343,24 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'Map',
     query: REFINEMENTS,
     status: 200,
-    response: { type: 'object', required: ['tilejson', 'tiles', 'minzoom', 'maxzoom', 'bounds', 'vector_layers'] },
+    response: S.TileJson,
     example: { path: '/v1/tiles/stations.json?filter[charge_points.power.gte]=50' },
   },
   'POST /v1/price_profiles': {
+    alsoSuccess: { '200': 'The same profile existed already (its id is derived from its normalised form, D196)' },
     summary: 'Register what a map prices with (D196)',
     description: 'Tariffs and Set A (vehicle + battery_range) or Set B (energy + duration), with the options of the bulk preview. The id is derived from the normalised profile: 201 for a new one, 200 (renewed) for a known one. Profiles expire when unused (`PRICE_PROFILE_TTL_H`).',
     tag: 'Map',
     body: validateProfile.schema,
     status: 201,
-    response: single(PRICE_PROFILE),
+    response: S.PriceProfileDocument,
     example: { path: '/v1/price_profiles', body: { data: { type: 'price_profile', attributes: { battery_range: [10, 80] }, relationships: { tariffs, vehicle } } } },
   },
   'GET /v1/price_profiles/:id': {
     summary: 'Read a price profile (D196)',
     tag: 'Map',
     status: 200,
-    response: single(PRICE_PROFILE),
+    response: S.PriceProfileDocument,
     example: { path: `/v1/price_profiles/${PROFILE_ID}` },
   },
   'GET /v1/tiles/prices/:profile_id/:z/:x/:y': {
@@ -387,13 +384,15 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'Map',
     status: 200,
     mediaType: 'application/javascript',
+    otherMediaTypes: { 'text/css': str, 'application/geo+json': S.CountryOutlines },
     example: { path: '/map/map.js' },
   },
   'GET /v1/charging_stations/:id': {
+    language: true,
     summary: 'Read one station (15)',
     tag: 'Stations',
     status: 200,
-    response: single(STATION),
+    response: S.StationDocument,
     example: { path: `/v1/charging_stations/${STATION_ID}` },
   },
   'GET /v1/charging_stations/statistics': {
@@ -401,7 +400,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'Stations',
     query: [csv('filter[country]', 'Countries')],
     status: 200,
-    response: list(resource('charge_point_statistics')),
+    response: S.StatisticsDocument,
     example: { path: '/v1/charging_stations/statistics?filter[country]=FR' },
   },
   'GET /v1/country_statistics': {
@@ -409,15 +408,16 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'Stations',
     query: [csv('filter[country]', 'Countries'), { name: 'filter[year]', schema: { type: 'integer' }, description: 'Year' }, { name: 'filter[month]', schema: { type: 'integer', minimum: 1, maximum: 12 }, description: 'Month' }, ...page('default 100, at most 100')],
     status: 200,
-    response: list(resource('country_statistics')),
+    response: S.CountryStatisticsDocument,
     example: { path: '/v1/country_statistics?filter[country]=DE&page[size]=2' },
   },
   'POST /v1/charge_prices': {
+    language: true,
     summary: 'Charge prices at a station or network (3)',
     tag: 'Prices',
     body: validateChargePrices.schema,
     status: 200,
-    response: list(resource('charge_price', ['provider', 'tariff_name', 'currency', 'charge_point_prices']), ['charge_points']),
+    response: S.ChargePricesDocument,
     example: {
       path: '/v1/charge_prices',
       body: {
@@ -437,7 +437,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'Prices',
     body: validateBulk.schema,
     status: 200,
-    response: list(PREVIEW),
+    response: S.BulkDocument,
     example: {
       path: '/v1/charge_prices/bulk',
       body: {
@@ -454,7 +454,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'Prices',
     body: validateArea.schema,
     status: 200,
-    response: list(AREA_PREVIEW, ['stations_considered', 'stations_priced', 'more_available']),
+    response: S.AreaDocument,
     example: {
       path: '/v1/charge_prices/area',
       body: { data: { type: 'area_price_preview_request', attributes: { battery_range: [10, 80], latitude: 48.8566, longitude: 2.3522, radius: 2000, limit: 2 }, relationships: { tariffs, vehicle } } },
@@ -465,7 +465,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'Prices',
     body: validateRoute.schema,
     status: 200,
-    response: list(resource('charge_price_preview', ['energy', 'duration', 'price', 'currency', 'distance', 'detour', 'charge_point'], ['charging_station']), ['stations_considered', 'stations_priced', 'more_available']),
+    response: S.RouteDocument,
     example: {
       path: '/v1/charge_prices/route',
       body: {
@@ -482,7 +482,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'Prices',
     body: validateCdrCost.schema,
     status: 200,
-    response: single(resource('cdr_cost', ['total_cost', 'total_energy_cost', 'total_time_cost', 'total_parking_time_cost', 'total_fixed_cost', 'total_reservation_cost', 'charging_periods'])),
+    response: S.CdrCostDocument,
     example: {
       path: '/v1/ocpi/cdr_cost',
       body: {
@@ -516,7 +516,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'Prices',
     body: validateTariffDetails.schema,
     status: 200,
-    response: list(resource('station_tariff_details')),
+    response: S.TariffDetailsDocument,
     example: { path: '/v1/tariff_details', body: { data: { type: 'tariff_details_request', attributes: { station: { id: [STATION_ID] } } } } },
   },
   'GET /v1/tariffs': {
@@ -524,23 +524,24 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'Tariffs',
     query: [boolParam('filter[provider_customer_only]', 'Only provider-customer tariffs'), boolParam('filter[direct_payment]', 'Only direct-payment tariffs'), csv('filter[id]', 'Only these ids')],
     status: 200,
-    response: list(resource('tariff', ['name'])),
+    response: S.SimpleTariffListDocument,
     example: { path: `/v1/tariffs?filter[id]=${TARIFF_ID}` },
   },
   'GET /v2/tariffs': {
     summary: 'Raw tariffs of one EMP (13)',
     tag: 'Tariffs',
-    query: [{ name: 'filter[emp.id]', schema: ID, description: 'The EMP', required: true }, csv('filter[id]', 'Only these ids'), csv('filter[type]', 'tariff, sub_tariff'), ...page('default 100, at most 100')],
+    query: [{ name: 'filter[emp.id]', schema: { type: 'string', minLength: 1 }, description: 'The EMP', required: true }, csv('filter[id]', 'Only these ids'), csv('filter[type]', 'tariff, sub_tariff'), ...page('default 100, at most 100')],
     status: 200,
-    response: list(RAW_TARIFF),
+    response: S.RawTariffListDocument,
     example: { path: `/v2/tariffs?filter[emp.id]=${EMP_ID}&page[size]=1` },
   },
   'PUT /v2/tariffs/:id': {
+    alsoSuccess: { '200': 'Updated (the version sent was the stored one + 1)' },
     summary: 'Create or update a raw tariff (12); optimistic version check',
     tag: 'Tariffs',
     body: validateTariffPut.schema,
     status: 201,
-    response: single(RAW_TARIFF),
+    response: S.RawTariffDocument,
     example: {
       path: `/v2/tariffs/${EXAMPLE_TARIFF_ID}`,
       body: {
@@ -564,15 +565,16 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'Companies',
     query: [csv('filter[id]', 'Only these ids'), boolParam('filter[is_emp]', 'EMPs'), boolParam('filter[is_cpo]', 'CPOs'), ...page('default 100, at most 100')],
     status: 200,
-    response: list(COMPANY),
+    response: S.CompanyListDocument,
     example: { path: `/v1/companies?filter[id]=${OPERATOR_ID}` },
   },
   'PUT /v1/companies/:id': {
+    alsoSuccess: { '200': 'Updated (the version sent was the stored one + 1)' },
     summary: 'Create or update a company (7); optimistic version check',
     tag: 'Companies',
     body: validateCompanyPut.schema,
     status: 201,
-    response: single(COMPANY),
+    response: S.CompanyDocument,
     example: {
       path: `/v1/companies/${EXAMPLE_COMPANY_ID}`,
       body: {
@@ -595,14 +597,14 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     summary: 'List vehicles (16, deprecated)',
     tag: 'Vehicles',
     status: 200,
-    response: list(resource('car')),
+    response: S.CarV1ListDocument,
     example: { path: '/v1/vehicles' },
   },
   'GET /v2/vehicle_brands': {
     summary: 'List vehicle brands (17)',
     tag: 'Vehicles',
     status: 200,
-    response: list(resource('vehicle_brand', ['name'])),
+    response: S.BrandListDocument,
     example: { path: '/v2/vehicle_brands' },
   },
   'GET /v2/vehicles': {
@@ -610,7 +612,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'Vehicles',
     query: [{ name: 'q', schema: str, description: 'Text search' }],
     status: 200,
-    response: list(resource('car', ['usable_battery_size'])),
+    response: S.CarV2ListDocument,
     example: { path: '/v2/vehicles?q=530e' },
   },
   'POST /v1/user_feedback': {
@@ -628,11 +630,12 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     example: { path: '/v1/partner_feedback', body: { data: { type: 'tariff_update', attributes: { content: 'New prices from 1 January', tariff: 'Flex', cpo: 'Example CPO', emp: 'Example Mobility', language: 'en' } } } },
   },
   'POST /v1/crm/devices': {
+    bearer: 'optional',
     summary: 'Register or update a device (5); needs a bearer token',
     tag: 'Devices',
     body: deviceBodySchema.schema,
     status: 200,
-    response: single(resource('crm_device')),
+    response: S.DeviceDocument,
     example: {
       path: '/v1/crm/devices',
       headers: { Authorization: 'Bearer <token from npm run token>' },
@@ -650,7 +653,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'Operations',
     body: validateSnapshotReload.schema,
     status: 200,
-    response: single(resource('snapshots', ['version', 'stations'])),
+    response: S.SnapshotDocument,
     example: { path: '/admin/snapshot', body: { data: { type: 'snapshot_reload', attributes: {} } } },
   },
   'POST /v1/availability': {
@@ -658,7 +661,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'Availability',
     body: validateAvailabilityBulk.schema,
     status: 200,
-    response: metaOnly(['received', 'applied', 'stale', 'unknown']),
+    response: S.AvailabilityDocument,
     example: { path: '/v1/availability', body: { data: { type: 'evse_statuses', attributes: { statuses: [{ evse_id: 'DK*FIX*E1', status: 'AVAILABLE' }] } } } },
   },
   'PUT /ocpi/2.2.1/locations/:country_code/:party_id/:location_id/:evse_uid': {
@@ -667,7 +670,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     body: validateEvse.schema,
     status: 200,
     mediaType: 'application/json',
-    response: { type: 'object', required: ['status_code'] },
+    response: S.OcpiResponse,
     example: { path: '/ocpi/2.2.1/locations/DK/FIX/LOC1/E1', body: { uid: 'E1', evse_id: 'DK*FIX*E1', status: 'CHARGING', connectors: [] } },
   },
   'PATCH /ocpi/2.2.1/locations/:country_code/:party_id/:location_id/:evse_uid': {
@@ -676,7 +679,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     body: validateEvse.schema,
     status: 200,
     mediaType: 'application/json',
-    response: { type: 'object', required: ['status_code'] },
+    response: S.OcpiResponse,
     example: { path: '/ocpi/2.2.1/locations/DK/FIX/LOC1/E1', body: { status: 'AVAILABLE' } },
   },
   ...ACCOUNT_DOCS,

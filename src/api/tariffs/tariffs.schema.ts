@@ -152,7 +152,7 @@ export const validateTariffPut = compile<TariffPutBody>(envelope({
       required: ['version'],
       properties: {
         name: { type: 'string', minLength: 1, maxLength: 200 },
-        version: { type: 'integer', minimum: 1 },
+        version: { type: 'integer', minimum: 1, description: 'Optimistic lock (D47): 1 to create, the stored version + 1 to update (read it from the last answer); any other value answers 409 Version conflict and changes nothing.', examples: [1, 4] },
         monthly_min_sales: num0,
         monthly_fee: num0,
         yearly_service_fee: num0,

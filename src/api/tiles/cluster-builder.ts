@@ -72,10 +72,12 @@ export class ClusterBuilder {
   private thread(): Worker {
     if (this.worker !== null) return this.worker;
     const w = new Worker(this.file);
-    w.unref();
     w.on('message', (m: Reply) => this.reply(m));
     w.on('error', (e) => this.lost(w, e));
     w.on('exit', (code) => this.lost(w, new Error(`cluster worker exited with code ${code}`)));
+    // After the listeners: attaching a 'message' listener refs the thread's port again, and the
+    // shared, idle thread would then keep a stopped service's process alive.
+    w.unref();
     this.worker = w;
     return w;
   }

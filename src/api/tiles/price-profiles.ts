@@ -4,6 +4,7 @@
  * options of the bulk preview), stored normalised in the live store under an id derived from that
  * form, and kept while it is used.
  */
+import type { PriceProfileDocument } from '../schemas/prices.js';
 import { createHash } from 'node:crypto';
 import type { LiveStore } from '../../storage/live.js';
 import { PriceProfileStore } from '../../storage/price-profiles.js';
@@ -261,7 +262,7 @@ export async function profileOf(profiles: PriceProfiles, id: string): Promise<{ 
   return { ...found, id };
 }
 
-function resource(id: string, p: PriceProfile, expiresAt: number): object {
+function resource(id: string, p: PriceProfile, expiresAt: number): PriceProfileDocument {
   const { tariffs, vehicle, ...attributes } = p;
   return {
     data: {
