@@ -43,7 +43,7 @@ export default function setup(project: TestProject): () => void {
     const c = totalCounts(tmp);
     if (c.answers > 0) {
       const share = c.leaves === 0 ? 100 : (100 * c.typed) / c.leaves;
-      process.stdout.write(`API contract (D234): ${c.checked} of ${c.answers} answers checked against /openapi.json (${c.unrouted} to paths it does not have); ${c.typed} of ${c.leaves} leaf values typed (${share.toFixed(2)} %); ${(c.ms / 1000).toFixed(1)} s spent checking\n`);
+      process.stdout.write(`API contract (D234): ${c.checked} of ${c.answers} answers checked against /openapi.json (${c.unrouted} to paths it does not have), ${c.undescribed} of services without one (test routes); ${c.typed} of ${c.leaves} leaf values typed (${share.toFixed(2)} %); ${(c.ms / 1000).toFixed(1)} s spent checking\n`);
     }
     fs.rmSync(tmp, { recursive: true, force: true });
   };

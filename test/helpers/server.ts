@@ -182,8 +182,6 @@ export interface CallOptions {
   /** Raw body text (sent as is). */
   raw?: string;
   headers?: Record<string, string>;
-  /** Not checked against the document (D234): only for answers a test provokes outside the API (a broken proxy). */
-  unchecked?: true;
 }
 
 export interface CallResult {
@@ -200,9 +198,14 @@ export interface CallResult {
  */
 export async function call(srv: Target, method: string, p: string, o: CallOptions = {}): Promise<CallResult> {
   const t0 = performance.now();
-  const contract = o.unchecked === true || process.env.CPS_CONTRACT === 'off' ? null : await contractOf(srv);
+  const off = process.env.CPS_CONTRACT === 'off';
+  const contract = off ? null : await contractOf(srv);
   COUNTS.ms += performance.now() - t0;
   const r = await send(srv, method, p, o);
+  if (contract === null && !off) {
+    COUNTS.undescribed++;
+    saveCounts(inject('testTmpRoot'), []);
+  }
   if (contract !== null) {
     const t1 = performance.now();
     const problems = contract.check({ method, path: p, status: r.status, headers: r.headers, text: r.text });

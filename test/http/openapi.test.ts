@@ -13,6 +13,7 @@ import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildSnapshot } from '../../src/import/default-snapshot.js';
 import { openApiDocument } from '../../src/api/openapi/openapi.js';
+import * as Schemas from '../../src/api/schemas/index.js';
 import { type Send, runExamples } from '../../src/api/openapi/examples-runner.js';
 import { ROOT, call, keyFor, startTestApp, type TestApp } from '../helpers/server.js';
 
@@ -84,7 +85,7 @@ describe('OpenAPI description and docs page', () => {
 
   it('refuses to describe a route table with an undescribed route', () => {
     const handler = () => ({ status: 200 });
-    expect(() => openApiDocument([{ method: 'GET', path: '/v1/undescribed', groups: null, body: false, handler }], '0')).toThrow(/no description/);
+    expect(() => openApiDocument([{ method: 'GET', path: '/v1/undescribed', groups: null, body: false, handler }], '0', Schemas)).toThrow(/no description/);
   });
 
   it('every example request is accepted with its documented status, and every answer matches its schema', async () => {

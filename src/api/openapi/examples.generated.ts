@@ -8,8 +8,8 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
         "type": "company",
         "attributes": {
           "name": "Example Mobility",
-          "created_at": 1795750461084,
-          "updated_at": 1795750461084,
+          "created_at": 1795753198562,
+          "updated_at": 1795753198562,
           "version": 1,
           "url": null,
           "is_cpo": false,
@@ -45,8 +45,8 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
         "type": "tariff",
         "attributes": {
           "name": "Example Flex",
-          "created_at": 1795750461140,
-          "updated_at": 1795750461140,
+          "created_at": 1795753198633,
+          "updated_at": 1795753198633,
           "version": 1,
           "monthly_min_sales": 0,
           "monthly_fee": 0,
@@ -129,7 +129,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "allow_unbalanced_load": false,
           "include_direct_payment": false,
           "charge_points_power_lte": null,
-          "expires_at": "2026-12-04T03:34:21.159Z"
+          "expires_at": "2026-12-04T04:19:58.644Z"
         },
         "relationships": {
           "tariffs": {
@@ -163,7 +163,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
         "built_at": "2022-12-05T00:00:00.000Z",
         "rates_date": "2024-12-31"
       },
-      "uptime_seconds": 0.62
+      "uptime_seconds": 0.57
     }
   },
   "GET /ready": {
@@ -194,7 +194,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
   },
   "GET /metrics": {
     "status": 200,
-    "body": "# HELP process_cpu_user_seconds_total Total user CPU time spent in seconds.\n# TYPE process_cpu_user_seconds_total counter\nprocess_cpu_user_seconds_total 0.440806\n\n# HELP process_cpu_system_seconds_total Total system CPU time spent in seconds.\n# TYPE process_cpu_system_seconds_total counter\nprocess_cpu_system_seconds_total 0.065628\n\n# HELP process_cpu_seconds_total Total user and system CPU time spent in seconds.\n# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total 0.506434\n\n# HELP process_start_time_seconds Start time of the process since unix epoch in seconds.\n# TYPE process_sta…"
+    "body": "# HELP process_cpu_user_seconds_total Total user CPU time spent in seconds.\n# TYPE process_cpu_user_seconds_total counter\nprocess_cpu_user_seconds_total 0.396327\n\n# HELP process_cpu_system_seconds_total Total system CPU time spent in seconds.\n# TYPE process_cpu_system_seconds_total counter\nprocess_cpu_system_seconds_total 0.042778\n\n# HELP process_cpu_seconds_total Total user and system CPU time spent in seconds.\n# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total 0.439105\n\n# HELP process_start_time_seconds Start time of the process since unix epoch in seconds.\n# TYPE process_sta…"
   },
   "GET /openapi.json": {
     "status": 200,
@@ -502,7 +502,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "allow_unbalanced_load": false,
           "include_direct_payment": false,
           "charge_points_power_lte": null,
-          "expires_at": "2026-12-04T03:34:21.159Z"
+          "expires_at": "2026-12-04T04:19:58.644Z"
         },
         "relationships": {
           "tariffs": {
@@ -1212,7 +1212,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "type": "station_tariff_details",
           "attributes": {
             "country": "FR",
-            "updated_at": 1795750460559,
+            "updated_at": 1795753198093,
             "is_roaming": true,
             "tariff_level": "country",
             "restricted_segments": [
@@ -1288,7 +1288,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "type": "station_tariff_details",
           "attributes": {
             "country": "FR",
-            "updated_at": 1795750460559,
+            "updated_at": 1795753198093,
             "is_roaming": true,
             "tariff_level": "country",
             "restricted_segments": [
@@ -1439,8 +1439,8 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "type": "tariff",
           "attributes": {
             "name": "Currago Roam Flex",
-            "created_at": 1795750460559,
-            "updated_at": 1795750460559,
+            "created_at": 1795753198093,
+            "updated_at": 1795753198093,
             "version": 1,
             "monthly_min_sales": 0,
             "monthly_fee": 0,
@@ -1570,8 +1570,8 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "type": "company",
           "attributes": {
             "name": "TOTALENERGIES",
-            "created_at": 1795750460549,
-            "updated_at": 1795750460549,
+            "created_at": 1795753198082,
+            "updated_at": 1795753198082,
             "version": 1,
             "url": null,
             "is_cpo": true,
@@ -1825,7 +1825,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
       "data": null,
       "status_code": 1000,
       "status_message": "Success",
-      "timestamp": "2026-11-27T03:34:21.403Z"
+      "timestamp": "2026-11-27T04:19:58.976Z"
     }
   },
   "PATCH /ocpi/2.2.1/locations/:country_code/:party_id/:location_id/:evse_uid": {
@@ -1834,7 +1834,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
       "data": null,
       "status_code": 1000,
       "status_message": "Success",
-      "timestamp": "2026-11-27T03:34:21.404Z"
+      "timestamp": "2026-11-27T04:19:58.976Z"
     }
   },
   "GET /account/reset": {
@@ -1854,11 +1854,11 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
         "attributes": {
           "version": "dcc173061041ab8a",
           "built_at": "2022-12-05T00:00:00.000Z",
-          "file": "/tmp/cps-openapi-Yny0Kw/sample.sqlite",
+          "file": "/tmp/cps-openapi-EgZQgL/sample.sqlite",
           "stations": 1941,
           "generation": 1,
-          "load_ms": 42,
-          "swap_ms": 51.73
+          "load_ms": 41,
+          "swap_ms": 34.67
         }
       }
     }

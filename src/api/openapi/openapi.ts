@@ -15,7 +15,7 @@ import type { ApiRequest, ApiResponse, RouteDef } from '../types.js';
 import { notFound } from '../jsonapi/errors.js';
 import { EXAMPLE_RESPONSES } from './examples.generated.js';
 import { ACCOUNT_OPERATIONS, OPERATIONS, type OperationDoc } from './operations.js';
-import * as S from '../schemas/index.js';
+import type * as Schemas from '../schemas/index.js';
 import { errorHeaders, type GetOperation, headerParameters, headOperation, HEADERS, NOT_MODIFIED, optionsOperation, PARAMETERS, successHeaders } from './http-parts.js';
 
 /** Answers are JSON:API documents sent as `application/json` (D12); request bodies may use either type. */
@@ -25,7 +25,7 @@ const JSON_MEDIA = 'application/json';
  * Shapes written once in /components/schemas and referred to wherever they occur (D234): the
  * answer schemas are TypeBox objects shared by identity, so a shared object becomes a `$ref`.
  */
-const NAMED: readonly (readonly [string, object])[] = [
+const named = (S: typeof Schemas): readonly (readonly [string, object])[] => [
   ['Errors', S.ErrorsDocument],
   ['ClientErrors', S.ClientErrorsDocument],
   ['ChargingStation', S.StationInList],
@@ -67,7 +67,7 @@ const ERROR_TEXT: Record<string, string> = {
   '403': 'Key missing, invalid, or without the group of the operation',
   '404': 'Unknown id',
   '405': 'Method not allowed (the `Allow` header lists the path’s methods)',
-  '409': 'Version conflict (optimistic lock) or a conflicting operation',
+  '409': 'Version conflict: `version` must be the stored version + 1, or 1 to create (D47); or a conflicting operation',
   '413': 'Body too large',
   '415': 'Content type not JSON',
   '429': 'Rate limit exceeded (`Retry-After`; `RateLimit` and `RateLimit-Policy` state the limits, D217)',
@@ -97,7 +97,7 @@ function errorsOf(r: RouteDef, doc: OperationDoc): string[] {
 const keyOf = (r: Pick<RouteDef, 'method' | 'path' | 'docPath'>): string => `${r.method} ${r.docPath ?? r.path}`;
 const openApiPath = (p: string): string => p.replace(/:([a-z_]+)/g, '{$1}');
 
-function operation(r: RouteDef, doc: OperationDoc): object {
+function operation(r: RouteDef, doc: OperationDoc, S: typeof Schemas): object {
   const media = doc.mediaType ?? JSON_MEDIA;
   const example = EXAMPLE_RESPONSES[keyOf(r)];
   const params: object[] = [
@@ -108,16 +108,17 @@ function operation(r: RouteDef, doc: OperationDoc): object {
   const success: Record<string, unknown> = { description: doc.summary, headers: successHeaders(r) };
   if (doc.status !== 204) {
     const content: Record<string, unknown> = {};
-    if (doc.response !== undefined) content.schema = doc.response;
+    if (doc.response !== undefined) content.schema = doc.response(S);
     if (example !== undefined) content.example = example.body;
-    success.content = { [media]: content, ...Object.fromEntries(Object.entries(doc.otherMediaTypes ?? {}).map(([m, schema]) => [m, { schema }])) };
+    success.content = { [media]: content, ...Object.fromEntries(Object.entries(doc.otherMediaTypes?.(S) ?? {}).map(([m, schema]) => [m, { schema }])) };
   }
   const responses: Record<string, unknown> = { [String(doc.status)]: success };
   for (const [s, description] of Object.entries(doc.alsoSuccess ?? {})) responses[s] = { ...success, description };
   if (r.cache !== undefined) responses['304'] = NOT_MODIFIED;
   const kind = r.clientErrors === true ? 'C' : 'E';
   for (const s of [...errorsOf(r, doc), ...(doc.errors ?? [])].sort()) {
-    responses[s] = doc.pageErrors?.includes(s) === true ? pageError(s) : { $ref: `#/components/responses/${kind}${s}` };
+    // 405 comes from the router, before a route's own error shape applies: always D5's shape.
+    responses[s] = doc.pageErrors?.includes(s) === true ? pageError(s) : { $ref: `#/components/responses/${s === '405' ? 'E' : kind}${s}` };
   }
   return {
     operationId: `${r.method.toLowerCase()}${r.path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
@@ -153,7 +154,6 @@ function securityOf(r: RouteDef, doc: OperationDoc): object {
   return { security, 'x-groups': [...r.groups] };
 }
 
-/** The OpenAPI 3.1 document of a route table; throws when the table and OPERATIONS disagree. */
 /** Throws when the route table and OPERATIONS disagree (checked at start; cheap). */
 export function checkDescribed(routes: readonly RouteDef[]): void {
   const seen = new Set<string>();
@@ -166,13 +166,17 @@ export function checkDescribed(routes: readonly RouteDef[]): void {
   if (orphans.length > 0) throw new Error(`operations without a route: ${orphans.join(', ')}`);
 }
 
-export function openApiDocument(routes: readonly RouteDef[], version: string): Record<string, unknown> {
+/**
+ * The OpenAPI 3.1 document of a route table (throws when the table and OPERATIONS disagree); `S`:
+ * the answer schemas (src/api/schemas), loaded when the description is first asked for.
+ */
+export function openApiDocument(routes: readonly RouteDef[], version: string, S: typeof Schemas): Record<string, unknown> {
   checkDescribed(routes);
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
     const doc = OPERATIONS[keyOf(r)];
     const item = (paths[openApiPath(r.path)] ??= {});
-    item[r.method.toLowerCase()] = operation(r, doc);
+    item[r.method.toLowerCase()] = operation(r, doc, S);
     if (r.method === 'GET') item.head = headOperation(item.get as GetOperation);
     item.options ??= optionsOperation(r.path, doc.tag);
   }
@@ -182,6 +186,7 @@ export function openApiDocument(routes: readonly RouteDef[], version: string): R
     responses[`E${s}`] = { description: text, ...headers, content: { [JSON_MEDIA]: { schema: { $ref: '#/components/schemas/Errors' } } } };
     responses[`C${s}`] = { description: text, ...headers, content: { [JSON_MEDIA]: { schema: { $ref: '#/components/schemas/ClientErrors' } } } };
   }
+  const NAMED = named(S);
   const names = new Map<object, string>(NAMED.map(([n, schema]) => [schema, n]));
   const schemas = Object.fromEntries(NAMED.map(([n, schema]) => [n, withRefs(schema, names)]));
   return {
@@ -251,7 +256,7 @@ function asset(name: string): Buffer {
 /** `GET /openapi.json`, `GET /docs` and `GET /docs/:file` for a route table (which they join). */
 export function openApiRoutes(routes: readonly RouteDef[], version: string): RouteDef[] {
   const own: RouteDef[] = [
-    { method: 'GET', path: '/openapi.json', groups: null, body: false, admission: 'ops', cache: () => version, handler: () => ({ status: 200, body: text(), headers: { 'Content-Type': 'application/json' } }) },
+    { method: 'GET', path: '/openapi.json', groups: null, body: false, admission: 'ops', cache: () => version, handler: async () => ({ status: 200, body: await text(), headers: { 'Content-Type': 'application/json' } }) },
     { method: 'GET', path: '/docs', groups: null, body: false, admission: 'ops', cache: () => version, handler: () => ({ status: 200, body: DOCS_HTML, headers: { 'Content-Type': 'text/html; charset=utf-8' } }) },
     {
       method: 'GET',
@@ -270,10 +275,11 @@ export function openApiRoutes(routes: readonly RouteDef[], version: string): Rou
     },
   ];
   // Checked with the route table (a route without a description stops the start); built and
-  // serialised once, at the first request: a start (every replica, every test) does not pay for it.
+  // serialised once, at the first request, with the answer schemas loaded then: a start (every
+  // replica, every test) pays for neither (TypeBox's modules alone take about 120 ms to load).
   const all = [...routes, ...own];
   checkDescribed(all);
-  let doc: string | null = null;
-  const text = (): string => (doc ??= JSON.stringify(openApiDocument(all, version)));
+  let doc: Promise<string> | null = null;
+  const text = (): Promise<string> => (doc ??= import('../schemas/index.js').then((S) => JSON.stringify(openApiDocument(all, version, S))));
   return own;
 }

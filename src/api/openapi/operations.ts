@@ -18,7 +18,7 @@ import { validateTariffDetails } from '../tariff-details/tariff-details.schema.j
 import { validateTariffPut } from '../tariffs/tariffs.schema.js';
 import { profileId, validateProfile } from '../tiles/price-profiles.js';
 import { DEFAULT_CHARGE_PRICE_OPTIONS } from '../../domain/pricing/index.js';
-import * as S from '../schemas/index.js';
+import type * as Schemas from '../schemas/index.js';
 import {
   emailAuthenticationSchema, productsSchema, refreshAuthenticationSchema, resetSchema, settingsSchema, signupSchema, triggerResetSchema, wrappedSettingsSchema,
 } from '../accounts/accounts.schema.js';
@@ -42,9 +42,9 @@ export interface OperationDoc {
   /** Media type of the success answer (default application/json, D12). */
   mediaType?: string;
   /** Further media types the success answer may have (files of several kinds), with their schemas. */
-  otherMediaTypes?: Readonly<Record<string, object>>;
+  otherMediaTypes?: (s: typeof Schemas) => Readonly<Record<string, object>>;
   /** Schema of the success answer (a JSON document; absent for 204 and non-JSON answers). */
-  response?: object;
+  response?: (s: typeof Schemas) => object;
   /** Other success statuses with the same body, and what they mean (200 of a PUT that updates). */
   alsoSuccess?: Readonly<Record<string, string>>;
   /** Error statuses beyond those the route table implies (401 of the account routes). */
@@ -148,7 +148,7 @@ const ACCOUNT_DOCS: Record<string, OperationDoc> = {
     body: { oneOf: [emailAuthenticationSchema.schema, refreshAuthenticationSchema.schema] },
     errors: ['401'],
     status: 200,
-    response: S.TokenPairDocument,
+    response: (s) => s.TokenPairDocument,
     example: { path: '/v1/authenticate', body: { data: { type: 'email_authentication', attributes: { email: 'driver@example.org', password: 'a long passphrase' } } }, stateful: true },
   },
   'POST /v1/users': {
@@ -204,7 +204,7 @@ const ACCOUNT_DOCS: Record<string, OperationDoc> = {
     summary: 'The user’s vehicle, tariffs and products (D211); 404 while none are stored',
     tag: 'Accounts',
     status: 200,
-    response: S.SettingsDocument,
+    response: (s) => s.SettingsDocument,
     example: { path: `/v1/users/${USER_SUB}/settings`, headers: BEARER, stateful: true },
   },
   'PUT /v1/users/:sub/settings': {
@@ -214,7 +214,7 @@ const ACCOUNT_DOCS: Record<string, OperationDoc> = {
     tag: 'Accounts',
     body: { oneOf: [settingsSchema.schema, wrappedSettingsSchema.schema] },
     status: 200,
-    response: S.SettingsDocument,
+    response: (s) => s.SettingsDocument,
     example: { path: `/v1/users/${USER_SUB}/settings`, headers: BEARER, body: SETTINGS_BODY, stateful: true },
   },
   'POST /v1/users/:sub/products': {
@@ -225,7 +225,7 @@ const ACCOUNT_DOCS: Record<string, OperationDoc> = {
     errors: ['409'],
     body: productsSchema.schema,
     status: 201,
-    response: S.ProductsDocument,
+    response: (s) => s.ProductsDocument,
     example: { path: `/v1/users/${USER_SUB}/products`, headers: BEARER, body: { data: { type: 'user_products', attributes: { source: { type: 'code', code: 'code printed by npm run products' } } } }, stateful: true },
   },
   'DELETE /v1/users/:sub': {
@@ -243,7 +243,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     summary: 'Liveness and the snapshot served',
     tag: 'Operations',
     status: 200,
-    response: S.HealthDocument,
+    response: (s) => s.HealthDocument,
     example: { path: '/health' },
   },
   'GET /ready': {
@@ -251,19 +251,19 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     description: 'Answers 503 naming every failing part while not ready.',
     tag: 'Operations',
     status: 200,
-    response: S.ReadyDocument,
+    response: (s) => s.ReadyDocument,
     example: { path: '/ready' },
   },
   'GET /attribution': {
     summary: 'Licences and attribution of the station and vehicle data',
     tag: 'Operations',
     status: 200,
-    response: S.AttributionDocument,
+    response: (s) => s.AttributionDocument,
     example: { path: '/attribution' },
   },
   'GET /metrics': {
     summary: 'Prometheus metrics (D120)',
-    description: 'No key by default; with METRICS_KEY_REQUIRED=on a key of group ReadMetrics is needed.',
+    description: 'No key by default; with METRICS_KEY_REQUIRED=on a key of group ReadMetrics is needed (403 without it), in `Api-Key` or as `Authorization: Bearer <key>` (Prometheus\' `authorization` setting).',
     tag: 'Operations',
     status: 200,
     mediaType: 'text/plain',
@@ -274,7 +274,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'Operations',
     status: 200,
     mediaType: 'application/json',
-    response: OPENAPI_DOCUMENT,
+    response: () => OPENAPI_DOCUMENT,
     example: { path: '/openapi.json' },
   },
   'GET /docs': {
@@ -289,7 +289,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'Operations',
     status: 200,
     mediaType: 'application/javascript',
-    otherMediaTypes: { 'text/css': str },
+    otherMediaTypes: () => ({ 'text/css': str }),
     example: { path: '/docs/init.js' },
   },
   'GET /v1/charging_stations': {
@@ -309,7 +309,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       ...page('default 400, at most 1000'),
     ],
     status: 200,
-    response: S.StationListDocument,
+    response: (s) => s.StationListDocument,
     example: { path: '/v1/charging_stations?filter[latitude]=48.8566&filter[longitude]=2.3522&filter[radius]=1000&page[size]=2' },
   },
   'GET /v1/charging_stations/clusters': {
@@ -326,7 +326,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       ...page('default 400, at most 1000'),
     ],
     status: 200,
-    response: S.ClusterListDocument,
+    response: (s) => s.ClusterListDocument,
     example: { path: '/v1/charging_stations/clusters?filter[latitude.gte]=48.7&filter[latitude.lte]=49&filter[longitude.gte]=2.1&filter[longitude.lte]=2.6&zoom=9&page[size]=3' },
   },
   'GET /v1/tiles/stations/:z/:x/:y': {
@@ -343,7 +343,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'Map',
     query: REFINEMENTS,
     status: 200,
-    response: S.TileJson,
+    response: (s) => s.TileJson,
     example: { path: '/v1/tiles/stations.json?filter[charge_points.power.gte]=50' },
   },
   'POST /v1/price_profiles': {
@@ -353,14 +353,14 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'Map',
     body: validateProfile.schema,
     status: 201,
-    response: S.PriceProfileDocument,
+    response: (s) => s.PriceProfileDocument,
     example: { path: '/v1/price_profiles', body: { data: { type: 'price_profile', attributes: { battery_range: [10, 80] }, relationships: { tariffs, vehicle } } } },
   },
   'GET /v1/price_profiles/:id': {
     summary: 'Read a price profile (D196)',
     tag: 'Map',
     status: 200,
-    response: S.PriceProfileDocument,
+    response: (s) => s.PriceProfileDocument,
     example: { path: `/v1/price_profiles/${PROFILE_ID}` },
   },
   'GET /v1/tiles/prices/:profile_id/:z/:x/:y': {
@@ -384,7 +384,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'Map',
     status: 200,
     mediaType: 'application/javascript',
-    otherMediaTypes: { 'text/css': str, 'application/geo+json': S.CountryOutlines },
+    otherMediaTypes: (s) => ({ 'text/css': str, 'application/geo+json': s.CountryOutlines }),
     example: { path: '/map/map.js' },
   },
   'GET /v1/charging_stations/:id': {
@@ -392,7 +392,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     summary: 'Read one station (15)',
     tag: 'Stations',
     status: 200,
-    response: S.StationDocument,
+    response: (s) => s.StationDocument,
     example: { path: `/v1/charging_stations/${STATION_ID}` },
   },
   'GET /v1/charging_stations/statistics': {
@@ -400,7 +400,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'Stations',
     query: [csv('filter[country]', 'Countries')],
     status: 200,
-    response: S.StatisticsDocument,
+    response: (s) => s.StatisticsDocument,
     example: { path: '/v1/charging_stations/statistics?filter[country]=FR' },
   },
   'GET /v1/country_statistics': {
@@ -408,7 +408,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'Stations',
     query: [csv('filter[country]', 'Countries'), { name: 'filter[year]', schema: { type: 'integer' }, description: 'Year' }, { name: 'filter[month]', schema: { type: 'integer', minimum: 1, maximum: 12 }, description: 'Month' }, ...page('default 100, at most 100')],
     status: 200,
-    response: S.CountryStatisticsDocument,
+    response: (s) => s.CountryStatisticsDocument,
     example: { path: '/v1/country_statistics?filter[country]=DE&page[size]=2' },
   },
   'POST /v1/charge_prices': {
@@ -417,7 +417,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'Prices',
     body: validateChargePrices.schema,
     status: 200,
-    response: S.ChargePricesDocument,
+    response: (s) => s.ChargePricesDocument,
     example: {
       path: '/v1/charge_prices',
       body: {
@@ -437,7 +437,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'Prices',
     body: validateBulk.schema,
     status: 200,
-    response: S.BulkDocument,
+    response: (s) => s.BulkDocument,
     example: {
       path: '/v1/charge_prices/bulk',
       body: {
@@ -454,7 +454,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'Prices',
     body: validateArea.schema,
     status: 200,
-    response: S.AreaDocument,
+    response: (s) => s.AreaDocument,
     example: {
       path: '/v1/charge_prices/area',
       body: { data: { type: 'area_price_preview_request', attributes: { battery_range: [10, 80], latitude: 48.8566, longitude: 2.3522, radius: 2000, limit: 2 }, relationships: { tariffs, vehicle } } },
@@ -465,7 +465,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'Prices',
     body: validateRoute.schema,
     status: 200,
-    response: S.RouteDocument,
+    response: (s) => s.RouteDocument,
     example: {
       path: '/v1/charge_prices/route',
       body: {
@@ -482,7 +482,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'Prices',
     body: validateCdrCost.schema,
     status: 200,
-    response: S.CdrCostDocument,
+    response: (s) => s.CdrCostDocument,
     example: {
       path: '/v1/ocpi/cdr_cost',
       body: {
@@ -516,7 +516,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'Prices',
     body: validateTariffDetails.schema,
     status: 200,
-    response: S.TariffDetailsDocument,
+    response: (s) => s.TariffDetailsDocument,
     example: { path: '/v1/tariff_details', body: { data: { type: 'tariff_details_request', attributes: { station: { id: [STATION_ID] } } } } },
   },
   'GET /v1/tariffs': {
@@ -524,7 +524,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'Tariffs',
     query: [boolParam('filter[provider_customer_only]', 'Only provider-customer tariffs'), boolParam('filter[direct_payment]', 'Only direct-payment tariffs'), csv('filter[id]', 'Only these ids')],
     status: 200,
-    response: S.SimpleTariffListDocument,
+    response: (s) => s.SimpleTariffListDocument,
     example: { path: `/v1/tariffs?filter[id]=${TARIFF_ID}` },
   },
   'GET /v2/tariffs': {
@@ -532,7 +532,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'Tariffs',
     query: [{ name: 'filter[emp.id]', schema: { type: 'string', minLength: 1 }, description: 'The EMP', required: true }, csv('filter[id]', 'Only these ids'), csv('filter[type]', 'tariff, sub_tariff'), ...page('default 100, at most 100')],
     status: 200,
-    response: S.RawTariffListDocument,
+    response: (s) => s.RawTariffListDocument,
     example: { path: `/v2/tariffs?filter[emp.id]=${EMP_ID}&page[size]=1` },
   },
   'PUT /v2/tariffs/:id': {
@@ -541,7 +541,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'Tariffs',
     body: validateTariffPut.schema,
     status: 201,
-    response: S.RawTariffDocument,
+    response: (s) => s.RawTariffDocument,
     example: {
       path: `/v2/tariffs/${EXAMPLE_TARIFF_ID}`,
       body: {
@@ -565,7 +565,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'Companies',
     query: [csv('filter[id]', 'Only these ids'), boolParam('filter[is_emp]', 'EMPs'), boolParam('filter[is_cpo]', 'CPOs'), ...page('default 100, at most 100')],
     status: 200,
-    response: S.CompanyListDocument,
+    response: (s) => s.CompanyListDocument,
     example: { path: `/v1/companies?filter[id]=${OPERATOR_ID}` },
   },
   'PUT /v1/companies/:id': {
@@ -574,7 +574,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'Companies',
     body: validateCompanyPut.schema,
     status: 201,
-    response: S.CompanyDocument,
+    response: (s) => s.CompanyDocument,
     example: {
       path: `/v1/companies/${EXAMPLE_COMPANY_ID}`,
       body: {
@@ -597,14 +597,14 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     summary: 'List vehicles (16, deprecated)',
     tag: 'Vehicles',
     status: 200,
-    response: S.CarV1ListDocument,
+    response: (s) => s.CarV1ListDocument,
     example: { path: '/v1/vehicles' },
   },
   'GET /v2/vehicle_brands': {
     summary: 'List vehicle brands (17)',
     tag: 'Vehicles',
     status: 200,
-    response: S.BrandListDocument,
+    response: (s) => s.BrandListDocument,
     example: { path: '/v2/vehicle_brands' },
   },
   'GET /v2/vehicles': {
@@ -612,7 +612,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'Vehicles',
     query: [{ name: 'q', schema: str, description: 'Text search' }],
     status: 200,
-    response: S.CarV2ListDocument,
+    response: (s) => s.CarV2ListDocument,
     example: { path: '/v2/vehicles?q=530e' },
   },
   'POST /v1/user_feedback': {
@@ -635,7 +635,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'Devices',
     body: deviceBodySchema.schema,
     status: 200,
-    response: S.DeviceDocument,
+    response: (s) => s.DeviceDocument,
     example: {
       path: '/v1/crm/devices',
       headers: { Authorization: 'Bearer <token from npm run token>' },
@@ -653,7 +653,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'Operations',
     body: validateSnapshotReload.schema,
     status: 200,
-    response: S.SnapshotDocument,
+    response: (s) => s.SnapshotDocument,
     example: { path: '/admin/snapshot', body: { data: { type: 'snapshot_reload', attributes: {} } } },
   },
   'POST /v1/availability': {
@@ -661,7 +661,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'Availability',
     body: validateAvailabilityBulk.schema,
     status: 200,
-    response: S.AvailabilityDocument,
+    response: (s) => s.AvailabilityDocument,
     example: { path: '/v1/availability', body: { data: { type: 'evse_statuses', attributes: { statuses: [{ evse_id: 'DK*FIX*E1', status: 'AVAILABLE' }] } } } },
   },
   'PUT /ocpi/2.2.1/locations/:country_code/:party_id/:location_id/:evse_uid': {
@@ -670,7 +670,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     body: validateEvse.schema,
     status: 200,
     mediaType: 'application/json',
-    response: S.OcpiResponse,
+    response: (s) => s.OcpiResponse,
     example: { path: '/ocpi/2.2.1/locations/DK/FIX/LOC1/E1', body: { uid: 'E1', evse_id: 'DK*FIX*E1', status: 'CHARGING', connectors: [] } },
   },
   'PATCH /ocpi/2.2.1/locations/:country_code/:party_id/:location_id/:evse_uid': {
@@ -679,7 +679,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     body: validateEvse.schema,
     status: 200,
     mediaType: 'application/json',
-    response: S.OcpiResponse,
+    response: (s) => s.OcpiResponse,
     example: { path: '/ocpi/2.2.1/locations/DK/FIX/LOC1/E1', body: { status: 'AVAILABLE' } },
   },
   ...ACCOUNT_DOCS,
