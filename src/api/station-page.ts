@@ -26,6 +26,8 @@ export interface PageInput {
   companyFields: ReadonlySet<string> | undefined;
   /** filter[operator.supported_emps.id], for the filtered supported_emps (D29). */
   supportedEmpsFilter: readonly string[] | undefined;
+  /** `,"links":{…}` (ASCII) of a paged list (D235), spliced before the document's closing brace. */
+  links?: string;
 }
 
 /** Output buffer plus the included operator records with `name` only, cached until the next company write. */
@@ -154,6 +156,10 @@ export class StationPageWriter extends StationBytesWriter {
     }
     this.tailAt = this.pos;
     this.put(this.tail(p.moreAvailable));
+    if (p.links !== undefined) {
+      this.pos--;
+      this.putLatin1(`${p.links}}`);
+    }
     return this.buf.subarray(0, this.pos);
   }
 }

@@ -2,6 +2,7 @@
  * The API contract checked on every answer a test receives (D234): `call` looks the answer up in
  * the service's own `/openapi.json` (fetched once per target) and fails the test on
  *   - a status the operation does not document,
+ *   - a successful answer to a request with a query parameter the operation does not document,
  *   - a body that does not fit the documented schema (closed objects refuse extra members),
  *   - a documented response header whose value does not fit its schema,
  *   - a leaf value (string, number, boolean, null) whose schema states no type (`type`, `const`
@@ -42,6 +43,8 @@ export interface Answer {
   status: number;
   headers: Headers;
   text: string;
+  /** The request's query parameters are not checked (a probe with parameters the API ignores). */
+  ignoredQuery?: boolean;
 }
 
 const DOC_ID = 'openapi.json';
@@ -96,7 +99,17 @@ export class Contract {
       response = this.at(responsePtr);
     }
     this.counts.checked++;
-    return [...this.checkHeaders(at, response, responsePtr, a.headers), ...this.checkBody(at, response, responsePtr, a)];
+    return [...this.checkQuery(at, known, a), ...this.checkHeaders(at, response, responsePtr, a.headers), ...this.checkBody(at, response, responsePtr, a)];
+  }
+
+  /** A request answered with success used only query parameters the operation documents. */
+  private checkQuery(at: string, op: Json, a: Answer): string[] {
+    const i = a.path.indexOf('?');
+    if (i < 0 || a.status >= 300 || a.ignoredQuery === true) return [];
+    const documented = new Set(((op.parameters ?? []) as Json[]).filter((p) => p.in === 'query').map((p) => p.name as string));
+    const used = [...new URLSearchParams(a.path.slice(i + 1)).keys()];
+    const unknown = used.filter((n) => !documented.has(n));
+    return unknown.length === 0 ? [] : [`${at}: query parameters not documented: ${unknown.join(', ')}`];
   }
 
   private checkHeaders(at: string, response: Json, ptr: string, headers: Headers): string[] {

@@ -104,6 +104,7 @@ describe('GET /v1/charging_stations over HTTP', () => {
         ],
         included: [{ id: IZIVIA, type: 'company', attributes: { name: 'Izivia' } }],
         meta: { more_available: false, disabled_ext_b_countries: ['Deutschland', 'Frankreich'], snapshot_version: expect.any(String) },
+        links: expect.any(Object),
       });
     });
   });
@@ -143,7 +144,7 @@ describe('GET /v1/charging_stations over HTTP', () => {
       expect(ids(last)).toEqual(expected.slice((lastNo - 1) * 10));
       expect(last.json.meta.more_available).toBe(false);
       const past = await get(`${base}&page[number]=${lastNo + 1}`);
-      expect(past.json).toEqual({ data: [], included: [], meta: { more_available: false, disabled_ext_b_countries: ['Deutschland', 'Frankreich'], snapshot_version: expect.any(String) } });
+      expect(past.json).toEqual({ data: [], included: [], meta: { more_available: false, disabled_ext_b_countries: ['Deutschland', 'Frankreich'], snapshot_version: expect.any(String) }, links: expect.any(Object) });
     });
 
     it('when the page is exactly full at the end, then more_available is false', async () => {

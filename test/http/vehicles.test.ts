@@ -152,7 +152,7 @@ describe('vehicles over HTTP', () => {
       expect(new Set(all).size).toBe(293);
       expect(isSorted(all)).toBe(true);
       const past = await call(srv, 'GET', '/v2/vehicles?page[number]=4', { key: reader });
-      expect(past.json).toEqual({ data: [], included: [], meta: { overall_count: 293 } });
+      expect(past.json).toEqual({ data: [], included: [], meta: { overall_count: 293 }, links: expect.any(Object) });
       const small = await call(srv, 'GET', '/v2/vehicles?page[size]=7&page[number]=2', { key: reader });
       expect(sortedIds(small.json.data)).toEqual(all.slice(7, 14));
     });
@@ -176,6 +176,7 @@ describe('vehicles over HTTP', () => {
         data: [U5_V2_BASIC],
         included: [{ id: AIWAYS, type: 'vehicle_brand', attributes: { name: 'Aiways' } }],
         meta: { overall_count: 1 },
+        links: expect.any(Object),
       });
     });
 
@@ -222,7 +223,7 @@ describe('vehicles over HTTP', () => {
 
     it('when filter[id] names only unknown ids, then empty data', async () => {
       const r = await call(srv, 'GET', '/v2/vehicles?filter[id]=00000000-0000-4000-8000-000000000000', { key: reader });
-      expect(r.json).toEqual({ data: [], included: [], meta: { overall_count: 0 } });
+      expect(r.json).toEqual({ data: [], included: [], meta: { overall_count: 0 }, links: expect.any(Object) });
     });
 
     it('when filter[manufacturer.id] names a brand, then exactly its cars; combined with filter[id] both apply', async () => {
@@ -248,6 +249,7 @@ describe('vehicles over HTTP', () => {
         data: [{ id: AIWAYS_U5_2021, type: 'car', attributes: { model: 'U5', dc_charging_curve: U5_FULL_EXTRA.dc_charging_curve } }],
         included: [],
         meta: { overall_count: 1 },
+        links: expect.any(Object),
       });
       const noFull = await call(srv, 'GET', `/v2/vehicles?filter[id]=${AIWAYS_U5_2021}&fields[car]=model,dc_charging_curve,manufacturer`, {
         key: reader,
@@ -307,7 +309,7 @@ describe('vehicles over HTTP', () => {
       });
 
       it('when q matches nothing, then empty data', async () => {
-        expect((await q('zzzzqqq')).json).toEqual({ data: [], included: [], meta: { overall_count: 0 } });
+        expect((await q('zzzzqqq')).json).toEqual({ data: [], included: [], meta: { overall_count: 0 }, links: expect.any(Object) });
       });
 
       it('when q is combined with any filter[...], then 400 naming q', async () => {

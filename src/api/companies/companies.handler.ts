@@ -2,6 +2,7 @@
  * Companies: `PUT /v1/companies/{id}` (endpoint 7, D46–D48), `GET /v1/companies` (endpoint 10,
  * D54–D55) and `DELETE /v1/companies/{id}` (endpoint 18, D49).
  */
+import { linksMember, pageLinks } from '../jsonapi/links.js';
 import { snapshotAndCatalog } from '../cache.js';
 import type { Company, ExternalSourceMapping } from '../../domain/companies/registry.js';
 import { companyHead, deleteCompany, existingCompanies, writeCompany } from '../../storage/companies.js';
@@ -173,7 +174,8 @@ export function companiesRoutes(ctx: AppContext): RouteDef[] {
     for (let i = 0; i < pageItems.length; i++) {
       parts[i] = fieldset === undefined ? docs.json(pageItems[i]) : JSON.stringify(sparse(docs.resource(pageItems[i]), fieldset));
     }
-    return { status: 200, body: bodies.set(key, stamp, `{"data":[${parts.join(',')}],"meta":{"overall_count":${overall}}}`) };
+    const links = linksMember(pageLinks(req.path, q, pg, pg.offset + pg.size < overall, overall));
+    return { status: 200, body: bodies.set(key, stamp, `{"data":[${parts.join(',')}],"meta":{"overall_count":${overall}}${links}}`) };
   };
 
   return [

@@ -8,8 +8,8 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
         "type": "company",
         "attributes": {
           "name": "Example Mobility",
-          "created_at": 1795753198562,
-          "updated_at": 1795753198562,
+          "created_at": 1795753914512,
+          "updated_at": 1795753914512,
           "version": 1,
           "url": null,
           "is_cpo": false,
@@ -45,8 +45,8 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
         "type": "tariff",
         "attributes": {
           "name": "Example Flex",
-          "created_at": 1795753198633,
-          "updated_at": 1795753198633,
+          "created_at": 1795753914563,
+          "updated_at": 1795753914563,
           "version": 1,
           "monthly_min_sales": 0,
           "monthly_fee": 0,
@@ -129,7 +129,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "allow_unbalanced_load": false,
           "include_direct_payment": false,
           "charge_points_power_lte": null,
-          "expires_at": "2026-12-04T04:19:58.644Z"
+          "expires_at": "2026-12-04T04:31:54.583Z"
         },
         "relationships": {
           "tariffs": {
@@ -163,7 +163,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
         "built_at": "2022-12-05T00:00:00.000Z",
         "rates_date": "2024-12-31"
       },
-      "uptime_seconds": 0.57
+      "uptime_seconds": 0.52
     }
   },
   "GET /ready": {
@@ -194,7 +194,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
   },
   "GET /metrics": {
     "status": 200,
-    "body": "# HELP process_cpu_user_seconds_total Total user CPU time spent in seconds.\n# TYPE process_cpu_user_seconds_total counter\nprocess_cpu_user_seconds_total 0.396327\n\n# HELP process_cpu_system_seconds_total Total system CPU time spent in seconds.\n# TYPE process_cpu_system_seconds_total counter\nprocess_cpu_system_seconds_total 0.042778\n\n# HELP process_cpu_seconds_total Total user and system CPU time spent in seconds.\n# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total 0.439105\n\n# HELP process_start_time_seconds Start time of the process since unix epoch in seconds.\n# TYPE process_sta…"
+    "body": "# HELP process_cpu_user_seconds_total Total user CPU time spent in seconds.\n# TYPE process_cpu_user_seconds_total counter\nprocess_cpu_user_seconds_total 0.303467\n\n# HELP process_cpu_system_seconds_total Total system CPU time spent in seconds.\n# TYPE process_cpu_system_seconds_total counter\nprocess_cpu_system_seconds_total 0.054286\n\n# HELP process_cpu_seconds_total Total user and system CPU time spent in seconds.\n# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total 0.357753\n\n# HELP process_start_time_seconds Start time of the process since unix epoch in seconds.\n# TYPE process_sta…"
   },
   "GET /openapi.json": {
     "status": 200,
@@ -352,6 +352,11 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
         "more_available": true,
         "disabled_ext_b_countries": [],
         "snapshot_version": "dcc173061041ab8a"
+      },
+      "links": {
+        "self": "/v1/charging_stations?filter[latitude]=48.8566&filter[longitude]=2.3522&filter[radius]=1000&page[size]=2&page[number]=1",
+        "first": "/v1/charging_stations?filter[latitude]=48.8566&filter[longitude]=2.3522&filter[radius]=1000&page[size]=2&page[number]=1",
+        "next": "/v1/charging_stations?filter[latitude]=48.8566&filter[longitude]=2.3522&filter[radius]=1000&page[size]=2&page[number]=2"
       }
     }
   },
@@ -419,6 +424,11 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
         "more_available": true,
         "disabled_ext_b_countries": [],
         "snapshot_version": "dcc173061041ab8a"
+      },
+      "links": {
+        "self": "/v1/charging_stations/clusters?filter[latitude.gte]=48.7&filter[latitude.lte]=49&filter[longitude.gte]=2.1&filter[longitude.lte]=2.6&page[size]=3&zoom=9&page[number]=1",
+        "first": "/v1/charging_stations/clusters?filter[latitude.gte]=48.7&filter[latitude.lte]=49&filter[longitude.gte]=2.1&filter[longitude.lte]=2.6&page[size]=3&zoom=9&page[number]=1",
+        "next": "/v1/charging_stations/clusters?filter[latitude.gte]=48.7&filter[latitude.lte]=49&filter[longitude.gte]=2.1&filter[longitude.lte]=2.6&page[size]=3&zoom=9&page[number]=2"
       }
     }
   },
@@ -502,7 +512,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "allow_unbalanced_load": false,
           "include_direct_payment": false,
           "charge_points_power_lte": null,
-          "expires_at": "2026-12-04T04:19:58.644Z"
+          "expires_at": "2026-12-04T04:31:54.583Z"
         },
         "relationships": {
           "tariffs": {
@@ -696,6 +706,11 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
       ],
       "meta": {
         "overall_count": 1
+      },
+      "links": {
+        "self": "/v1/country_statistics?filter[country]=DE&page[size]=2&page[number]=1",
+        "first": "/v1/country_statistics?filter[country]=DE&page[size]=2&page[number]=1",
+        "last": "/v1/country_statistics?filter[country]=DE&page[size]=2&page[number]=1"
       }
     }
   },
@@ -1212,7 +1227,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "type": "station_tariff_details",
           "attributes": {
             "country": "FR",
-            "updated_at": 1795753198093,
+            "updated_at": 1795753914092,
             "is_roaming": true,
             "tariff_level": "country",
             "restricted_segments": [
@@ -1288,7 +1303,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "type": "station_tariff_details",
           "attributes": {
             "country": "FR",
-            "updated_at": 1795753198093,
+            "updated_at": 1795753914092,
             "is_roaming": true,
             "tariff_level": "country",
             "restricted_segments": [
@@ -1439,8 +1454,8 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "type": "tariff",
           "attributes": {
             "name": "Currago Roam Flex",
-            "created_at": 1795753198093,
-            "updated_at": 1795753198093,
+            "created_at": 1795753914092,
+            "updated_at": 1795753914092,
             "version": 1,
             "monthly_min_sales": 0,
             "monthly_fee": 0,
@@ -1558,6 +1573,11 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
       ],
       "meta": {
         "overall_count": 1
+      },
+      "links": {
+        "self": "/v2/tariffs?filter[emp.id]=5bb4ebcc-4dc7-5caa-b5b6-46accf7b9554&page[size]=1&page[number]=1",
+        "first": "/v2/tariffs?filter[emp.id]=5bb4ebcc-4dc7-5caa-b5b6-46accf7b9554&page[size]=1&page[number]=1",
+        "last": "/v2/tariffs?filter[emp.id]=5bb4ebcc-4dc7-5caa-b5b6-46accf7b9554&page[size]=1&page[number]=1"
       }
     }
   },
@@ -1570,8 +1590,8 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "type": "company",
           "attributes": {
             "name": "TOTALENERGIES",
-            "created_at": 1795753198082,
-            "updated_at": 1795753198082,
+            "created_at": 1795753914082,
+            "updated_at": 1795753914082,
             "version": 1,
             "url": null,
             "is_cpo": true,
@@ -1611,6 +1631,11 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
       ],
       "meta": {
         "overall_count": 1
+      },
+      "links": {
+        "self": "/v1/companies?filter[id]=ac96f6c4-8933-5e71-b606-46d3d63b8777&page[number]=1",
+        "first": "/v1/companies?filter[id]=ac96f6c4-8933-5e71-b606-46d3d63b8777&page[number]=1",
+        "last": "/v1/companies?filter[id]=ac96f6c4-8933-5e71-b606-46d3d63b8777&page[number]=1"
       }
     }
   },
@@ -1795,6 +1820,11 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
       ],
       "meta": {
         "overall_count": 11
+      },
+      "links": {
+        "self": "/v2/vehicles?q=530e&page[number]=1",
+        "first": "/v2/vehicles?q=530e&page[number]=1",
+        "last": "/v2/vehicles?q=530e&page[number]=1"
       }
     }
   },
@@ -1825,7 +1855,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
       "data": null,
       "status_code": 1000,
       "status_message": "Success",
-      "timestamp": "2026-11-27T04:19:58.976Z"
+      "timestamp": "2026-11-27T04:31:54.945Z"
     }
   },
   "PATCH /ocpi/2.2.1/locations/:country_code/:party_id/:location_id/:evse_uid": {
@@ -1834,7 +1864,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
       "data": null,
       "status_code": 1000,
       "status_message": "Success",
-      "timestamp": "2026-11-27T04:19:58.976Z"
+      "timestamp": "2026-11-27T04:31:54.945Z"
     }
   },
   "GET /account/reset": {
@@ -1854,11 +1884,11 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
         "attributes": {
           "version": "dcc173061041ab8a",
           "built_at": "2022-12-05T00:00:00.000Z",
-          "file": "/tmp/cps-openapi-EgZQgL/sample.sqlite",
+          "file": "/tmp/cps-openapi-0KJjqE/sample.sqlite",
           "stations": 1941,
           "generation": 1,
-          "load_ms": 41,
-          "swap_ms": 34.67
+          "load_ms": 38,
+          "swap_ms": 34.21
         }
       }
     }

@@ -48,6 +48,7 @@ const named = (S: typeof Schemas): readonly (readonly [string, object])[] => [
   ['CarV1', S.CarV1],
   ['CarV2', S.CarV2],
   ['Coordinates', S.Coordinates],
+  ['PageLinks', S.PageLinks],
 ];
 
 /** `value` with every named schema (but the top one) replaced by its `$ref`. */
@@ -102,7 +103,7 @@ function operation(r: RouteDef, doc: OperationDoc, S: typeof Schemas): object {
   const example = EXAMPLE_RESPONSES[keyOf(r)];
   const params: object[] = [
     ...[...r.path.matchAll(/:([a-z_]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } })),
-    ...(doc.query ?? []).map((q) => ({ name: q.name, in: 'query', required: q.required ?? false, description: q.description, schema: q.schema })),
+    ...(doc.query ?? []).map((q) => ({ name: q.name, in: 'query', required: q.required ?? false, description: q.description, schema: q.schema, ...(q.deprecated ? { deprecated: true } : {}) })),
   ];
   params.push(...headerParameters(r, doc));
   const success: Record<string, unknown> = { description: doc.summary, headers: successHeaders(r) };

@@ -28,6 +28,8 @@ export interface QueryParam {
   schema: object;
   description: string;
   required?: boolean;
+  /** Kept for the original client; the bracketed form is the one to use. */
+  deprecated?: true;
 }
 
 export interface OperationDoc {
@@ -304,6 +306,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       num('filter[latitude.lte]', 'Box: upper latitude'),
       num('filter[longitude.gte]', 'Box: lower longitude'),
       num('filter[longitude.lte]', 'Box: upper longitude'),
+      boolParam('export', 'Every station, page by page (the export search type, D26)'),
       ...REFINEMENTS,
       csv('fields[company]', 'Company fields: name, supported_emps'),
       ...page('default 400, at most 1000'),
@@ -391,6 +394,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     language: true,
     summary: 'Read one station (15)',
     tag: 'Stations',
+    query: [boolParam('availability', '`available_count` of each charge point (null = unknown); keys of group ReadStationsWithAvailability only (403 for others, D3)')],
     status: 200,
     response: (s) => s.StationDocument,
     example: { path: `/v1/charging_stations/${STATION_ID}` },
@@ -398,7 +402,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'GET /v1/charging_stations/statistics': {
     summary: 'Charge point statistics (9)',
     tag: 'Stations',
-    query: [csv('filter[country]', 'Countries')],
+    query: [csv('filter[country]', 'Countries'), csv('include', 'operator: the operators with their eMI3 operator ids in `included`')],
     status: 200,
     response: (s) => s.StatisticsDocument,
     example: { path: '/v1/charging_stations/statistics?filter[country]=FR' },
@@ -435,6 +439,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'POST /v1/charge_prices/bulk': {
     summary: 'Bulk price previews of up to 100 stations (8)',
     tag: 'Prices',
+    query: [{ name: 'page[prices.size]', schema: { type: 'integer' }, description: 'Accepted and ignored (the original client sends it, D50)', deprecated: true }],
     body: validateBulk.schema,
     status: 200,
     response: (s) => s.BulkDocument,
@@ -522,7 +527,14 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'GET /v1/tariffs': {
     summary: 'Tariff metadata (14)',
     tag: 'Tariffs',
-    query: [boolParam('filter[provider_customer_only]', 'Only provider-customer tariffs'), boolParam('filter[direct_payment]', 'Only direct-payment tariffs'), csv('filter[id]', 'Only these ids')],
+    query: [
+      boolParam('filter[provider_customer_only]', 'Only provider-customer tariffs'),
+      boolParam('filter[direct_payment]', 'Only direct-payment tariffs'),
+      csv('filter[id]', 'Only these ids'),
+      { ...boolParam('provider_customer_only', 'The same as filter[provider_customer_only] (the original client\'s form)'), deprecated: true },
+      { ...boolParam('direct_payment', 'The same as filter[direct_payment] (the original client\'s form)'), deprecated: true },
+      { ...csv('id', 'The same as filter[id] (the original client\'s form)'), deprecated: true },
+    ],
     status: 200,
     response: (s) => s.SimpleTariffListDocument,
     example: { path: `/v1/tariffs?filter[id]=${TARIFF_ID}` },
@@ -530,7 +542,16 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'GET /v2/tariffs': {
     summary: 'Raw tariffs of one EMP (13)',
     tag: 'Tariffs',
-    query: [{ name: 'filter[emp.id]', schema: { type: 'string', minLength: 1 }, description: 'The EMP', required: true }, csv('filter[id]', 'Only these ids'), csv('filter[type]', 'tariff, sub_tariff'), ...page('default 100, at most 100')],
+    query: [
+      { name: 'filter[emp.id]', schema: { type: 'string', minLength: 1 }, description: 'The EMP', required: true },
+      csv('filter[id]', 'Only these ids'),
+      csv('filter[type]', 'tariff, sub_tariff'),
+      csv('filter[cpo.id]', 'Sub tariffs of these CPOs'),
+      csv('filter[super_tariffs.id]', 'Sub tariffs of these tariffs'),
+      csv('fields[tariff]', 'Members of a tariff'),
+      csv('fields[sub_tariff]', 'Members of a sub tariff'),
+      ...page('default 100, at most 100'),
+    ],
     status: 200,
     response: (s) => s.RawTariffListDocument,
     example: { path: `/v2/tariffs?filter[emp.id]=${EMP_ID}&page[size]=1` },
@@ -563,7 +584,14 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'GET /v1/companies': {
     summary: 'List companies (10)',
     tag: 'Companies',
-    query: [csv('filter[id]', 'Only these ids'), boolParam('filter[is_emp]', 'EMPs'), boolParam('filter[is_cpo]', 'CPOs'), ...page('default 100, at most 100')],
+    query: [
+      { name: 'q', schema: { type: 'string', minLength: 1 }, description: 'Name search: exact matches, then names starting with it (case-insensitive), at most 10; not combined with filter[…]' },
+      csv('filter[id]', 'Only these ids'),
+      boolParam('filter[is_emp]', 'EMPs'),
+      boolParam('filter[is_cpo]', 'CPOs'),
+      csv('fields[company]', 'Members of a company'),
+      ...page('default 100, at most 100'),
+    ],
     status: 200,
     response: (s) => s.CompanyListDocument,
     example: { path: `/v1/companies?filter[id]=${OPERATOR_ID}` },
@@ -596,6 +624,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'GET /v1/vehicles': {
     summary: 'List vehicles (16, deprecated)',
     tag: 'Vehicles',
+    query: page('ignored: the deprecated list answers every car').map((q) => ({ ...q, deprecated: true as const })),
     status: 200,
     response: (s) => s.CarV1ListDocument,
     example: { path: '/v1/vehicles' },
@@ -610,7 +639,13 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'GET /v2/vehicles': {
     summary: 'List vehicles (18)',
     tag: 'Vehicles',
-    query: [{ name: 'q', schema: str, description: 'Text search' }],
+    query: [
+      { name: 'q', schema: str, description: 'Text search over brand, model and variant' },
+      csv('filter[id]', 'Only these cars (with their AC power table and DC curve)'),
+      csv('filter[manufacturer.id]', 'Only cars of these brands'),
+      csv('fields[car]', 'Members of a car'),
+      ...page('100 per page'),
+    ],
     status: 200,
     response: (s) => s.CarV2ListDocument,
     example: { path: '/v2/vehicles?q=530e' },

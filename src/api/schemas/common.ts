@@ -56,6 +56,18 @@ export function Resource(type: string, attributes: TSchema, relationships?: TPro
   return Closed({ id: Id, type: Type.Literal(type), attributes, ...(relationships === undefined ? {} : { relationships: Closed(relationships) }), ...extra });
 }
 
+/** Paging links of a list (D235). */
+export const PageLinks = Closed(
+  {
+    self: Type.String(),
+    first: Type.String(),
+    prev: Type.Optional(Type.String()),
+    next: Type.Optional(Type.String({ description: 'While more items follow' })),
+    last: Type.Optional(Type.String({ description: 'Where the list counts its items' })),
+  },
+  { description: 'Relative URLs of pages of this list: the query parameters sorted by name, page[number] set (D235)' },
+);
+
 /** Errors (D5): `status` as a string, a code, a title, and where the problem is. */
 export const ErrorObject = Closed({
   status: Type.String({ pattern: '^[1-5][0-9][0-9]$' }),

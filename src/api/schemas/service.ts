@@ -1,5 +1,5 @@
 /** Vehicles, devices, availability feeds, operations, admin and account answers. */
-import { Closed, DateTime, Id, Nullable, OrNull, Resource, ToMany, ToOne, Type, Version, type Static } from './common.js';
+import { Closed, DateTime, Id, Nullable, OrNull, PageLinks, Resource, ToMany, ToOne, Type, Version, type Static } from './common.js';
 
 const Kw = Type.Number({ minimum: 0, description: 'kW' });
 const OverallCount = Closed({ overall_count: Type.Integer({ minimum: 0 }) });
@@ -45,7 +45,7 @@ export const CarV2 = Closed({
   relationships: Type.Optional(Closed({ manufacturer: ToOne('vehicle_brand') })),
 });
 const Brand = Resource('vehicle_brand', Closed({ name: Type.String() }));
-export const CarV2ListDocument = Closed({ data: Type.Array(CarV2), included: Type.Optional(Type.Array(Brand)), meta: OverallCount });
+export const CarV2ListDocument = Closed({ data: Type.Array(CarV2), included: Type.Optional(Type.Array(Brand)), meta: OverallCount, links: PageLinks });
 export const BrandListDocument = Closed({ data: Type.Array(Brand), meta: OverallCount });
 
 export const DeviceDocument = Closed({ data: Closed({ id: Id, type: Type.Literal('crm_device') }) });

@@ -1,5 +1,5 @@
 /** Station answers (spec: charging_station; D3, D27–D29; clusters D194, TileJSON D193). */
-import { Closed, Country, Id, Nullable, OrNull, Ref, Resource, Timestamp, ToMany, ToOneOrNull, Type, Version, type Static } from './common.js';
+import { Closed, Country, Id, Nullable, OrNull, PageLinks, Ref, Resource, Timestamp, ToMany, ToOneOrNull, Type, Version, type Static } from './common.js';
 
 const Latitude = Type.Number({ minimum: -90, maximum: 90 });
 const Longitude = Type.Number({ minimum: -180, maximum: 180 });
@@ -72,11 +72,11 @@ export const StationListDocument = Closed({
   data: Type.Array(StationInList),
   included: Type.Array(IncludedCompany),
   meta: StationListMeta,
+  links: PageLinks,
 });
 export const StationDocument = Closed({
   data: StationSingle,
   included: Type.Array(IncludedCompany),
-  meta: Type.Optional(Closed({ snapshot_version: Type.String() })),
 });
 
 export const Cluster = Resource(
@@ -95,6 +95,7 @@ export const ClusterListDocument = Closed({
   data: Type.Array(Type.Union([Cluster, StationInList])),
   included: Type.Array(IncludedCompany),
   meta: StationListMeta,
+  links: PageLinks,
 });
 
 export const StatisticsDocument = Closed({
@@ -130,6 +131,7 @@ export const CountryStatisticsDocument = Closed({
     ),
   ),
   meta: Closed({ overall_count: Type.Integer({ minimum: 0 }) }),
+  links: PageLinks,
 });
 
 export const TileJson = Closed({

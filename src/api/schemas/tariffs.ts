@@ -1,5 +1,5 @@
 /** Companies and tariffs (spec: company, tariff and sub_tariff, simple tariff; D8, D147–D149). */
-import { Closed, Country, Currency, Id, Nullable, OrNull, Resource, Timestamp, ToMany, ToOneOrNull, Type, Version, type Static, type TSchema } from './common.js';
+import { Closed, Country, Currency, Id, Nullable, OrNull, PageLinks, Resource, Timestamp, ToMany, ToOneOrNull, Type, Version, type Static, type TSchema } from './common.js';
 
 const Lit = <T extends string>(...values: T[]) => Type.Union(values.map((v) => Type.Literal(v)));
 const Ids = OrNull(Type.Array(Type.String()));
@@ -35,7 +35,7 @@ export const CompanyInList = Closed({
 
 const OverallCount = Closed({ overall_count: Type.Integer({ minimum: 0, description: 'Items over all pages' }) });
 export const CompanyDocument = Closed({ data: Company });
-export const CompanyListDocument = Closed({ data: Type.Array(CompanyInList), meta: OverallCount });
+export const CompanyListDocument = Closed({ data: Type.Array(CompanyInList), meta: OverallCount, links: PageLinks });
 
 const Energy = Lit('ac', 'dc');
 export const Restriction = Closed({
@@ -124,7 +124,7 @@ export const RawTariffInList = Closed({
   relationships: Type.Optional(Type.Partial(Closed(tariffRelationships))),
 });
 export const RawTariffDocument = Closed({ data: RawTariff });
-export const RawTariffListDocument = Closed({ data: Type.Array(RawTariffInList), meta: OverallCount });
+export const RawTariffListDocument = Closed({ data: Type.Array(RawTariffInList), meta: OverallCount, links: PageLinks });
 
 export const SimpleTariff = Resource(
   'tariff',

@@ -2,6 +2,7 @@
  * `GET /v1/charging_stations` (search, D25–D29) and `GET /v1/charging_stations/{id}` (single read,
  * D30, D22, D3). Both answered on the main thread from the in-memory station index.
  */
+import { linksMember, pageLinks } from '../jsonapi/links.js';
 import { stationAnswer } from '../cache.js';
 import { GROUP_BIT } from '../../auth/groups.js';
 import { pickLanguage } from '../../domain/language.js';
@@ -32,6 +33,7 @@ export function stationsRoutes(ctx: AppContext, availability: AvailabilityView):
       availability: (req.groups & WITH_AVAILABILITY) !== 0 ? availability.current() : null,
       companyFields: q.companyFields,
       supportedEmpsFilter: q.supportedEmps,
+      links: linksMember(pageLinks(req.path, req.query, q.page, r.moreAvailable)),
     });
     return { status: 200, body };
   };

@@ -3,6 +3,7 @@
  * code-less (D6). Station-derived counts are computed once (stations are immutable); the parts that
  * depend on companies (names, EMP counts, dangling operators) are recomputed after company writes.
  */
+import { pageLinks } from '../jsonapi/links.js';
 import { snapshotAndCatalog } from '../cache.js';
 import {
   chargePointStatistics,
@@ -107,7 +108,7 @@ export function statisticsRoutes(ctx: AppContext): RouteDef[] {
       type: 'country_statistics',
       attributes: r.attributes,
     }));
-    return json(200, { data, meta: { overall_count: all.length } });
+    return json(200, { data, meta: { overall_count: all.length }, links: pageLinks(req.path, req.query, p, p.offset + p.size < all.length, all.length) });
   };
 
   return [

@@ -3,6 +3,7 @@
  * `DELETE /v2/tariffs/{id}` (endpoint 19, D60) — all three without `code` in errors (D6) — and the
  * tariff metadata list `GET /v1/tariffs` (endpoint 14, D61).
  */
+import { linksMember, pageLinks } from '../jsonapi/links.js';
 import { snapshotAndCatalog } from '../cache.js';
 import type {
   StoredComponent,
@@ -316,7 +317,8 @@ export function tariffsRoutes(ctx: AppContext): RouteDef[] {
       const fs = t.type === 'tariff' ? fTariff : fSub;
       parts[i] = fs === undefined ? raw.json(t) : JSON.stringify(sparse(raw.resource(t), fs));
     }
-    return { status: 200, body: rawBodies.set(key, stamp, `{"data":[${parts.join(',')}],"meta":{"overall_count":${matches.length}}}`) };
+    const links = linksMember(pageLinks(req.path, q, pg, pg.offset + pg.size < matches.length, matches.length));
+    return { status: 200, body: rawBodies.set(key, stamp, `{"data":[${parts.join(',')}],"meta":{"overall_count":${matches.length}}${links}}`) };
   };
 
   const boolParam = (q: ReadonlyMap<string, string>, name: string): boolean | undefined =>

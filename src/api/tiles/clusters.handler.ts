@@ -3,6 +3,7 @@
  * for clients without a vector-tile renderer; a cluster of one, and every station from zoom 14, in
  * the list shape of station search (D28), written by the same page writer.
  */
+import { linksMember, pageLinks } from '../jsonapi/links.js';
 import { GROUP_BIT } from '../../auth/groups.js';
 import { latY, lngX, xLng, yLat } from '../../domain/stations/clusters.js';
 import type { StationIndex } from '../../domain/stations/index.js';
@@ -68,6 +69,7 @@ interface StationPage {
   data: unknown[];
   included: unknown[];
   meta: Record<string, unknown>;
+  links: unknown;
 }
 
 export function clustersRoutes(ctx: AppContext, view: MapView, availability: AvailabilityView, writer: StationPageWriter): RouteDef[] {
@@ -82,7 +84,16 @@ export function clustersRoutes(ctx: AppContext, view: MapView, availability: Ava
     const pg = page(req.query, PAGE_DEFAULT, PAGE_MAX);
     // The writer's buffer is reused by the next page: copied before anything else runs.
     const pageBytes = (indices: number[], more: boolean): Buffer =>
-      Buffer.from(writer.page({ indices, moreAvailable: more, availability: (req.groups & WITH_AVAILABILITY) !== 0 ? availability.current() : null, companyFields: undefined, supportedEmpsFilter: f.query.supportedEmps }));
+      Buffer.from(
+        writer.page({
+          indices,
+          moreAvailable: more,
+          availability: (req.groups & WITH_AVAILABILITY) !== 0 ? availability.current() : null,
+          companyFields: undefined,
+          supportedEmpsFilter: f.query.supportedEmps,
+          links: linksMember(pageLinks(req.path, req.query, pg, more)),
+        }),
+      );
     if (zoom >= STATION_ZOOM) {
       const r = index.search({ kind: 'bbox', latGte: box.south, latLte: box.north, lonGte: box.west, lonLte: box.east }, f.refinement ?? index.compile({}), pg.offset, pg.size);
       return { status: 200, body: pageBytes(r.indices, r.moreAvailable) };

@@ -7,6 +7,7 @@
  * once, and each v2 car once per variant (with and without the ReadVehiclesFull attributes), so a
  * page is a join of cached fragments unless `fields[car]` asks for a sparse fieldset.
  */
+import { linksMember, pageLinks } from '../jsonapi/links.js';
 import { snapshotAndCatalog } from '../cache.js';
 import { GROUP_BIT } from '../../auth/groups.js';
 import { VehicleSearch } from '../../domain/vehicles/search.js';
@@ -81,7 +82,8 @@ export function vehiclesRoutes(ctx: AppContext): RouteDef[] {
     }
     let body = '{"data":[' + parts.join(',') + ']';
     body += ',"included":[' + brandIds.map((id) => brandJson.get(id)!).join(',') + ']';
-    body += ',"meta":{"overall_count":' + matches.length + '}}';
+    body += ',"meta":{"overall_count":' + matches.length + '}';
+    body += linksMember(pageLinks(req.path, q, pg, pg.offset + pg.size < matches.length, matches.length)) + '}';
     return { status: 200, body };
   };
 
