@@ -142,6 +142,15 @@ describe('OpenAPI description and docs page', () => {
   it('errors are documented with the JSON:API error schema, and an example answers them', async () => {
     const ajv = new Ajv({ strict: false });
     const errors = doc.components.schemas.Errors;
+    // Every error status has an example answer that fits its shape (D5 or the account routes', D201).
+    const within = new Ajv2020({ strict: false, validateSchema: false });
+    within.addSchema(doc, 'openapi.json');
+    for (const [name, resp] of Object.entries<any>(doc.components.responses)) {
+      const media = resp.content['application/json'];
+      expect(media.example, name).toBeDefined();
+      const v = within.compile({ $ref: `openapi.json#/components/schemas/${name.startsWith('C') ? 'ClientErrors' : 'Errors'}` });
+      expect(v(media.example), `${name}: ${within.errorsText(v.errors)}`).toBe(true);
+    }
     const r = await call(srv, 'GET', '/v1/charging_stations?filter[radius]=x', { key: keyFor('reader') });
     expect(r.status).toBe(400);
     expect(ajv.validate(errors, r.json)).toBe(true);

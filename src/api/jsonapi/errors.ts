@@ -1,20 +1,24 @@
 /** The error catalogue of the service (D5–D7): one place maps a code to its status and fixed title. */
 
-export type ErrorCode =
-  | 'BAD_REQUEST'
-  | 'FORBIDDEN'
-  | 'TOKEN_EXPIRED'
-  | 'NOT_FOUND'
-  | 'METHOD_NOT_ALLOWED'
-  | 'VERSION_CONFLICT'
-  | 'PAYLOAD_TOO_LARGE'
-  | 'UNSUPPORTED_MEDIA_TYPE'
-  | 'TOO_MANY_REQUESTS'
-  | 'INTERNAL_SERVER_ERROR'
-  | 'SERVICE_UNAVAILABLE'
-  | 'UNAUTHORIZED'
-  | 'PRODUCT_SOURCE_NOT_FOUND'
-  | 'PRODUCT_SOURCE_ALREADY_USED';
+/** Every error code (also the `enum` of `code` in /openapi.json, D234). */
+export const ERROR_CODES = [
+  'BAD_REQUEST',
+  'FORBIDDEN',
+  'TOKEN_EXPIRED',
+  'NOT_FOUND',
+  'METHOD_NOT_ALLOWED',
+  'VERSION_CONFLICT',
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'TOO_MANY_REQUESTS',
+  'INTERNAL_SERVER_ERROR',
+  'SERVICE_UNAVAILABLE',
+  'UNAUTHORIZED',
+  'PRODUCT_SOURCE_NOT_FOUND',
+  'PRODUCT_SOURCE_ALREADY_USED',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   BAD_REQUEST: 400,

@@ -76,6 +76,27 @@ const ERROR_TEXT: Record<string, string> = {
   '503': 'Overloaded or storage unavailable (`Retry-After`)',
 };
 
+/** An answer of each error status, as the service gives it (D5). */
+const ERROR_EXAMPLE: Record<string, { code: string; title: string; source?: Record<string, string> }> = {
+  '400': { code: 'BAD_REQUEST', title: 'filter[radius] must be an integer', source: { parameter: 'filter[radius]' } },
+  '401': { code: 'UNAUTHORIZED', title: 'wrong email or password' },
+  '403': { code: 'FORBIDDEN', title: 'api_key missing' },
+  '404': { code: 'NOT_FOUND', title: 'charging station 00000000-0000-4000-8000-000000000000' },
+  '405': { code: 'METHOD_NOT_ALLOWED', title: 'method not allowed' },
+  '409': { code: 'VERSION_CONFLICT', title: 'Version conflict' },
+  '413': { code: 'PAYLOAD_TOO_LARGE', title: 'request body too large' },
+  '415': { code: 'UNSUPPORTED_MEDIA_TYPE', title: 'unsupported media type' },
+  '429': { code: 'TOO_MANY_REQUESTS', title: 'rate limit exceeded' },
+  '500': { code: 'INTERNAL_SERVER_ERROR', title: 'internal error (request cps-1a2b-4f)' },
+  '503': { code: 'SERVICE_UNAVAILABLE', title: 'overloaded, retry later' },
+};
+
+/** The example of an error status in D5's shape (`E`) or the account routes' shape (`C`, D201). */
+function errorExample(status: string, kind: 'E' | 'C'): object {
+  const e = ERROR_EXAMPLE[status];
+  return { errors: [kind === 'E' ? { status, ...e } : { status: Number(status), message: e.title, ...e }] };
+}
+
 /** Which error answers an operation can give. */
 function errorsOf(r: RouteDef, doc: OperationDoc): string[] {
   const out: string[] = [];
@@ -184,8 +205,8 @@ export function openApiDocument(routes: readonly RouteDef[], version: string, S:
   const responses: Record<string, unknown> = {};
   for (const [s, text] of Object.entries(ERROR_TEXT)) {
     const headers = { headers: errorHeaders(s) };
-    responses[`E${s}`] = { description: text, ...headers, content: { [JSON_MEDIA]: { schema: { $ref: '#/components/schemas/Errors' } } } };
-    responses[`C${s}`] = { description: text, ...headers, content: { [JSON_MEDIA]: { schema: { $ref: '#/components/schemas/ClientErrors' } } } };
+    responses[`E${s}`] = { description: text, ...headers, content: { [JSON_MEDIA]: { schema: { $ref: '#/components/schemas/Errors' }, example: errorExample(s, 'E') } } };
+    responses[`C${s}`] = { description: text, ...headers, content: { [JSON_MEDIA]: { schema: { $ref: '#/components/schemas/ClientErrors' }, example: errorExample(s, 'C') } } };
   }
   const NAMED = named(S);
   const names = new Map<object, string>(NAMED.map(([n, schema]) => [schema, n]));

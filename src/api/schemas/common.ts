@@ -4,6 +4,7 @@
  * Objects are closed (`additionalProperties: false`) unless a decision leaves them open; nullable
  * scalars are type arrays (`["string","null"]`), as OpenAPI 3.1 writes them.
  */
+import { ERROR_CODES } from '../jsonapi/errors.js';
 import { Type, type Static, type TLiteral, type TObject, type TProperties, type TSchema, type TString, type TUnsafe } from '@sinclair/typebox';
 
 export { Type, type Static, type TSchema };
@@ -68,10 +69,12 @@ export const PageLinks = Closed(
   { description: 'Relative URLs of pages of this list: the query parameters sorted by name, page[number] set (D235)' },
 );
 
+const ErrorCode = Type.Union(ERROR_CODES.map((c) => Type.Literal(c)));
+
 /** Errors (D5): `status` as a string, a code, a title, and where the problem is. */
 export const ErrorObject = Closed({
   status: Type.String({ pattern: '^[1-5][0-9][0-9]$' }),
-  code: Type.Optional(Type.String()),
+  code: Type.Optional(ErrorCode),
   title: Type.String(),
   detail: Type.Optional(Type.String()),
   source: Type.Optional(Closed({ pointer: Type.Optional(Type.String()), parameter: Type.Optional(Type.String()) })),
@@ -85,7 +88,7 @@ export const ErrorsDocument = Closed({
 export const ClientErrorObject = Closed({
   status: Type.Integer(),
   message: Type.String(),
-  code: Type.Optional(Type.String()),
+  code: Type.Optional(ErrorCode),
   title: Type.Optional(Type.String()),
   source: Type.Optional(Closed({ pointer: Type.Optional(Type.String()), parameter: Type.Optional(Type.String()) })),
 });
