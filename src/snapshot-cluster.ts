@@ -162,7 +162,7 @@ export class SnapshotCluster implements ClusterControl {
     }
   }
 
-  private outcome(outcome: string, version: string, detail: string | null): SwapOutcome {
+  private outcome(outcome: SwapOutcome['outcome'], version: string, detail: string | null): SwapOutcome {
     return { replica: this.d.shared.replica, name: this.name, outcome, version, detail };
   }
 

@@ -16,10 +16,13 @@ export interface RecordedSwap {
 }
 
 /** `swapped`, `refused`, `missing`, `unreachable` (D220); `pending` in answers for one not heard of. */
+/** What a replica did with a swap (D220). */
+export type SwapResultKind = 'swapped' | 'refused' | 'missing' | 'unreachable';
+
 export interface SwapOutcome {
   replica: string;
   name: string;
-  outcome: string;
+  outcome: SwapResultKind;
   version: string;
   detail: string | null;
 }

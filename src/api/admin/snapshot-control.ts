@@ -1,5 +1,5 @@
 /** The snapshot swap as the API sees it (src/snapshot-swap.ts implements it; D133, D220). */
-import type { SwapSource } from '../../storage/snapshot-swaps.js';
+import type { SwapResultKind, SwapSource } from '../../storage/snapshot-swaps.js';
 
 /** What a snapshot swap reports. */
 export interface SwapResult {
@@ -28,8 +28,8 @@ export class SwapError extends Error {
 export interface ReplicaOutcome {
   id: string;
   name: string;
-  /** `swapped`, `refused`, `missing`, `unreachable`, or `pending` (no outcome in time). */
-  outcome: string;
+  /** `pending`: no outcome in time. */
+  outcome: SwapResultKind | 'pending';
   version: string | null;
   detail: string | null;
 }

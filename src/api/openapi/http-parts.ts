@@ -65,19 +65,28 @@ export const NOT_MODIFIED = {
   headers: { ...always, ...cached },
 };
 
-/** The members of a GET operation its HEAD copies. */
-export interface GetOperation {
+/** A response of an operation: its own, or a reference to a shared one. */
+export interface ResponseDoc {
+  $ref?: string;
+  description?: string;
+  headers?: object;
+  content?: object;
+}
+
+/** An operation as the description writes it (what a HEAD copies of its GET, and the rest). */
+export interface Operation {
   operationId: string;
   summary: string;
   tags: string[];
   security: object[];
   'x-groups'?: string[];
   parameters?: object[];
-  responses: Record<string, { $ref?: string; description?: string; headers?: object }>;
+  responses: Record<string, ResponseDoc>;
+  [member: string]: unknown;
 }
 
 /** HEAD of a GET operation: the same statuses and headers, no body (RFC 9110 §9.3.2). */
-export function headOperation(get: GetOperation): object {
+export function headOperation(get: Operation): object {
   const responses: Record<string, object> = {};
   for (const [s, resp] of Object.entries(get.responses)) {
     responses[s] = resp.$ref !== undefined ? resp : { description: resp.description, ...(resp.headers ? { headers: resp.headers } : {}) };

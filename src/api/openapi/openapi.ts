@@ -16,7 +16,7 @@ import { notFound } from '../jsonapi/errors.js';
 import { EXAMPLE_RESPONSES } from './examples.generated.js';
 import { ACCOUNT_OPERATIONS, OPERATIONS, type OperationDoc } from './operations.js';
 import type * as Schemas from '../schemas/index.js';
-import { errorHeaders, type GetOperation, headerParameters, headOperation, HEADERS, NOT_MODIFIED, optionsOperation, PARAMETERS, successHeaders } from './http-parts.js';
+import { errorHeaders, headerParameters, headOperation, HEADERS, NOT_MODIFIED, type Operation, optionsOperation, PARAMETERS, type ResponseDoc, successHeaders } from './http-parts.js';
 
 /** Answers are JSON:API documents sent as `application/json` (D12); request bodies may use either type. */
 const JSON_MEDIA = 'application/json';
@@ -119,7 +119,7 @@ function errorsOf(r: RouteDef, doc: OperationDoc): string[] {
 const keyOf = (r: Pick<RouteDef, 'method' | 'path' | 'docPath'>): string => `${r.method} ${r.docPath ?? r.path}`;
 const openApiPath = (p: string): string => p.replace(/:([a-z_]+)/g, '{$1}');
 
-function operation(r: RouteDef, doc: OperationDoc, S: typeof Schemas): object {
+function operation(r: RouteDef, doc: OperationDoc, S: typeof Schemas): Operation {
   const media = doc.mediaType ?? JSON_MEDIA;
   const example = EXAMPLE_RESPONSES[keyOf(r)];
   const params: object[] = [
@@ -127,14 +127,14 @@ function operation(r: RouteDef, doc: OperationDoc, S: typeof Schemas): object {
     ...(doc.query ?? []).map((q) => ({ name: q.name, in: 'query', required: q.required ?? false, description: q.description, schema: q.schema, ...(q.deprecated ? { deprecated: true } : {}) })),
   ];
   params.push(...headerParameters(r, doc));
-  const success: Record<string, unknown> = { description: doc.summary, headers: successHeaders(r) };
+  const success: ResponseDoc = { description: doc.summary, headers: successHeaders(r) };
   if (doc.status !== 204) {
     const content: Record<string, unknown> = {};
     if (doc.response !== undefined) content.schema = doc.response(S);
     if (example !== undefined) content.example = example.body;
     success.content = { [media]: content, ...Object.fromEntries(Object.entries(doc.otherMediaTypes?.(S) ?? {}).map(([m, schema]) => [m, { schema }])) };
   }
-  const responses: Record<string, unknown> = { [String(doc.status)]: success };
+  const responses: Record<string, ResponseDoc> = { [String(doc.status)]: success };
   for (const [s, description] of Object.entries(doc.alsoSuccess ?? {})) responses[s] = { ...success, description };
   if (r.cache !== undefined) responses['304'] = NOT_MODIFIED;
   const kind = r.clientErrors === true ? 'C' : 'E';
@@ -163,12 +163,12 @@ function operation(r: RouteDef, doc: OperationDoc, S: typeof Schemas): object {
 }
 
 /** An error answered as a page (the account links of a mail, D209). */
-function pageError(status: string): object {
+function pageError(status: string): ResponseDoc {
   return { description: ERROR_TEXT[status], headers: errorHeaders(status), content: { 'text/html': { schema: { type: 'string' } } } };
 }
 
 /** The key (groups in `x-groups`) and, where a route reads one, the bearer token (D203, D210). */
-function securityOf(r: RouteDef, doc: OperationDoc): object {
+function securityOf(r: RouteDef, doc: OperationDoc): { security: object[]; 'x-groups'?: string[] } {
   const bearer = doc.bearer ?? 'none';
   if (r.groups === null) return { security: bearer === 'required' ? [{ BearerToken: [] }] : [] };
   const key = { ApiKey: [] };
@@ -198,8 +198,9 @@ export function openApiDocument(routes: readonly RouteDef[], version: string, S:
   for (const r of routes) {
     const doc = OPERATIONS[keyOf(r)];
     const item = (paths[openApiPath(r.path)] ??= {});
-    item[r.method.toLowerCase()] = operation(r, doc, S);
-    if (r.method === 'GET') item.head = headOperation(item.get as GetOperation);
+    const op = operation(r, doc, S);
+    item[r.method.toLowerCase()] = op;
+    if (r.method === 'GET') item.head = headOperation(op);
     item.options ??= optionsOperation(r.path, doc.tag);
   }
   const responses: Record<string, unknown> = {};

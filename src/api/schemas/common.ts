@@ -24,6 +24,12 @@ export const OrNull = <T extends TSchema>(t: T, options: Record<string, unknown>
 export const Closed = <P extends Record<string, TSchema>>(properties: P, options: Record<string, unknown> = {}) =>
   Type.Object(properties, { additionalProperties: false, ...options });
 
+/** One of the given strings. */
+export const Lit = <T extends string>(...values: T[]) => Type.Union(values.map((v) => Type.Literal(v)));
+
+/** `meta` of a list that counts its items over all pages. */
+export const OverallCount = Closed({ overall_count: Type.Integer({ minimum: 0, description: 'Items over all pages' }) });
+
 export const Id = Type.String({ minLength: 1 });
 export const Currency = Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 currency code' });
 export const Country = Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2 country code' });

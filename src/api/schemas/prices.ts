@@ -1,9 +1,8 @@
 /** Price answers: charge prices, previews (bulk, area, route), tariff details, cdr_cost, price profiles. */
-import { Closed, Country, Currency, DateTime, Id, Nullable, Resource, Timestamp, ToMany, ToOne, ToOneOrNull, Type, type Static } from './common.js';
+import { Closed, Lit, Country, Currency, DateTime, Id, Nullable, Resource, Timestamp, ToMany, ToOne, ToOneOrNull, Type, type Static } from './common.js';
 import { IncludedCompany, StationInList } from './stations.js';
 import { Branding, Segment } from './tariffs.js';
 
-const Lit = <T extends string>(...values: T[]) => Type.Union(values.map((v) => Type.Literal(v)));
 const Money = Type.Number({ description: 'In the answer\'s currency' });
 
 const ChargePointPrice = Closed({

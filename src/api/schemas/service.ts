@@ -1,8 +1,7 @@
 /** Vehicles, devices, availability feeds, operations, admin and account answers. */
-import { Closed, DateTime, Id, Nullable, OrNull, PageLinks, Resource, ToMany, ToOne, Type, Version, type Static } from './common.js';
+import { Closed, Lit, OverallCount, DateTime, Id, Nullable, OrNull, PageLinks, Resource, ToMany, ToOne, Type, Version, type Static } from './common.js';
 
 const Kw = Type.Number({ minimum: 0, description: 'kW' });
-const OverallCount = Closed({ overall_count: Type.Integer({ minimum: 0 }) });
 
 export const CarV1 = Resource(
   'car',
@@ -19,7 +18,7 @@ export const CarV1 = Resource(
 export const CarV1ListDocument = Closed({ data: Type.Array(CarV1) });
 
 const CarV2Attributes = Closed({
-  ev_type: Type.Union([Type.Literal('bev'), Type.Literal('phev')]),
+  ev_type: Lit('bev', 'phev'),
     model: Type.String(),
     release_year: Nullable('integer'),
     variant: Type.String(),
@@ -80,7 +79,7 @@ export const ReadyDocument = Closed({
 });
 export const AttributionDocument = Closed({ meta: Closed({ attribution: Type.String(), snapshot: Closed({ version: Type.String(), built_at: DateTime }) }) });
 
-const Outcome = Type.Union(['swapped', 'refused', 'missing', 'unreachable', 'pending'].map((o) => Type.Literal(o)));
+const Outcome = Lit('swapped', 'refused', 'missing', 'unreachable', 'pending');
 export const SnapshotDocument = Closed({
   data: Resource(
     'snapshots',

@@ -1,9 +1,9 @@
 /** Station answers (spec: charging_station; D3, D27–D29; clusters D194, TileJSON D193). */
-import { Closed, Country, Id, Nullable, OrNull, PageLinks, Ref, Resource, Timestamp, ToMany, ToOneOrNull, Type, Version, type Static } from './common.js';
+import { Closed, Lit, OverallCount, Country, Id, Nullable, OrNull, PageLinks, Ref, Resource, Timestamp, ToMany, ToOneOrNull, Type, Version, type Static } from './common.js';
 
 const Latitude = Type.Number({ minimum: -90, maximum: 90 });
 const Longitude = Type.Number({ minimum: -180, maximum: 180 });
-const EnergyType = Type.Union([Type.Literal('ac'), Type.Literal('dc')]);
+const EnergyType = Lit('ac', 'dc');
 const Power = Type.Number({ minimum: 0, description: 'kW' });
 
 /** Charge points grouped by plug and power; `evse_ids` and `available_count` in the list shape. */
@@ -114,7 +114,7 @@ export const StatisticsDocument = Closed({
   ),
 });
 
-const ChargePointClass = Type.Union([Type.Literal('total'), Type.Literal('ac'), Type.Literal('dc'), Type.Literal('hpc')]);
+const ChargePointClass = Lit('total', 'ac', 'dc', 'hpc');
 export const CountryStatisticsDocument = Closed({
   data: Type.Array(
     Resource(
@@ -130,7 +130,7 @@ export const CountryStatisticsDocument = Closed({
       }),
     ),
   ),
-  meta: Closed({ overall_count: Type.Integer({ minimum: 0 }) }),
+  meta: OverallCount,
   links: PageLinks,
 });
 

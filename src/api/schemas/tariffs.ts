@@ -1,7 +1,6 @@
 /** Companies and tariffs (spec: company, tariff and sub_tariff, simple tariff; D8, D147–D149). */
-import { Closed, Country, Currency, Id, Nullable, OrNull, PageLinks, Resource, Timestamp, ToMany, ToOneOrNull, Type, Version, type Static, type TSchema } from './common.js';
+import { Closed, Lit, OverallCount, Country, Currency, Id, Nullable, OrNull, PageLinks, Resource, Timestamp, ToMany, ToOneOrNull, Type, Version, type Static, type TSchema } from './common.js';
 
-const Lit = <T extends string>(...values: T[]) => Type.Union(values.map((v) => Type.Literal(v)));
 const Ids = OrNull(Type.Array(Type.String()));
 
 export const CompanyAttributes = Closed({
@@ -33,7 +32,6 @@ export const CompanyInList = Closed({
   relationships: Type.Optional(Type.Partial(Closed(companyRelationships))),
 });
 
-const OverallCount = Closed({ overall_count: Type.Integer({ minimum: 0, description: 'Items over all pages' }) });
 export const CompanyDocument = Closed({ data: Company });
 export const CompanyListDocument = Closed({ data: Type.Array(CompanyInList), meta: OverallCount, links: PageLinks });
 
