@@ -2,7 +2,8 @@
  * Station search micro-benchmark (tinybench): radius 5 km and bbox around Paris centre, page size
  * 400, on the default snapshot and (when present) the synthetic 1 M snapshot. Each index query runs
  * beside a naive full scan answering the same query in the same run, and the page body built from
- * cached fragments beside JSON.stringify of the same page.
+ * cached fragments beside JSON.stringify of the same page; the page as GeoJSON (D237) beside its
+ * parse-and-map twin and beside the JSON page, and as CSV (D238) beside the JSON page.
  *
  *   npm run bench:stations [-- --quick | --check] [--snapshot <file>] [--synthetic <file>]
  *
@@ -19,6 +20,7 @@ import { fragmentOf } from '../src/domain/stations/columns.js';
 import { StationIndex } from '../src/domain/stations/index.js';
 import { haversineMeters } from '../src/domain/stations/geo.js';
 import { StationPageWriter } from '../src/api/station-page.js';
+import { csvOfFeatures, FeatureWriter, featuresFromPage } from '../src/api/station-features.js';
 import { Snapshot } from '../src/storage/snapshot.js';
 
 const ROOT = (() => {
@@ -137,6 +139,15 @@ async function benchSnapshot(file: string, label: string, quick: boolean): Promi
   await add('radius 5 km, page 400', 'index (best-first kdbush walk)', radius, 'naive scan + sort', naiveRadius, r1.length);
   await add('bbox Paris, page 400', 'index (kdbush range, or id-order scan when dense)', bbox, 'naive scan + sort', naiveBbox, b1.length);
   await add(`page body (${bytes} B)`, 'joined fragments', () => writer.page(pageInput), 'JSON.stringify', stringifyPage, r1.length);
+  // D237, D238: the same page as GeoJSON and CSV, beside the twin (parse the JSON page, map) and the JSON page itself.
+  const features = new FeatureWriter(index, companies);
+  const featureInput = { indices: r1, availability: null, members: ',"meta":{"more_available":true}' };
+  const twin = () => JSON.stringify(featuresFromPage(JSON.parse(writer.page(pageInput).toString('utf8')), { meta: { more_available: true } }));
+  if (features.collection(featureInput).toString('utf8') !== twin()) throw new Error(`${label}: GeoJSON writer and its twin disagree`);
+  const geoBytes = features.collection(featureInput).length;
+  await add(`GeoJSON body (${geoBytes} B)`, 'features from fragments', () => features.collection(featureInput), 'parse JSON page + map + stringify', twin, r1.length);
+  await add(`GeoJSON body (${geoBytes} B)`, 'features from fragments', () => features.collection(featureInput), 'the JSON page (joined fragments)', () => writer.page(pageInput), r1.length);
+  await add('CSV body', 'features → CSV rows', () => csvOfFeatures(features.collection(featureInput)), 'the JSON page (joined fragments)', () => writer.page(pageInput), r1.length);
   return rows;
 }
 

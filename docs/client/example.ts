@@ -43,8 +43,13 @@ export async function tour(): Promise<string[]> {
   }
   out.push(`more: ${more} (${snapshot})`);
 
+  // D237: the same search as GeoJSON, for a map source.
+  type Geo = paths['/v1/charging_stations']['get']['responses'][200]['content']['application/geo+json'];
+  const geo = (await (await fetch(`${BASE}/v1/charging_stations?filter[latitude]=48.8566&filter[longitude]=2.3522&filter[radius]=1000`, { headers: { 'Api-Key': KEY, Accept: 'application/geo+json' } })).json()) as Geo;
+  for (const f of geo.features) out.push(`${typed(f.geometry.coordinates[0], true).toFixed(5)} ${typed(f.properties.operator_name, true) ?? ''} ${typed(f.properties.charge_points[0].power, true)}`);
+
   const one = await get('/v1/charging_stations/{id}');
-  out.push(one.data.attributes.facility_details.map((f) => f.latitude.toFixed(4)).join(' '), typed(one.data.attributes.address, true).toUpperCase());
+  out.push(typed(one.meta.snapshot_version, true), one.data.attributes.facility_details.map((f) => f.latitude.toFixed(4)).join(' '), typed(one.data.attributes.address, true).toUpperCase());
 
   const clusters = await get('/v1/charging_stations/clusters');
   for (const c of clusters.data) out.push(c.type === 'station_cluster' ? `${typed(c.attributes.count, true)} stations, zoom ${c.attributes.expansion_zoom}` : c.attributes.name);

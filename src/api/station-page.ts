@@ -10,6 +10,7 @@ import type { AvailabilityLookup } from './evse-availability.js';
 import type { StationRecord } from '../domain/stations/model.js';
 import { localized, type Language } from '../domain/language.js';
 import { GrowableBytes } from '../domain/bytes.js';
+import type { StationDocument } from './schemas/stations.js';
 
 const HEAD = Buffer.from('{"data":[');
 const COMMA = Buffer.from(',');
@@ -31,7 +32,7 @@ export interface PageInput {
 }
 
 /** Output buffer plus the included operator records with `name` only, cached until the next company write. */
-abstract class StationBytesWriter extends GrowableBytes {
+export abstract class StationBytesWriter extends GrowableBytes {
   private nameCache = new Map<string, Buffer>();
   private cacheGeneration = -1;
 
@@ -170,7 +171,8 @@ export function singleStationDocument(
   lang: Language,
   availability: Int32Array | null | undefined,
   companies: CompanyRegistry,
-): unknown {
+  snapshotVersion: string,
+): StationDocument {
   const withAvail = availability !== undefined;
   const op = s.operator_id !== null && companies.has(s.operator_id) ? companies.get(s.operator_id)! : null;
   return {
@@ -202,7 +204,8 @@ export function singleStationDocument(
       meta: { branding: s.branding === null ? null : { map_pin_icon_url: s.branding.map_pin_icon_url } },
     },
     included: op === null ? [] : [{ id: op.id, type: 'company', attributes: { name: op.name } }],
-  };
+    meta: { snapshot_version: snapshotVersion },
+  } as StationDocument;
 }
 
 const S_HEAD = Buffer.from('{"data":');
@@ -215,7 +218,6 @@ const K_RELATIONSHIPS = Buffer.from('},"relationships":');
 const AVAILABLE_COUNT = Buffer.from(',"available_count":');
 const NO_EXTRAS = Buffer.from(',"parking_description":null,"facility_details":[]');
 const INCLUDED = Buffer.from(',"included":[');
-const S_TAIL = Buffer.from(']}');
 
 /**
  * The single-read document (D30) of a station derived from its list fragment, with no snapshot
@@ -228,8 +230,12 @@ const S_TAIL = Buffer.from(']}');
  * (test/http/stations-single-writer.test.ts compares every station of the test snapshot).
  */
 export class SingleStationWriter extends StationBytesWriter {
-  constructor(index: StationIndex, companies: CompanyRegistry) {
+  /** `],"meta":{"snapshot_version":…}}`: the end of every document (D236). */
+  private readonly tail: Buffer;
+
+  constructor(index: StationIndex, companies: CompanyRegistry, snapshotVersion: string) {
     super(index, companies, 64 * 1024);
+    this.tail = Buffer.from(`],"meta":{"snapshot_version":${JSON.stringify(snapshotVersion)}}}`);
   }
 
   /** True when station i can be written from memory (the columns say it has no parking description or facility details). */
@@ -297,7 +303,7 @@ export class SingleStationWriter extends StationBytesWriter {
     } else this.put(f, rel, end);
     this.put(INCLUDED);
     if (opLive) this.put(this.companyName(opId));
-    this.put(S_TAIL);
+    this.put(this.tail);
     return this.buf.subarray(0, this.pos);
   }
 }

@@ -16,7 +16,23 @@ export interface ApiRequest {
   readonly requestId: string;
   /** The socket's peer address (the proxy's, behind one; D207 reads `X-Forwarded-For` then). */
   readonly remote: string;
+  /** The representation `Accept` chose among the route's offers (D236–D238). */
+  readonly format: Format;
 }
+
+/**
+ * A representation of an answer (D236–D238): JSON (D12's default), the same bytes as JSON:API's
+ * media type, GeoJSON, CSV. Routes offer the last two by naming them in `formats`.
+ */
+export type Format = 'json' | 'jsonapi' | 'geojson' | 'csv';
+
+/** The media type each representation is written with. */
+export const CONTENT_TYPE: Readonly<Record<Format, string>> = {
+  json: 'application/json; charset=utf-8',
+  jsonapi: 'application/vnd.api+json',
+  geojson: 'application/geo+json',
+  csv: 'text/csv; charset=utf-8; header=present',
+};
 
 export interface RequestHeaders {
   readonly apiKey: string;
@@ -99,6 +115,13 @@ export interface RouteDef {
    * GET and HEAD, `write` for the other methods.
    */
   readonly admission?: 'probe' | 'ops' | 'cost';
+  /**
+   * The JSON answer is not a JSON:API document (the probes, TileJSON): sent as `application/json`
+   * whatever `Accept` says (D236), as are the answers of OCPI (`bareBody`) and account routes (`clientErrors`).
+   */
+  readonly plainJson?: boolean;
+  /** Representations besides JSON the handler writes when `Accept` prefers them (D237, D238). */
+  readonly formats?: readonly ('geojson' | 'csv')[];
   readonly handler: Handler;
 }
 

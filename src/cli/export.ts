@@ -15,6 +15,7 @@ import { AccountStore } from '../storage/accounts.js';
 import { DeviceStore } from '../storage/devices.js';
 import { FeedbackStore } from '../storage/feedback.js';
 import type { LiveStore } from '../storage/live.js';
+import { csvCell } from '../domain/csv.js';
 
 const USAGE = 'usage: export feedback|partner-feedback|devices|user-settings [--since <ISO date>] [--format jsonl|csv]';
 const KINDS = ['feedback', 'partner-feedback', 'devices', 'user-settings'] as const;
@@ -38,14 +39,6 @@ export function parseSince(s: string): number | null {
   const iso = s.length === 10 ? `${s}T00:00:00Z` : /(Z|[+-]\d{2}:?\d{2})$/.test(s) ? s : `${s}Z`;
   const t = Date.parse(iso);
   return Number.isNaN(t) ? null : t;
-}
-
-function csvCell(v: unknown): string {
-  if (v === null || v === undefined) return '';
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  let s = typeof v === 'string' ? v : JSON.stringify(v);
-  if (typeof v === 'string' && /^[=+\-@\t\r]/.test(s)) s = `'${s}`;
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString();

@@ -5,13 +5,15 @@
 import { ApiError } from '../api/jsonapi/errors.js';
 import { MAX_DEPTH, deepPointer, tooDeep } from '../api/jsonapi/depth.js';
 import type { Exchange } from './exchange.js';
+import { jsonApiParametersAllowed } from './negotiate.js';
 
-/** D12: JSON media types (parameters allowed) or no Content-Type at all. */
+/** D12, D236: `application/json` (any parameters), the JSON:API type (`profile` only), or none. */
 export function acceptableMediaType(ct: string): boolean {
   if (ct.length === 0) return true;
   const semi = ct.indexOf(';');
   const base = (semi === -1 ? ct : ct.slice(0, semi)).trim().toLowerCase();
-  return base === 'application/json' || base === 'application/vnd.api+json';
+  if (base === 'application/json') return true;
+  return base === 'application/vnd.api+json' && (semi === -1 || jsonApiParametersAllowed(ct.slice(semi + 1)));
 }
 
 /**

@@ -7,7 +7,7 @@
  * it would do here is these few header lines.
  */
 export const ALLOW_HEADERS = 'Api-Key, Content-Type, Accept-Language, Authorization, CRM-Device-ID, X-Request-Id, If-None-Match';
-export const EXPOSE_HEADERS = 'X-Request-Id, Retry-After, ETag, RateLimit, RateLimit-Policy';
+export const EXPOSE_HEADERS = 'X-Request-Id, Retry-After, ETag, RateLimit, RateLimit-Policy, Link, X-More-Available, X-Snapshot-Version';
 /** Browsers cap it (Chromium at 2 h); longer would not save preflights. */
 export const MAX_AGE_S = 7200;
 

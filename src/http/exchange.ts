@@ -4,7 +4,7 @@
  * are server-scope functions over it (no closure per request).
  */
 import type { RouteClass } from './budgets.js';
-import type { ApiRequest, RequestHeaders, RouteDef } from '../api/types.js';
+import type { ApiRequest, Format, RequestHeaders, RouteDef } from '../api/types.js';
 import type { Encoding } from './compress.js';
 import type { ErrorStyle } from '../api/jsonapi/errors.js';
 import type { RequestTrace } from '../tracing.js';
@@ -37,6 +37,8 @@ export interface RequestHead {
   xRequestId: string;
   origin: string;
   acceptEncoding: string;
+  /** `Accept` (D236). */
+  accept: string;
   ifNoneMatch: string;
   remote: string;
   /** W3C trace context as received (D229; copied only while tracing is on). */
@@ -84,6 +86,9 @@ export class Exchange {
   bytesIn = 0;
   /** The status answered (0 until then, and for an aborted request). */
   status = 0;
+  /** `Accept` as received, and the representation chosen by it (null: 406, D236). */
+  accept = '';
+  format: Format | null = 'json';
   /** The request's trace while tracing is on (D229), else null. */
   trace: RequestTrace | null = null;
   readonly head: boolean;

@@ -106,6 +106,7 @@ export function inject(pipeline: Pipeline, r: InjectRequest): Promise<InjectResp
       xRequestId: h['x-request-id'] ?? '',
       origin: h.origin ?? '',
       acceptEncoding: h['accept-encoding'] ?? '',
+      accept: h.accept ?? '',
       ifNoneMatch: h['if-none-match'] ?? '',
       remote: r.remote ?? '127.0.0.1',
       traceparent: h.traceparent ?? '',

@@ -34,6 +34,7 @@ function bearerOf(h: string): string {
 /** What a preflight of an unknown path allows (its request then gets the real 404). */
 const ALL_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 import { etagOf, ifNoneMatchHits } from './conditional.js';
+import { negotiate } from './negotiate.js';
 import { acceptableMediaType, drainLimit, parseBody, readBody } from './body.js';
 import { Exchange, type RequestHead, type ResponseSink } from './exchange.js';
 import { Responder, type ResponderOptions } from './respond.js';
@@ -189,6 +190,8 @@ export class Pipeline {
     const enc = this.o.compression ? negotiateEncoding(h.acceptEncoding) : null;
     const ex = new Exchange(res, h.method, h.path, h.rawQuery, h.headers, h.contentLength, reqId, performance.now(), origin, enc, h.ifNoneMatch, h.remote);
     ex.crossOrigin = h.origin.length > 0;
+    ex.accept = h.accept;
+    ex.format = negotiate(h.accept, undefined);
     if (this.o.tracing) ex.trace = this.o.tracing.request(h.method, h.path, h.traceparent ?? '', h.tracestate ?? '', ex.t0);
     this.inFlightCount++;
     res.onAborted(() => this.responder.aborted(ex));
@@ -211,6 +214,11 @@ export class Pipeline {
     ex.route = m.route;
     ex.params = m.params;
     ex.cls = classOf(m.route);
+    const r = m.route;
+    if (r.plainJson === true || r.bareBody === true || r.clientErrors === true) ex.format = 'json';
+    else if (r.formats !== undefined) ex.format = negotiate(ex.accept, r.formats);
+    // D236: JSON:API asked for only with a parameter it forbids.
+    if (ex.format === null) throw new ApiError('NOT_ACCEPTABLE', 'Accept names application/vnd.api+json only with media type parameters other than profile');
     return true;
   }
 
@@ -307,6 +315,7 @@ export class Pipeline {
       requestId: ex.reqId,
       remote: ex.remote,
       body: undefined,
+      format: ex.format!,
     };
   }
 
@@ -325,7 +334,7 @@ export class Pipeline {
     if (r.cache !== undefined) {
       const validator = r.cache(ex.req!);
       if (validator !== null) {
-        ex.etag = etagOf(validator, ex.path, ex.rawQuery, ex.headers.acceptLanguage, ex.enc);
+        ex.etag = etagOf(validator, ex.path, ex.rawQuery, ex.headers.acceptLanguage, ex.enc, ex.format!);
         if (ex.ifNoneMatch.length > 0 && ifNoneMatchHits(ex.ifNoneMatch, ex.etag)) {
           this.responder.send(ex, { status: 304 });
           return true;

@@ -9,18 +9,17 @@ import type { AdmissionBudgets } from './budgets.js';
 import type { Logger } from 'pino';
 import type { AccessLog } from '../log.js';
 import { ApiError, errorDocument, overloadedError, type ErrorObject, type ErrorStyle } from '../api/jsonapi/errors.js';
-import type { ApiResponse } from '../api/types.js';
+import { CONTENT_TYPE, type ApiResponse } from '../api/types.js';
 import { ASYNC_MIN_BYTES, compressAsync, compressSync, type Encoding } from './compress.js';
 import { EXPOSE_HEADERS } from './cors.js';
 import type { Exchange } from './exchange.js';
 
 const REASONS: Record<number, string> = {
   200: 'OK', 201: 'Created', 204: 'No Content', 304: 'Not Modified', 400: 'Bad Request', 403: 'Forbidden', 404: 'Not Found',
-  405: 'Method Not Allowed', 409: 'Conflict', 413: 'Payload Too Large', 415: 'Unsupported Media Type',
+  405: 'Method Not Allowed', 406: 'Not Acceptable', 409: 'Conflict', 413: 'Payload Too Large', 415: 'Unsupported Media Type',
   429: 'Too Many Requests', 500: 'Internal Server Error', 503: 'Service Unavailable',
 };
 const statusLine = (s: number): string => `${s} ${REASONS[s] ?? ''}`.trimEnd();
-const JSON_TYPE = 'application/json; charset=utf-8';
 
 export interface ResponderOptions {
   logger: Logger;
@@ -46,7 +45,7 @@ export interface ResponderOptions {
 
 export class Responder {
   private readonly cacheControl: string;
-  /** `Vary` of answers with a body: they differ by encoding (compression on) and origin (a list). */
+  /** `Vary` of answers with a body: they differ by encoding (compression on), origin (a list) and `Accept` (D236). */
   private readonly vary: string;
   /** Refused requests waiting for their answer to be due (D106), oldest first. */
   private held: Exchange[] = [];
@@ -54,7 +53,7 @@ export class Responder {
 
   constructor(private readonly o: ResponderOptions) {
     this.cacheControl = o.cacheMaxAgeS > 0 ? `private, max-age=${o.cacheMaxAgeS}` : 'no-cache';
-    this.vary = [o.varyOrigin ? 'Origin' : '', o.compression ? 'Accept-Encoding' : ''].filter((v) => v.length > 0).join(', ');
+    this.vary = [o.varyOrigin ? 'Origin' : '', o.compression ? 'Accept-Encoding' : '', 'Accept'].filter((v) => v.length > 0).join(', ');
   }
 
   /** Ends an exchange whose socket went away: its answer, if any comes, is dropped. */
@@ -160,8 +159,8 @@ export class Responder {
       }
       if (this.vary.length > 0) res.writeHeader('Vary', this.vary);
       if (enc !== null) res.writeHeader('Content-Encoding', enc);
-      // JSON unless the handler said otherwise (GET /metrics).
-      if (r.headers?.['Content-Type'] === undefined) res.writeHeader('Content-Type', JSON_TYPE);
+      // JSON unless the handler said otherwise (GET /metrics, GeoJSON, CSV), as JSON:API's type when asked for (D236).
+      if (r.headers?.['Content-Type'] === undefined) res.writeHeader('Content-Type', ex.format === 'jsonapi' ? CONTENT_TYPE.jsonapi : CONTENT_TYPE.json);
       if (ex.head) {
         // The header written by hand keeps the connection alive (HEAD answers carry no body
         // either way). A HEAD answer that must close (D179, draining) is ended with

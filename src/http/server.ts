@@ -89,6 +89,7 @@ export function startServer(host: string, port: number, opts: ServerOptions, reu
       xRequestId: req.getHeader('x-request-id'),
       origin: req.getHeader('origin'),
       acceptEncoding: req.getHeader('accept-encoding'),
+      accept: req.getHeader('accept'),
       ifNoneMatch: req.getHeader('if-none-match'),
       remote: Buffer.from(res.getRemoteAddressAsText()).toString(),
       traceparent: tracing ? req.getHeader('traceparent') : '',

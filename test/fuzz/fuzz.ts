@@ -324,6 +324,9 @@ function next(ts: readonly Template[]): Req {
   const ct = pick(CONTENT_TYPES);
   if (ct !== '') headers['Content-Type'] = ct;
   if (rnd() < 0.05) headers['Accept-Encoding'] = pick(['br', 'gzip', 'br;q=0, gzip;q=0', '*', 'x'.repeat(500)]);
+  if (rnd() < 0.05) {
+    headers.Accept = pick(['application/vnd.api+json', 'application/geo+json', 'text/csv', 'application/vnd.api+json; ext="x"', 'text/*;q=x, */*;q=0', ';;,/,"', 'a/b;q=0.5'.repeat(200)]);
+  }
   if (rnd() < 0.03) headers['If-None-Match'] = pick(['*', '"x"', 'W/"1", "2"', '"'.repeat(100)]);
   for (const [h, v] of Object.entries(t.headers ?? {})) headers[h] = rnd() < 0.9 ? v : pick(['', 'Bearer', `Bearer ${v.slice(7, -5)}`, 'Bearer x.y.z', v.toLowerCase()]);
   if (rnd() < 0.1) headers['X-Forwarded-For'] = pick(['1.2.3.4', '', ' , ', 'x'.repeat(300), '::1, 10.0.0.1']);

@@ -257,7 +257,8 @@ async function send(srv: Target, method: string, p: string, o: CallOptions): Pro
   }
   const r = await fetch(srv.url + p, { method, headers, body });
   const text = await r.text();
-  return { status: r.status, headers: r.headers, text, json: text.length > 0 ? JSON.parse(text) : undefined };
+  const type = r.headers.get('content-type') ?? '';
+  return { status: r.status, headers: r.headers, text, json: text.length > 0 && (type === '' || type.includes('json')) ? JSON.parse(text) : undefined };
 }
 
 /** The body as fetch would hand it over: decompressed by its Content-Encoding. */

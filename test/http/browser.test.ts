@@ -137,8 +137,8 @@ describe('browser clients: CORS, compression, conditional requests, HEAD', () =>
       const r = await raw(srv, m, p, { Origin: ORIGIN, ...h }, b);
       expect(r.status, `${m} ${p}`).toBe(status);
       expect(r.headers['access-control-allow-origin']).toBe('*');
-      expect(r.headers['access-control-expose-headers']).toBe('X-Request-Id, Retry-After, ETag, RateLimit, RateLimit-Policy');
-      expect(r.headers.vary).toBe('Accept-Encoding');
+      expect(r.headers['access-control-expose-headers']).toBe('X-Request-Id, Retry-After, ETag, RateLimit, RateLimit-Policy, Link, X-More-Available, X-Snapshot-Version');
+      expect(r.headers.vary).toBe('Accept-Encoding, Accept');
     }
   });
 
@@ -187,7 +187,7 @@ describe('browser clients: CORS, compression, conditional requests, HEAD', () =>
       ] as const) {
         const r = await raw(srv, m, p, { 'Api-Key': ALL, 'Accept-Encoding': ae }, b);
         expect(r.status).toBe(200);
-        expect(r.headers.vary).toBe('Accept-Encoding');
+        expect(r.headers.vary).toBe('Accept-Encoding, Accept');
         expect(Number(r.headers['content-length'])).toBe(r.body.length);
         if (id.body.length < 1024) {
           expect(r.headers['content-encoding'], `${p} is below COMPRESS_MIN_BYTES`).toBeUndefined();
@@ -303,7 +303,7 @@ describe('CORS_ORIGINS, COMPRESSION, CACHE_MAX_AGE_S', () => {
     try {
       const ok = await raw(srv, 'GET', STATIONS, { 'Api-Key': READER, Origin: 'https://b.example:8443' });
       expect(ok.headers['access-control-allow-origin']).toBe('https://b.example:8443');
-      expect(ok.headers.vary).toBe('Origin, Accept-Encoding');
+      expect(ok.headers.vary).toBe('Origin, Accept-Encoding, Accept');
       expect(ok.headers['cache-control']).toBe('no-cache');
       const other = await raw(srv, 'GET', STATIONS, { 'Api-Key': READER, Origin: 'https://evil.example' });
       expect(other.status).toBe(200);
@@ -328,7 +328,8 @@ describe('CORS_ORIGINS, COMPRESSION, CACHE_MAX_AGE_S', () => {
       expect(r.body.length).toBeGreaterThan(1024);
       expect(r.headers['access-control-allow-origin']).toBeUndefined();
       expect(r.headers['content-encoding']).toBeUndefined();
-      expect(r.headers.vary).toBeUndefined();
+      // Only the representation (D236) varies: no encoding, no origin list.
+      expect(r.headers.vary).toBe('Accept');
       const pre = await raw(srv, 'OPTIONS', STATIONS, { Origin: ORIGIN });
       expect(pre.status).toBe(204);
       expect(pre.headers.allow).toBe('GET, HEAD, OPTIONS');

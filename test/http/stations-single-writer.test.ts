@@ -9,24 +9,10 @@ import { SingleStationWriter, singleStationDocument } from '../../src/api/statio
 import type { CompanyRegistry } from '../../src/domain/companies/registry.js';
 import { LANGUAGES } from '../../src/domain/language.js';
 import { StationIndex } from '../../src/domain/stations/index.js';
+import { FakeCompanies } from '../helpers/fake-companies.js';
 import { Snapshot, type StationRow } from '../../src/storage/snapshot.js';
 import { fixtureSnapshot } from './stations.fixture.js';
 
-/** The part of the registry the documents read: has/get/generation. */
-class FakeCompanies {
-  generation = 0;
-  constructor(private readonly byId: Map<string, { id: string; name: string }>) {}
-  has(id: string): boolean {
-    return this.byId.has(id);
-  }
-  get(id: string): { id: string; name: string } | undefined {
-    return this.byId.get(id);
-  }
-  delete(id: string): void {
-    this.byId.delete(id);
-    this.generation++;
-  }
-}
 
 let snap: Snapshot;
 let index: StationIndex;
@@ -52,7 +38,7 @@ function variants(s: StationRow): Array<Int32Array | null | undefined> {
 
 function compareAll(companies: FakeCompanies): { fast: number; fallback: number } {
   const reg = companies as unknown as CompanyRegistry;
-  const writer = new SingleStationWriter(index, reg);
+  const writer = new SingleStationWriter(index, reg, 'v-test');
   let fast = 0;
   let fallback = 0;
   for (let i = 0; i < rows.length; i++) {
@@ -67,7 +53,7 @@ function compareAll(companies: FakeCompanies): { fast: number; fallback: number 
     const ref: StationRow = writer.canWrite(i) ? s : { ...s, parking_description: null, facility_details: [] };
     for (const avail of variants(s)) {
       for (const lang of LANGUAGES) {
-        const want = JSON.stringify(singleStationDocument(ref, lang, avail, reg));
+        const want = JSON.stringify(singleStationDocument(ref, lang, avail, reg, 'v-test'));
         const got = writer.write(i, avail).toString('utf8');
         if (got !== want) expect({ id: s.id, lang, avail, got }).toEqual({ id: s.id, lang, avail, got: want });
       }
@@ -104,7 +90,7 @@ describe('SingleStationWriter', () => {
     const ops = snap.operators();
     const companies = new FakeCompanies(new Map(ops.map((o) => [o.id, { id: o.id, name: o.name }])));
     // Delete every other operator after a first write, so the writer's name cache must follow the generation.
-    const writer = new SingleStationWriter(index, companies as unknown as CompanyRegistry);
+    const writer = new SingleStationWriter(index, companies as unknown as CompanyRegistry, 'v-test');
     for (let i = 0; i < rows.length; i++) if (writer.canWrite(i)) writer.write(i, undefined);
     ops.forEach((o, k) => k % 2 === 0 && companies.delete(o.id));
     expect(rows.some((s) => !hasExtras(s) && s.operator_id !== null && !companies.has(s.operator_id))).toBe(true);
@@ -116,14 +102,14 @@ describe('SingleStationWriter', () => {
     const byId = new Map(ops.map((o) => [o.id, { id: o.id, name: o.name }]));
     const companies = new FakeCompanies(byId);
     const reg = companies as unknown as CompanyRegistry;
-    const writer = new SingleStationWriter(index, reg);
+    const writer = new SingleStationWriter(index, reg, 'v-test');
     const i = rows.findIndex((s) => !hasExtras(s) && s.operator_id !== null);
     const s = rows[i];
-    expect(writer.write(i, undefined).toString()).toBe(JSON.stringify(singleStationDocument(s, 'en', undefined, reg)));
+    expect(writer.write(i, undefined).toString()).toBe(JSON.stringify(singleStationDocument(s, 'en', undefined, reg, 'v-test')));
     byId.set(s.operator_id!, { id: s.operator_id!, name: 'Renamed "Operator" é' });
     companies.generation++;
     const got = writer.write(i, undefined).toString();
     expect(got).toContain('Renamed \\"Operator\\" é');
-    expect(got).toBe(JSON.stringify(singleStationDocument(s, 'en', undefined, reg)));
+    expect(got).toBe(JSON.stringify(singleStationDocument(s, 'en', undefined, reg, 'v-test')));
   });
 });

@@ -52,6 +52,7 @@ describe('GET /v1/charging_stations/{id} over HTTP', () => {
       meta: { branding: { map_pin_icon_url: 'https://cdn.example.com/pins/fixture.png' } },
     },
     included: [{ id: IZIVIA, type: 'company', attributes: { name: 'Izivia' } }],
+    meta: { snapshot_version: expect.any(String) },
   });
 
   it('when read by station id, then the single-read document (no evse_operator, timestamps or group evse_ids), English by default', async () => {

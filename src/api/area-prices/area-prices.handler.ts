@@ -9,7 +9,8 @@ import polyline from '@mapbox/polyline';
 import type { AppContext } from '../context.js';
 import { badPointer } from '../jsonapi/errors.js';
 import { dropNulls } from '../jsonapi/validate.js';
-import type { ApiRequest, ApiResponse, RouteDef } from '../types.js';
+import { CONTENT_TYPE, type ApiRequest, type ApiResponse, type Format, type RouteDef } from '../types.js';
+import { FeatureWriter } from '../station-features.js';
 import { StationPageWriter } from '../station-page.js';
 import { priceStations } from '../station-pricing.js';
 import { currencyOf, startDayOf, vehicleOf } from '../price-inputs.js';
@@ -39,6 +40,7 @@ export function areaPricesRoutes(ctx: AppContext): RouteDef[] {
   const index = ctx.stations;
   const rates = ctx.snapshot.rates();
   const writer = new StationPageWriter(index, ctx.companies, ctx.config.disabledExtBCountries, ctx.snapshot.meta.snapshotVersion);
+  const features = new FeatureWriter(index, ctx.companies);
 
   function refinement(a: AreaAttributes) {
     return index.compile({
@@ -79,22 +81,29 @@ export function areaPricesRoutes(ctx: AppContext): RouteDef[] {
   /**
    * The answer document: previews, then the stations (list shape) and their operators as station
    * search writes them, spliced in as bytes (parsing and re-serialising 500 list-shape stations
-   * took about 5 ms of a 14 ms answer).
+   * took about 5 ms of a 14 ms answer). As GeoJSON (D237): a feature per preview, its station's
+   * properties and the preview's attributes.
    */
-  function answer(currency: string, best: Priced[], considered: number, priced: number, more: boolean, withDetour: boolean): ApiResponse {
-    const page = writer.page({ indices: best.map((b) => b.index), moreAvailable: false, availability: null, companyFields: undefined, supportedEmpsFilter: undefined });
+  function answer(format: Format, currency: string, best: Priced[], considered: number, priced: number, more: boolean, withDetour: boolean): ApiResponse {
+    const cur = JSON.stringify(currency);
+    const previewAttributes = (b: Priced): string =>
+      `"energy":${b.energy},"duration":${b.duration},"price":${b.price},"currency":${cur},` +
+      `"distance":${b.distance === null ? 'null' : b.distance}${withDetour ? `,"detour":${b.detour}` : ''},"charge_point":{"plug":${JSON.stringify(b.plug)},"power":${b.power}}`;
+    const meta = `{"stations_considered":${considered},"stations_priced":${priced},"more_available":${more}}`;
+    const indices = best.map((b) => b.index);
+    if (format === 'geojson') {
+      // Copied: this handler is async, and another answer may reuse the writer's buffer before this one is written.
+      const body = Buffer.from(features.collection({ indices, availability: null, extra: (j) => `,${previewAttributes(best[j])}`, members: `,"meta":${meta}` }));
+      return { status: 200, body, headers: { 'Content-Type': CONTENT_TYPE.geojson } };
+    }
+    const page = writer.page({ indices, moreAvailable: false, availability: null, companyFields: undefined, supportedEmpsFilter: undefined });
     // page = {"data":[<stations>],"included":[<operators>],"meta":{…}}
     const stations = page.subarray(HEAD_LENGTH, writer.midAt);
     const operators = page.subarray(writer.midAt + MID.length, writer.tailAt);
-    const cur = JSON.stringify(currency);
     const data = best
       .map((b) => {
         const id = JSON.stringify(index.idAt(b.index));
-        return (
-          `{"id":${id},"type":"charge_price_preview","attributes":{"energy":${b.energy},"duration":${b.duration},"price":${b.price},"currency":${cur},` +
-          `"distance":${b.distance === null ? 'null' : b.distance}${withDetour ? `,"detour":${b.detour}` : ''},"charge_point":{"plug":${JSON.stringify(b.plug)},"power":${b.power}}},` +
-          `"relationships":{"charging_station":{"data":{"type":"charging_station","id":${id}}}}}`
-        );
+        return `{"id":${id},"type":"charge_price_preview","attributes":{${previewAttributes(b)}},"relationships":{"charging_station":{"data":{"type":"charging_station","id":${id}}}}}`;
       })
       .join(',');
     const body = Buffer.concat([
@@ -102,7 +111,7 @@ export function areaPricesRoutes(ctx: AppContext): RouteDef[] {
       stations,
       stations.length > 0 && operators.length > 0 ? COMMA : EMPTY,
       operators,
-      Buffer.from(`],"meta":{"stations_considered":${considered},"stations_priced":${priced},"more_available":${more}}}`),
+      Buffer.from(`],"meta":${meta}}`),
     ]);
     return { status: 200, body };
   }
@@ -144,7 +153,7 @@ export function areaPricesRoutes(ctx: AppContext): RouteDef[] {
     if (sort === 'distance' && distanceOf === null) throw badPointer(`${A}/sort`, 'sort distance needs a radius area');
     all.sort(sort === 'price' ? byPrice : byDistance);
     const limit = a.limit ?? 100;
-    return answer(currencyOf(a.currency, rates), all.slice(0, limit), indices.length, all.length, all.length > limit, false);
+    return answer(req.format, currencyOf(a.currency, rates), all.slice(0, limit), indices.length, all.length, all.length > limit, false);
   }
 
   async function route(req: ApiRequest): Promise<ApiResponse> {
@@ -163,7 +172,7 @@ export function areaPricesRoutes(ctx: AppContext): RouteDef[] {
     const sort = a.sort ?? 'route';
     all.sort(sort === 'price' ? byPrice : (x, y) => (x.distance ?? 0) - (y.distance ?? 0) || (x.detour ?? 0) - (y.detour ?? 0) || x.index - y.index);
     const limit = a.limit ?? 200;
-    return answer(currencyOf(a.currency, rates), all.slice(0, limit), hit.indices.length, all.length, all.length > limit, true);
+    return answer(req.format, currencyOf(a.currency, rates), all.slice(0, limit), hit.indices.length, all.length, all.length > limit, true);
   }
 
   function checkCommon(a: AreaAttributes): void {
@@ -174,8 +183,8 @@ export function areaPricesRoutes(ctx: AppContext): RouteDef[] {
   }
 
   return [
-    { method: 'POST', path: '/v1/charge_prices/area', groups: ['ReadCosts'], body: true, priceWork: true, fresh: true, handler: area },
-    { method: 'POST', path: '/v1/charge_prices/route', groups: ['ReadCosts'], body: true, priceWork: true, fresh: true, handler: route },
+    { method: 'POST', path: '/v1/charge_prices/area', groups: ['ReadCosts'], body: true, priceWork: true, fresh: true, formats: ['geojson'], handler: area },
+    { method: 'POST', path: '/v1/charge_prices/route', groups: ['ReadCosts'], body: true, priceWork: true, fresh: true, formats: ['geojson'], handler: route },
   ];
 }
 

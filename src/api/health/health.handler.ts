@@ -12,6 +12,7 @@ export function healthRoutes(ctx: AppContext): RouteDef[] {
       method: 'GET',
       path: '/health',
       admission: 'probe',
+      plainJson: true,
       groups: null,
       body: false,
       handler: () =>
@@ -25,6 +26,7 @@ export function healthRoutes(ctx: AppContext): RouteDef[] {
       method: 'GET',
       path: '/ready',
       admission: 'probe',
+      plainJson: true,
       groups: null,
       body: false,
       handler: () => ready(ctx),

@@ -14,11 +14,14 @@ export const HEADERS: Record<string, object> = {
   'X-Request-Id': { description: 'The request\'s id: the one sent in `X-Request-Id` when well-formed, else a new one; on every answer', schema: text },
   ETag: { description: 'Entity tag of a cacheable answer (D95): send it in `If-None-Match` to get 304 while nothing changed', schema: text },
   'Cache-Control': { description: '`CACHE_CONTROL` (default `no-cache`: revalidate with If-None-Match)', schema: text },
-  Vary: { description: 'What the answer varies with: `Accept-Encoding`, `Accept-Language`, and `Origin` for a list of CORS origins', schema: text },
+  Vary: { description: 'What the answer varies with: `Accept` (D236), `Accept-Encoding` while compression is on, and `Origin` for a list of CORS origins', schema: text },
   'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'integer', minimum: 1 } },
   'RateLimit-Policy': { description: 'While rate limits are on (D217): the key\'s limits, `"requests";q=<n>;w=<s>` and `"prices";q=<n>;w=<s>` on price routes', schema: text },
   RateLimit: { description: 'While rate limits are on (D217): what is left, `"requests";r=<left>;t=<s>` and the `"prices"` item on price routes', schema: text },
   Allow: { description: 'The methods of the path', schema: text },
+  Link: { description: 'CSV answers (D238): the paging links of D235 as RFC 8288 links, `<url>; rel="next"`…', schema: text },
+  'X-More-Available': { description: 'CSV answers (D238): `meta.more_available`', schema: { type: 'string', enum: ['true', 'false'] } },
+  'X-Snapshot-Version': { description: 'CSV answers (D238): `meta.snapshot_version`', schema: text },
   'Access-Control-Allow-Methods': { description: 'For an allowed Origin (D93): the path\'s methods, HEAD where it has GET, and OPTIONS', schema: text },
   'Access-Control-Allow-Headers': { description: 'For an allowed Origin (D93)', schema: text },
   'Access-Control-Max-Age': { description: 'For an allowed Origin (D93)', schema: { type: 'integer' } },
@@ -29,6 +32,12 @@ export const PARAMETERS: Record<string, object> = {
   AcceptLanguage: { name: 'Accept-Language', in: 'header', description: 'Language of texts (D22): en, de, fr, nl, da with q-values; default en', schema: text },
   IfNoneMatch: { name: 'If-None-Match', in: 'header', description: 'ETag(s) of an earlier answer: 304 without a body while it still holds (D95)', schema: text },
   RequestId: { name: 'X-Request-Id', in: 'header', description: 'An id for this request, echoed in the answer and the logs; another form is replaced by a new id', schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' } },
+  Accept: {
+    name: 'Accept',
+    in: 'header',
+    description: '`application/json` (default) or `application/vnd.api+json` (D236); the JSON:API type only with parameters other than `profile` → 406',
+    schema: text,
+  },
   CrmDeviceId: { name: 'CRM-Device-ID', in: 'header', description: 'Accepted and ignored (the original client sends it)', schema: text },
 };
 
@@ -37,10 +46,17 @@ const always = { 'X-Request-Id': ref('headers', 'X-Request-Id') };
 const cached = { ETag: ref('headers', 'ETag'), 'Cache-Control': ref('headers', 'Cache-Control'), Vary: ref('headers', 'Vary') };
 const limited = { RateLimit: ref('headers', 'RateLimit'), 'RateLimit-Policy': ref('headers', 'RateLimit-Policy') };
 
+const csvHeaders = { Link: ref('headers', 'Link'), 'X-More-Available': ref('headers', 'X-More-Available'), 'X-Snapshot-Version': ref('headers', 'X-Snapshot-Version') };
+
 /** The header fields of a route's success answer. */
 export function successHeaders(r: RouteDef): Record<string, object> {
-  return { ...always, ...(r.cache !== undefined ? cached : {}), ...(r.groups !== null ? limited : {}) };
+  return { ...always, ...(r.cache !== undefined ? cached : {}), ...(r.groups !== null ? limited : {}), ...(r.formats?.includes('csv') === true ? csvHeaders : {}) };
 }
+
+/** The answer is a JSON:API document, offered as `application/vnd.api+json` too (D236). */
+export const jsonApiRoute = (r: RouteDef): boolean => r.plainJson !== true && r.bareBody !== true && r.clientErrors !== true;
+
+const MEDIA_OF = { geojson: '`application/geo+json` (D237)', csv: '`text/csv` (D238)' } as const;
 
 /** Header fields of error answers (D106, D109, D217). */
 export function errorHeaders(status: string): Record<string, object> {
@@ -52,7 +68,11 @@ export function errorHeaders(status: string): Record<string, object> {
 
 /** The request header parameters of a route. */
 export function headerParameters(r: RouteDef, doc: OperationDoc): object[] {
-  const out = [ref('parameters', 'RequestId')];
+  const out: object[] = [ref('parameters', 'RequestId')];
+  if (r.formats !== undefined) {
+    const more = r.formats.map((f) => MEDIA_OF[f]).join(', ');
+    out.push({ name: 'Accept', in: 'header', description: `\`application/json\` (default), \`application/vnd.api+json\` (D236), ${more}`, schema: text });
+  } else if (jsonApiRoute(r)) out.push(ref('parameters', 'Accept'));
   if (r.cache !== undefined) out.push(ref('parameters', 'IfNoneMatch'));
   if (doc.language === true) out.push(ref('parameters', 'AcceptLanguage'));
   if (r.path === '/v1/crm/devices') out.push(ref('parameters', 'CrmDeviceId'));

@@ -16,10 +16,14 @@ import { notFound } from '../jsonapi/errors.js';
 import { EXAMPLE_RESPONSES } from './examples.generated.js';
 import { ACCOUNT_OPERATIONS, OPERATIONS, type OperationDoc } from './operations.js';
 import type * as Schemas from '../schemas/index.js';
-import { errorHeaders, headerParameters, headOperation, HEADERS, NOT_MODIFIED, type Operation, optionsOperation, PARAMETERS, type ResponseDoc, successHeaders } from './http-parts.js';
+import { errorHeaders, headerParameters, headOperation, HEADERS, jsonApiRoute, NOT_MODIFIED, type Operation, optionsOperation, PARAMETERS, type ResponseDoc, successHeaders } from './http-parts.js';
 
-/** Answers are JSON:API documents sent as `application/json` (D12); request bodies may use either type. */
+/** Answers are JSON:API documents sent as `application/json` (D12), or as JSON:API's type when asked for (D236); request bodies may use either type. */
 const JSON_MEDIA = 'application/json';
+const JSON_API_MEDIA = 'application/vnd.api+json';
+
+/** A JSON pointer to the route's operation in the document. */
+const pointerOf = (r: RouteDef): string => `#/paths/${openApiPath(r.path).replace(/~/g, '~0').replace(/\//g, '~1')}/${r.method.toLowerCase()}`;
 
 /**
  * Shapes written once in /components/schemas and referred to wherever they occur (D234): the
@@ -68,9 +72,10 @@ const ERROR_TEXT: Record<string, string> = {
   '403': 'Key missing, invalid, or without the group of the operation',
   '404': 'Unknown id',
   '405': 'Method not allowed (the `Allow` header lists the path’s methods)',
+  '406': '`Accept` names `application/vnd.api+json` only with media type parameters other than `profile` (JSON:API 1.1, D236)',
   '409': 'Version conflict: `version` must be the stored version + 1, or 1 to create (D47); or a conflicting operation',
   '413': 'Body too large',
-  '415': 'Content type not JSON',
+  '415': 'Content type not JSON, or the JSON:API type with a parameter other than `profile` (D12, D236)',
   '429': 'Rate limit exceeded (`Retry-After`; `RateLimit` and `RateLimit-Policy` state the limits, D217)',
   '500': 'The pricing worker of this request died; it is replaced and the service keeps serving (no internals in the answer)',
   '503': 'Overloaded or storage unavailable (`Retry-After`)',
@@ -83,6 +88,7 @@ const ERROR_EXAMPLE: Record<string, { code: string; title: string; source?: Reco
   '403': { code: 'FORBIDDEN', title: 'api_key missing' },
   '404': { code: 'NOT_FOUND', title: 'charging station 00000000-0000-4000-8000-000000000000' },
   '405': { code: 'METHOD_NOT_ALLOWED', title: 'method not allowed' },
+  '406': { code: 'NOT_ACCEPTABLE', title: 'Accept names application/vnd.api+json only with media type parameters other than profile' },
   '409': { code: 'VERSION_CONFLICT', title: 'Version conflict' },
   '413': { code: 'PAYLOAD_TOO_LARGE', title: 'request body too large' },
   '415': { code: 'UNSUPPORTED_MEDIA_TYPE', title: 'unsupported media type' },
@@ -106,6 +112,7 @@ function errorsOf(r: RouteDef, doc: OperationDoc): string[] {
   if (r.priceWork === true) out.push('500');
   if (r.path.includes(':') || r.body) out.push('404');
   out.push('405');
+  if (jsonApiRoute(r)) out.push('406');
   if (((r.method === 'PUT' || r.method === 'DELETE') && r.clientErrors !== true) || r.path === '/admin/snapshot') out.push('409');
   if (r.body) out.push('413', '415');
   // Keys have rate limits (D24); the account routes have guessing limits (D207, D209, D212).
@@ -132,7 +139,9 @@ function operation(r: RouteDef, doc: OperationDoc, S: typeof Schemas): Operation
     const content: Record<string, unknown> = {};
     if (doc.response !== undefined) content.schema = doc.response(S);
     if (example !== undefined) content.example = example.body;
-    success.content = { [media]: content, ...Object.fromEntries(Object.entries(doc.otherMediaTypes?.(S) ?? {}).map(([m, schema]) => [m, { schema }])) };
+    // D236: the JSON:API type names the same schema.
+    const jsonApi = media === JSON_MEDIA && content.schema !== undefined && jsonApiRoute(r) ? { [JSON_API_MEDIA]: { schema: { $ref: `${pointerOf(r)}/responses/${doc.status}/content/application~1json/schema` } } } : {};
+    success.content = { [media]: content, ...jsonApi, ...Object.fromEntries(Object.entries(doc.otherMediaTypes?.(S) ?? {}).map(([m, schema]) => [m, { schema }])) };
   }
   const responses: Record<string, ResponseDoc> = { [String(doc.status)]: success };
   for (const [s, description] of Object.entries(doc.alsoSuccess ?? {})) responses[s] = { ...success, description };
@@ -153,7 +162,7 @@ function operation(r: RouteDef, doc: OperationDoc, S: typeof Schemas): Operation
       ? {
           requestBody: {
             required: true,
-            content: { [JSON_MEDIA]: { schema: doc.body, example: doc.example.body } },
+            content: { [JSON_MEDIA]: { schema: doc.body, example: doc.example.body }, [JSON_API_MEDIA]: { schema: { $ref: `${pointerOf(r)}/requestBody/content/application~1json/schema` } } },
           },
         }
       : {}),
@@ -206,7 +215,8 @@ export function openApiDocument(routes: readonly RouteDef[], version: string, S:
   const responses: Record<string, unknown> = {};
   for (const [s, text] of Object.entries(ERROR_TEXT)) {
     const headers = { headers: errorHeaders(s) };
-    responses[`E${s}`] = { description: text, ...headers, content: { [JSON_MEDIA]: { schema: { $ref: '#/components/schemas/Errors' }, example: errorExample(s, 'E') } } };
+    const errors = { $ref: '#/components/schemas/Errors' };
+    responses[`E${s}`] = { description: text, ...headers, content: { [JSON_MEDIA]: { schema: errors, example: errorExample(s, 'E') }, [JSON_API_MEDIA]: { schema: errors } } };
     responses[`C${s}`] = { description: text, ...headers, content: { [JSON_MEDIA]: { schema: { $ref: '#/components/schemas/ClientErrors' }, example: errorExample(s, 'C') } } };
   }
   const NAMED = named(S);

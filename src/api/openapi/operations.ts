@@ -18,6 +18,7 @@ import { validateTariffDetails } from '../tariff-details/tariff-details.schema.j
 import { validateTariffPut } from '../tariffs/tariffs.schema.js';
 import { profileId, validateProfile } from '../tiles/price-profiles.js';
 import { DEFAULT_CHARGE_PRICE_OPTIONS } from '../../domain/pricing/index.js';
+import { CSV_COLUMNS } from '../station-features.js';
 import type * as Schemas from '../schemas/index.js';
 import {
   emailAuthenticationSchema, productsSchema, refreshAuthenticationSchema, resetSchema, settingsSchema, signupSchema, triggerResetSchema, wrappedSettingsSchema,
@@ -313,6 +314,10 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     ],
     status: 200,
     response: (s) => s.StationListDocument,
+    otherMediaTypes: (s) => ({
+      'application/geo+json': s.StationSearchFeatures,
+      'text/csv': { type: 'string', description: `D238: a header row (${CSV_COLUMNS.join(', ')}), a row per station, CRLF; lists as JSON text; \`Link\`, \`X-More-Available\` and \`X-Snapshot-Version\` headers instead of links and meta` },
+    }),
     example: { path: '/v1/charging_stations?filter[latitude]=48.8566&filter[longitude]=2.3522&filter[radius]=1000&page[size]=2' },
   },
   'GET /v1/charging_stations/clusters': {
@@ -460,6 +465,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     body: validateArea.schema,
     status: 200,
     response: (s) => s.AreaDocument,
+    otherMediaTypes: (s) => ({ 'application/geo+json': s.AreaFeatures }),
     example: {
       path: '/v1/charge_prices/area',
       body: { data: { type: 'area_price_preview_request', attributes: { battery_range: [10, 80], latitude: 48.8566, longitude: 2.3522, radius: 2000, limit: 2 }, relationships: { tariffs, vehicle } } },
@@ -471,6 +477,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     body: validateRoute.schema,
     status: 200,
     response: (s) => s.RouteDocument,
+    otherMediaTypes: (s) => ({ 'application/geo+json': s.RouteFeatures }),
     example: {
       path: '/v1/charge_prices/route',
       body: {

@@ -7,7 +7,7 @@
 import { ERROR_CODES } from '../jsonapi/errors.js';
 import { Type, type Static, type TLiteral, type TObject, type TProperties, type TSchema, type TString, type TUnsafe } from '@sinclair/typebox';
 
-export { Type, type Static, type TSchema };
+export { Type, type Static, type TObject, type TProperties, type TSchema };
 
 type Scalar = 'string' | 'number' | 'integer' | 'boolean';
 type ScalarOf<T extends Scalar> = T extends 'string' ? string : T extends 'boolean' ? boolean : number;

@@ -2,6 +2,7 @@
 import { Closed, Lit, Country, Currency, DateTime, Id, Nullable, Resource, Timestamp, ToMany, ToOne, ToOneOrNull, Type, type Static } from './common.js';
 import { IncludedCompany, StationInList } from './stations.js';
 import { Branding, Segment } from './tariffs.js';
+import { StationFeatures } from './geojson.js';
 
 const Money = Type.Number({ description: 'In the answer\'s currency' });
 
@@ -65,17 +66,15 @@ const searchMeta = Closed({
   stations_priced: Type.Integer({ minimum: 0 }),
   more_available: Type.Boolean(),
 });
-export const AreaPreview = Resource('charge_price_preview', Closed({ ...preview, distance: Nullable('number', { minimum: 0, description: 'Metres from the centre; null for a box area' }), charge_point: ChargePointRef }), station);
-export const RoutePreview = Resource(
-  'charge_price_preview',
-  Closed({
-    ...preview,
-    distance: Type.Number({ minimum: 0, description: 'Metres along the route from its start' }),
-    detour: Type.Number({ minimum: 0, description: 'Metres off the route' }),
-    charge_point: ChargePointRef,
-  }),
-  station,
-);
+const areaPreview = { ...preview, distance: Nullable('number', { minimum: 0, description: 'Metres from the centre; null for a box area' }), charge_point: ChargePointRef };
+const routePreview = {
+  ...preview,
+  distance: Type.Number({ minimum: 0, description: 'Metres along the route from its start' }),
+  detour: Type.Number({ minimum: 0, description: 'Metres off the route' }),
+  charge_point: ChargePointRef,
+};
+export const AreaPreview = Resource('charge_price_preview', Closed(areaPreview), station);
+export const RoutePreview = Resource('charge_price_preview', Closed(routePreview), station);
 export const AreaDocument = Closed({ data: Type.Array(AreaPreview), included: Type.Array(Type.Union([StationInList, IncludedCompany])), meta: searchMeta });
 export const RouteDocument = Closed({ data: Type.Array(RoutePreview), included: Type.Array(Type.Union([StationInList, IncludedCompany])), meta: searchMeta });
 
@@ -174,3 +173,7 @@ export type ChargePricesDocument = Static<typeof ChargePricesDocument>;
 export type CdrCostDocument = Static<typeof CdrCostDocument>;
 export type PriceProfileDocument = Static<typeof PriceProfileDocument>;
 
+
+/** D237: the area and route searches as GeoJSON, a feature per preview with its station's properties. */
+export const AreaFeatures = StationFeatures({ ...areaPreview }, searchMeta);
+export const RouteFeatures = StationFeatures({ ...routePreview }, searchMeta);

@@ -35,12 +35,14 @@ const common = {
   source_label: Nullable('string'),
 };
 
-export const StationListAttributes = Closed({
+/** The list-shape attributes (D28), also the properties of a station feature (D237). */
+export const listAttributes = {
   ...common,
   evse_operator: Nullable('string', { description: 'eMI3 EVSE operator id' }),
   created_at: Timestamp,
   updated_at: Timestamp,
-});
+};
+export const StationListAttributes = Closed(listAttributes);
 
 const FacilityDetail = Closed({ facility_types: Type.Array(Type.String()), name: Nullable('string'), longitude: Longitude, latitude: Latitude });
 
@@ -77,6 +79,7 @@ export const StationListDocument = Closed({
 export const StationDocument = Closed({
   data: StationSingle,
   included: Type.Array(IncludedCompany),
+  meta: Closed({ snapshot_version: Type.String({ description: 'The snapshot the station was read from (D27, D236)' }) }),
 });
 
 export const Cluster = Resource(

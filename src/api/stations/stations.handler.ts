@@ -2,15 +2,16 @@
  * `GET /v1/charging_stations` (search, D25–D29) and `GET /v1/charging_stations/{id}` (single read,
  * D30, D22, D3). Both answered on the main thread from the in-memory station index.
  */
-import { linksMember, pageLinks } from '../jsonapi/links.js';
+import { linksMember, pageLinks, type PageLinks } from '../jsonapi/links.js';
+import { csvOfFeatures, FeatureWriter } from '../station-features.js';
 import { stationAnswer } from '../cache.js';
 import { GROUP_BIT } from '../../auth/groups.js';
 import { pickLanguage } from '../../domain/language.js';
 import type { AppContext } from '../context.js';
 import { forbidden, notFound } from '../jsonapi/errors.js';
 import { bool } from '../jsonapi/query.js';
-import { json, type ApiRequest, type ApiResponse, type RouteDef } from '../types.js';
-import type { AvailabilityView } from '../evse-availability.js';
+import { CONTENT_TYPE, json, type ApiRequest, type ApiResponse, type RouteDef } from '../types.js';
+import type { AvailabilityLookup, AvailabilityView } from '../evse-availability.js';
 import { SingleStationWriter, StationPageWriter, singleStationDocument } from '../station-page.js';
 import { parseSearch } from './stations.query.js';
 import { EmpOperatorMasks, compileRefinement } from '../refinements.js';
@@ -20,22 +21,38 @@ const WITH_AVAILABILITY = GROUP_BIT.ReadStationsWithAvailability;
 export function stationsRoutes(ctx: AppContext, availability: AvailabilityView): RouteDef[] {
   const index = ctx.stations;
   const writer = new StationPageWriter(index, ctx.companies, ctx.config.disabledExtBCountries, ctx.snapshot.meta.snapshotVersion);
-  const singleWriter = new SingleStationWriter(index, ctx.companies);
+  const singleWriter = new SingleStationWriter(index, ctx.companies, ctx.snapshot.meta.snapshotVersion);
   const empMasks = new EmpOperatorMasks(index, ctx.companies);
+  const features = new FeatureWriter(index, ctx.companies);
+  const snapshotVersion = ctx.snapshot.meta.snapshotVersion;
+  const metaRest = `"disabled_ext_b_countries":${JSON.stringify(ctx.config.disabledExtBCountries)},"snapshot_version":${JSON.stringify(snapshotVersion)}}`;
 
   const search = (req: ApiRequest): ApiResponse => {
     const q = parseSearch(req.query);
     const refinement = compileRefinement(index, empMasks, q);
     const r = index.search(q.primary, refinement, q.page.offset, q.page.size);
+    const avail = (req.groups & WITH_AVAILABILITY) !== 0 ? availability.current() : null;
+    const links = pageLinks(req.path, req.query, q.page, r.moreAvailable);
+    if (req.format === 'geojson' || req.format === 'csv') return featureAnswer(req.format, r.indices, r.moreAvailable, avail, links);
     const body = writer.page({
       indices: r.indices,
       moreAvailable: r.moreAvailable,
-      availability: (req.groups & WITH_AVAILABILITY) !== 0 ? availability.current() : null,
+      availability: avail,
       companyFields: q.companyFields,
       supportedEmpsFilter: q.supportedEmps,
-      links: linksMember(pageLinks(req.path, req.query, q.page, r.moreAvailable)),
+      links: linksMember(links),
     });
     return { status: 200, body };
+  };
+
+  /** D237, D238: the page as GeoJSON (meta and links as foreign members) or CSV (them as headers). */
+  const featureAnswer = (format: 'geojson' | 'csv', indices: readonly number[], more: boolean, avail: AvailabilityLookup | null, links: PageLinks): ApiResponse => {
+    const meta = `{"more_available":${more},${metaRest}`;
+    const body = features.collection({ indices, availability: avail, members: `,"meta":${meta}${linksMember(links)}` });
+    if (format === 'geojson') return { status: 200, body, headers: { 'Content-Type': CONTENT_TYPE.geojson } };
+    const link = Object.entries(links).map(([rel, url]) => `<${url}>; rel="${rel}"`).join(', ');
+    const headers = { 'Content-Type': CONTENT_TYPE.csv, Link: link, 'X-More-Available': String(more), 'X-Snapshot-Version': snapshotVersion };
+    return { status: 200, body: csvOfFeatures(body), headers };
   };
 
   const single = (req: ApiRequest): ApiResponse => {
@@ -56,12 +73,20 @@ export function stationsRoutes(ctx: AppContext, availability: AvailabilityView):
     if (singleWriter.canWrite(i)) return { status: 200, body: singleWriter.write(i, avail) };
     const station = ctx.snapshot.station(index.idAt(i));
     if (station === null) throw notFound(`charging station ${raw}`);
-    return json(200, singleStationDocument(station, pickLanguage(req.headers.acceptLanguage), avail, ctx.companies));
+    return json(200, singleStationDocument(station, pickLanguage(req.headers.acceptLanguage), avail, ctx.companies, ctx.snapshot.meta.snapshotVersion));
   };
 
   const cache = stationAnswer(ctx, availability);
   return [
-    { method: 'GET', path: '/v1/charging_stations', groups: ['ReadStations', 'ReadStationsWithAvailability'], body: false, handler: search, cache },
+    {
+      method: 'GET',
+      path: '/v1/charging_stations',
+      groups: ['ReadStations', 'ReadStationsWithAvailability'],
+      body: false,
+      formats: ['geojson', 'csv'],
+      handler: search,
+      cache,
+    },
     {
       method: 'GET',
       path: '/v1/charging_stations/:id',

@@ -1,0 +1,234 @@
+/**
+ * Representations chosen by `Accept` (D236–D238) over HTTP: JSON:API's media type (same bytes,
+ * own ETag, 406 and 415 for the parameters JSON:API 1.1 forbids), `meta.snapshot_version` of the
+ * single read, station search and the price searches as GeoJSON, station search as CSV, each
+ * compared with the JSON answer to the same request.
+ */
+import { parse } from 'csv-parse/sync';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { negotiate } from '../../src/http/negotiate.js';
+import { mulberry32 } from '../../src/domain/random.js';
+import { CSV_COLUMNS } from '../../src/api/station-features.js';
+import { call, keyFor, startTestApp, type TestApp } from '../helpers/server.js';
+
+const ALL = keyFor('all');
+const COSTS = keyFor('costs');
+const Q = '/v1/charging_stations?filter[latitude]=48.8566&filter[longitude]=2.3522&filter[radius]=3000&page[size]=25';
+const GEO = { Accept: 'application/geo+json' };
+const CSV = { Accept: 'text/csv' };
+const API = { Accept: 'application/vnd.api+json' };
+
+/** A station's list-shape attributes and operator as flat properties (D237). */
+function propertiesOf(station: any, included: any[]): Record<string, unknown> {
+  const op = station.relationships.operator.data;
+  const name = op === null ? null : included.find((c) => c.type === 'company' && c.id === op.id).attributes.name;
+  return { ...station.attributes, operator_id: op === null ? null : op.id, operator_name: name };
+}
+
+/** A value as D238 writes it into a cell (before RFC 4180 quoting, which the parser undoes). */
+function cellOf(v: unknown): string {
+  if (v === null) return '';
+  if (typeof v === 'string') return /^[=+\-@\t\r]/.test(v) ? `'${v}` : v;
+  return typeof v === 'object' ? JSON.stringify(v) : String(v);
+}
+
+const linkOf = (header: string | null, rel: string): string | undefined => header?.split(', ').map((l) => /^<([^>]*)>; rel="([a-z]+)"$/.exec(l)).find((m) => m?.[2] === rel)?.[1];
+
+describe('Accept (D236)', () => {
+  it('weighs media ranges as RFC 9110 says and keeps D12\'s default', () => {
+    const cases: [string, 'json' | 'jsonapi' | 'geojson' | 'csv' | null][] = [
+      ['', 'json'],
+      ['*/*', 'json'],
+      ['application/json', 'json'],
+      ['application/vnd.api+json', 'jsonapi'],
+      ['application/json, application/vnd.api+json', 'json'],
+      ['application/json;q=0.5, application/vnd.api+json', 'jsonapi'],
+      ['application/vnd.api+json;q=0.9, */*;q=0.1', 'jsonapi'],
+      ['text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', 'json'],
+      ['application/geo+json', 'geojson'],
+      ['application/geo+json;q=0.5, application/json', 'json'],
+      ['text/*', 'csv'],
+      ['text/csv', 'csv'],
+      ['application/*;q=0.2, text/csv;q=0.1', 'json'],
+      ['image/png', 'json'],
+      [';;,/,"', 'json'],
+      [';', 'json'],
+      [',,', 'json'],
+      ['text/csv;q=x', 'json'],
+      ['text/csv;q=2', 'json'],
+      ['/csv, text/, */', 'json'],
+      ['application/vnd.api+json; profile="https://example.com/p"', 'jsonapi'],
+      ['application/vnd.api+json; ext="https://example.com/e"', null],
+      ['application/vnd.api+json; charset=utf-8', null],
+      ['application/vnd.api+json; charset=utf-8, application/vnd.api+json', 'jsonapi'],
+      ['application/vnd.api+json; charset=utf-8, application/json', null],
+    ];
+    for (const [accept, want] of cases) expect(negotiate(accept, ['geojson', 'csv']), accept).toBe(want);
+    // Any header at all gets an answer (the transport negotiates before its error handling).
+    const rnd = mulberry32(236);
+    const alphabet = 'ab/*;,=" qtx.0123+\\';
+    for (let n = 0; n < 20_000; n++) {
+      const h = Array.from({ length: Math.floor(rnd() * 24) }, () => alphabet[Math.floor(rnd() * alphabet.length)]).join('');
+      expect(['json', 'jsonapi', 'geojson', 'csv', null], h).toContain(negotiate(h, n % 2 === 0 ? ['geojson', 'csv'] : undefined));
+    }
+    // Without the route's offers, GeoJSON and CSV are not chosen.
+    expect(negotiate('application/geo+json', undefined)).toBe('json');
+    expect(negotiate('text/csv', [])).toBe('json');
+  });
+});
+
+describe('representations over HTTP (D236–D238)', () => {
+  let srv: TestApp;
+  beforeAll(async () => {
+    srv = await startTestApp({ keys: { all: 'all', costs: 'ReadCosts' }, env: { WORKERS: '1' } });
+  });
+  afterAll(async () => {
+    await srv?.stop();
+  });
+
+  it('answers JSON:API\'s media type when asked: the same document, its own ETag, Vary: Accept', async () => {
+    const plain = await call(srv, 'GET', Q, { key: ALL });
+    const api = await call(srv, 'GET', Q, { key: ALL, headers: API });
+    expect(plain.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(api.headers.get('content-type')).toBe('application/vnd.api+json');
+    expect(api.text).toBe(plain.text);
+    expect(api.headers.get('vary')).toContain('Accept');
+    const etag = api.headers.get('etag')!;
+    expect(etag).not.toBe(plain.headers.get('etag'));
+    expect((await call(srv, 'GET', Q, { key: ALL, headers: { ...API, 'If-None-Match': etag } })).status).toBe(304);
+    // The JSON:API entity tag does not stand for the JSON answer.
+    expect((await call(srv, 'GET', Q, { key: ALL, headers: { 'If-None-Match': etag } })).status).toBe(200);
+    // Errors too; answers that are no JSON:API document stay application/json.
+    const missing = await call(srv, 'GET', '/v1/charging_stations/no-such-station', { key: ALL, headers: API });
+    expect([missing.status, missing.headers.get('content-type')]).toEqual([404, 'application/vnd.api+json']);
+    for (const p of ['/health', '/ready']) expect((await call(srv, 'GET', p, { headers: API })).headers.get('content-type'), p).toBe('application/json; charset=utf-8');
+  });
+
+  it('refuses JSON:API with forbidden parameters: 406 on Accept, 415 on a body, nothing stored', async () => {
+    const r = await call(srv, 'GET', Q, { key: ALL, headers: { Accept: 'application/vnd.api+json; ext="https://example.com/ext"' } });
+    expect(r.status).toBe(406);
+    expect(r.json.errors[0]).toMatchObject({ status: '406', code: 'NOT_ACCEPTABLE' });
+    const profile = await call(srv, 'GET', Q, { key: ALL, headers: { Accept: 'application/vnd.api+json; profile="https://example.com/p"' } });
+    expect([profile.status, profile.headers.get('content-type')]).toEqual([200, 'application/vnd.api+json']);
+    // The probes are not JSON:API documents: no 406 there.
+    expect((await call(srv, 'GET', '/health', { headers: { Accept: 'application/vnd.api+json; charset=utf-8' } })).status).toBe(200);
+
+    const id = 'c7d1e0a2-5b1f-4f3e-9a51-0d2c3b4a5e60';
+    const company = {
+      data: { id, type: 'company', attributes: { name: 'Representations', version: 1, is_cpo: false, is_emp: true, external_source_mapping: {} }, relationships: { supported_emps: { data: [] } } },
+    };
+    const refused = await call(srv, 'PUT', `/v1/companies/${id}`, { key: ALL, body: company, headers: { 'Content-Type': 'application/vnd.api+json; charset=utf-8' } });
+    expect(refused.status).toBe(415);
+    expect((await call(srv, 'GET', `/v1/companies?filter[id]=${id}`, { key: ALL })).json.data).toEqual([]);
+    const ok = await call(srv, 'PUT', `/v1/companies/${id}`, { key: ALL, body: company, headers: { 'Content-Type': 'application/vnd.api+json; profile="https://example.com/p"', ...API } });
+    expect([ok.status, ok.headers.get('content-type')]).toEqual([201, 'application/vnd.api+json']);
+  });
+
+  it('names the snapshot in the single read\'s meta, as in the search pages', async () => {
+    const version = (await call(srv, 'GET', '/health')).json.snapshot.version;
+    const page = await call(srv, 'GET', Q, { key: ALL });
+    expect(page.json.meta.snapshot_version).toBe(version);
+    for (const s of page.json.data.slice(0, 5)) {
+      const one = await call(srv, 'GET', `/v1/charging_stations/${encodeURIComponent(s.id)}`, { key: ALL });
+      expect(one.json.meta).toEqual({ snapshot_version: version });
+    }
+  });
+
+  it('answers station search as GeoJSON: a point feature per station with its attributes and operator, meta and links', async () => {
+    const json = await call(srv, 'GET', Q, { key: ALL });
+    const geo = await call(srv, 'GET', Q, { key: ALL, headers: GEO });
+    expect(geo.status).toBe(200);
+    expect(geo.headers.get('content-type')).toBe('application/geo+json');
+    expect(geo.json.type).toBe('FeatureCollection');
+    expect(json.json.data.length).toBe(25);
+    expect(geo.json.features.map((f: any) => f.id)).toEqual(json.json.data.map((d: any) => d.id));
+    json.json.data.forEach((d: any, k: number) => {
+      const f = geo.json.features[k];
+      expect(f.geometry).toEqual({ type: 'Point', coordinates: [d.attributes.longitude, d.attributes.latitude] });
+      expect(f.properties).toEqual(propertiesOf(d, json.json.included));
+    });
+    expect(json.json.data.some((d: any) => d.relationships.operator.data !== null)).toBe(true);
+    expect(geo.json.meta).toEqual(json.json.meta);
+    expect(geo.json.links).toEqual(json.json.links);
+    expect(geo.headers.get('etag')).not.toBe(json.headers.get('etag'));
+    // An error is a JSON:API document whatever was asked for.
+    const bad = await call(srv, 'GET', '/v1/charging_stations?filter[radius]=x', { key: ALL, headers: GEO });
+    expect([bad.status, bad.headers.get('content-type')]).toEqual([400, 'application/json; charset=utf-8']);
+  });
+
+  it('answers station search as CSV: a header, a row per station, paging in Link and X- headers', async () => {
+    const json = await call(srv, 'GET', Q, { key: ALL });
+    const r = await call(srv, 'GET', Q, { key: ALL, headers: CSV });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toBe('text/csv; charset=utf-8; header=present');
+    expect(r.text.split('\r\n')[0]).toBe(CSV_COLUMNS.join(','));
+    const rows = parse(r.text, { columns: true }) as Record<string, string>[];
+    expect(rows.map((x) => x.id)).toEqual(json.json.data.map((d: any) => d.id));
+    json.json.data.forEach((d: any, k: number) => {
+      const props = propertiesOf(d, json.json.included);
+      for (const c of CSV_COLUMNS) if (c !== 'id') expect(rows[k][c], `${d.id} ${c}`).toBe(cellOf(props[c]));
+    });
+    expect(r.headers.get('x-more-available')).toBe(String(json.json.meta.more_available));
+    expect(r.headers.get('x-snapshot-version')).toBe(json.json.meta.snapshot_version);
+    expect(linkOf(r.headers.get('link'), 'next')).toBe(json.json.links.next);
+    expect(linkOf(r.headers.get('link'), 'self')).toBe(json.json.links.self);
+  });
+
+  it('pages through an export as CSV by its Link headers, every station once', async () => {
+    let url: string | undefined = '/v1/charging_stations?export=true&page[size]=1000';
+    const ids: string[] = [];
+    let pages = 0;
+    while (url !== undefined && pages < 20) {
+      const r = await call(srv, 'GET', url, { key: ALL, headers: CSV });
+      expect(r.status).toBe(200);
+      ids.push(...(parse(r.text, { columns: true }) as { id: string }[]).map((x) => x.id));
+      url = linkOf(r.headers.get('link'), 'next');
+      expect(r.headers.get('x-more-available')).toBe(String(url !== undefined));
+      pages++;
+    }
+    expect(pages).toBeGreaterThan(1);
+    expect(new Set(ids).size).toBe(ids.length);
+    const whole = await call(srv, 'GET', `/v1/charging_stations?export=true&page[size]=1000&page[number]=${pages + 1}`, { key: ALL });
+    expect(whole.json.data).toEqual([]);
+  });
+
+  it('answers the area and route price searches as GeoJSON: the previews with their stations\' properties', async () => {
+    const tariffs = (await call(srv, 'GET', '/v1/tariffs', { key: ALL })).json.data.map((t: { id: string }) => t.id).slice(0, 50);
+    const vehicle = (await call(srv, 'GET', '/v2/vehicles', { key: ALL })).json.data[0].id;
+    const body = (type: string, attributes: Record<string, unknown>) => ({
+      data: { type, attributes: { battery_range: [10, 80], ...attributes }, relationships: { tariffs: { data: tariffs.map((id: string) => ({ type: 'tariff', id })) }, vehicle: { data: { type: 'car', id: vehicle } } } },
+    });
+    const requests: [string, object][] = [
+      ['/v1/charge_prices/area', body('area_price_preview_request', { latitude: 48.8566, longitude: 2.3522, radius: 3000, limit: 20 })],
+      ['/v1/charge_prices/route', body('route_price_preview_request', { route: { coordinates: [[2.3522, 48.8566], [2.2945, 48.8584]] }, limit: 20 })],
+    ];
+    for (const [p, b] of requests) {
+      const json = await call(srv, 'POST', p, { key: COSTS, body: b });
+      const geo = await call(srv, 'POST', p, { key: COSTS, body: b, headers: GEO });
+      expect(geo.status, p).toBe(200);
+      expect(geo.headers.get('content-type')).toBe('application/geo+json');
+      expect(json.json.data.length, p).toBeGreaterThan(0);
+      expect(geo.json.features.map((f: any) => f.id)).toEqual(json.json.data.map((d: any) => d.id));
+      json.json.data.forEach((d: any, k: number) => {
+        const station = json.json.included.find((s: any) => s.type === 'charging_station' && s.id === d.id);
+        expect(geo.json.features[k].properties).toEqual({ ...propertiesOf(station, json.json.included), ...d.attributes });
+        expect(geo.json.features[k].geometry.coordinates).toEqual([station.attributes.longitude, station.attributes.latitude]);
+      });
+      expect(geo.json.meta).toEqual(json.json.meta);
+      // CSV is not offered here: the default answers.
+      const csv = await call(srv, 'POST', p, { key: COSTS, body: b, headers: CSV });
+      expect(csv.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    }
+  });
+
+  it('describes each representation in /openapi.json', async () => {
+    const doc = (await call(srv, 'GET', '/openapi.json')).json;
+    const search = doc.paths['/v1/charging_stations'].get;
+    expect(Object.keys(search.responses['200'].content)).toEqual(['application/json', 'application/vnd.api+json', 'application/geo+json', 'text/csv']);
+    expect(search.responses['200'].headers.Link).toBeDefined();
+    expect(search.parameters.find((p: any) => p.in === 'header' && p.name === 'Accept').description).toContain('text/csv');
+    for (const p of ['/v1/charge_prices/area', '/v1/charge_prices/route']) expect(Object.keys(doc.paths[p].post.responses['200'].content)).toContain('application/geo+json');
+    expect(doc.paths['/v1/charging_stations/{id}'].get.responses['406']).toEqual({ $ref: '#/components/responses/E406' });
+    expect(doc.paths['/health'].get.responses['406']).toBeUndefined();
+  });
+});
