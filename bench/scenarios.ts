@@ -2,7 +2,8 @@
  * The HTTP benchmark scenarios of the suite (bench/http.ts), on any snapshot:
  *
  * - GET /health;
- * - radius search 5 km and bbox search around Paris centre, page 400 (the stations scenarios);
+ * - radius search 5 km and bbox search around Paris centre, page 400 (the stations scenarios),
+ *   the radius page also as GeoJSON and CSV (D237, D238);
  * - station read (the busiest operator's largest station);
  * - charge prices at a busy station with ≥ `tariffs` candidates (the default catalog plus seeded
  *   generated tariffs of the station's operator), the same with 5 listed tariffs (include=filter),
@@ -341,6 +342,9 @@ export function stationScenarios(): Scenario[] {
     { name: 'GET /health', method: 'GET', path: '/health', peer: status200 },
     radiusScenario(),
     radiusScenario(5000, 50),
+    // D237, D238: the same page as GeoJSON and as CSV (against bare uWS serving those bytes).
+    { ...radiusScenario(), name: 'radius 5 km Paris centre, page 400, as GeoJSON', headers: { Accept: 'application/geo+json' }, peer: undefined },
+    { ...radiusScenario(), name: 'radius 5 km Paris centre, page 400, as CSV', headers: { Accept: 'text/csv' }, peer: undefined },
     {
       name: 'bbox Paris, page 400',
       method: 'GET',

@@ -3,7 +3,7 @@
  * 400, on the default snapshot and (when present) the synthetic 1 M snapshot. Each index query runs
  * beside a naive full scan answering the same query in the same run, and the page body built from
  * cached fragments beside JSON.stringify of the same page; the page as GeoJSON (D237) beside its
- * parse-and-map twin and beside the JSON page, and as CSV (D238) beside the JSON page.
+ * parse-and-map twin and beside the JSON page, and as CSV (D238) beside its twin and the JSON page.
  *
  *   npm run bench:stations [-- --quick | --check] [--snapshot <file>] [--synthetic <file>]
  *
@@ -21,6 +21,7 @@ import { StationIndex } from '../src/domain/stations/index.js';
 import { haversineMeters } from '../src/domain/stations/geo.js';
 import { StationPageWriter } from '../src/api/station-page.js';
 import { csvOfFeatures, FeatureWriter, featuresFromPage } from '../src/api/station-features.js';
+import { CsvWriter } from '../src/api/station-csv.js';
 import { Snapshot } from '../src/storage/snapshot.js';
 
 const ROOT = (() => {
@@ -147,7 +148,12 @@ async function benchSnapshot(file: string, label: string, quick: boolean): Promi
   const geoBytes = features.collection(featureInput).length;
   await add(`GeoJSON body (${geoBytes} B)`, 'features from fragments', () => features.collection(featureInput), 'parse JSON page + map + stringify', twin, r1.length);
   await add(`GeoJSON body (${geoBytes} B)`, 'features from fragments', () => features.collection(featureInput), 'the JSON page (joined fragments)', () => writer.page(pageInput), r1.length);
-  await add('CSV body', 'features → CSV rows', () => csvOfFeatures(features.collection(featureInput)), 'the JSON page (joined fragments)', () => writer.page(pageInput), r1.length);
+  const csv = new CsvWriter();
+  const csvTwin = () => csvOfFeatures(features.collection(featureInput));
+  if (csv.write(features.collection(featureInput)).toString('utf8') !== csvTwin()) throw new Error(`${label}: CSV writer and its twin disagree`);
+  const csvBytes = csv.write(features.collection(featureInput)).length;
+  await add(`CSV body (${csvBytes} B)`, 'features → CSV bytes', () => csv.write(features.collection(featureInput)), 'features parsed → csvRow', csvTwin, r1.length);
+  await add(`CSV body (${csvBytes} B)`, 'features → CSV bytes', () => csv.write(features.collection(featureInput)), 'the JSON page (joined fragments)', () => writer.page(pageInput), r1.length);
   return rows;
 }
 

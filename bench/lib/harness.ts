@@ -324,11 +324,12 @@ export const medianMeasure = (ms: Measure[]): Measure => ({
     : {}),
 });
 
-/** One request; the answer's status and body. */
-export async function request(port: number, sc: Pick<Scenario, 'method' | 'path' | 'body'>): Promise<{ status: number; body: string }> {
+/** One request; the answer's status and body (in the representation the scenario's `Accept` asks for, D236–D238). */
+export async function request(port: number, sc: Pick<Scenario, 'method' | 'path' | 'body' | 'headers'>): Promise<{ status: number; body: string }> {
+  const accept = sc.headers?.Accept;
   const r = await fetch(`http://127.0.0.1:${port}${sc.path}`, {
     method: sc.method,
-    headers: { 'Api-Key': BENCH_KEY, 'Content-Type': 'application/json' },
+    headers: { 'Api-Key': BENCH_KEY, 'Content-Type': 'application/json', ...(accept === undefined ? {} : { Accept: accept }) },
     body: sc.body === undefined ? undefined : JSON.stringify(sc.body),
   });
   return { status: r.status, body: await r.text() };

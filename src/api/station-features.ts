@@ -34,10 +34,10 @@ export interface FeaturesInput {
   members: string;
 }
 
-/** The list-shape attributes of D28 in their order, then the operator: the CSV columns of D238. */
+/** The list-shape attributes of D28 in the order the JSON answers have them, then the operator: the CSV columns of D238. */
 export const CSV_COLUMNS = [
-  'id', 'name', 'latitude', 'longitude', 'country', 'address', 'free_parking', 'free_charging', 'evse_ids', 'charge_points', 'facilities',
-  'parking_type', 'version', 'source_label', 'evse_operator', 'created_at', 'updated_at', 'operator_id', 'operator_name',
+  'id', 'name', 'latitude', 'longitude', 'country', 'address', 'free_parking', 'free_charging', 'evse_operator', 'evse_ids', 'charge_points',
+  'facilities', 'parking_type', 'created_at', 'updated_at', 'version', 'source_label', 'operator_id', 'operator_name',
 ] as const;
 
 export class FeatureWriter extends StationBytesWriter {

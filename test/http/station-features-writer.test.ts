@@ -13,6 +13,7 @@ import type { CompanyRegistry } from '../../src/domain/companies/registry.js';
 import { StationIndex } from '../../src/domain/stations/index.js';
 import { StationListAttributes } from '../../src/api/schemas/stations.js';
 import { csvCell, csvRow } from '../../src/domain/csv.js';
+import { CsvWriter } from '../../src/api/station-csv.js';
 import { FakeCompanies } from '../helpers/fake-companies.js';
 import { Snapshot } from '../../src/storage/snapshot.js';
 import { fixtureSnapshot } from './stations.fixture.js';
@@ -78,8 +79,11 @@ describe('FeatureWriter (D237)', () => {
 });
 
 describe('CSV (D238)', () => {
-  it('has a column for id, every list-shape attribute in order, and the operator', () => {
-    expect(CSV_COLUMNS).toEqual(['id', ...Object.keys(StationListAttributes.properties), 'operator_id', 'operator_name']);
+  it('has a column for id, every list-shape attribute in the order of the JSON answers, and the operator', () => {
+    expect([...CSV_COLUMNS].sort()).toEqual(['id', ...Object.keys(StationListAttributes.properties), 'operator_id', 'operator_name'].sort());
+    const reg = new FakeCompanies(new Map()) as unknown as CompanyRegistry;
+    const page = JSON.parse(new StationPageWriter(index, reg, [], 'v').page({ indices: [0, 7], moreAvailable: false, availability: null, companyFields: undefined, supportedEmpsFilter: undefined }).toString());
+    for (const s of page.data) expect(['id', ...Object.keys(s.attributes), 'operator_id', 'operator_name']).toEqual([...CSV_COLUMNS]);
   });
 
   it('writes a header and a row per feature with CRLF line ends', () => {
@@ -89,6 +93,40 @@ describe('CSV (D238)', () => {
     expect(lines[0]).toBe(CSV_COLUMNS.join(','));
     expect(lines.at(-1)).toBe('');
     expect(csv.match(/\r\n/g)!.length).toBeGreaterThanOrEqual(5);
+  });
+
+  it('the byte writer matches the parse-and-map twin for every station, with availability', () => {
+    const reg = new FakeCompanies(new Map(snap.operators().map((o) => [o.id, { id: o.id, name: o.name }]))) as unknown as CompanyRegistry;
+    const features = new FeatureWriter(index, reg);
+    const csv = new CsvWriter();
+    for (const availability of [null, someAvailability]) {
+      for (let from = 0; from < index.size; from += 97) {
+        const indices = Array.from({ length: Math.min(97, index.size - from) }, (_v, k) => from + k);
+        const collection = features.collection({ indices, availability, members: ',"meta":{"more_available":false},"links":{"self":"/x?a=1,2"}' });
+        const want = csvOfFeatures(collection);
+        const got = csv.write(collection).toString('utf8');
+        if (got !== want) expect(got).toBe(want);
+      }
+    }
+  });
+
+  it('the byte writer matches the twin on escapes, commas, quotes, formulas and odd values', () => {
+    const odd = ['=SUM(A1)', '+49 30', '-x', '@home', '\tTab', 'a,b', 'say "hi"', 'line\nbreak', 'é, ü', '', "'quoted'", 'back\\slash', '日本'];
+    const feature = (k: number) => ({
+      type: 'Feature',
+      id: `s-${odd[k % odd.length]}`,
+      geometry: { type: 'Point', coordinates: [-0.5, 1e-7] },
+      properties: Object.fromEntries(
+        CSV_COLUMNS.filter((c) => c !== 'id').map((c, n) => [
+          c,
+          n % 5 === 0 ? odd[(k + n) % odd.length] : n % 5 === 1 ? [odd[k % odd.length], { a: 'x,"y"' }] : n % 5 === 2 ? null : n % 5 === 3 ? -k * 1.25 : k % 2 === 0,
+        ]),
+      ),
+    });
+    const doc = { type: 'FeatureCollection', features: Array.from({ length: 40 }, (_v, k) => feature(k)), meta: { a: [1, 2] } };
+    const bytes = Buffer.from(JSON.stringify(doc));
+    expect(new CsvWriter().write(bytes).toString('utf8')).toBe(csvOfFeatures(bytes));
+    expect(new CsvWriter().write(Buffer.from('{"type":"FeatureCollection","features":[]}')).toString()).toBe(`${CSV_COLUMNS.join(',')}\r\n`);
   });
 
   it('quotes, doubles quotes, writes lists as JSON, and defuses formulas', () => {

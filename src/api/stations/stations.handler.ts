@@ -3,7 +3,8 @@
  * D30, D22, D3). Both answered on the main thread from the in-memory station index.
  */
 import { linksMember, pageLinks, type PageLinks } from '../jsonapi/links.js';
-import { csvOfFeatures, FeatureWriter } from '../station-features.js';
+import { FeatureWriter } from '../station-features.js';
+import { CsvWriter } from '../station-csv.js';
 import { stationAnswer } from '../cache.js';
 import { GROUP_BIT } from '../../auth/groups.js';
 import { pickLanguage } from '../../domain/language.js';
@@ -24,6 +25,7 @@ export function stationsRoutes(ctx: AppContext, availability: AvailabilityView):
   const singleWriter = new SingleStationWriter(index, ctx.companies, ctx.snapshot.meta.snapshotVersion);
   const empMasks = new EmpOperatorMasks(index, ctx.companies);
   const features = new FeatureWriter(index, ctx.companies);
+  const csv = new CsvWriter();
   const snapshotVersion = ctx.snapshot.meta.snapshotVersion;
   const metaRest = `"disabled_ext_b_countries":${JSON.stringify(ctx.config.disabledExtBCountries)},"snapshot_version":${JSON.stringify(snapshotVersion)}}`;
 
@@ -52,7 +54,7 @@ export function stationsRoutes(ctx: AppContext, availability: AvailabilityView):
     if (format === 'geojson') return { status: 200, body, headers: { 'Content-Type': CONTENT_TYPE.geojson } };
     const link = Object.entries(links).map(([rel, url]) => `<${url}>; rel="${rel}"`).join(', ');
     const headers = { 'Content-Type': CONTENT_TYPE.csv, Link: link, 'X-More-Available': String(more), 'X-Snapshot-Version': snapshotVersion };
-    return { status: 200, body: csvOfFeatures(body), headers };
+    return { status: 200, body: csv.write(body), headers };
   };
 
   const single = (req: ApiRequest): ApiResponse => {
