@@ -116,10 +116,12 @@ export interface RouteDef {
    */
   readonly admission?: 'probe' | 'ops' | 'cost';
   /**
-   * The JSON answer is not a JSON:API document (the probes, TileJSON): sent as `application/json`
-   * whatever `Accept` says (D236), as are the answers of OCPI (`bareBody`) and account routes (`clientErrors`).
+   * The answer is not a JSON:API document (the probes, TileJSON, vector tiles, /metrics, the API
+   * description and its page, the map page): sent in its own media type whatever `Accept` says, and
+   * its errors as `application/json` (D236), as are the answers of OCPI (`bareBody`) and account
+   * routes (`clientErrors`).
    */
-  readonly plainJson?: boolean;
+  readonly notJsonApi?: boolean;
   /** Representations besides JSON the handler writes when `Accept` prefers them (D237, D238). */
   readonly formats?: readonly ('geojson' | 'csv')[];
   readonly handler: Handler;

@@ -89,6 +89,8 @@ export class Exchange {
   /** `Accept` as received, and the representation chosen by it (null: 406, D236). */
   accept = '';
   format: Format | null = 'json';
+  /** The answer depends on `Accept` (false for routes whose answers are no JSON:API documents). */
+  negotiated = true;
   /** The request's trace while tracing is on (D229), else null. */
   trace: RequestTrace | null = null;
   readonly head: boolean;

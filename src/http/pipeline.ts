@@ -215,8 +215,10 @@ export class Pipeline {
     ex.params = m.params;
     ex.cls = classOf(m.route);
     const r = m.route;
-    if (r.plainJson === true || r.bareBody === true || r.clientErrors === true) ex.format = 'json';
-    else if (r.formats !== undefined) ex.format = negotiate(ex.accept, r.formats);
+    if (r.notJsonApi === true || r.bareBody === true || r.clientErrors === true) {
+      ex.format = 'json';
+      ex.negotiated = false;
+    } else if (r.formats !== undefined) ex.format = negotiate(ex.accept, r.formats);
     // D236: JSON:API asked for only with a parameter it forbids.
     if (ex.format === null) throw new ApiError('NOT_ACCEPTABLE', 'Accept names application/vnd.api+json only with media type parameters other than profile');
     return true;

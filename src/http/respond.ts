@@ -45,15 +45,20 @@ export interface ResponderOptions {
 
 export class Responder {
   private readonly cacheControl: string;
-  /** `Vary` of answers with a body: they differ by encoding (compression on), origin (a list) and `Accept` (D236). */
-  private readonly vary: string;
+  /**
+   * `Vary` of answers with a body: they differ by encoding (compression on) and origin (a list);
+   * by `Accept` where the representation is negotiated (D236), by `Accept-Language` where the
+   * ETag names the language (D95). Indexed by those two bits.
+   */
+  private readonly vary: readonly string[];
   /** Refused requests waiting for their answer to be due (D106), oldest first. */
   private held: Exchange[] = [];
   private heldTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly o: ResponderOptions) {
     this.cacheControl = o.cacheMaxAgeS > 0 ? `private, max-age=${o.cacheMaxAgeS}` : 'no-cache';
-    this.vary = [o.varyOrigin ? 'Origin' : '', o.compression ? 'Accept-Encoding' : '', 'Accept'].filter((v) => v.length > 0).join(', ');
+    const base = [o.varyOrigin ? 'Origin' : '', o.compression ? 'Accept-Encoding' : ''];
+    this.vary = [0, 1, 2, 3].map((bits) => [...base, bits & 1 ? 'Accept' : '', bits & 2 ? 'Accept-Language' : ''].filter((v) => v.length > 0).join(', '));
   }
 
   /** Ends an exchange whose socket went away: its answer, if any comes, is dropped. */
@@ -146,18 +151,20 @@ export class Responder {
         res.writeHeader('RateLimit-Policy', ex.rateLimitPolicy!);
         res.writeHeader('RateLimit', ex.rateLimit);
       }
-      if (ex.etag !== null && (r.status === 200 || r.status === 304)) {
-        res.writeHeader('ETag', ex.etag);
+      const tagged = ex.etag !== null && (r.status === 200 || r.status === 304);
+      if (tagged) {
+        res.writeHeader('ETag', ex.etag!);
         res.writeHeader('Cache-Control', this.cacheControl);
       }
+      const vary = this.vary[(ex.negotiated ? 1 : 0) | (tagged ? 2 : 0)];
       if (body === undefined) {
-        if (r.status === 304 && this.vary.length > 0) res.writeHeader('Vary', this.vary);
+        if (r.status === 304 && vary.length > 0) res.writeHeader('Vary', vary);
         // 204/304: no Content-Length at all (endWithoutBody with no arguments reports none).
         if (closeConnection) res.writeHeader('Connection', 'close');
         res.endWithoutBody();
         return;
       }
-      if (this.vary.length > 0) res.writeHeader('Vary', this.vary);
+      if (vary.length > 0) res.writeHeader('Vary', vary);
       if (enc !== null) res.writeHeader('Content-Encoding', enc);
       // JSON unless the handler said otherwise (GET /metrics, GeoJSON, CSV), as JSON:API's type when asked for (D236).
       if (r.headers?.['Content-Type'] === undefined) res.writeHeader('Content-Type', ex.format === 'jsonapi' ? CONTENT_TYPE.jsonapi : CONTENT_TYPE.json);

@@ -154,7 +154,8 @@ export class Contract {
     const known = this.nodes.get(ptr);
     if (known !== undefined) return known;
     let node: any = this.doc;
-    for (const part of ptr.split('/').slice(1)) node = node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+    // A $ref's pointer is percent-encoded as a URI fragment (RFC 6901 §6); pointers built here are not (decoding is a no-op).
+    for (const part of ptr.split('/').slice(1)) node = node?.[decodeURIComponent(part).replace(/~1/g, '/').replace(/~0/g, '~')];
     if (node === undefined) throw new Error(`no ${ptr} in the document`);
     this.nodes.set(ptr, node as Json);
     return node as Json;

@@ -108,7 +108,7 @@ describe('browser clients: CORS, compression, conditional requests, HEAD', () =>
       expect(r.headers['access-control-allow-methods'], p).toBe(methods);
       expect(r.headers.allow, p).toBe(methods);
       const allowed = r.headers['access-control-allow-headers']!.split(', ').map((h) => h.toLowerCase());
-      for (const h of ['api-key', 'content-type', 'accept-language', 'authorization', 'crm-device-id', 'x-request-id', 'if-none-match']) expect(allowed, p).toContain(h);
+      for (const h of ['api-key', 'content-type', 'accept', 'accept-language', 'authorization', 'crm-device-id', 'x-request-id', 'if-none-match']) expect(allowed, p).toContain(h);
       expect(Number(r.headers['access-control-max-age'])).toBeGreaterThan(0);
     }
     // D93: the browser then sends the request and shows its 404, not a network error.
@@ -138,7 +138,8 @@ describe('browser clients: CORS, compression, conditional requests, HEAD', () =>
       expect(r.status, `${m} ${p}`).toBe(status);
       expect(r.headers['access-control-allow-origin']).toBe('*');
       expect(r.headers['access-control-expose-headers']).toBe('X-Request-Id, Retry-After, ETag, RateLimit, RateLimit-Policy, Link, X-More-Available, X-Snapshot-Version');
-      expect(r.headers.vary).toBe('Accept-Encoding, Accept');
+      // Answers with an ETag vary by language too: the tag names it (D95, D236).
+      expect(r.headers.vary).toBe(r.headers.etag === undefined ? 'Accept-Encoding, Accept' : 'Accept-Encoding, Accept, Accept-Language');
     }
   });
 
@@ -187,7 +188,7 @@ describe('browser clients: CORS, compression, conditional requests, HEAD', () =>
       ] as const) {
         const r = await raw(srv, m, p, { 'Api-Key': ALL, 'Accept-Encoding': ae }, b);
         expect(r.status).toBe(200);
-        expect(r.headers.vary).toBe('Accept-Encoding, Accept');
+        expect(r.headers.vary).toBe(r.headers.etag === undefined ? 'Accept-Encoding, Accept' : 'Accept-Encoding, Accept, Accept-Language');
         expect(Number(r.headers['content-length'])).toBe(r.body.length);
         if (id.body.length < 1024) {
           expect(r.headers['content-encoding'], `${p} is below COMPRESS_MIN_BYTES`).toBeUndefined();
@@ -303,7 +304,7 @@ describe('CORS_ORIGINS, COMPRESSION, CACHE_MAX_AGE_S', () => {
     try {
       const ok = await raw(srv, 'GET', STATIONS, { 'Api-Key': READER, Origin: 'https://b.example:8443' });
       expect(ok.headers['access-control-allow-origin']).toBe('https://b.example:8443');
-      expect(ok.headers.vary).toBe('Origin, Accept-Encoding, Accept');
+      expect(ok.headers.vary).toBe('Origin, Accept-Encoding, Accept, Accept-Language');
       expect(ok.headers['cache-control']).toBe('no-cache');
       const other = await raw(srv, 'GET', STATIONS, { 'Api-Key': READER, Origin: 'https://evil.example' });
       expect(other.status).toBe(200);
@@ -329,7 +330,7 @@ describe('CORS_ORIGINS, COMPRESSION, CACHE_MAX_AGE_S', () => {
       expect(r.headers['access-control-allow-origin']).toBeUndefined();
       expect(r.headers['content-encoding']).toBeUndefined();
       // Only the representation (D236) varies: no encoding, no origin list.
-      expect(r.headers.vary).toBe('Accept');
+      expect(r.headers.vary).toBe('Accept, Accept-Language');
       const pre = await raw(srv, 'OPTIONS', STATIONS, { Origin: ORIGIN });
       expect(pre.status).toBe(204);
       expect(pre.headers.allow).toBe('GET, HEAD, OPTIONS');

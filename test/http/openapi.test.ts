@@ -160,9 +160,10 @@ describe('OpenAPI description and docs page', () => {
     expect(Object.keys(doc.components.responses.C503.headers)).toEqual(['X-Request-Id', 'Retry-After']);
     // Catalog reads can meet an unreachable shared live store (D152), and every route but the
     // probes can be refused for load (D176); /health never answers 503.
-    for (const p of ['/v1/companies', '/v1/tariffs', '/v2/tariffs', '/v1/charging_stations', '/metrics']) expect(doc.paths[p].get.responses['503'], p).toEqual({ $ref: '#/components/responses/E503' });
+    for (const p of ['/v1/companies', '/v1/tariffs', '/v2/tariffs', '/v1/charging_stations']) expect(doc.paths[p].get.responses['503'], p).toEqual({ $ref: '#/components/responses/E503' });
     expect(doc.paths['/health'].get.responses['503']).toBeUndefined();
-    expect(doc.paths['/ready'].get.responses['503']).toEqual({ $ref: '#/components/responses/E503' });
+    // Routes whose answers are no JSON:API documents answer errors as application/json only (D236).
+    for (const p of ['/ready', '/metrics']) expect(doc.paths[p].get.responses['503'], p).toEqual({ $ref: '#/components/responses/J503' });
   });
 
   it('serves the docs page and its self-hosted files; unknown files are 404', async () => {

@@ -32,7 +32,15 @@ function cellOf(v: unknown): string {
   return typeof v === 'object' ? JSON.stringify(v) : String(v);
 }
 
-const linkOf = (header: string | null, rel: string): string | undefined => header?.split(', ').map((l) => /^<([^>]*)>; rel="([a-z]+)"$/.exec(l)).find((m) => m?.[2] === rel)?.[1];
+/** The URL of `rel` in a Link header (RFC 8288), with the brackets and commas the JSON links leave readable decoded. */
+const linkOf = (header: string | null, rel: string): string | undefined =>
+  header
+    ?.split(', ')
+    .map((l) => /^<([^<>\s,[\]]*)>; rel="([a-z]+)"$/.exec(l))
+    .find((m) => m?.[2] === rel)?.[1]
+    .replace(/%5B/g, '[')
+    .replace(/%5D/g, ']')
+    .replace(/%2C/g, ',');
 
 describe('Accept (D236)', () => {
   it('weighs media ranges as RFC 9110 says and keeps D12\'s default', () => {
@@ -226,7 +234,23 @@ describe('representations over HTTP (D236–D238)', () => {
     const search = doc.paths['/v1/charging_stations'].get;
     expect(Object.keys(search.responses['200'].content)).toEqual(['application/json', 'application/vnd.api+json', 'application/geo+json', 'text/csv']);
     expect(search.responses['200'].headers.Link).toBeDefined();
-    expect(search.parameters.find((p: any) => p.in === 'header' && p.name === 'Accept').description).toContain('text/csv');
+    expect(search.description).toContain('`text/csv` (D238)');
+    expect(doc.paths['/health'].get.description).not.toContain('Representations');
+    // OpenAPI ignores a header parameter named Accept: the representations are in `content` and the description.
+    expect(JSON.stringify(doc.paths)).not.toContain('"name":"Accept"');
+    // Every $ref is a URI fragment (`{` `}` percent-encoded, RFC 6901 §6) that resolves in the document.
+    const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"([^"]*)"/g)].map((m) => m[1]);
+    expect(refs.some((r) => r.startsWith('#/paths/'))).toBe(true);
+    for (const ref of new Set(refs)) {
+      expect(ref, ref).toMatch(/^#(\/[A-Za-z0-9._~%!$&'()*+,;=:@-]*)*$/);
+      let node: any = doc;
+      for (const part of ref.slice(2).split('/')) node = node?.[decodeURIComponent(part).replace(/~1/g, '/').replace(/~0/g, '~')];
+      expect(node, ref).toBeDefined();
+    }
+    // Errors of routes that answer no JSON:API document are JSON only.
+    expect(doc.paths['/ready'].get.responses['503']).toEqual({ $ref: '#/components/responses/J503' });
+    expect(Object.keys(doc.components.responses.E400.content)).toEqual(['application/json', 'application/vnd.api+json']);
+    expect(Object.keys(doc.components.responses.J400.content)).toEqual(['application/json']);
     for (const p of ['/v1/charge_prices/area', '/v1/charge_prices/route']) expect(Object.keys(doc.paths[p].post.responses['200'].content)).toContain('application/geo+json');
     expect(doc.paths['/v1/charging_stations/{id}'].get.responses['406']).toEqual({ $ref: '#/components/responses/E406' });
     expect(doc.paths['/health'].get.responses['406']).toBeUndefined();

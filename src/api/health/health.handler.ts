@@ -12,7 +12,7 @@ export function healthRoutes(ctx: AppContext): RouteDef[] {
       method: 'GET',
       path: '/health',
       admission: 'probe',
-      plainJson: true,
+      notJsonApi: true,
       groups: null,
       body: false,
       handler: () =>
@@ -26,7 +26,7 @@ export function healthRoutes(ctx: AppContext): RouteDef[] {
       method: 'GET',
       path: '/ready',
       admission: 'probe',
-      plainJson: true,
+      notJsonApi: true,
       groups: null,
       body: false,
       handler: () => ready(ctx),

@@ -32,6 +32,7 @@ export function metricsRoutes(ctx: AppContext): RouteDef[] {
       groups: ctx.config.metricsKeyRequired ? ['ReadMetrics'] : null,
       keyAsBearer: true,
       body: false,
+      notJsonApi: true,
       handler: async () => ({ status: 200, body: await exposition(), headers: { 'Content-Type': m.contentType } }),
     },
   ];

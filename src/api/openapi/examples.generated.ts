@@ -8,8 +8,8 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
         "type": "company",
         "attributes": {
           "name": "Example Mobility",
-          "created_at": 1795764715397,
-          "updated_at": 1795764715397,
+          "created_at": 1795767806485,
+          "updated_at": 1795767806485,
           "version": 1,
           "url": null,
           "is_cpo": false,
@@ -45,8 +45,8 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
         "type": "tariff",
         "attributes": {
           "name": "Example Flex",
-          "created_at": 1795764715448,
-          "updated_at": 1795764715448,
+          "created_at": 1795767806588,
+          "updated_at": 1795767806588,
           "version": 1,
           "monthly_min_sales": 0,
           "monthly_fee": 0,
@@ -129,7 +129,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "allow_unbalanced_load": false,
           "include_direct_payment": false,
           "charge_points_power_lte": null,
-          "expires_at": "2026-12-04T07:31:55.461Z"
+          "expires_at": "2026-12-04T08:23:26.628Z"
         },
         "relationships": {
           "tariffs": {
@@ -163,7 +163,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
         "built_at": "2022-12-05T00:00:00.000Z",
         "rates_date": "2024-12-31"
       },
-      "uptime_seconds": 0.67
+      "uptime_seconds": 0.78
     }
   },
   "GET /ready": {
@@ -194,7 +194,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
   },
   "GET /metrics": {
     "status": 200,
-    "body": "# HELP process_cpu_user_seconds_total Total user CPU time spent in seconds.\n# TYPE process_cpu_user_seconds_total counter\nprocess_cpu_user_seconds_total 0.428319\n\n# HELP process_cpu_system_seconds_total Total system CPU time spent in seconds.\n# TYPE process_cpu_system_seconds_total counter\nprocess_cpu_system_seconds_total 0.060893\n\n# HELP process_cpu_seconds_total Total user and system CPU time spent in seconds.\n# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total 0.489212\n\n# HELP process_start_time_seconds Start time of the process since unix epoch in seconds.\n# TYPE process_sta…"
+    "body": "# HELP process_cpu_user_seconds_total Total user CPU time spent in seconds.\n# TYPE process_cpu_user_seconds_total counter\nprocess_cpu_user_seconds_total 0.489196\n\n# HELP process_cpu_system_seconds_total Total system CPU time spent in seconds.\n# TYPE process_cpu_system_seconds_total counter\nprocess_cpu_system_seconds_total 0.111781\n\n# HELP process_cpu_seconds_total Total user and system CPU time spent in seconds.\n# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total 0.600977\n\n# HELP process_start_time_seconds Start time of the process since unix epoch in seconds.\n# TYPE process_sta…"
   },
   "GET /openapi.json": {
     "status": 200,
@@ -512,7 +512,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "allow_unbalanced_load": false,
           "include_direct_payment": false,
           "charge_points_power_lte": null,
-          "expires_at": "2026-12-04T07:31:55.461Z"
+          "expires_at": "2026-12-04T08:23:26.628Z"
         },
         "relationships": {
           "tariffs": {
@@ -1230,7 +1230,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "type": "station_tariff_details",
           "attributes": {
             "country": "FR",
-            "updated_at": 1795764714817,
+            "updated_at": 1795767805887,
             "is_roaming": true,
             "tariff_level": "country",
             "restricted_segments": [
@@ -1306,7 +1306,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "type": "station_tariff_details",
           "attributes": {
             "country": "FR",
-            "updated_at": 1795764714817,
+            "updated_at": 1795767805887,
             "is_roaming": true,
             "tariff_level": "country",
             "restricted_segments": [
@@ -1457,8 +1457,8 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "type": "tariff",
           "attributes": {
             "name": "Currago Roam Flex",
-            "created_at": 1795764714817,
-            "updated_at": 1795764714817,
+            "created_at": 1795767805887,
+            "updated_at": 1795767805887,
             "version": 1,
             "monthly_min_sales": 0,
             "monthly_fee": 0,
@@ -1593,8 +1593,8 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "type": "company",
           "attributes": {
             "name": "TOTALENERGIES",
-            "created_at": 1795764714801,
-            "updated_at": 1795764714801,
+            "created_at": 1795767805873,
+            "updated_at": 1795767805873,
             "version": 1,
             "url": null,
             "is_cpo": true,
@@ -1858,7 +1858,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
       "data": null,
       "status_code": 1000,
       "status_message": "Success",
-      "timestamp": "2026-11-27T07:31:55.946Z"
+      "timestamp": "2026-11-27T08:23:27.174Z"
     }
   },
   "PATCH /ocpi/2.2.1/locations/:country_code/:party_id/:location_id/:evse_uid": {
@@ -1867,7 +1867,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
       "data": null,
       "status_code": 1000,
       "status_message": "Success",
-      "timestamp": "2026-11-27T07:31:55.946Z"
+      "timestamp": "2026-11-27T08:23:27.174Z"
     }
   },
   "GET /account/reset": {
@@ -1887,11 +1887,11 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
         "attributes": {
           "version": "dcc173061041ab8a",
           "built_at": "2022-12-05T00:00:00.000Z",
-          "file": "/tmp/cps-openapi-382Wo2/sample.sqlite",
+          "file": "/tmp/cps-openapi-w7pJdE/sample.sqlite",
           "stations": 1941,
           "generation": 1,
-          "load_ms": 41,
-          "swap_ms": 23.7
+          "load_ms": 57,
+          "swap_ms": 55.19
         }
       }
     }

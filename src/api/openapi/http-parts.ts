@@ -14,7 +14,10 @@ export const HEADERS: Record<string, object> = {
   'X-Request-Id': { description: 'The request\'s id: the one sent in `X-Request-Id` when well-formed, else a new one; on every answer', schema: text },
   ETag: { description: 'Entity tag of a cacheable answer (D95): send it in `If-None-Match` to get 304 while nothing changed', schema: text },
   'Cache-Control': { description: '`CACHE_CONTROL` (default `no-cache`: revalidate with If-None-Match)', schema: text },
-  Vary: { description: 'What the answer varies with: `Accept` (D236), `Accept-Encoding` while compression is on, and `Origin` for a list of CORS origins', schema: text },
+  Vary: {
+    description: 'What the answer varies with: `Accept` where the representation is negotiated (D236), `Accept-Language` (the ETag names it, D95), `Accept-Encoding` while compression is on, and `Origin` for a list of CORS origins',
+    schema: text,
+  },
   'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'integer', minimum: 1 } },
   'RateLimit-Policy': { description: 'While rate limits are on (D217): the key\'s limits, `"requests";q=<n>;w=<s>` and `"prices";q=<n>;w=<s>` on price routes', schema: text },
   RateLimit: { description: 'While rate limits are on (D217): what is left, `"requests";r=<left>;t=<s>` and the `"prices"` item on price routes', schema: text },
@@ -32,12 +35,6 @@ export const PARAMETERS: Record<string, object> = {
   AcceptLanguage: { name: 'Accept-Language', in: 'header', description: 'Language of texts (D22): en, de, fr, nl, da with q-values; default en', schema: text },
   IfNoneMatch: { name: 'If-None-Match', in: 'header', description: 'ETag(s) of an earlier answer: 304 without a body while it still holds (D95)', schema: text },
   RequestId: { name: 'X-Request-Id', in: 'header', description: 'An id for this request, echoed in the answer and the logs; another form is replaced by a new id', schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' } },
-  Accept: {
-    name: 'Accept',
-    in: 'header',
-    description: '`application/json` (default) or `application/vnd.api+json` (D236); the JSON:API type only with parameters other than `profile` → 406',
-    schema: text,
-  },
   CrmDeviceId: { name: 'CRM-Device-ID', in: 'header', description: 'Accepted and ignored (the original client sends it)', schema: text },
 };
 
@@ -54,9 +51,19 @@ export function successHeaders(r: RouteDef): Record<string, object> {
 }
 
 /** The answer is a JSON:API document, offered as `application/vnd.api+json` too (D236). */
-export const jsonApiRoute = (r: RouteDef): boolean => r.plainJson !== true && r.bareBody !== true && r.clientErrors !== true;
+export const jsonApiRoute = (r: RouteDef): boolean => r.notJsonApi !== true && r.bareBody !== true && r.clientErrors !== true;
 
 const MEDIA_OF = { geojson: '`application/geo+json` (D237)', csv: '`text/csv` (D238)' } as const;
+
+/**
+ * What `Accept` chooses on a route, for the operation's description (OpenAPI ignores a header
+ * parameter named `Accept`; the media types themselves are the success answer's `content`).
+ */
+export function representations(r: RouteDef): string | null {
+  if (!jsonApiRoute(r)) return null;
+  const more = (r.formats ?? []).map((f) => `, ${MEDIA_OF[f]}`).join('');
+  return `Representations by \`Accept\`: \`application/json\` (the default), \`application/vnd.api+json\` (D236)${more}; \`application/vnd.api+json\` asked for only with a parameter other than \`profile\` → 406.`;
+}
 
 /** Header fields of error answers (D106, D109, D217). */
 export function errorHeaders(status: string): Record<string, object> {
@@ -68,11 +75,7 @@ export function errorHeaders(status: string): Record<string, object> {
 
 /** The request header parameters of a route. */
 export function headerParameters(r: RouteDef, doc: OperationDoc): object[] {
-  const out: object[] = [ref('parameters', 'RequestId')];
-  if (r.formats !== undefined) {
-    const more = r.formats.map((f) => MEDIA_OF[f]).join(', ');
-    out.push({ name: 'Accept', in: 'header', description: `\`application/json\` (default), \`application/vnd.api+json\` (D236), ${more}`, schema: text });
-  } else if (jsonApiRoute(r)) out.push(ref('parameters', 'Accept'));
+  const out = [ref('parameters', 'RequestId')];
   if (r.cache !== undefined) out.push(ref('parameters', 'IfNoneMatch'));
   if (doc.language === true) out.push(ref('parameters', 'AcceptLanguage'));
   if (r.path === '/v1/crm/devices') out.push(ref('parameters', 'CrmDeviceId'));

@@ -16,14 +16,18 @@ import { notFound } from '../jsonapi/errors.js';
 import { EXAMPLE_RESPONSES } from './examples.generated.js';
 import { ACCOUNT_OPERATIONS, OPERATIONS, type OperationDoc } from './operations.js';
 import type * as Schemas from '../schemas/index.js';
-import { errorHeaders, headerParameters, headOperation, HEADERS, jsonApiRoute, NOT_MODIFIED, type Operation, optionsOperation, PARAMETERS, type ResponseDoc, successHeaders } from './http-parts.js';
+import { errorHeaders, headerParameters, headOperation, HEADERS, jsonApiRoute, representations, NOT_MODIFIED, type Operation, optionsOperation, PARAMETERS, type ResponseDoc, successHeaders } from './http-parts.js';
 
 /** Answers are JSON:API documents sent as `application/json` (D12), or as JSON:API's type when asked for (D236); request bodies may use either type. */
 const JSON_MEDIA = 'application/json';
 const JSON_API_MEDIA = 'application/vnd.api+json';
 
 /** A JSON pointer to the route's operation in the document. */
-const pointerOf = (r: RouteDef): string => `#/paths/${openApiPath(r.path).replace(/~/g, '~0').replace(/\//g, '~1')}/${r.method.toLowerCase()}`;
+const pointerOf = (r: RouteDef): string => {
+  // RFC 6901 (~0, ~1), then percent-encoded for a URI fragment (RFC 6901 §6: `{` and `}` are not allowed there).
+  const token = openApiPath(r.path).replace(/~/g, '~0').replace(/\//g, '~1').replace(/%/g, '%25').replace(/\{/g, '%7B').replace(/\}/g, '%7D');
+  return `#/paths/${token}/${r.method.toLowerCase()}`;
+};
 
 /**
  * Shapes written once in /components/schemas and referred to wherever they occur (D234): the
@@ -146,7 +150,8 @@ function operation(r: RouteDef, doc: OperationDoc, S: typeof Schemas): Operation
   const responses: Record<string, ResponseDoc> = { [String(doc.status)]: success };
   for (const [s, description] of Object.entries(doc.alsoSuccess ?? {})) responses[s] = { ...success, description };
   if (r.cache !== undefined) responses['304'] = NOT_MODIFIED;
-  const kind = r.clientErrors === true ? 'C' : 'E';
+  // Errors in D5's shape, as JSON:API's type too where the route negotiates (E) or as JSON only (J); the account client's shape (C).
+  const kind = r.clientErrors === true ? 'C' : jsonApiRoute(r) ? 'E' : 'J';
   for (const s of [...errorsOf(r, doc), ...(doc.errors ?? [])].sort()) {
     // 405 comes from the router, before a route's own error shape applies: always D5's shape.
     responses[s] = doc.pageErrors?.includes(s) === true ? pageError(s) : { $ref: `#/components/responses/${s === '405' ? 'E' : kind}${s}` };
@@ -154,7 +159,7 @@ function operation(r: RouteDef, doc: OperationDoc, S: typeof Schemas): Operation
   return {
     operationId: `${r.method.toLowerCase()}${r.path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
     summary: doc.summary,
-    description: [doc.description, r.groups === null ? 'No key needed.' : `Key groups: ${r.groups.join(' or ')}.`].filter(Boolean).join('\n\n'),
+    description: [doc.description, representations(r), r.groups === null ? 'No key needed.' : `Key groups: ${r.groups.join(' or ')}.`].filter(Boolean).join('\n\n'),
     tags: [doc.tag],
     ...securityOf(r, doc),
     ...(params.length > 0 ? { parameters: params } : {}),
@@ -217,6 +222,7 @@ export function openApiDocument(routes: readonly RouteDef[], version: string, S:
     const headers = { headers: errorHeaders(s) };
     const errors = { $ref: '#/components/schemas/Errors' };
     responses[`E${s}`] = { description: text, ...headers, content: { [JSON_MEDIA]: { schema: errors, example: errorExample(s, 'E') }, [JSON_API_MEDIA]: { schema: errors } } };
+    responses[`J${s}`] = { description: text, ...headers, content: { [JSON_MEDIA]: { schema: errors, example: errorExample(s, 'E') } } };
     responses[`C${s}`] = { description: text, ...headers, content: { [JSON_MEDIA]: { schema: { $ref: '#/components/schemas/ClientErrors' }, example: errorExample(s, 'C') } } };
   }
   const NAMED = named(S);
@@ -289,12 +295,13 @@ function asset(name: string): Buffer {
 /** `GET /openapi.json`, `GET /docs` and `GET /docs/:file` for a route table (which they join). */
 export function openApiRoutes(routes: readonly RouteDef[], version: string): RouteDef[] {
   const own: RouteDef[] = [
-    { method: 'GET', path: '/openapi.json', groups: null, body: false, admission: 'ops', cache: () => version, handler: async () => ({ status: 200, body: await text(), headers: { 'Content-Type': 'application/json' } }) },
-    { method: 'GET', path: '/docs', groups: null, body: false, admission: 'ops', cache: () => version, handler: () => ({ status: 200, body: DOCS_HTML, headers: { 'Content-Type': 'text/html; charset=utf-8' } }) },
+    { method: 'GET', path: '/openapi.json', groups: null, body: false, admission: 'ops', notJsonApi: true, cache: () => version, handler: async () => ({ status: 200, body: await text(), headers: { 'Content-Type': 'application/json' } }) },
+    { method: 'GET', path: '/docs', groups: null, body: false, admission: 'ops', notJsonApi: true, cache: () => version, handler: () => ({ status: 200, body: DOCS_HTML, headers: { 'Content-Type': 'text/html; charset=utf-8' } }) },
     {
       method: 'GET',
       path: '/docs/:file',
       admission: 'ops',
+      notJsonApi: true,
       groups: null,
       body: false,
       cache: () => version,

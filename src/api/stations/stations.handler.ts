@@ -52,7 +52,8 @@ export function stationsRoutes(ctx: AppContext, availability: AvailabilityView):
     const meta = `{"more_available":${more},${metaRest}`;
     const body = features.collection({ indices, availability: avail, members: `,"meta":${meta}${linksMember(links)}` });
     if (format === 'geojson') return { status: 200, body, headers: { 'Content-Type': CONTENT_TYPE.geojson } };
-    const link = Object.entries(links).map(([rel, url]) => `<${url}>; rel="${rel}"`).join(', ');
+    // RFC 8288 takes a URI reference: brackets and commas, readable in the JSON links (D235), are encoded here.
+    const link = (Object.entries(links) as [string, string][]).map(([rel, url]) => `<${url.replace(/\[/g, '%5B').replace(/\]/g, '%5D').replace(/,/g, '%2C')}>; rel="${rel}"`).join(', ');
     const headers = { 'Content-Type': CONTENT_TYPE.csv, Link: link, 'X-More-Available': String(more), 'X-Snapshot-Version': snapshotVersion };
     return { status: 200, body: csv.write(body), headers };
   };

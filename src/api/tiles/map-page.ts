@@ -175,12 +175,13 @@ function countries(): string {
 export function mapPageRoutes(): RouteDef[] {
   const cache = (): string => SERVICE_VERSION;
   return [
-    { method: 'GET', path: '/map', groups: null, body: false, admission: 'ops', cache, handler: () => ({ status: 200, body: MAP_HTML, headers: { 'Content-Type': 'text/html; charset=utf-8' } }) },
+    { method: 'GET', path: '/map', groups: null, body: false, admission: 'ops', notJsonApi: true, cache, handler: () => ({ status: 200, body: MAP_HTML, headers: { 'Content-Type': 'text/html; charset=utf-8' } }) },
     {
       method: 'GET',
       path: '/map/:file',
       groups: null,
       body: false,
+      notJsonApi: true,
       admission: 'ops',
       cache,
       handler: (req: ApiRequest): ApiResponse => {

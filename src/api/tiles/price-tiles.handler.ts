@@ -67,6 +67,6 @@ export function priceTilesRoutes(ctx: AppContext, view: MapView, profiles: Price
   const cache = (req: ApiRequest): string | null =>
     profiles.cached(req.params.profile_id) === undefined ? null : `${ctx.snapshot.meta.snapshotVersion}.${ctx.tariffs.generation}`;
   return [
-    { method: 'GET', path: '/v1/tiles/prices/:profile_id/:z/:x/:y', groups: ['ReadCosts'], body: false, priceWork: true, fresh: true, handler: tile, cache },
+    { method: 'GET', path: '/v1/tiles/prices/:profile_id/:z/:x/:y', groups: ['ReadCosts'], body: false, priceWork: true, fresh: true, notJsonApi: true, handler: tile, cache },
   ];
 }

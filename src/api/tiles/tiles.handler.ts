@@ -110,8 +110,8 @@ export function tilesRoutes(ctx: AppContext, view: MapView, availability: Availa
   const cache = stationAnswer(ctx, availability);
   const tileCache = (req: ApiRequest): string | null => (Number(req.params.z) >= STATION_ZOOM ? cache(req) : `${ctx.snapshot.meta.snapshotVersion}.${ctx.tariffs.generation}`);
   return [
-    { method: 'GET', path: '/v1/tiles/stations/:z/:x/:y', groups: STATION_GROUPS, body: false, handler: tile, cache: tileCache },
-    { method: 'GET', path: '/v1/tiles/stations.json', groups: STATION_GROUPS, body: false, plainJson: true, handler: tileJson, cache: (req) => `${ctx.snapshot.meta.snapshotVersion}|${req.headers.host}|${req.headers.forwardedProto}` },
+    { method: 'GET', path: '/v1/tiles/stations/:z/:x/:y', groups: STATION_GROUPS, body: false, notJsonApi: true, handler: tile, cache: tileCache },
+    { method: 'GET', path: '/v1/tiles/stations.json', groups: STATION_GROUPS, body: false, notJsonApi: true, handler: tileJson, cache: (req) => `${ctx.snapshot.meta.snapshotVersion}|${req.headers.host}|${req.headers.forwardedProto}` },
   ];
 }
 
