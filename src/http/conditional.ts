@@ -1,9 +1,9 @@
 /**
  * Conditional requests (D95). A cacheable route names what its answer depends on (snapshot version,
  * catalog generation, the key's groups where they change the answer) as a validator string; the
- * ETag adds the request's path and query, `Accept-Language` and the negotiated encoding, so one
- * entity tag stands for exactly one body; a representation other than JSON (D236) is added too. A matching `If-None-Match` is answered 304 before the
- * handler runs.
+ * ETag adds the request's path and query, `Accept-Language`, the negotiated encoding and a
+ * representation other than JSON (D236), so one entity tag stands for exactly one body. A matching
+ * `If-None-Match` is answered 304 before the handler runs.
  */
 import { createHash } from 'node:crypto';
 import type { Encoding } from './compress.js';

@@ -1,7 +1,8 @@
 /**
  * Cross-origin access (D93). Browser clients on other origins send `Api-Key`, a JSON
- * `Content-Type` (even on GET), `Accept` (a JSON:API profile or a long value is not CORS-safelisted), `Accept-Language` and, for device registration, `Authorization`,
- * so every call is preflighted: `OPTIONS` on a known path answers 204 with the path's methods and
+ * `Content-Type` (even on GET), `Accept` (a JSON:API profile or a long value is not
+ * CORS-safelisted), `Accept-Language` and, for device registration, `Authorization`, so every
+ * call is preflighted: `OPTIONS` on a known path answers 204 with the path's methods and
  * these headers, without a key. Every other answer, errors included, carries the allowed origin
  * and the headers scripts may read. Hand-written: the `cors` package is Express middleware; what
  * it would do here is these few header lines.

@@ -100,13 +100,15 @@ export function parseAccept(accept: string): Range[] {
   return out;
 }
 
+/** `s` split at `sep` outside quoted strings (RFC 9110 §5.6.4: inside one, a backslash escapes the next character). */
 function splitOutsideQuotes(s: string, sep: string): string[] {
   const out: string[] = [];
   let quoted = false;
   let start = 0;
   for (let i = 0; i < s.length; i++) {
     const c = s[i];
-    if (c === '"' && s[i - 1] !== '\\') quoted = !quoted;
+    if (quoted && c === '\\') i++;
+    else if (c === '"') quoted = !quoted;
     else if (c === sep && !quoted) {
       out.push(s.slice(start, i).trim());
       start = i + 1;

@@ -65,6 +65,9 @@ describe('Accept (D236)', () => {
       ['text/csv;q=x', 'json'],
       ['text/csv;q=2', 'json'],
       ['/csv, text/, */', 'json'],
+      // A quoted-pair: the escaped backslash does not escape the closing quote.
+      ['application/vnd.api+json; profile="a\\\\";q=0.5, application/geo+json', 'geojson'],
+      ['application/vnd.api+json; profile="a\\"b,c";q=0.5, application/geo+json', 'geojson'],
       ['application/vnd.api+json; profile="https://example.com/p"', 'jsonapi'],
       ['application/vnd.api+json; ext="https://example.com/e"', null],
       ['application/vnd.api+json; charset=utf-8', null],
