@@ -8,7 +8,7 @@
  * Measured with `npm run bench:stations`: a page of 400 stations in a fraction of the twin's time
  * (bench/RESULTS.md, "Representations").
  */
-import { GrowableBytes } from '../domain/bytes.js';
+import { GrowableBytes, jsonStringEnd } from '../domain/bytes.js';
 import { csvCell } from '../domain/csv.js';
 import { CSV_COLUMNS } from './station-features.js';
 
@@ -49,7 +49,7 @@ export class CsvWriter extends GrowableBytes {
   private feature(b: Buffer, at: number): number {
     let k = at + 1;
     while (b[k] === QUOTE) {
-      const keyEnd = stringEnd(b, k);
+      const keyEnd = jsonStringEnd(b, k);
       const value = keyEnd + 1;
       const end = same(b, k, keyEnd, PROPERTIES) ? this.properties(b, value) : valueEnd(b, value);
       if (same(b, k, keyEnd, ID_KEY)) this.keep(ID, value, end);
@@ -63,7 +63,7 @@ export class CsvWriter extends GrowableBytes {
     let k = at + 1;
     let guess = 0;
     while (b[k] === QUOTE) {
-      const keyEnd = stringEnd(b, k);
+      const keyEnd = jsonStringEnd(b, k);
       const value = keyEnd + 1;
       const end = valueEnd(b, value);
       // Keys come in the same order in every feature: try the column after the last one first.
@@ -88,23 +88,23 @@ export class CsvWriter extends GrowableBytes {
 
   private row(b: Buffer): void {
     for (let col = 0; col < KEYS.length; col++) {
-      if (col > 0) this.byte(COMMA);
+      if (col > 0) this.putByte(COMMA);
       const start = this.slots[2 * col];
       if (start !== -1) this.cell(b, start, this.slots[2 * col + 1]);
     }
-    this.byte(0x0d);
-    this.byte(0x0a);
+    this.putByte(0x0d);
+    this.putByte(0x0a);
   }
 
   private cell(b: Buffer, start: number, end: number): void {
     const first = b[start];
     if (first === 0x6e) return; // null
     if (first === QUOTE) return this.text(b, start, end);
-    if (first !== 0x5b && first !== 0x7b) return this.copy(b, start, end); // number, true, false
+    if (first !== 0x5b && first !== 0x7b) return this.putShort(b, start, end); // number, true, false
     // A list or an object: its JSON text, quoted when it holds a quote or a comma.
     let plain = true;
     for (let k = start; k < end && plain; k++) if (b[k] === QUOTE || b[k] === COMMA) plain = false;
-    if (plain) return this.copy(b, start, end);
+    if (plain) return this.putShort(b, start, end);
     // Copied byte by byte, quotes doubled (a native copy per quote cost more than the loop).
     this.ensure(2 * (end - start) + 2);
     const out = this.buf;
@@ -124,9 +124,7 @@ export class CsvWriter extends GrowableBytes {
     let comma = false;
     for (let k = start + 1; k < end - 1; k++) {
       if (b[k] === BACKSLASH) {
-        const s = csvCell(JSON.parse(b.toString('utf8', start, end)) as string);
-        this.ensure(Buffer.byteLength(s));
-        this.pos += this.buf.write(s, this.pos, 'utf8');
+        this.putUtf8(csvCell(JSON.parse(b.toString('utf8', start, end)) as string));
         return;
       }
       if (b[k] === COMMA) comma = true;
@@ -134,25 +132,10 @@ export class CsvWriter extends GrowableBytes {
     const c = b[start + 1];
     // = + - @ (TAB and CR would be escaped, so they took the path above).
     const formula = end - start > 2 && (c === 0x3d || c === 0x2b || c === 0x2d || c === 0x40);
-    if (comma) this.byte(QUOTE);
-    if (formula) this.byte(0x27);
-    this.copy(b, start + 1, end - 1);
-    if (comma) this.byte(QUOTE);
-  }
-
-  /** Copies [start, end) of `b`: short runs byte by byte (cheaper than a native copy call), long ones natively. */
-  private copy(b: Buffer, start: number, end: number): void {
-    if (end - start > 64) return this.put(b, start, end);
-    this.ensure(end - start);
-    const out = this.buf;
-    let p = this.pos;
-    for (let k = start; k < end; k++) out[p++] = b[k];
-    this.pos = p;
-  }
-
-  private byte(v: number): void {
-    this.ensure(1);
-    this.buf[this.pos++] = v;
+    if (comma) this.putByte(QUOTE);
+    if (formula) this.putByte(0x27);
+    this.putShort(b, start + 1, end - 1);
+    if (comma) this.putByte(QUOTE);
   }
 }
 
@@ -163,29 +146,18 @@ function same(b: Buffer, start: number, end: number, key: Buffer): boolean {
   return true;
 }
 
-/** Past the JSON string whose opening quote is at `at`. */
-function stringEnd(b: Buffer, at: number): number {
-  let k = at + 1;
-  for (;;) {
-    const c = b[k];
-    if (c === BACKSLASH) k += 2;
-    else if (c === QUOTE) return k + 1;
-    else k++;
-  }
-}
-
 /** Past the JSON value after the colon at `colon` (the key's end); the value starts at colon + 1. */
 function valueEnd(b: Buffer, at: number): number {
   if (b[at - 1] !== COLON) throw new Error('CSV writer: malformed feature');
   const c = b[at];
-  if (c === QUOTE) return stringEnd(b, at);
+  if (c === QUOTE) return jsonStringEnd(b, at);
   if (c === 0x5b || c === 0x7b) {
     let depth = 0;
     let k = at;
     for (;;) {
       const x = b[k];
       if (x === QUOTE) {
-        k = stringEnd(b, k);
+        k = jsonStringEnd(b, k);
         continue;
       }
       if (x === 0x5b || x === 0x7b) depth++;

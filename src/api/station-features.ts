@@ -11,6 +11,7 @@ import type { StationIndex } from '../domain/stations/index.js';
 import type { AvailabilityLookup } from './evse-availability.js';
 import { StationBytesWriter } from './station-page.js';
 import { csvRow } from '../domain/csv.js';
+import { jsonStringEnd } from '../domain/bytes.js';
 
 const TYPE_TO_ATTRIBUTES = Buffer.byteLength(',"type":"charging_station","attributes":{');
 const K_RELATIONSHIPS = Buffer.from('},"relationships":');
@@ -88,11 +89,6 @@ export class FeatureWriter extends StationBytesWriter {
     return this.buf.subarray(0, this.pos);
   }
 
-  private putUtf8(s: string): void {
-    this.ensure(Buffer.byteLength(s));
-    this.pos += this.buf.write(s, this.pos, 'utf8');
-  }
-
   /** `{"type":"Feature","id":…,"geometry":…,"properties":{…}` (without the feature's closing brace). */
   private feature(i: number, availability: AvailabilityLookup | null): void {
     const c = this.index.c;
@@ -104,17 +100,16 @@ export class FeatureWriter extends StationBytesWriter {
     let idEnd = start + 7;
     while (f[idEnd] !== 0x22) idEnd++;
     const attrs = idEnd + 1 + TYPE_TO_ATTRIBUTES;
-    const lat = stringEnd(f, attrs + NAME_KEY) + LATITUDE_KEY;
+    const lat = jsonStringEnd(f, attrs + NAME_KEY) + LATITUDE_KEY;
     const latEnd = numberEnd(f, lat);
     const lon = latEnd + LONGITUDE_KEY;
-    this.ensure(F_ID.length + F_POINT.length + F_PROPS.length + (idEnd - start) + (lon - lat) + 32);
-    this.small(F_ID, 0, F_ID.length);
-    this.small(f, start + 6, idEnd + 1);
-    this.small(F_POINT, 0, F_POINT.length);
-    this.small(f, lon, numberEnd(f, lon));
-    this.buf[this.pos++] = 0x2c;
-    this.small(f, lat, latEnd);
-    this.small(F_PROPS, 0, F_PROPS.length);
+    this.putShort(F_ID, 0, F_ID.length);
+    this.putShort(f, start + 6, idEnd + 1);
+    this.putShort(F_POINT, 0, F_POINT.length);
+    this.putShort(f, lon, numberEnd(f, lon));
+    this.putByte(0x2c);
+    this.putShort(f, lat, latEnd);
+    this.putShort(F_PROPS, 0, F_PROPS.length);
     // The operator reference sits at a known distance after `},"relationships":`; without one, search.
     const rel = c.opPos[i] >= 0 ? start + c.opPos[i] - REL_TO_OPERATOR : f.indexOf(K_RELATIONSHIPS, attrs);
     let at = attrs;
@@ -132,25 +127,6 @@ export class FeatureWriter extends StationBytesWriter {
     this.put(f, at, rel);
     const o = c.operator[i];
     this.put(o === -1 ? NO_OPERATOR : this.operator(o));
-  }
-
-  /** Copies a short run byte by byte (room ensured): cheaper than a native copy call below about 50 bytes. */
-  private small(src: Buffer, from: number, to: number): void {
-    const buf = this.buf;
-    let p = this.pos;
-    for (let k = from; k < to; k++) buf[p++] = src[k];
-    this.pos = p;
-  }
-}
-
-/** Where the JSON string opening at `at` (its quote) ends, past its closing quote. */
-function stringEnd(f: Buffer, at: number): number {
-  let k = at + 1;
-  for (;;) {
-    const b = f[k];
-    if (b === 0x5c) k += 2;
-    else if (b === 0x22) return k + 1;
-    else k++;
   }
 }
 

@@ -189,7 +189,7 @@ export function singleStationDocument(
         free_charging: s.free_charging,
         evse_ids: s.evse_ids,
         charge_points: s.charge_points.map((c, k) => {
-          const cp: Record<string, unknown> = { plug: c.plug, energy_type: c.energy_type, power: c.power, count: c.count };
+          const cp: StationDocument['data']['attributes']['charge_points'][number] = { plug: c.plug, energy_type: c.energy_type, power: c.power, count: c.count };
           if (withAvail) cp.available_count = availability !== null && availability[k] >= 0 ? availability[k] : null;
           return cp;
         }),
@@ -205,7 +205,7 @@ export function singleStationDocument(
     },
     included: op === null ? [] : [{ id: op.id, type: 'company', attributes: { name: op.name } }],
     meta: { snapshot_version: snapshotVersion },
-  } as StationDocument;
+  };
 }
 
 const S_HEAD = Buffer.from('{"data":');

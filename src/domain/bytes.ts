@@ -30,4 +30,40 @@ export class GrowableBytes {
     this.ensure(s.length);
     this.pos += this.buf.write(s, this.pos, 'latin1');
   }
+
+  /** Appends any string as UTF-8. */
+  putUtf8(s: string): void {
+    this.ensure(Buffer.byteLength(s));
+    this.pos += this.buf.write(s, this.pos, 'utf8');
+  }
+
+  putByte(v: number): void {
+    this.ensure(1);
+    this.buf[this.pos++] = v;
+  }
+
+  /**
+   * Appends bytes [start, end) of `src`, a short run byte by byte: a native copy costs more per
+   * call than this loop below about 64 bytes (the GeoJSON and CSV writers copy several short runs
+   * per station, src/api/station-features.ts, station-csv.ts). Longer runs go to `put`.
+   */
+  putShort(src: Buffer, start: number, end: number): void {
+    if (end - start > 64) return this.put(src, start, end);
+    this.ensure(end - start);
+    const buf = this.buf;
+    let p = this.pos;
+    for (let k = start; k < end; k++) buf[p++] = src[k];
+    this.pos = p;
+  }
+}
+
+/** Past the JSON string whose opening quote is at `at` in `b` (its escapes skipped). */
+export function jsonStringEnd(b: Buffer, at: number): number {
+  let k = at + 1;
+  for (;;) {
+    const c = b[k];
+    if (c === 0x5c) k += 2;
+    else if (c === 0x22) return k + 1;
+    else k++;
+  }
 }

@@ -27,5 +27,18 @@ export function pageLinks(path: string, query: Query, page: { number: number; si
   return links;
 }
 
+/**
+ * The links as an RFC 8288 `Link` field (the CSV answers of D238): a URI reference may not hold
+ * the brackets and commas the JSON links leave readable, so they are encoded here.
+ */
+export function linkHeader(links: PageLinks): string {
+  const out: string[] = [];
+  for (const rel of ['self', 'first', 'prev', 'next', 'last'] as const) {
+    const url = links[rel];
+    if (url !== undefined) out.push(`<${url.replace(/\[/g, '%5B').replace(/\]/g, '%5D').replace(/,/g, '%2C')}>; rel="${rel}"`);
+  }
+  return out.join(', ');
+}
+
 /** `,"links":{…}` to splice before a document's closing brace. */
 export const linksMember = (links: PageLinks): string => `,"links":${JSON.stringify(links)}`;

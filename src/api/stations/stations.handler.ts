@@ -2,7 +2,7 @@
  * `GET /v1/charging_stations` (search, D25–D29) and `GET /v1/charging_stations/{id}` (single read,
  * D30, D22, D3). Both answered on the main thread from the in-memory station index.
  */
-import { linksMember, pageLinks, type PageLinks } from '../jsonapi/links.js';
+import { linkHeader, linksMember, pageLinks, type PageLinks } from '../jsonapi/links.js';
 import { FeatureWriter } from '../station-features.js';
 import { CsvWriter } from '../station-csv.js';
 import { stationAnswer } from '../cache.js';
@@ -52,9 +52,7 @@ export function stationsRoutes(ctx: AppContext, availability: AvailabilityView):
     const meta = `{"more_available":${more},${metaRest}`;
     const body = features.collection({ indices, availability: avail, members: `,"meta":${meta}${linksMember(links)}` });
     if (format === 'geojson') return { status: 200, body, headers: { 'Content-Type': CONTENT_TYPE.geojson } };
-    // RFC 8288 takes a URI reference: brackets and commas, readable in the JSON links (D235), are encoded here.
-    const link = (Object.entries(links) as [string, string][]).map(([rel, url]) => `<${url.replace(/\[/g, '%5B').replace(/\]/g, '%5D').replace(/,/g, '%2C')}>; rel="${rel}"`).join(', ');
-    const headers = { 'Content-Type': CONTENT_TYPE.csv, Link: link, 'X-More-Available': String(more), 'X-Snapshot-Version': snapshotVersion };
+    const headers = { 'Content-Type': CONTENT_TYPE.csv, Link: linkHeader(links), 'X-More-Available': String(more), 'X-Snapshot-Version': snapshotVersion };
     return { status: 200, body: csv.write(body), headers };
   };
 
