@@ -138,6 +138,8 @@ export interface Config {
   readonly jwtSecret: string | null;
   readonly jwtPublicKey: string | null;
   readonly jwtAlgorithm: 'HS256' | 'RS256' | 'ES256';
+  /** JWT_AUDIENCE: the `aud` of the access tokens the service issues; a token for another audience is refused (D244). */
+  readonly jwtAudience: string;
   /** D103: bearer tokens must carry `exp`, at most this many seconds after `iat` (or now). */
   readonly tokenMaxLifetimeS: number;
   /** D104: show the development key on stderr even when stderr is not a terminal. */
@@ -195,6 +197,10 @@ export interface AccountsConfig {
   readonly jwtPrivateKey: string | null;
   readonly accessTokenTtlS: number;
   readonly refreshTokenTtlD: number;
+  /** REFRESH_GRACE_S: a used refresh token presented again this soon after its rotation gets a fresh pair (D241). */
+  readonly refreshGraceS: number;
+  /** APP_URL: where the web client runs; the mail pages link back to it (D243). */
+  readonly appUrl: string | null;
   readonly scrypt: Readonly<ScryptParams>;
 }
 
@@ -207,6 +213,27 @@ export function parseScrypt(v: string | undefined): ScryptParams {
     throw new ConfigError('PASSWORD_SCRYPT must be "N,r,p" with N a power of two from 1024 to 1048576, r 1–32, p 1–16');
   }
   return { N, r, p };
+}
+
+/** An optional http(s) URL setting without a trailing slash (null when unset). */
+function httpUrl(env: NodeJS.ProcessEnv, name: string): string | null {
+  const v = env[name]?.trim().replace(/\/+$/, '') ?? '';
+  if (v === '') return null;
+  try {
+    const u = new URL(v);
+    if ((u.protocol === 'http:' || u.protocol === 'https:') && u.username === '' && u.password === '') return u.href.replace(/\/+$/, '');
+  } catch {
+    // refused below
+  }
+  throw new ConfigError(`${name}: "${v}" is not an http(s) URL`);
+}
+
+/** A text setting that must match `re`. */
+function text(env: NodeJS.ProcessEnv, name: string, fallback: string, re: RegExp, problem: string): string {
+  const v = env[name]?.trim() ?? '';
+  if (v === '') return fallback;
+  if (!re.test(v)) throw new ConfigError(problem);
+  return v;
 }
 
 function accountsConfig(env: NodeJS.ProcessEnv, port: number, tokenMaxLifetimeS: number): AccountsConfig {
@@ -234,6 +261,8 @@ function accountsConfig(env: NodeJS.ProcessEnv, port: number, tokenMaxLifetimeS:
     jwtPrivateKey: env.JWT_PRIVATE_KEY || null,
     accessTokenTtlS,
     refreshTokenTtlD: int(env, 'REFRESH_TOKEN_TTL_D', 30, 1, 365),
+    refreshGraceS: int(env, 'REFRESH_GRACE_S', 10, 0, 60),
+    appUrl: httpUrl(env, 'APP_URL'),
     scrypt: parseScrypt(env.PASSWORD_SCRYPT),
   };
 }
@@ -412,6 +441,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jwtSecret: env.JWT_SECRET || null,
     jwtPublicKey: env.JWT_PUBLIC_KEY || null,
     jwtAlgorithm: alg,
+    jwtAudience: text(env, 'JWT_AUDIENCE', 'charging-price-service', /^[\x21-\x7e]{1,200}$/, 'JWT_AUDIENCE must be 1–200 printable ASCII characters without spaces'),
     tokenMaxLifetimeS: int(env, 'TOKEN_MAX_LIFETIME_S', 86_400, 60, 31_536_000),
     printDevKey: bool(env, 'PRINT_DEV_KEY', false),
     testExitOnNetwork: env.PRICING_TEST_EXIT_ON_NETWORK || null,

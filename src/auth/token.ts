@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { SignJWT, compactVerify, importPKCS8, importSPKI, type CryptoKey, type KeyObject } from 'jose';
 import type { Config } from '../config.js';
 import type { LiveStore } from '../storage/live.js';
+import { AccountStore } from '../storage/accounts.js';
 import { getSetting, setSetting } from '../storage/settings.js';
 
 const SECRET_SETTING = 'jwt_hs256_secret';
@@ -26,7 +27,16 @@ export async function hs256Secret(config: Pick<Config, 'jwtSecret'>, store: Live
   return new TextEncoder().encode(s);
 }
 
-export type TokenResult = { ok: true; sub: string } | { ok: false; code: 'FORBIDDEN' | 'TOKEN_EXPIRED'; title: string };
+/** `gen`: the user's token generation when this service issued the token (D244), else undefined (a shared-key issuer, D4). */
+export type TokenResult = { ok: true; sub: string; gen: number | undefined } | { ok: false; code: 'FORBIDDEN' | 'TOKEN_EXPIRED'; title: string };
+
+type Checked = { ok: true; sub: string; exp: number; gen: number | undefined };
+
+const INVALID = { ok: false, code: 'FORBIDDEN', title: 'token invalid' } as const;
+
+/** D244: `aud` absent, the audience, or a list holding it. */
+const audienceFits = (aud: unknown, audience: string): boolean =>
+  aud === undefined || aud === audience || (Array.isArray(aud) && aud.includes(audience));
 
 /**
  * Verifies bearer tokens per D4 and D103: the signature and algorithm first (a token is never
@@ -39,12 +49,16 @@ export class TokenVerifier {
     private readonly key: Uint8Array | CryptoKey | KeyObject,
     private readonly alg: string,
     private readonly maxLifetimeS: number,
+    private readonly audience: string,
+    /** The user's current token generation (undefined: no such user), read from the live store (D244). */
+    private readonly generation: (sub: string) => Promise<number | undefined>,
   ) {}
 
   static async create(config: Config, store: LiveStore): Promise<TokenVerifier> {
-    if (config.jwtAlgorithm === 'HS256') return new TokenVerifier(await hs256Secret(config, store), 'HS256', config.tokenMaxLifetimeS);
-    const key = await importSPKI(config.jwtPublicKey ?? '', config.jwtAlgorithm);
-    return new TokenVerifier(key, config.jwtAlgorithm, config.tokenMaxLifetimeS);
+    const accounts = new AccountStore(store);
+    const generation = (sub: string) => accounts.tokenGeneration(sub);
+    const key = config.jwtAlgorithm === 'HS256' ? await hs256Secret(config, store) : await importSPKI(config.jwtPublicKey ?? '', config.jwtAlgorithm);
+    return new TokenVerifier(key, config.jwtAlgorithm, config.tokenMaxLifetimeS, config.jwtAudience, generation);
   }
 
   /**
@@ -52,21 +66,26 @@ export class TokenVerifier {
    * every request for its lifetime, and the signature check is most of a settings read's work
    * (HS256 about 70 µs). Only tokens that passed every check enter; time can only expire them.
    */
-  private readonly verified = new Map<string, { sub: string; exp: number }>();
+  private readonly verified = new Map<string, Checked>();
 
   async verify(token: string, nowS = Math.floor(Date.now() / 1000)): Promise<TokenResult> {
-    const known = this.verified.get(token);
-    if (known !== undefined) return known.exp <= nowS ? { ok: false, code: 'TOKEN_EXPIRED', title: 'token expired' } : { ok: true, sub: known.sub };
-    const r = await this.check(token, nowS);
-    if (r.ok) {
-      if (this.verified.size >= VERIFIED_MAX) this.verified.clear();
-      this.verified.set(token, { sub: r.sub, exp: r.exp });
+    let r: Checked | Exclude<TokenResult, { ok: true }> | undefined = this.verified.get(token);
+    if (r === undefined) {
+      r = await this.check(token, nowS);
+      if (r.ok) {
+        if (this.verified.size >= VERIFIED_MAX) this.verified.clear();
+        this.verified.set(token, r);
+      }
     }
-    return r.ok ? { ok: true, sub: r.sub } : r;
+    if (!r.ok) return r;
+    if (r.exp <= nowS) return { ok: false, code: 'TOKEN_EXPIRED', title: 'token expired' };
+    // D244: a token of this service ends with its user's generation (a password reset, a deletion).
+    if (r.gen !== undefined && (await this.generation(r.sub)) !== r.gen) return INVALID;
+    return { ok: true, sub: r.sub, gen: r.gen };
   }
 
-  private async check(token: string, nowS: number): Promise<Exclude<TokenResult, { ok: true }> | { ok: true; sub: string; exp: number }> {
-    const invalid = { ok: false, code: 'FORBIDDEN', title: 'token invalid' } as const;
+  private async check(token: string, nowS: number): Promise<Exclude<TokenResult, { ok: true }> | Checked> {
+    const invalid = INVALID;
     let payload: Record<string, unknown>;
     try {
       const v = await compactVerify(token, this.key, { algorithms: [this.alg] });
@@ -76,15 +95,17 @@ export class TokenVerifier {
     } catch {
       return invalid;
     }
-    const { sub, exp, iat, nbf } = payload;
+    const { sub, exp, iat, nbf, aud, gen } = payload;
     if (typeof sub !== 'string' || sub.length === 0) return invalid;
+    if (!audienceFits(aud, this.audience)) return invalid;
+    if (gen !== undefined && !(typeof gen === 'number' && Number.isSafeInteger(gen) && gen >= 0)) return invalid;
     if (typeof exp !== 'number' || !Number.isFinite(exp)) return invalid;
     if (iat !== undefined && (typeof iat !== 'number' || !Number.isFinite(iat) || iat > nowS + CLOCK_SKEW_S)) return invalid;
     if (nbf !== undefined && (typeof nbf !== 'number' || nbf > nowS)) return invalid;
     // D103/D177: the lifetime counts from `iat` and from now, so a future `iat` cannot stretch it.
     if (exp - nowS > this.maxLifetimeS || (typeof iat === 'number' && exp - iat > this.maxLifetimeS)) return invalid;
     if (exp <= nowS) return { ok: false, code: 'TOKEN_EXPIRED', title: 'token expired' };
-    return { ok: true, sub, exp };
+    return { ok: true, sub, exp, gen };
   }
 }
 
@@ -99,10 +120,12 @@ export async function issueToken(secret: Uint8Array, sub: string, ttlSeconds: nu
     .sign(secret);
 }
 
-/** The claims of an access token beyond `sub`, `iat` and `exp` (D203). */
+/** The claims of an access token beyond `sub`, `aud`, `iat` and `exp` (D203, D244). */
 export interface AccessClaims {
   email: string;
   username: string;
+  /** The user's token generation (D244). */
+  gen: number;
 }
 
 /** The signing key cannot sign tokens the verifier accepts (D203): the start stops (exit 2). */
@@ -119,12 +142,13 @@ export class TokenIssuer {
     private readonly key: Uint8Array | CryptoKey | KeyObject,
     private readonly alg: string,
     readonly ttlS: number,
+    private readonly audience: string,
   ) {}
 
   static async create(config: Config, store: LiveStore, verifier: TokenVerifier): Promise<TokenIssuer | null> {
     const { jwtPrivateKey, accessTokenTtlS } = config.accounts;
     let issuer: TokenIssuer;
-    if (config.jwtAlgorithm === 'HS256') issuer = new TokenIssuer(await hs256Secret(config, store), 'HS256', accessTokenTtlS);
+    if (config.jwtAlgorithm === 'HS256') issuer = new TokenIssuer(await hs256Secret(config, store), 'HS256', accessTokenTtlS, config.jwtAudience);
     else if (jwtPrivateKey === null) return null;
     else {
       let key: CryptoKey | KeyObject;
@@ -133,17 +157,19 @@ export class TokenIssuer {
       } catch (e) {
         throw new SigningKeyError(`JWT_PRIVATE_KEY is not a PKCS#8 PEM ${config.jwtAlgorithm} private key: ${(e as Error).message}`);
       }
-      issuer = new TokenIssuer(key, config.jwtAlgorithm, accessTokenTtlS);
+      issuer = new TokenIssuer(key, config.jwtAlgorithm, accessTokenTtlS, config.jwtAudience);
     }
-    const probe = await verifier.verify(await issuer.sign('probe', { email: '', username: '' }));
+    // The probe carries no generation (no user has it): the signature and the claims are what is checked.
+    const probe = await verifier.verify(await issuer.sign('probe', { email: '', username: '', gen: undefined }));
     if (!probe.ok) throw new SigningKeyError('JWT_PRIVATE_KEY does not match JWT_PUBLIC_KEY: a token it signs is refused');
     return issuer;
   }
 
-  sign(sub: string, claims: AccessClaims, nowS = Math.floor(Date.now() / 1000)): Promise<string> {
-    return new SignJWT({ email: claims.email, username: claims.username })
+  sign(sub: string, claims: Omit<AccessClaims, 'gen'> & { gen: number | undefined }, nowS = Math.floor(Date.now() / 1000)): Promise<string> {
+    return new SignJWT({ email: claims.email, username: claims.username, gen: claims.gen })
       .setProtectedHeader({ alg: this.alg, typ: 'JWT' })
       .setSubject(sub)
+      .setAudience(this.audience)
       .setIssuedAt(nowS)
       .setExpirationTime(nowS + this.ttlS)
       .sign(this.key);

@@ -37,6 +37,12 @@ export function limit(wait: number): void {
 
 const wrongPair = (): ApiError => new ApiError('UNAUTHORIZED', 'wrong email or password');
 
+/** D243: the web client shows its own translated sentence for a 401 whose message is `email_unconfirmed`. */
+const unconfirmed = (): ApiError =>
+  new ApiError('UNAUTHORIZED', 'email_unconfirmed', {
+    detail: 'Your email address is not confirmed yet. Open the link in the mail sent when you signed up (check your spam folder), or choose "Forgot password?": setting a new password also confirms your address.',
+  });
+
 export interface TokenPair {
   access_token: string;
   refresh_token: string;
@@ -87,7 +93,7 @@ export class AccountService {
     const ok = await this.hashing(() => (user === undefined ? this.deps.passwords.verifyDummy(a.password) : this.deps.passwords.verify(a.password, user.password_hash)));
     if (!ok || user === undefined) throw wrongPair();
     await l.loginFailures.release(email, at);
-    if (user.confirmed_at === null) throw new ApiError('BAD_REQUEST', 'email_unconfirmed');
+    if (user.confirmed_at === null) throw unconfirmed();
     if (this.deps.passwords.outdated(user.password_hash)) await this.store.rehash(user.id, await this.hashing(() => this.deps.passwords.hash(a.password)));
     const refresh = newSecret();
     await this.store.startFamily(user.id, hashKey(refresh), randomUUID(), this.refreshExpiry());
@@ -98,7 +104,8 @@ export class AccountService {
   async refresh(req: ApiRequest, token: string): Promise<TokenPair> {
     limit(await this.deps.limits.authPerClient.take(this.client(req)));
     const next = newSecret();
-    const r = await this.store.rotate(hashKey(token), hashKey(next), this.refreshExpiry());
+    const r = await this.store.rotate(hashKey(token), hashKey(next), this.refreshExpiry(), this.ctx.config.accounts.refreshGraceS * 1000);
+    if (r.ok && r.grace) this.ctx.logger.info({ reqId: req.requestId }, 'refresh token presented again within the grace period: a fresh pair of its family');
     if (!r.ok) {
       if (r.reason === 'reused') this.ctx.logger.warn({ reqId: req.requestId }, 'reused refresh token: its family is revoked');
       throw new ApiError('UNAUTHORIZED', 'refresh token invalid');
@@ -131,8 +138,24 @@ export class AccountService {
     return this.store.confirm(hashKey(token));
   }
 
+  /** Whether a reset token can still be used (D243: the form only then). */
+  resetUsable(token: string): Promise<boolean> {
+    return this.store.resetTokenUsable(hashKey(token));
+  }
+
+  private sourceKeyOnce: Promise<Buffer> | undefined;
+
+  /** The membership sources' HMAC key (D239), read once from the live store. */
+  sourceKey(): Promise<Buffer> {
+    this.sourceKeyOnce ??= this.store.productSourceKey().catch((e: unknown) => {
+      this.sourceKeyOnce = undefined;
+      throw e;
+    });
+    return this.sourceKeyOnce;
+  }
+
   private access(user: UserRow): Promise<string> {
-    return this.deps.issuer.sign(user.id, { email: user.email, username: user.username });
+    return this.deps.issuer.sign(user.id, { email: user.email, username: user.username, gen: user.token_gen });
   }
 
   private refreshExpiry(): number {

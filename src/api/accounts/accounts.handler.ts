@@ -21,6 +21,7 @@ export function accountRoutes(ctx: AppContext): RouteDef[] {
   if (deps === undefined) return [];
   const svc = new AccountService(ctx, deps);
   const prefix = ctx.config.accounts.pathPrefix;
+  const appUrl = ctx.config.accounts.appUrl;
 
   const authenticate = async (req: ApiRequest): Promise<ApiResponse> => {
     const t = typeOf(req.body);
@@ -42,12 +43,15 @@ export function accountRoutes(ctx: AppContext): RouteDef[] {
   const confirm = async (req: ApiRequest): Promise<ApiResponse> => {
     if ((await deps.limits.pagesPerClient.take(svc.client(req))) > 0) return tooManyPage();
     const token = req.query.get('token') ?? '';
-    return TOKEN_RE.test(token) && (await svc.confirm(token)) ? confirmedPage() : invalidLinkPage();
+    return TOKEN_RE.test(token) && (await svc.confirm(token)) ? confirmedPage(appUrl) : invalidLinkPage(appUrl);
   };
 
-  const resetForm = (req: ApiRequest): ApiResponse => {
+  // D243: the form only for a token that can still be used; its look-up counts like a confirmation's.
+  const resetForm = async (req: ApiRequest): Promise<ApiResponse> => {
+    if ((await deps.limits.pagesPerClient.take(svc.client(req))) > 0) return tooManyPage();
     const token = req.query.get('token') ?? '';
-    return TOKEN_RE.test(token) ? resetPage(token, `${prefix}/account/reset`, `${prefix}/account/reset.js`) : invalidLinkPage();
+    if (!TOKEN_RE.test(token) || !(await svc.resetUsable(token))) return invalidLinkPage(appUrl);
+    return resetPage(token, `${prefix}/account/reset`, `${prefix}/account/reset.js`, appUrl);
   };
 
   const reset = async (req: ApiRequest): Promise<ApiResponse> => {
@@ -73,6 +77,6 @@ export function accountRoutes(ctx: AppContext): RouteDef[] {
     { method: 'GET', ...at('/account/reset'), ...page, handler: resetForm },
     { method: 'GET', ...at('/account/reset.js'), ...page, handler: script },
     { method: 'POST', ...at('/account/reset'), groups: null, body: true, clientErrors: true, handler: reset },
-    ...userRoutes(ctx, svc),
+    ...userRoutes(ctx, svc, prefix),
   ];
 }

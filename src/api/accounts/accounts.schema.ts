@@ -120,9 +120,17 @@ export const wrappedSettingsSchema = compile<WrappedSettingsBody>(envelope({
   },
 }));
 
-export interface ProductsBody {
-  data: { type: 'user_products'; attributes: { source: { type: string; code: string } } };
+/** A product source as a client presents it (D239): its `type` and that type's fields. */
+export interface ProductSource {
+  type: string;
+  [field: string]: unknown;
 }
+
+export interface ProductsBody {
+  data: { type: 'user_products'; attributes: { source: ProductSource } };
+}
+
+const sourceField = { type: 'string', maxLength: 254 } as const;
 
 export const productsSchema = compile<ProductsBody>(envelope({
   required: ['type', 'attributes'],
@@ -131,7 +139,24 @@ export const productsSchema = compile<ProductsBody>(envelope({
     attributes: {
       type: 'object',
       required: ['source'],
-      properties: { source: { type: 'object', required: ['type', 'code'], properties: { type: text(40), code: text(200) } } },
+      properties: {
+        source: {
+          type: 'object',
+          description: 'A product source (D239): `type` `code` with `code`; `emc_membership` with `member_number` and `card_number`; `carbonify_thg` with `email`, `country` and `quota_year`. A source that fits none is answered 404 PRODUCT_SOURCE_NOT_FOUND.',
+          required: ['type'],
+          maxProperties: 16,
+          properties: {
+            type: text(40),
+            code: sourceField,
+            member_number: sourceField,
+            card_number: sourceField,
+            email: sourceField,
+            country: sourceField,
+            quota_year: { type: ['integer', 'string'], maxLength: 8 },
+          },
+          additionalProperties: { type: ['string', 'number', 'boolean', 'null'], maxLength: 254 },
+        },
+      },
     },
   },
 }));

@@ -30,7 +30,14 @@ ${body}
   return { status, body: html, headers: { ...HEADERS } };
 }
 
-export const confirmedPage = (): ApiResponse => page(200, 'Address confirmed', '<p>Your email address is confirmed. You can now log in.</p>');
+const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** D243: a way back to the web client (APP_URL), or words saying where to go. */
+const backToApp = (appUrl: string | null): string =>
+  appUrl === null ? '<p>Return to the app to continue.</p>' : `<p><a id="app" href="${escapeHtml(appUrl)}">Open the app</a></p>`;
+
+export const confirmedPage = (appUrl: string | null): ApiResponse =>
+  page(200, 'Address confirmed', `<p>Your email address is confirmed. You can now log in.</p>\n${backToApp(appUrl)}`);
 
 export const tooManyPage = (): ApiResponse => {
   const r = page(429, 'Too many attempts', '<p>Too many attempts from this address. Try again in a few minutes.</p>');
@@ -38,10 +45,17 @@ export const tooManyPage = (): ApiResponse => {
   return r;
 };
 
-export const invalidLinkPage = (): ApiResponse => page(400, 'Link invalid or expired', '<p>This link is invalid or has expired. Ask for a new one from the app.</p>');
+export const invalidLinkPage = (appUrl: string | null): ApiResponse =>
+  page(
+    400,
+    'Link invalid or expired',
+    `<p>This link is invalid, was used already or has expired: each link in our mails works once, a confirmation link for 24 hours and a password link for 1 hour.</p>
+<p>To get a new one, open the app, choose <strong>Log in</strong>, then <strong>Forgot password?</strong> and enter your address: setting a new password also confirms your address.</p>
+${backToApp(appUrl)}`,
+  );
 
 /** The new-password form; `action` is the path `POST …/account/reset` is served at. */
-export function resetPage(token: string, action: string, script: string): ApiResponse {
+export function resetPage(token: string, action: string, script: string, appUrl: string | null): ApiResponse {
   return page(
     200,
     'Set a new password',
@@ -51,6 +65,7 @@ export function resetPage(token: string, action: string, script: string): ApiRes
 <button type="submit">Set password</button>
 </form>
 <p id="msg" role="status"></p>
+<div id="done" hidden>${backToApp(appUrl)}</div>
 <script src="${script}"></script>`,
   );
 }
@@ -67,7 +82,7 @@ export const RESET_JS = `'use strict';
     var body = { data: { type: 'password_reset', attributes: { token: form.dataset.token, password: pw } } };
     fetch(form.dataset.action, { method: 'POST', headers: { 'Content-Type': 'application/vnd.api+json' }, body: JSON.stringify(body) })
       .then(function (r) {
-        if (r.status === 204) { form.remove(); msg.textContent = 'Your password is set. You can now log in.'; return; }
+        if (r.status === 204) { form.remove(); msg.textContent = 'Your password is set. You can now log in.'; document.getElementById('done').hidden = false; return; }
         return r.json().then(function (d) { msg.textContent = (d.errors && d.errors[0] && d.errors[0].message) || 'The password was not set.'; });
       })
       .catch(function () { msg.textContent = 'The service cannot be reached; try again.'; });

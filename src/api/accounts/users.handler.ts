@@ -3,7 +3,7 @@
  * shapes, versions that never lose newer settings), product activation, account deletion.
  */
 import type { SettingsDocument } from '../schemas/service.js';
-import { hashKey } from '../../auth/keys.js';
+import { sourceHash, sourceIdentity } from '../../auth/product-sources.js';
 import { bearerToken } from '../../auth/token.js';
 import type { StoredSettings } from '../../storage/accounts.js';
 import type { AppContext } from '../context.js';
@@ -14,14 +14,17 @@ import { productsSchema, settingsSchema, wrappedSettingsSchema, type Ref } from 
 
 const invalid = (): ApiError => new ApiError('FORBIDDEN', 'token invalid');
 
-/** The subject of the request's bearer token, when it is the `{sub}` of the path (D210). */
+/**
+ * The subject of the request's bearer token, when it is the `{sub}` of the path (D210) and the
+ * token is one this service issued to that user's current generation (D244).
+ */
 async function subject(ctx: AppContext, req: ApiRequest): Promise<string> {
   const token = bearerToken(req.headers.authorization);
   if (token === '') throw new ApiError('FORBIDDEN', 'token missing');
   if (token === null) throw invalid();
   const v = await ctx.tokens.verify(token);
   if (!v.ok) throw new ApiError(v.code, v.title);
-  if (v.sub !== req.params.sub) throw invalid();
+  if (v.sub !== req.params.sub || v.gen === undefined) throw invalid();
   return v.sub;
 }
 
@@ -58,7 +61,8 @@ function settingsInput(body: unknown, userId: string): SettingsInput {
   return { version: d.attributes.version, vehicle: d.relationships.vehicle.data, tariffs: d.relationships.tariffs?.data ?? [] };
 }
 
-export function userRoutes(ctx: AppContext, svc: AccountService): RouteDef[] {
+/** The user routes (D210–D213); with an auth prefix (D240), deletion is also served under it, where the client sends it. */
+export function userRoutes(ctx: AppContext, svc: AccountService, prefix: string): RouteDef[] {
   const store = svc.store;
   const limits = svc.deps.limits;
 
@@ -76,7 +80,7 @@ export function userRoutes(ctx: AppContext, svc: AccountService): RouteDef[] {
     const tariffs = [...new Set(s.tariffs.map((t) => t.id))];
     const stored = await store.putSettings(sub, s.version, s.vehicle.id, tariffs);
     if (stored === undefined) throw invalid();
-    return json(200, settingsDocument(sub, stored));
+    return json(200, settingsDocument(sub, stored.settings));
   };
 
   const activate = async (req: ApiRequest): Promise<ApiResponse> => {
@@ -84,8 +88,10 @@ export function userRoutes(ctx: AppContext, svc: AccountService): RouteDef[] {
     limit(await limits.activationsPerUser.check(sub));
     limit(await limits.activationsPerClient.take(svc.client(req)));
     await limits.activationsPerUser.count(sub);
-    const src = productsSchema(req.body).data.attributes.source;
-    const r = await store.activate(sub, src.type, hashKey(src.code));
+    // D239: a source that fits no known shape is one no operator stored.
+    const id = sourceIdentity(productsSchema(req.body).data.attributes.source);
+    if (id === null) throw new ApiError('PRODUCT_SOURCE_NOT_FOUND', 'product source not found');
+    const r = await store.activate(sub, id.type, sourceHash(id.type, id.identity, await svc.sourceKey()));
     if (r === undefined) throw invalid();
     if (!r.ok && r.reason === 'not_found') throw new ApiError('PRODUCT_SOURCE_NOT_FOUND', 'product source not found');
     if (!r.ok) throw new ApiError('PRODUCT_SOURCE_ALREADY_USED', 'product source already used');
@@ -104,5 +110,6 @@ export function userRoutes(ctx: AppContext, svc: AccountService): RouteDef[] {
     { method: 'PUT', path: '/v1/users/:sub/settings', groups: g, body: true, clientErrors: true, handler: putSettings },
     { method: 'POST', path: '/v1/users/:sub/products', groups: g, body: true, clientErrors: true, handler: activate },
     { method: 'DELETE', path: '/v1/users/:sub', groups: g, body: false, clientErrors: true, handler: remove },
+    ...(prefix === '' ? [] : [{ method: 'DELETE', path: `${prefix}/v1/users/:sub`, docPath: '/v1/users/:sub', groups: g, body: false, clientErrors: true, handler: remove } as const]),
   ];
 }

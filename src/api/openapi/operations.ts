@@ -146,7 +146,7 @@ export const ACCOUNT_OPERATIONS: readonly string[] = [
 const ACCOUNT_DOCS: Record<string, OperationDoc> = {
   'POST /v1/authenticate': {
     summary: 'Log in with email and password, or refresh a token pair (D203, D204, D207)',
-    description: '`email_authentication` or `refresh_token_authentication`. Answers a short-lived access token (JWT: `sub`, `email`, `username`, `exp`) and an opaque refresh token; a refresh token is used once, and a used one presented again revokes its family. 401 for a wrong pair or an unusable refresh token; 400 `email_unconfirmed`; 429 beyond the guessing limits.',
+    description: '`email_authentication` or `refresh_token_authentication`. Answers a short-lived access token (JWT: `sub`, `email`, `username`, `exp`) and an opaque refresh token; a refresh token is used once: presented again within `REFRESH_GRACE_S` of its rotation it answers a fresh pair of the same family (D241), later it revokes its family. 401 for a wrong pair or an unusable refresh token, and with `message` `email_unconfirmed` for the right password of an unconfirmed address (D243); 429 beyond the guessing limits.',
     tag: 'Accounts',
     body: { oneOf: [emailAuthenticationSchema.schema, refreshAuthenticationSchema.schema] },
     errors: ['401'],
@@ -181,7 +181,7 @@ const ACCOUNT_DOCS: Record<string, OperationDoc> = {
   'GET /account/reset': {
     pageErrors: ['400', '429'],
     errors: ['429'],
-    summary: 'The reset link of a mail: a page that sets a new password (D209)',
+    summary: 'The reset link of a mail: a page that sets a new password (D209); an unusable link shows the invalid-link page (D243)',
     tag: 'Accounts',
     query: [{ name: 'token', schema: { type: 'string' }, description: 'The token of the mail', required: true }],
     status: 200,
@@ -212,7 +212,7 @@ const ACCOUNT_DOCS: Record<string, OperationDoc> = {
   },
   'PUT /v1/users/:sub/settings': {
     bearer: 'required',
-    summary: 'Store the user’s settings (D211): a version at or below the stored one changes nothing and answers the stored settings',
+    summary: 'Store the user’s settings (D211, D242): a version at or below the stored one is merged into the stored settings as the change it made from its base version',
     description: 'The JSON:API form, or the wrapped form of the client’s first login (`data.attributes.data`, no `data.type`).',
     tag: 'Accounts',
     body: { oneOf: [settingsSchema.schema, wrappedSettingsSchema.schema] },
@@ -222,18 +222,18 @@ const ACCOUNT_DOCS: Record<string, OperationDoc> = {
   },
   'POST /v1/users/:sub/products': {
     bearer: 'required',
-    summary: 'Activate a product source issued by the operator (D212)',
-    description: '404 `PRODUCT_SOURCE_NOT_FOUND`, 409 `PRODUCT_SOURCE_ALREADY_USED`.',
+    summary: 'Activate a product source: a membership the operator imported, or a code (D212, D239)',
+    description: '`source` is `{type: "emc_membership", member_number, card_number}`, `{type: "carbonify_thg", email, country, quota_year}` or `{type: "code", code}`. 404 `PRODUCT_SOURCE_NOT_FOUND` when no stored source matches (an unknown type or fields that fit none included), 409 `PRODUCT_SOURCE_ALREADY_USED`.',
     tag: 'Accounts',
     errors: ['409'],
     body: productsSchema.schema,
     status: 201,
     response: (s) => s.ProductsDocument,
-    example: { path: `/v1/users/${USER_SUB}/products`, headers: BEARER, body: { data: { type: 'user_products', attributes: { source: { type: 'code', code: 'code printed by npm run products' } } } }, stateful: true },
+    example: { path: `/v1/users/${USER_SUB}/products`, headers: BEARER, body: { data: { type: 'user_products', attributes: { source: { type: 'emc_membership', member_number: 'M-104233', card_number: '4711 0000 1234 5678' } } } }, stateful: true },
   },
   'DELETE /v1/users/:sub': {
     bearer: 'required',
-    summary: 'Delete the account with its settings, tokens and products (D213)',
+    summary: 'Delete the account with its settings, tokens and products (D213); also under the auth prefix (D240)',
     tag: 'Accounts',
     status: 204,
     example: { path: `/v1/users/${USER_SUB}`, headers: BEARER, stateful: true },

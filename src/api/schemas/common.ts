@@ -96,6 +96,7 @@ export const ClientErrorObject = Closed({
   message: Type.String(),
   code: Type.Optional(ErrorCode),
   title: Type.Optional(Type.String()),
+  detail: Type.Optional(Type.String({ description: 'A sentence for people where `message` is a code a client reads (D243)' })),
   source: Type.Optional(Closed({ pointer: Type.Optional(Type.String()), parameter: Type.Optional(Type.String()) })),
 });
 export const ClientErrorsDocument = Closed({ errors: Type.Array(ClientErrorObject, { minItems: 1 }) });

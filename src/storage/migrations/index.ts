@@ -10,6 +10,7 @@ import * as m009 from './009_rate_counts.js';
 import * as m010 from './010_attempts.js';
 import * as m011 from './011_snapshot_swaps.js';
 import * as m012 from './012_evse_uids.js';
+import * as m013 from './013_account_tokens.js';
 import * as pg from './postgres.js';
 
 import type { Migration } from './migration.js';
@@ -30,6 +31,7 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   { version: 10, name: 'attempts', sql: m010.sql },
   { version: 11, name: 'snapshot_swaps', sql: m011.sql },
   { version: 12, name: 'evse_uids', sql: m012.sql },
+  { version: 13, name: 'account_tokens', sql: m013.sql },
 ];
 
 /** The same schema for PostgreSQL (same versions and names, PostgreSQL types; postgres.ts). */

@@ -12,6 +12,7 @@ import { postgresSql as rateCounts } from './009_rate_counts.js';
 import { postgresSql as attempts } from './010_attempts.js';
 import { postgresSql as snapshotSwaps } from './011_snapshot_swaps.js';
 import { postgresSql as evseUids } from './012_evse_uids.js';
+import { accountTokensSql } from './013_account_tokens.js';
 
 export const CHANNEL = 'cps_live';
 
@@ -189,4 +190,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 10, name: 'attempts', sql: attempts },
   { version: 11, name: 'snapshot_swaps', sql: snapshotSwaps },
   { version: 12, name: 'evse_uids', sql: evseUids },
+  { version: 13, name: 'account_tokens', sql: accountTokensSql('BIGINT', '') },
 ];
