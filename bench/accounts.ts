@@ -10,6 +10,8 @@
  * - settings GET and PUT (each PUT the next version: one durable transaction), against bare uWS
  *   serving the same bytes (the ceiling of the transport).
  *
+ * Latencies (p50/p99) of the refresh are what the grace period of D241 is measured against.
+ *
  * Many clients are simulated with `TRUST_PROXY=on` and an `X-Forwarded-For` per request (the
  * guessing limits are per client address, D207).
  *
@@ -148,7 +150,7 @@ try {
       { method: 'PUT', path: get.path, status: 200, body: JSON.stringify(doc.json) },
     ]),
   );
-  const results: Record<string, Record<string, { rps: number[]; cpu: number[]; non2xx: number[] }>> = {};
+  const results: Record<string, Record<string, { rps: number[]; cpu: number[]; non2xx: number[]; p50: number[]; p99: number[] }>> = {};
   const floors: { oneMs: number; perSecond: number }[] = [];
   for (let r = 0; r < runs; r++) {
     floors.push(await hashFloor(os.availableParallelism()));
@@ -160,8 +162,10 @@ try {
         if (sc.name.startsWith('refresh')) await setups[k].refill();
         const cpu0 = cpuMsOf(t.svc.proc.pid!);
         const m = await load(t.svc.port, sc, durationS, sc.connections ?? connections, sc.dynamic?.('full'));
-        const row = ((results[names[i]] ??= {})[t.name] ??= { rps: [], cpu: [], non2xx: [] });
+        const row = ((results[names[i]] ??= {})[t.name] ??= { rps: [], cpu: [], non2xx: [], p50: [], p99: [] });
         row.rps.push(m.rps);
+        row.p50.push(m.p50);
+        row.p99.push(m.p99);
         row.cpu.push((cpuMsOf(t.svc.proc.pid!) - cpu0) / Math.max(1, m.rps * durationS));
         row.non2xx.push(m.non2xx + m.errors);
         console.error(`  round ${r + 1} ${t.name} ${names[i]}: ${Math.round(m.rps)} req/s${m.non2xx + m.errors > 0 ? `, ${m.non2xx + m.errors} not 2xx` : ''}`);
@@ -169,7 +173,7 @@ try {
       if (i >= 1) {
         const sc = setups[0].list[i];
         const m = await load(bare[0].port, { ...sc, dynamic: undefined, body: sc.method === 'GET' ? undefined : JSON.parse(setupsBody(sc)) }, durationS, connections);
-        ((results[names[i]] ??= {}).bare ??= { rps: [], cpu: [], non2xx: [] }).rps.push(m.rps);
+        ((results[names[i]] ??= {}).bare ??= { rps: [], cpu: [], non2xx: [], p50: [], p99: [] }).rps.push(m.rps);
       }
     }
   }
@@ -178,15 +182,15 @@ try {
   const lines = [
     `${machineLine()}; ${loadLine()}; ${connections} connections (login 4), ${runs} × ${durationS} s alternating; medians. Password hashing: scrypt N=2^15, r=8, p=3; one hash alone ${floor1.toFixed(0)} ms here (${(1000 / floor1).toFixed(1)} per second per core), ${floorRate.toFixed(1)} hashes/s on all ${os.availableParallelism()} cores.`,
     '',
-    '| scenario | SQLite req/s | PostgreSQL req/s | PG / SQLite | baseline | SQLite / baseline | CPU ms/req SQLite | CPU ms/req PG |',
-    '| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: |',
+    '| scenario | SQLite req/s | PostgreSQL req/s | PG / SQLite | baseline | SQLite / baseline | CPU ms/req SQLite | CPU ms/req PG | p50 / p99 ms SQLite | p50 / p99 ms PG |',
+    '| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |',
   ];
   for (const n of names) {
     const s = results[n].SQLite;
     const p = results[n].PostgreSQL;
     const base = n.startsWith('login') ? { name: 'scrypt alone, all cores', rps: floorRate } : results[n].bare ? { name: 'bare uWS, same bytes', rps: median(results[n].bare.rps) } : null;
     lines.push(
-      `| ${n} | ${rate(median(s.rps))} | ${rate(median(p.rps))} | ${(median(p.rps) / median(s.rps)).toFixed(2)}× | ${base?.name ?? '—'}${base ? ` ${rate(base.rps)}/s` : ''} | ${base ? `${(median(s.rps) / base.rps).toFixed(2)}×` : '—'} | ${median(s.cpu).toFixed(2)} | ${median(p.cpu).toFixed(2)} |`,
+      `| ${n} | ${rate(median(s.rps))} | ${rate(median(p.rps))} | ${(median(p.rps) / median(s.rps)).toFixed(2)}× | ${base?.name ?? '—'}${base ? ` ${rate(base.rps)}/s` : ''} | ${base ? `${(median(s.rps) / base.rps).toFixed(2)}×` : '—'} | ${median(s.cpu).toFixed(2)} | ${median(p.cpu).toFixed(2)} | ${median(s.p50)} / ${median(s.p99)} | ${median(p.p50)} / ${median(p.p99)} |`,
     );
   }
   console.log(lines.join('\n'));

@@ -9,7 +9,8 @@
  * (price tiles), and saves test-results/map-z5.png and map-z14.png. Last, the logged-in flow of a
  * web client on another origin (D200–D213): a page of its own that speaks the original client's
  * protocol signs up, confirms through the outbox's link, logs in, stores and reads settings,
- * refreshes its tokens, resets the password on the service's reset page, and deletes the account.
+ * activates an imported membership, refreshes its tokens, resets the password on the service's
+ * reset page, and deletes the account — its auth-base calls under AUTH_PATH_PREFIX (D240).
  *
  * Chromium: CHROMIUM_PATH, else /usr/bin/chromium (`apt-get install chromium`; .ci/run installs it).
  */
@@ -19,10 +20,13 @@ import puppeteer, { type Browser } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ROOT, call, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
+import { spawnSync } from 'node:child_process';
+import { ROOT, call, cliEnv, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
 import { nthMail } from '../helpers/mail.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/** The client's auth base is the service under this prefix (its CHARGEPRICE_AUTH_SERVICE). */
+const AUTH = '/auth';
 const SHOT = process.env.BROWSER_SCREENSHOT ?? path.join(ROOT, 'test-results/docs.png');
 
 describe('docs page in chromium', () => {
@@ -31,7 +35,7 @@ describe('docs page in chromium', () => {
 
   beforeAll(async () => {
     if (!fs.existsSync(CHROMIUM)) throw new Error(`no chromium at ${CHROMIUM}: apt-get install chromium, or set CHROMIUM_PATH`);
-    srv = await startTestServer({ keys: { map: 'ReadStations,ReadCosts', accounts: 'UserAccounts' }, env: { PASSWORD_SCRYPT: '1024,8,1' } });
+    srv = await startTestServer({ keys: { map: 'ReadStations,ReadCosts', accounts: 'UserAccounts' }, env: { PASSWORD_SCRYPT: '1024,8,1', AUTH_PATH_PREFIX: AUTH } });
     browser = await puppeteer.launch({
       executablePath: CHROMIUM,
       headless: true,
@@ -160,7 +164,7 @@ describe('docs page in chromium', () => {
     expect(errors).toEqual([]);
   });
 
-  it('a client page on another origin: signup, confirm, login, settings, refresh, reset on the service\'s page, delete', async () => {
+  it('a client page on another origin: signup, confirm, login, settings, a membership, refresh, reset on the service\'s page, delete under the auth prefix', async () => {
     // The client's page, served from another origin (another port); it calls the service cross-origin.
     const client = http.createServer((_req, res) => {
       res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
@@ -176,7 +180,7 @@ describe('docs page in chromium', () => {
       const api = (method: string, p: string, body?: unknown, bearer?: string) =>
         page.evaluate((a) => (globalThis as unknown as { api: (...x: unknown[]) => Promise<{ status: number; body: any }> }).api(a.url, a.key, a.method, a.p, a.body, a.bearer), { url: srv.url, key: keyFor('accounts'), method, p, body, bearer });
       const email = 'browser@example.org';
-      const signup = await api('POST', '/v1/users', { data: { type: 'user', attributes: { email, password: 'browser passphrase', username: 'web', language: 'en' } } });
+      const signup = await api('POST', `${AUTH}/v1/users`, { data: { type: 'user', attributes: { email, password: 'browser passphrase', username: 'web', language: 'en' } } });
       expect(signup.status).toBe(204);
       const confirm = new URL((await nthMail(srv.dataDir, email, 1)).link);
       const confirmPage = await browser.newPage();
@@ -184,7 +188,7 @@ describe('docs page in chromium', () => {
       expect(await confirmPage.$eval('h1', (e) => e.textContent)).toBe('Address confirmed');
       await confirmPage.close();
 
-      const login = await api('POST', '/v1/authenticate', { data: { type: 'email_authentication', attributes: { email, password: 'browser passphrase' } } });
+      const login = await api('POST', `${AUTH}/v1/authenticate`, { data: { type: 'email_authentication', attributes: { email, password: 'browser passphrase' } } });
       expect(login.status).toBe(200);
       const { access_token, refresh_token } = login.body.data.attributes;
       // As the client does: the user id from the token's payload, decoded without verifying.
@@ -194,12 +198,20 @@ describe('docs page in chromium', () => {
       expect((await api('PUT', `/v1/users/${sub}/settings`, wrapped, access_token)).status).toBe(200);
       const settings = await api('GET', `/v1/users/${sub}/settings`, undefined, access_token);
       expect([settings.status, settings.body.data.relationships.vehicle.data.id]).toEqual([200, 'car-1']);
-      const refreshed = await api('POST', '/v1/authenticate', { data: { type: 'refresh_token_authentication', attributes: { refresh_token } } });
+      // A membership the operator imported, activated as the client's dialog sends it (D239).
+      const csv = path.join(srv.dataDir, 'members.csv');
+      fs.writeFileSync(csv, 'member_number,card_number\nB-100,4711000055554444\n');
+      const imported = spawnSync(process.execPath, [path.join(ROOT, 'dist/src/cli/products.js'), 'import', '--type', 'emc_membership', '--products', 'mobile_premium', csv], { env: await cliEnv(srv.dataDir), encoding: 'utf8' });
+      expect(imported.status, imported.stderr).toBe(0);
+      const activation = await api('POST', `/v1/users/${sub}/products`, { data: { type: 'user_products', attributes: { source: { type: 'emc_membership', member_number: 'b-100', card_number: '4711 0000 5555 4444' } } } }, access_token);
+      expect(activation.status).toBe(201);
+      expect((await api('GET', `/v1/users/${sub}/settings`, undefined, access_token)).body.meta.products).toEqual(['mobile_premium']);
+      const refreshed = await api('POST', `${AUTH}/v1/authenticate`, { data: { type: 'refresh_token_authentication', attributes: { refresh_token } } });
       expect(refreshed.status).toBe(200);
       const unknownRoute = await api('GET', '/v1/no-such-route');
       expect(unknownRoute.status).toBe(404); // the real 404 reaches the page (D93), not a network error
 
-      expect((await api('POST', '/v1/trigger_reset_password', { data: { type: 'trigger_reset_password', attributes: { email } } })).status).toBe(204);
+      expect((await api('POST', `${AUTH}/v1/trigger_reset_password`, { data: { type: 'trigger_reset_password', attributes: { email } } })).status).toBe(204);
       const reset = new URL((await nthMail(srv.dataDir, email, 2)).link);
       const resetPage = await browser.newPage();
       resetPage.on('pageerror', (e) => errors.push(String(e)));
@@ -211,10 +223,11 @@ describe('docs page in chromium', () => {
       expect(await resetPage.$eval('#msg', (e) => e.textContent)).toBe('Your password is set. You can now log in.');
       await resetPage.close();
 
-      const again = await api('POST', '/v1/authenticate', { data: { type: 'email_authentication', attributes: { email, password: 'browser passphrase 2' } } });
+      const again = await api('POST', `${AUTH}/v1/authenticate`, { data: { type: 'email_authentication', attributes: { email, password: 'browser passphrase 2' } } });
       expect(again.status).toBe(200);
-      expect((await api('DELETE', `/v1/users/${sub}`, undefined, again.body.data.attributes.access_token)).status).toBe(204);
-      const gone = await api('POST', '/v1/authenticate', { data: { type: 'email_authentication', attributes: { email, password: 'browser passphrase 2' } } });
+      // The client sends the deletion to its auth base (D240).
+      expect((await api('DELETE', `${AUTH}/v1/users/${sub}`, undefined, again.body.data.attributes.access_token)).status).toBe(204);
+      const gone = await api('POST', `${AUTH}/v1/authenticate`, { data: { type: 'email_authentication', attributes: { email, password: 'browser passphrase 2' } } });
       expect([gone.status, gone.body.errors[0].status, gone.body.errors[0].message]).toEqual([401, 401, 'wrong email or password']);
       expect(errors).toEqual([]);
     } finally {
