@@ -186,7 +186,7 @@ const ACCOUNT_DOCS: Record<string, OperationDoc> = {
     query: [{ name: 'token', schema: { type: 'string' }, description: 'The token of the mail', required: true }],
     status: 200,
     mediaType: 'text/html',
-    example: { path: `/account/reset?token=${PAGE_TOKEN}` },
+    example: { path: `/account/reset?token=${PAGE_TOKEN}`, stateful: true },
   },
   'GET /account/reset.js': {
     summary: 'The script of the reset page',
