@@ -54,7 +54,8 @@ case "$cmd" in
       if [[ -z "$DATABASE_URL" && -n "${CLUSTER_KEY:-}" ]]; then
         DATA_DIR="$data" node "$root/dist/src/cli/keys.js" create --groups all --key "$CLUSTER_KEY" --name cluster > /dev/null 2>&1
       fi
-      PORT=$port DATA_DIR="$data" node "$root/dist/src/main.js" > "$dir/replica-$k.log" 2>&1 &
+      # nginx in front connects from 127.0.0.1: only its X-Forwarded-For names the client (D245).
+      PORT=$port DATA_DIR="$data" TRUST_PROXY=127.0.0.1 node "$root/dist/src/main.js" > "$dir/replica-$k.log" 2>&1 &
       echo $! > "$dir/replica-$k.pid"
       pids+=($!)
       echo "$port" > "$dir/replica-$k.port"

@@ -379,6 +379,7 @@ export async function startService(config: Config, logger: Logger, start: StartO
       await live.close();
       swap.close();
       accounts?.mailer.close();
+      await accounts?.passwords.close();
       await tracing?.shutdown();
     };
     return serviceHandle(config, server, pipeline, swap, close);
@@ -422,5 +423,5 @@ async function accountDeps(config: Config, live: LiveStore, tokens: TokenVerifie
   }
   const mailer = new Mailer({ smtpUrl: config.accounts.smtpUrl, from: config.accounts.mailFrom, dataDir: config.dataDir });
   logger.info({ mail: mailer.where, prefix: config.accounts.pathPrefix || '/' }, 'accounts served');
-  return { issuer, passwords: new Passwords(config.accounts.scrypt), mailer, limits: new AccountLimits(live.sharedAttempts) };
+  return { issuer, passwords: new Passwords(config.accounts.scrypt, config.accounts.hashThreads), mailer, limits: new AccountLimits(live.sharedAttempts) };
 }

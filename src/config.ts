@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import net from 'node:net';
 
 /** Repository root (works from src/ under tsx and from dist/src/ after the build). */
 export const PROJECT_ROOT = (() => {
@@ -171,8 +172,8 @@ export interface Config {
   readonly reusePort: boolean;
   /** D200–D214: accounts of the client's logged-in flows. */
   readonly accounts: AccountsConfig;
-  /** D207: the client address is the last one of `X-Forwarded-For` (behind one proxy). */
-  readonly trustProxy: boolean;
+  /** D245: the trusted proxies (addresses and CIDRs) whose `X-Forwarded-For` names the client; null: none. */
+  readonly trustProxy: readonly string[] | null;
 }
 
 export interface ScryptParams {
@@ -202,6 +203,8 @@ export interface AccountsConfig {
   /** APP_URL: where the web client runs; the mail pages link back to it (D243). */
   readonly appUrl: string | null;
   readonly scrypt: Readonly<ScryptParams>;
+  /** PASSWORD_HASH_THREADS: threads of their own that hash passwords (D246). */
+  readonly hashThreads: number;
 }
 
 /** `N,r,p` of PASSWORD_SCRYPT (N a power of two from 1,024). */
@@ -213,6 +216,37 @@ export function parseScrypt(v: string | undefined): ScryptParams {
     throw new ConfigError('PASSWORD_SCRYPT must be "N,r,p" with N a power of two from 1024 to 1048576, r 1–32, p 1–16');
   }
   return { N, r, p };
+}
+
+/** TRUST_PROXY's `loopback` (and `on`): a proxy on the same host, as the shipped deployments run it. */
+export const LOOPBACK = ['127.0.0.0/8', '::1/128'];
+
+/** The trusted proxies of TRUST_PROXY's entries (addresses or CIDRs); throws on an entry that is neither. */
+export function trustedProxies(entries: readonly string[]): net.BlockList {
+  const list = new net.BlockList();
+  for (const e of entries) {
+    const [addr, bits] = e.split('/');
+    const type = net.isIPv4(addr) ? 'ipv4' : net.isIPv6(addr) ? 'ipv6' : null;
+    const max = type === 'ipv4' ? 32 : 128;
+    const prefix = bits === undefined ? max : /^\d{1,3}$/.test(bits) ? Number(bits) : -1;
+    if (type === null || prefix < 0 || prefix > max || e.split('/').length > 2) throw new Error(`"${e}" is not an IP address or CIDR range`);
+    list.addSubnet(addr, prefix, type);
+  }
+  return list;
+}
+
+/** D245: TRUST_PROXY — off, `loopback` (or `on`), or a CSV of addresses and CIDR ranges. */
+function trustProxy(v: string | undefined): readonly string[] | null {
+  const t = (v ?? '').trim().toLowerCase();
+  if (t === '' || t === 'off' || t === 'false' || t === '0') return null;
+  if (t === 'on' || t === 'true' || t === '1' || t === 'loopback') return LOOPBACK;
+  const entries = t.split(',').map((e) => e.trim()).filter((e) => e.length > 0);
+  try {
+    trustedProxies(entries);
+  } catch (e) {
+    throw new ConfigError(`TRUST_PROXY: ${(e as Error).message} (off, loopback, or comma-separated addresses and CIDR ranges of the proxies)`);
+  }
+  return entries;
 }
 
 /** An optional http(s) URL setting without a trailing slash (null when unset). */
@@ -264,6 +298,7 @@ function accountsConfig(env: NodeJS.ProcessEnv, port: number, tokenMaxLifetimeS:
     refreshGraceS: int(env, 'REFRESH_GRACE_S', 10, 0, 60),
     appUrl: httpUrl(env, 'APP_URL'),
     scrypt: parseScrypt(env.PASSWORD_SCRYPT),
+    hashThreads: int(env, 'PASSWORD_HASH_THREADS', 1, 1, Math.max(1, os.availableParallelism())),
   };
 }
 
@@ -458,7 +493,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataAdapterAliases: adapterAliases(env.DATA_ADAPTER_ALIASES),
     reusePort: onOff(env, 'REUSE_PORT', false),
     accounts: accountsConfig(env, int(env, 'PORT', 8080, 0, 65535), int(env, 'TOKEN_MAX_LIFETIME_S', 86_400, 60, 31_536_000)),
-    trustProxy: onOff(env, 'TRUST_PROXY', false),
+    trustProxy: trustProxy(env.TRUST_PROXY),
   };
   if (cfg.jwtAlgorithm !== 'HS256' && !cfg.jwtPublicKey) {
     throw new ConfigError(`JWT_ALGORITHM ${cfg.jwtAlgorithm} needs JWT_PUBLIC_KEY (a PEM public key)`);

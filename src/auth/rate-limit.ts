@@ -299,12 +299,14 @@ export class Attempts {
 }
 
 /**
- * The guessing limits of accounts (D207, D209, D212), one set per process, kept across snapshot
+ * The guessing limits of accounts (D207, D209, D212, D247), one set per process, kept across snapshot
  * swaps; on a PostgreSQL store they hold for all replicas together (D219).
  */
 export class AccountLimits {
-  /** Failed logins per address: 10 per 15 minutes. */
+  /** Failed logins per address and client: 10 per 15 minutes (D247). */
   readonly loginFailures: Attempts;
+  /** Failed logins per address from all clients: 100 per hour (D247). */
+  readonly loginFailuresPerAddress: Attempts;
   /** Authentication requests (login, refresh, signup, reset mails) per client address: 100 per 15 minutes. */
   readonly authPerClient: Attempts;
   /** Reset mails per address: 3 per hour (further requests send nothing). */
@@ -316,7 +318,8 @@ export class AccountLimits {
   readonly activationsPerClient: Attempts;
 
   constructor(shared: SharedAttempts | null = null) {
-    this.loginFailures = new Attempts('login-failures', 10, 900, shared);
+    this.loginFailures = new Attempts('login-failures-pair', 10, 900, shared);
+    this.loginFailuresPerAddress = new Attempts('login-failures-address', 100, 3600, shared);
     this.authPerClient = new Attempts('auth-per-client', 100, 900, shared);
     this.resetMails = new Attempts('reset-mails', 3, 3600, shared);
     this.pagesPerClient = new Attempts('pages-per-client', 20, 900, shared);

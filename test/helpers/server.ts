@@ -184,6 +184,8 @@ export interface CallOptions {
   headers?: Record<string, string>;
   /** The query carries parameters the API ignores, on purpose (hardening probes): not checked against the description. */
   ignoredQuery?: true;
+  /** In-process services only: the socket peer's address (default 127.0.0.1). */
+  remote?: string;
 }
 
 export interface CallResult {
@@ -250,7 +252,7 @@ async function send(srv: Target, method: string, p: string, o: CallOptions): Pro
     headers['Content-Type'] = 'application/json';
   }
   if (srv.request !== undefined) {
-    const r = await srv.request({ method, url: p, headers, body });
+    const r = await srv.request({ method, url: p, headers, body, ...(o.remote !== undefined ? { remote: o.remote } : {}) });
     const text = decodedText(r.body, r.headers['content-encoding']);
     const type = r.headers['content-type'] ?? '';
     return { status: r.status, headers: new Headers(r.headers), text, json: text.length > 0 && (type === '' || type.includes('json')) ? JSON.parse(text) : undefined };

@@ -331,6 +331,15 @@ describe('access tokens end with the password and the account (D244)', () => {
   });
 });
 
+describe('per-client limits of IPv6 clients (D245)', () => {
+  it('count every address of one /64 as one client', async () => {
+    const junk = `/account/confirm?token=${'k'.repeat(43)}`;
+    for (let i = 1; i <= 20; i++) expect((await call(app, 'GET', junk, { headers: { 'X-Forwarded-For': `2001:db8:5:6::${i.toString(16)}` } })).status).toBe(400);
+    expect((await call(app, 'GET', junk, { headers: { 'X-Forwarded-For': '2001:db8:5:6:ffff:1:2:3' } })).status).toBe(429);
+    expect((await call(app, 'GET', junk, { headers: { 'X-Forwarded-For': '2001:db8:5:7::1' } })).status).toBe(400);
+  });
+});
+
 describe('npm run products -- create (D212)', () => {
   it('issues codes only: another type is refused with the way to import it', async () => {
     const r = await products(app, ['create', '--products', 'web_pro', '--type', 'emc_membership']);

@@ -354,27 +354,41 @@ describe('bearer tokens on user routes (D210)', () => {
 });
 
 describe('guessing limits (D207, D209, D212)', () => {
-  it('10 failed logins of an address refuse the 11th, even with the right password; other addresses go on', async () => {
+  it('10 failed logins from one client refuse its 11th, even with the right password; the owner from another client logs in (D247)', async () => {
     const email = 'limited@example.org';
     await signupConfirmLogin(email, 'limited passphrase');
+    const stranger = { 'X-Forwarded-For': '198.51.100.77' };
     for (let i = 0; i < 10; i++) {
-      const r = await call(app, 'POST', '/v1/authenticate', { key: KEY, body: loginBody(email, `wrong ${i} passphrase`), headers: { 'X-Forwarded-For': `198.51.100.${i}` } });
+      const r = await call(app, 'POST', '/v1/authenticate', { key: KEY, body: loginBody(email, `wrong ${i} passphrase`), headers: stranger });
       expect(r.status).toBe(401);
     }
     const hashes = await metric('cps_password_hashes_total');
-    const r = await call(app, 'POST', '/v1/authenticate', { key: KEY, body: loginBody(email, 'limited passphrase'), headers: { 'X-Forwarded-For': '198.51.100.99' } });
+    const r = await call(app, 'POST', '/v1/authenticate', { key: KEY, body: loginBody(email, 'limited passphrase'), headers: stranger });
     expect(r.status).toBe(429);
     expect(r.json.errors[0]).toMatchObject({ status: 429, message: 'too many attempts, retry later' });
     expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(await metric('cps_password_hashes_total')).toBe(hashes); // refused before hashing
-    await signupConfirmLogin('not-limited@example.org', 'other passphrase');
+    // The stranger did not lock the owner out (OWASP ASVS 2.2.1).
+    const owner = await call(app, 'POST', '/v1/authenticate', { key: KEY, body: loginBody(email, 'limited passphrase'), headers: { 'X-Forwarded-For': '198.51.100.78' } });
+    expect(owner.status).toBe(200);
   });
 
-  it('parallel wrong guesses cannot pass the limit together: of 20 at once, 10 are hashed and 10 refused', async () => {
+  it('100 failed logins of an address from any clients within an hour refuse the 101st from anywhere (D247)', async () => {
+    const email = 'spread@example.org';
+    await signupConfirmLogin(email, 'spread passphrase');
+    for (let c = 0; c < 10; c++) {
+      const wrong = await Promise.all(Array.from({ length: 10 }, (_, i) => call(app, 'POST', '/v1/authenticate', { key: KEY, body: loginBody(email, `wrong ${i} passphrase`), headers: { 'X-Forwarded-For': `198.51.104.${c}` } })));
+      expect(wrong.map((r) => r.status)).toEqual(Array(10).fill(401));
+    }
+    const r = await call(app, 'POST', '/v1/authenticate', { key: KEY, body: loginBody(email, 'spread passphrase'), headers: { 'X-Forwarded-For': '198.51.104.200' } });
+    expect(r.status).toBe(429);
+  });
+
+  it('parallel wrong guesses cannot pass the limit together: of 20 at once from one client, 10 are hashed and 10 refused', async () => {
     const email = 'parallel@example.org';
     await signupConfirmLogin(email, 'parallel passphrase');
     const answers = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => call(app, 'POST', '/v1/authenticate', { key: KEY, body: loginBody(email, `guess ${i} passphrase`), headers: { 'X-Forwarded-For': `198.51.101.${i}` } })),
+      Array.from({ length: 20 }, (_, i) => call(app, 'POST', '/v1/authenticate', { key: KEY, body: loginBody(email, `guess ${i} passphrase`), headers: { 'X-Forwarded-For': '198.51.101.1' } })),
     );
     expect(answers.map((r) => r.status).sort()).toEqual([...Array(10).fill(401), ...Array(10).fill(429)]);
   });

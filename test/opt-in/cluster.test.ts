@@ -27,6 +27,7 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -108,6 +109,33 @@ describe('replicas behind nginx on a shared PostgreSQL live store', () => {
     }
     expect(bodies.size).toBe(1);
     expect(JSON.parse([...bodies][0]).data.length).toBeGreaterThan(0);
+  });
+
+  /** A GET from the loopback address `from` (Linux answers the whole 127/8), with extra headers. */
+  const getFrom = (base: string, p: string, from: string, headers: Record<string, string> = {}): Promise<number> =>
+    new Promise((resolve, reject) => {
+      const u = new URL(base + p);
+      const req = http.request({ host: u.hostname, port: u.port, path: u.pathname + u.search, localAddress: from, headers: { 'Api-Key': KEY, ...headers } }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode!));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+
+  it('behind nginx each client has its own guessing limits; X-Forwarded-For counts only from nginx (D245)', async () => {
+    const junk = `/account/confirm?token=${'j'.repeat(43)}`;
+    // 20 mail-page requests per client address in 15 minutes (D209): the 21st from one client is refused…
+    const statuses: number[] = [];
+    for (let i = 0; i < 21; i++) statuses.push(await getFrom(url, junk, '127.0.0.2'));
+    expect(statuses.slice(0, 20).every((s) => s === 400)).toBe(true);
+    expect(statuses[20]).toBe(429);
+    // …while another client through the same nginx is not.
+    expect(await getFrom(url, junk, '127.0.0.3')).toBe(400);
+    // Straight to a replica from an address that is not nginx's, X-Forwarded-For chooses nothing: the
+    // limited client cannot be blamed, and the sender is counted as itself.
+    expect(await getFrom(a.url, junk, '127.0.0.4', { 'X-Forwarded-For': '127.0.0.3' })).toBe(400);
+    expect(await getFrom(a.url, junk, '127.0.0.5', { 'X-Forwarded-For': '127.0.0.2' })).toBe(400);
   });
 
   describe('read-your-writes across replicas', () => {

@@ -44,6 +44,8 @@ describe('the systemd unit (D123)', () => {
     expect(s.get('User')).toBeUndefined();
     expect(s.get('StateDirectory')).toEqual(['charging-price-service']);
     expect(s.get('Environment')).toContain('DATA_DIR=/var/lib/charging-price-service');
+    // Behind nginx on this host: only nginx's address names the client (D245).
+    expect(s.get('Environment')).toContain('TRUST_PROXY=127.0.0.1');
     expect(s.get('ProtectSystem')).toEqual(['strict']);
     // V8 writes machine code at run time.
     expect(s.get('MemoryDenyWriteExecute')).toBeUndefined();

@@ -5,6 +5,8 @@
  */
 import crypto from 'node:crypto';
 import { randomUUID } from 'node:crypto';
+import type { BlockList } from 'node:net';
+import { clientAddress, clientKey, trustedProxies } from '../../auth/client-address.js';
 import { hashKey } from '../../auth/keys.js';
 import { normaliseEmail, passwordProblem, PasswordsBusyError } from '../../auth/passwords.js';
 import { AccountStore, type UserRow } from '../../storage/accounts.js';
@@ -18,14 +20,6 @@ const CONFIRM_TTL_MS = 24 * 3_600_000;
 const RESET_TTL_MS = 3_600_000;
 
 export const newSecret = (): string => crypto.randomBytes(32).toString('base64url');
-
-/** The client address (D207): the socket's peer, or behind a trusted proxy the last `X-Forwarded-For` entry. */
-export function clientAddress(req: ApiRequest, trustProxy: boolean): string {
-  if (!trustProxy) return req.remote;
-  const list = req.headers.forwardedFor.split(',');
-  const last = list[list.length - 1].trim();
-  return last.length > 0 ? last : req.remote;
-}
 
 export const tooMany = (wait: number): ApiError =>
   new ApiError('TOO_MANY_REQUESTS', 'too many attempts, retry later', { headers: { 'Retry-After': String(wait) } });
@@ -50,16 +44,19 @@ export interface TokenPair {
 
 export class AccountService {
   readonly store: AccountStore;
+  private readonly proxies: BlockList | null;
 
   constructor(
     private readonly ctx: AppContext,
     readonly deps: AccountDeps,
   ) {
     this.store = new AccountStore(ctx.live);
+    this.proxies = ctx.config.trustProxy === null ? null : trustedProxies(ctx.config.trustProxy);
   }
 
+  /** The client's key for per-client limits (D245): its address behind trusted proxies, an IPv6 one by its /64. */
   client(req: ApiRequest): string {
-    return clientAddress(req, this.ctx.config.trustProxy);
+    return clientKey(clientAddress(req.remote, req.headers.forwardedFor, this.proxies));
   }
 
   /** D206: 204 for a new and a taken address alike, after the same hashing; mails after the answer. */
@@ -84,15 +81,20 @@ export class AccountService {
   /** D207: the password against the stored hash or a dummy one; 401 alike; then a new token family. */
   async login(req: ApiRequest, a: { email: string; password: string }): Promise<TokenPair> {
     const l = this.deps.limits;
-    limit(await l.authPerClient.take(this.client(req)));
+    const client = this.client(req);
+    limit(await l.authPerClient.take(client));
     const email = normaliseEmail(a.email) ?? '';
-    // Counted before the hash, so parallel guesses cannot all pass the check; a right password takes it back.
+    // Counted before the hash, so parallel guesses cannot all pass the check; a right password takes
+    // them back. Per address and client first, so one client cannot lock the owner out (D247).
     const at = Date.now();
-    limit(await l.loginFailures.take(email, at));
+    const pair = `${email}\n${client}`;
+    limit(await l.loginFailures.take(pair, at));
+    limit(await l.loginFailuresPerAddress.take(email, at));
     const user = email === '' ? undefined : await this.store.userByEmail(email);
     const ok = await this.hashing(() => (user === undefined ? this.deps.passwords.verifyDummy(a.password) : this.deps.passwords.verify(a.password, user.password_hash)));
     if (!ok || user === undefined) throw wrongPair();
-    await l.loginFailures.release(email, at);
+    await l.loginFailures.release(pair, at);
+    await l.loginFailuresPerAddress.release(email, at);
     if (user.confirmed_at === null) throw unconfirmed();
     if (this.deps.passwords.outdated(user.password_hash)) await this.store.rehash(user.id, await this.hashing(() => this.deps.passwords.hash(a.password)));
     const refresh = newSecret();
