@@ -80,6 +80,19 @@ const INSERT_REFRESH = 'INSERT INTO refresh_tokens(hash, user_id, family, create
 /** Expired mail tokens cannot be used: each new one deletes them (D244). */
 const purgeMailTokens = (s: Sql, now: number): Promise<number> => s.run('DELETE FROM mail_tokens WHERE expires_at <= ?', [now]);
 
+/** Accounts whose address nobody confirmed within this long are deleted (D249). */
+export const UNCONFIRMED_TTL_MS = 7 * 86_400_000;
+
+/**
+ * D249: deletes accounts never confirmed within UNCONFIRMED_TTL_MS (with their mail tokens; such
+ * an account cannot log in, so it has no settings, refresh tokens, products or devices).
+ */
+async function purgeUnconfirmed(s: Sql, now: number): Promise<void> {
+  const old = 'SELECT id FROM users WHERE confirmed_at IS NULL AND created_at < ?';
+  await s.run(`DELETE FROM mail_tokens WHERE user_id IN (${old})`, [now - UNCONFIRMED_TTL_MS]);
+  await s.run('DELETE FROM users WHERE confirmed_at IS NULL AND created_at < ?', [now - UNCONFIRMED_TTL_MS]);
+}
+
 type SettingsValue = Omit<StoredSettings, 'products'>;
 
 async function settingsVersion(s: Sql, userId: string, version: number): Promise<SettingsValue | undefined> {
@@ -145,6 +158,7 @@ export class AccountStore {
       // confirmed yet: its owner sets a password of their own, so an account someone else opened
       // with the address before them never keeps that person's password (D206).
       const purpose: MailPurpose = known === undefined ? 'confirm' : 'reset';
+      await purgeUnconfirmed(s, now);
       await purgeMailTokens(s, now);
       await s.run('INSERT INTO mail_tokens(hash, user_id, purpose, expires_at, used_at) VALUES (?, ?, ?, ?, NULL)', [tokenHash, user.id, purpose, expiry[purpose]]);
       return { created: known === undefined, user };

@@ -340,6 +340,46 @@ describe('per-client limits of IPv6 clients (D245)', () => {
   });
 });
 
+describe('unconfirmed accounts and the mails they cause (D249)', () => {
+  it('an account nobody confirmed within 7 days is deleted by a later signup; confirmed ones stay', async () => {
+    const { openLiveStore } = await import('../../src/storage/open.js');
+    const { AccountStore } = await import('../../src/storage/accounts.js');
+    const dataDir = freshDataDir();
+    const live = await openLiveStore({ dataDir, databaseUrl: await databaseUrlOf(dataDir) });
+    try {
+      const store = new AccountStore(live);
+      const t0 = 1_700_000_000_000;
+      const user = (id: string) => ({ id, email: `${id}@example.org`, username: id, language: 'en', password_hash: 'scrypt$x' });
+      await store.createUser(user('stale'), 'c-stale', { confirm: t0 + 86_400_000, reset: t0 }, t0);
+      await store.createUser(user('kept'), 'c-kept', { confirm: t0 + 86_400_000, reset: t0 }, t0);
+      expect(await store.confirm('c-kept', t0 + 1000)).toBe(true);
+      await store.createUser(user('young'), 'c-young', { confirm: t0 + 86_400_000, reset: t0 }, t0 + 6 * 86_400_000);
+      await store.createUser(user('later'), 'c-later', { confirm: t0 + 9 * 86_400_000, reset: t0 }, t0 + 7 * 86_400_000 + 1);
+      const ids = await live.read((s) => s.all<{ id: string }>('SELECT id FROM users ORDER BY id'));
+      expect(ids.map((r) => r.id)).toEqual(['kept', 'later', 'young']);
+      expect(await live.read((s) => s.get<{ n: number }>("SELECT COUNT(*) AS n FROM mail_tokens WHERE user_id = 'stale'"))).toMatchObject({ n: 0 });
+    } finally {
+      await live.close();
+    }
+  });
+
+  it('a reset mail names the user only once the address is confirmed', async () => {
+    const { simpleParser } = await import('mailparser');
+    const email = 'victim@example.org';
+    const headers = { 'X-Forwarded-For': '198.51.100.240' };
+    const body = { data: { type: 'user', attributes: { email, password: 'stranger passphrase', username: 'Call +1 555 0100 now', language: 'en' } } };
+    expect((await call(app, 'POST', '/v1/users', { key: KEY, body, headers })).status).toBe(204);
+    await call(app, 'POST', '/v1/trigger_reset_password', { key: KEY, body: { data: { type: 'trigger_reset_password', attributes: { email } } }, headers });
+    expect((await nthMail(app.dataDir, email, 2)).subject).toBe('Reset your password');
+    const dir = path.join(app.dataDir, 'outbox');
+    const texts = await Promise.all(fs.readdirSync(dir).filter((f) => f.endsWith('.eml')).map(async (f) => simpleParser(fs.readFileSync(path.join(dir, f)))));
+    const toVictim = texts.filter((m) => (Array.isArray(m.to) ? m.to[0] : m.to)?.value[0]?.address === email);
+    expect(toVictim).toHaveLength(2);
+    for (const m of toVictim) expect(m.text).not.toContain('555');
+    expect(toVictim.some((m) => (m.text ?? '').startsWith('Hello,'))).toBe(true);
+  });
+});
+
 describe('npm run products -- create (D212)', () => {
   it('issues codes only: another type is refused with the way to import it', async () => {
     const r = await products(app, ['create', '--products', 'web_pro', '--type', 'emc_membership']);

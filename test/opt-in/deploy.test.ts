@@ -59,6 +59,16 @@ describe('the systemd unit (D123)', () => {
   });
 });
 
+describe('the reference proxy (D248)', () => {
+  it('closes idle upstream connections before the service does (its idle close: 10 s, measured from 8 s)', () => {
+    const conf = fs.readFileSync(path.join(ROOT, 'deploy/nginx.conf'), 'utf8');
+    const upstream = /upstream charging_price_service \{([^}]*)\}/.exec(conf)![1];
+    const m = /^\s*keepalive_timeout (\d+)s;/m.exec(upstream);
+    expect(m, 'keepalive_timeout in the upstream block').not.toBeNull();
+    expect(Number(m![1])).toBeLessThan(8);
+  });
+});
+
 const ALERTS = path.join(ROOT, 'deploy/prometheus/alerts.yml');
 const DASHBOARD = path.join(ROOT, 'deploy/grafana/charging-price-service.json');
 

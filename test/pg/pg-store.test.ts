@@ -41,6 +41,16 @@ describe('PostgreSQL live store', () => {
     }
   });
 
+  it('keeps the guessing limits’ attempts in a logged table, which a crash does not empty (D248)', async () => {
+    const store = await PgStore.open(await fresh());
+    try {
+      const r = await store.read((s) => s.get<{ relpersistence: string }>("SELECT relpersistence FROM pg_class WHERE relname = 'attempts'"));
+      expect(r?.relpersistence).toBe('p');
+    } finally {
+      await store.close();
+    }
+  });
+
   it('rolls back everything a failed transaction wrote', async () => {
     const store = await PgStore.open(await fresh());
     try {

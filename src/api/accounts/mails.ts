@@ -17,11 +17,13 @@ export function confirmMail(u: Recipient, link: string): Mail {
   };
 }
 
-export function resetMail(u: Recipient, link: string): Mail {
+/** D249: the username only when the address is confirmed (else whoever signed up chose it). */
+export function resetMail(u: Recipient & { confirmed_at: number | null }, link: string): Mail {
+  const hello = u.confirmed_at === null ? 'Hello' : `Hello ${u.username}`;
   return {
     to: u.email,
     subject: 'Reset your password',
-    text: `Hello ${u.username},\n\nto set a new password, open this link within one hour:\n\n${link}\n\nIf you did not ask for it, ignore this mail: your password stays as it is.${SIGNATURE}`,
+    text: `${hello},\n\nto set a new password, open this link within one hour:\n\n${link}\n\nIf you did not ask for it, ignore this mail: your password stays as it is.${SIGNATURE}`,
   };
 }
 

@@ -5,7 +5,7 @@
  */
 export const sql = `SELECT 1;`;
 
-/** One row per attempt, by the SHA-256 of its limit and key (never an address or a client address); UNLOGGED. */
+/** One row per attempt, by the SHA-256 of its limit and key (never an address or a client address); UNLOGGED here, logged since migration 14 (D248). */
 export const postgresSql = `
 CREATE UNLOGGED TABLE attempts (
   key_hash    TEXT NOT NULL,

@@ -11,6 +11,7 @@ import * as m010 from './010_attempts.js';
 import * as m011 from './011_snapshot_swaps.js';
 import * as m012 from './012_evse_uids.js';
 import * as m013 from './013_account_tokens.js';
+import * as m014 from './014_account_limits.js';
 import * as pg from './postgres.js';
 
 import type { Migration } from './migration.js';
@@ -32,6 +33,7 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   { version: 11, name: 'snapshot_swaps', sql: m011.sql },
   { version: 12, name: 'evse_uids', sql: m012.sql },
   { version: 13, name: 'account_tokens', sql: m013.sql },
+  { version: 14, name: 'account_limits', sql: m014.sql },
 ];
 
 /** The same schema for PostgreSQL (same versions and names, PostgreSQL types; postgres.ts). */

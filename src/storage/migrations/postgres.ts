@@ -13,6 +13,7 @@ import { postgresSql as attempts } from './010_attempts.js';
 import { postgresSql as snapshotSwaps } from './011_snapshot_swaps.js';
 import { postgresSql as evseUids } from './012_evse_uids.js';
 import { accountTokensSql } from './013_account_tokens.js';
+import { postgresSql as accountLimits } from './014_account_limits.js';
 
 export const CHANNEL = 'cps_live';
 
@@ -191,4 +192,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 11, name: 'snapshot_swaps', sql: snapshotSwaps },
   { version: 12, name: 'evse_uids', sql: evseUids },
   { version: 13, name: 'account_tokens', sql: accountTokensSql('BIGINT', '') },
+  { version: 14, name: 'account_limits', sql: accountLimits },
 ];
