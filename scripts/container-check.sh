@@ -114,6 +114,8 @@ if command -v podman-compose >/dev/null; then
   done
   [ "$(grep -c -- '-e DATABASE_URL=postgres://cps:check@postgres:5432/cps -e SNAPSHOT_DIR=/snapshots' <<<"$plan")" = 2 ] || { echo "compose: replicas without DATABASE_URL and SNAPSHOT_DIR"; exit 1; }
   [ "$(grep -c -- '--name=cpscheck_replica-[12]_1 -d --read-only .* --tmpfs /tmp ' <<<"$plan")" = 2 ] || { echo "compose: replicas without a read-only root and a /tmp tmpfs (D232)"; exit 1; }
+  [ "$(grep -c -- '--name=cpscheck_replica-[12]_1 .* -e TRUST_PROXY=10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7 ' <<<"$plan")" = 2 ] || { echo "compose: replicas that do not trust nginx's X-Forwarded-For (D245)"; exit 1; }
+  grep -q -- '--name=cpscheck_replica-1_1 .* -p ' <<<"$plan" && { echo "compose: a replica publishes a port, so peers other than nginx could name their own address (D245)"; exit 1; }
   echo "compose file checked: postgres, two read-only replicas on it sharing SNAPSHOT_DIR, nginx in front (podman-compose --dry-run)"
 else
   echo "podman-compose is not installed (apt-get install podman-compose): compose file not checked"; exit 1

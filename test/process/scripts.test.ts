@@ -81,6 +81,7 @@ const ELSEWHERE: Record<string, string> = {
   'bench:http:prices': 'a measurement (bench/RESULTS.md)',
   'bench:status-fanout': '.ci/run (--check)',
   'bench:rate-limits': '.ci/run (--check)',
+  'bench:login-flood': '.ci/run (--check); bench/RESULTS.md (login-flood)',
   'bench:availability': 'a measurement (bench/RESULTS.md)',
   'bench:area': 'a measurement (bench/RESULTS.md)',
   'bench:overload': 'a measurement (bench/RESULTS.md)',
