@@ -96,7 +96,7 @@ function flood(port: number): { stop: () => Promise<{ served: number; refused: n
 
 const roots: [string, string][] = [['this checkout', ROOT], ...(values.baseline !== undefined ? [['baseline', path.resolve(values.baseline)] as [string, string]] : [])];
 // `on`: loopback here (D245), any peer for builds before it; the flood comes from loopback either way.
-const env = { JWT_SECRET: SECRET, TRUST_PROXY: 'on', LOG_LEVEL: 'warn' };
+const env = { JWT_SECRET: SECRET, TRUST_PROXY: 'on' };
 const services = await Promise.all(roots.map(([, root]) => startService({ snapshot, env, root })));
 const rows = new Map<string, { alone: number[]; flooded: number[] }>();
 let failures = 0;
