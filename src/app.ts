@@ -283,6 +283,7 @@ function pipelineOptions(ctx: AppContext, parts: LiveParts, limiter: RateLimiter
   return {
     routes: buildRoutes(ctx),
     tracing,
+    trustProxy: ctx.config.trustProxy,
     mapError: serviceError,
     refusalDelayMs: config.refusalDelayMs,
     priceWorkSaturated: () => prices.saturated(),
@@ -365,7 +366,7 @@ export async function startService(config: Config, logger: Logger, start: StartO
     swap.cluster = cluster;
     cluster?.start();
     logger.info(
-      { port: server?.port ?? 0, host: config.host, snapshot: snapshot.meta.snapshotVersion, tracing: tracing === null ? 'off' : config.tracing.mode, ms: Math.round(performance.now() - startedAt) },
+      { port: server?.port ?? 0, host: config.host, snapshot: snapshot.meta.snapshotVersion, tracing: tracing === null ? 'off' : config.tracing.mode, ...(tracing !== null ? { instanceId: tracing.instanceId } : {}), ms: Math.round(performance.now() - startedAt) },
       server !== null ? 'listening' : 'serving in process',
     );
     const close = async (): Promise<void> => {

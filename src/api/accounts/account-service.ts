@@ -12,6 +12,7 @@ import type { AccountDeps, AppContext } from '../context.js';
 import { ApiError, badRequest } from '../jsonapi/errors.js';
 import type { ApiRequest } from '../types.js';
 import type { Mail } from '../../mail/mailer.js';
+import { clientAddressOf } from '../client-address.js';
 import { confirmMail, resetMail, signupAttemptMail } from './mails.js';
 
 const CONFIRM_TTL_MS = 24 * 3_600_000;
@@ -20,12 +21,7 @@ const RESET_TTL_MS = 3_600_000;
 export const newSecret = (): string => crypto.randomBytes(32).toString('base64url');
 
 /** The client address (D207): the socket's peer, or behind a trusted proxy the last `X-Forwarded-For` entry. */
-export function clientAddress(req: ApiRequest, trustProxy: boolean): string {
-  if (!trustProxy) return req.remote;
-  const list = req.headers.forwardedFor.split(',');
-  const last = list[list.length - 1].trim();
-  return last.length > 0 ? last : req.remote;
-}
+export const clientAddress = (req: ApiRequest, trustProxy: boolean): string => clientAddressOf(req.remote, req.headers.forwardedFor, trustProxy);
 
 export const tooMany = (wait: number): ApiError =>
   new ApiError('TOO_MANY_REQUESTS', 'too many attempts, retry later', { headers: { 'Retry-After': String(wait) } });
