@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/server.js';
 import { runImport, type ImportFormat } from '../../src/import/run.js';
 import { Snapshot } from '../../src/storage/snapshot.js';
+import { buildSnapshot, writeServiceSnapshot } from '../../src/import/default-snapshot.js';
 import { StationIndex } from '../../src/domain/stations/index.js';
 import { stationIdOf } from '../../src/domain/stations/normalize.js';
 import type { StationRecord } from '../../src/domain/stations/model.js';
@@ -206,6 +207,29 @@ describe('determinism', () => {
     expect(fs.readFileSync(a.out).equals(fs.readFileSync(b.out))).toBe(true);
     expect(a.summary.snapshotVersion).toBe(b.summary.snapshotVersion);
   });
+});
+
+describe('snapshot version (DNEW49D)', () => {
+  it('names what was written: other rows from the same inputs, another version; the same rows by another route, the same one', async () => {
+    const base = await imp('irve', ['fr/irve-messy.csv']);
+    expect(Snapshot.open(base.out).meta.snapshotVersion).toBe(base.summary.snapshotVersion);
+    // What a changed importer would write from the same file: one station's name differs.
+    const [first, ...rest] = base.stations;
+    const write = (stations: StationRecord[], out: string): string =>
+      writeServiceSnapshot({ out: path.join(tmp, out), stations, operators: base.operators.map((o) => ({ ...o, station_count: 1 })), builtAt: base.summary.dataDate });
+    const same = write(base.stations, 'v-same.db');
+    const renamed = write([{ ...first, name: `${first.name} (2)` }, ...rest], 'v-renamed.db');
+    const fewer = write(rest, 'v-fewer.db');
+    expect(new Set([same, renamed, fewer]).size).toBe(3);
+    // An empty extra file adds no row: the same snapshot, the same version.
+    const empty = path.join(tmp, 'empty.jsonl');
+    fs.writeFileSync(empty, '');
+    const a = buildSnapshot({ out: path.join(tmp, 'sample-a.db'), sample: true, progress: false });
+    const b = buildSnapshot({ out: path.join(tmp, 'sample-b.db'), sample: true, progress: false, extra: empty });
+    const va = Snapshot.open(a.file).meta.snapshotVersion;
+    expect(Snapshot.open(b.file).meta.snapshotVersion).toBe(va);
+    expect(va).toMatch(/^[0-9a-f]{16}$/);
+  }, 60_000);
 });
 
 describe('attribution', () => {
