@@ -33,6 +33,8 @@ export class ImportTally {
   readonly evseIdsDropped = new Map<string, number>();
   /** First few examples per reason: `file:row: detail`. */
   readonly examples = new Map<string, string[]>();
+  /** Kept rows the import completed or flagged, by what it did (DNEW49E). */
+  readonly noted = new Map<string, number>();
 
   skip(reason: SkipReason, where: string): void {
     this.skipped.set(reason, (this.skipped.get(reason) ?? 0) + 1);
@@ -46,6 +48,13 @@ export class ImportTally {
     const ex = this.examples.get(reason) ?? [];
     if (ex.length < 3) ex.push(where);
     this.examples.set(reason, ex);
+  }
+
+  note(what: 'party_from_evse_ids', where: string): void {
+    this.noted.set(what, (this.noted.get(what) ?? 0) + 1);
+    const ex = this.examples.get(what) ?? [];
+    if (ex.length < 3) ex.push(where);
+    this.examples.set(what, ex);
   }
 
   skippedTotal(): number {

@@ -34,6 +34,8 @@ export interface ImportSummary {
   operatorsAdded: number;
   skipped: Record<string, number>;
   evseIdsDropped: Record<string, number>;
+  /** Kept rows the import completed or flagged (DNEW49E). */
+  noted: Record<string, number>;
   examples: Record<string, string[]>;
   dataDate: string;
   snapshotVersion: string;
@@ -144,6 +146,7 @@ export async function runImport(opts: ImportOptions): Promise<ImportSummary> {
     operatorsAdded: matcher.added.size,
     skipped: sortObj(tally.skipped),
     evseIdsDropped: sortObj(tally.evseIdsDropped),
+    noted: sortObj(tally.noted),
     examples: sortObj(tally.examples),
     dataDate: builtAt,
     snapshotVersion,

@@ -190,6 +190,24 @@ describe('OCPI Locations import', () => {
   });
 });
 
+describe('OCPI Locations without a party (DNEW49E)', () => {
+  it('takes the party from the EVSE ids: identity, operator of last resort, attribution; a Location without EVSE ids names none', async () => {
+    const r = await imp('ocpi', ['ocpi-2.1.1/locations.json']);
+    expect(r.summary.skipped).toEqual({});
+    expect(r.summary.noted).toEqual({ party_from_evse_ids: 2 });
+    expect([...r.bySource.keys()].sort()).toEqual(['ocpi:FR*ABC:LOC-1', 'ocpi:FR*DEF:LOC-1', 'ocpi:LOC-3']);
+    expect(r.bySource.get('ocpi:FR*ABC:LOC-1')).toMatchObject({ evse_operator: 'FR*ABC', country: 'FR' });
+    // No operator object: the party names the operator.
+    const abc = r.bySource.get('ocpi:FR*ABC:LOC-1')!;
+    expect(r.operators.find((o) => o.id === abc.operator_id)?.name).toBe('FR*ABC');
+    const def = r.bySource.get('ocpi:FR*DEF:LOC-1')!;
+    expect(r.operators.find((o) => o.id === def.operator_id)?.name).toBe('Autre Réseau');
+    const snap = Snapshot.open(r.out);
+    expect(snap.meta.attribution).toContain('OCPI Locations published by FR*ABC, FR*DEF (as of 2026-06-22)');
+    snap.close();
+  });
+});
+
 describe('empty input', () => {
   it('writes no snapshot when no station could be read', async () => {
     const out = path.join(tmp, 'empty.db');
