@@ -133,7 +133,7 @@ export function snapshotToLoad(config: Pick<Config, 'snapshotPath' | 'dataDir'>,
   }
   logger.info({ snapshot: out }, 'building the default snapshot from snapshots/sources');
   const r = buildSnapshot({ progress: true, out });
-  logger.info({ stations: r.stations, ms: Math.round(r.ms) }, 'snapshot built');
+  logger.info({ stations: r.stations, leftOutOnSharedPoints: r.leftOut.length, ms: Math.round(r.ms) }, 'snapshot built');
   return out;
 }
 

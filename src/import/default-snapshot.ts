@@ -5,7 +5,7 @@
  *
  *   npm run snapshot:build [-- --out <file>] [--sample]
  *
- * `--sample` keeps only the stations inside the Paris, Berlin and Hamburg boxes (1,935 stations),
+ * `--sample` keeps only the stations inside the Paris, Berlin and Hamburg boxes (1,927 stations),
  * which is what the test suite uses. `--extra <file>` adds station records (JSONL, the snapshot's
  * station row shape; used for test fixtures with facilities, EVSE ids, parking descriptions, …).
  *
@@ -22,6 +22,7 @@ import zlib from 'node:zlib';
 import cliProgress from 'cli-progress';
 import { PROJECT_ROOT, defaultSnapshotPath } from '../config.js';
 import { buildDefaultCatalog, catalogRows } from './default-catalog.js';
+import { sharedPointStrays } from './common.js';
 import { StationColumnsBuilder } from '../domain/stations/columns.js';
 import {
   countryCounts,
@@ -81,7 +82,7 @@ export function readHistory(file: string): CountryStatisticsAttributes[] {
     .map((l) => JSON.parse(l) as CountryStatisticsAttributes);
 }
 
-interface SourceStation {
+export interface SourceStation {
   id: string;
   name: string;
   latitude: number;
@@ -165,18 +166,44 @@ export function toStationRow(s: SourceStation): StationRow {
   };
 }
 
-export function buildSnapshot(opts: BuildOptions = {}): { file: string; stations: number; ms: number } {
+/**
+ * DNEW49F: the committed register stations that D230 leaves out — on an exact point that register
+ * stations of other addresses share (street before the house number, five-digit postcode).
+ */
+export function sharedPointStations(sources: readonly SourceStation[]): Set<SourceStation> {
+  const items = sources
+    .filter((s) => s.source_label === 'bnetza')
+    .map((s) => {
+      const comma = s.address.indexOf(', ');
+      const street = (comma === -1 ? s.address : s.address.slice(0, comma)).replace(/\s+\d[\w\s/.-]*$/, '').trim();
+      const postcode = comma === -1 ? '' : (/\b\d{5}\b/.exec(s.address.slice(comma + 2))?.[0] ?? '');
+      return { s, lat: s.latitude, lon: s.longitude, street, postcode };
+    });
+  return new Set([...sharedPointStrays(items).keys()].map((i) => i.s));
+}
+
+export interface BuildResult {
+  file: string;
+  stations: number;
+  ms: number;
+  /** The committed stations left out on shared placeholder points (DNEW49F), as `lat, lon: address`. */
+  leftOut: string[];
+}
+
+export function buildSnapshot(opts: BuildOptions = {}): BuildResult {
   const t0 = performance.now();
   const out = path.resolve(opts.out ?? defaultSnapshotPath());
   fs.mkdirSync(path.dirname(out), { recursive: true });
   const stationFile = fs.readFileSync(path.join(SOURCES_DIR, 'stations-eu.jsonl.gz'));
   const stationLines = zlib.gunzipSync(stationFile).toString('utf8').split('\n');
+  const sources = stationLines.filter((l) => l.length > 0).map((l) => JSON.parse(l) as SourceStation);
+  const stray = sharedPointStations(sources);
+  const leftOut: string[] = [];
   const stations: StationRow[] = [];
-  for (const line of stationLines) {
-    if (line.length === 0) continue;
-    const s = JSON.parse(line) as SourceStation;
+  for (const s of sources) {
     if (opts.sample && !inSample(s.latitude, s.longitude)) continue;
-    stations.push(toStationRow(s));
+    if (stray.has(s)) leftOut.push(`${s.latitude}, ${s.longitude}: ${s.address}`);
+    else stations.push(toStationRow(s));
   }
   if (opts.extra) {
     const b = fs.readFileSync(opts.extra);
@@ -199,7 +226,7 @@ export function buildSnapshot(opts: BuildOptions = {}): { file: string; stations
     recordHistory: opts.recordHistory,
     progress: opts.progress,
   });
-  return { file: out, stations: stations.length, ms: performance.now() - t0 };
+  return { file: out, stations: stations.length, ms: performance.now() - t0, leftOut };
 }
 
 export interface ServiceSnapshotInput {

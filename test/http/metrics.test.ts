@@ -62,7 +62,7 @@ describe('GET /metrics', () => {
     expect(s.get('cps_price_worker_deaths_total')).toBe(0);
     expect(s.get('cps_storage_errors_total')).toBe(0);
     expect(s.get('cps_rate_limited_total')).toBe(0);
-    expect(s.get('cps_snapshot_stations')).toBe(1935);
+    expect(s.get('cps_snapshot_stations')).toBe(1927);
     const version = (await call(srv, 'GET', '/health')).json.snapshot.version;
     expect(s.get(`cps_snapshot_info{version="${version}"}`)).toBe(1);
     expect(s.has('cps_catalog_generation')).toBe(true);

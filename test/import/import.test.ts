@@ -5,9 +5,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/server.js';
 import { runImport, type ImportFormat } from '../../src/import/run.js';
 import { Snapshot } from '../../src/storage/snapshot.js';
-import { buildSnapshot, writeServiceSnapshot } from '../../src/import/default-snapshot.js';
+import { buildSnapshot, sharedPointStations, writeServiceSnapshot, type SourceStation } from '../../src/import/default-snapshot.js';
 import { StationIndex } from '../../src/domain/stations/index.js';
-import { stationIdOf } from '../../src/domain/stations/normalize.js';
+import { metresBetween, stationIdOf } from '../../src/domain/stations/normalize.js';
 import type { StationRecord } from '../../src/domain/stations/model.js';
 
 const FIX = path.join(ROOT, 'test/fixtures/import');
@@ -248,6 +248,32 @@ describe('snapshot version (DNEW49D)', () => {
     expect(Snapshot.open(b.file).meta.snapshotVersion).toBe(va);
     expect(va).toMatch(/^[0-9a-f]{16}$/);
   }, 60_000);
+});
+
+describe('default snapshot: register stations on shared placeholder points (DNEW49F)', () => {
+  it('leaves out the stations of other addresses on one point, so a search at Berlin\'s centre does not lead with them', () => {
+    const out = path.join(tmp, 'sample-shared.db');
+    const r = buildSnapshot({ out, sample: true, progress: false });
+    expect(r.leftOut).toContain('52.520007, 13.404954: Borgmannstr. 12, 12555 Berlin-Köpenick');
+    expect(r.leftOut).toContain('52.520007, 13.404954: Am Sieltief 1, 26919 Brake');
+    expect(r.leftOut).toHaveLength(8);
+    const snap = Snapshot.open(out);
+    const names = [...snap.stations()].filter((s) => metresBetween(52.52, 13.405, s.latitude, s.longitude) <= 1000).map((s) => s.address);
+    snap.close();
+    expect(names.length).toBeGreaterThan(0);
+    expect(names.some((a) => a.includes('Borgmannstr.') || a.includes('Am Sieltief'))).toBe(false);
+    expect(r.stations).toBe(1927);
+  }, 60_000);
+
+  it('keeps a point whose stations share a street or a postcode, and the majority address of a shared point', () => {
+    const at = (address: string, lat = 50, lon = 8, source_label = 'bnetza') => ({ latitude: lat, longitude: lon, address, source_label }) as SourceStation;
+    const typo = [at('Bahnhofstr. 5, 88239 Wangen'), at('Bahnhofstraße 5, 88239 Wangen im Allgäu')];
+    expect(sharedPointStations(typo).size).toBe(0);
+    const majority = [at('Hauptstr. 1, 10115 Berlin'), at('Hauptstraße 1, 10115 Berlin'), at('Am Sieltief 1, 26919 Brake')];
+    expect([...sharedPointStations(majority)]).toEqual([majority[2]]);
+    const irve = [at('CENTRE COMMERCIAL', 48, 2, 'irve'), at('AUTRE CENTRE', 48, 2, 'irve')];
+    expect(sharedPointStations(irve).size).toBe(0);
+  });
 });
 
 describe('attribution', () => {
