@@ -158,6 +158,7 @@ function serviceMetrics(d: {
   limiter: RateLimiter | null;
   sync: LiveSync;
   passwords: Passwords | null;
+  snapshotMaxAgeS: number;
 }): Metrics {
   const { prices, swap } = d;
   return new Metrics({
@@ -180,6 +181,7 @@ function serviceMetrics(d: {
       const c = swap.current();
       return { version: c.version, stations: c.stationCount, builtAt: c.snapshot.meta.builtAt };
     },
+    snapshotMaxAgeS: d.snapshotMaxAgeS,
     swaps: () => swap.results,
     inFlight: () => d.pipeline()?.inFlight() ?? 0,
     connections: () => d.server()?.connections() ?? null,
@@ -348,7 +350,7 @@ export async function startService(config: Config, logger: Logger, start: StartO
     // The pipeline is made after the metrics (its options need the route table, which needs the metrics).
     let pipelineRef: Pipeline | null = null;
     let serverRef: HttpServer | null = null;
-    const metrics = !config.metrics ? undefined : serviceMetrics({ prices, tariffs, swap, pipeline: () => pipelineRef, server: () => serverRef, liveAvailability, live, limiter, sync, passwords: accounts?.passwords ?? null });
+    const metrics = !config.metrics ? undefined : serviceMetrics({ prices, tariffs, swap, pipeline: () => pipelineRef, server: () => serverRef, liveAvailability, live, limiter, sync, passwords: accounts?.passwords ?? null, snapshotMaxAgeS: config.snapshotMaxAgeS });
     const vehicles = new VehicleRegistry(snapshot.vehicles(), snapshot.brands());
     const ctx: AppContext = { config, logger, snapshot, live, sync, companies, tariffs, vehicles, tokens, stations, availability, prices, startedAt, snapshots: swap,
       liveAvailability, ...(metrics ? { metrics } : {}), ...(accounts ? { accounts } : {}) };

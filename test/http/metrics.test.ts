@@ -98,6 +98,20 @@ describe('GET /metrics', () => {
     expect(post.json.errors[0].code).toBe('METHOD_NOT_ALLOWED');
   });
 
+  it('exposes the data age the deployment allows (SNAPSHOT_MAX_AGE_DAYS) for CpsStaleSnapshot, and none without it (DNEW49G)', async () => {
+    const without = samples((await call(srv, 'GET', '/metrics')).text);
+    expect(without.has('cps_snapshot_data_max_age_seconds')).toBe(false);
+    const monthly = await startTestApp({ env: { SNAPSHOT_MAX_AGE_DAYS: '40' } });
+    try {
+      const text = (await call(monthly, 'GET', '/metrics')).text;
+      expect(text).toContain('# TYPE cps_snapshot_data_max_age_seconds gauge');
+      expect(samples(text).get('cps_snapshot_data_max_age_seconds')).toBe(40 * 86_400);
+    } finally {
+      await monthly.stop();
+    }
+    await expect(startTestApp({ env: { SNAPSHOT_MAX_AGE_DAYS: '-1' } })).rejects.toThrow(/SNAPSHOT_MAX_AGE_DAYS/);
+  });
+
   it('counts open HTTP connections and the connections accepted, idle keep-alive ones included (D228)', async () => {
     const scrape = async () => samples(await (await fetch(`${srv.url}/metrics`, { headers: { Connection: 'close' } })).text());
     const before = await scrape();
