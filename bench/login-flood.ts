@@ -60,6 +60,18 @@ async function time(port: number, v: Victim): Promise<{ p50: number; bad: number
   return { p50: median(ms), bad };
 }
 
+/** Waits until the service computes no more hashes (the queue a flood left behind is done). */
+async function drained(port: number): Promise<void> {
+  const hashes = async () => Number(/^cps_password_hashes_total (\d+)/m.exec(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text())?.[1] ?? 0);
+  let before = await hashes();
+  for (let i = 0; i < 120; i++) {
+    await new Promise((res) => setTimeout(res, 1500));
+    const now = await hashes();
+    if (now === before) return;
+    before = now;
+  }
+}
+
 /** Wrong logins on 32 connections, each from another client for another address, until `stop`. */
 function flood(port: number): { stop: () => Promise<{ served: number; refused: number; failed: number }> } {
   let n = 0;
@@ -117,7 +129,7 @@ try {
         rows.set(key, row);
         failures += alone.bad + flooded.bad + c.failed;
         console.error(`  ${roots[k][0]} · ${v.name}: alone ${alone.p50.toFixed(1)} ms, flooded ${flooded.p50.toFixed(1)} ms; flood ${c.served} hashed, ${c.refused} refused, ${c.failed} other`);
-        await new Promise((res) => setTimeout(res, 1500)); // the queue drains
+        await drained(port);
       }
     }
   }

@@ -49,4 +49,5 @@ function buildArgs(argv: string[]): BuildOptions {
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
   const r = buildSnapshot(buildArgs(process.argv.slice(2)));
   console.log(`snapshot ${r.file}: ${r.stations} stations in ${Math.round(r.ms)} ms`);
+  if (r.leftOut.length > 0) console.log(`left out ${r.leftOut.length} register stations on points that stations of other addresses share (D255):\n  ${r.leftOut.join('\n  ')}`);
 }

@@ -92,7 +92,6 @@ export function buildSynthetic(count: number, out: string): { file: string; stat
     out,
     {
       meta: {
-        snapshotVersion: `synthetic-${n}`,
         builtAt: BUILT_AT,
         statisticsYear: month.year,
         statisticsMonth: month.month,

@@ -6,7 +6,7 @@ import { buildSnapshot } from './import/default-snapshot.js';
 import type { AccountDeps, AppContext } from './api/context.js';
 import { buildRoutes } from './api/routes.js';
 import { KeyRegistry, ensureDevelopmentKey } from './auth/keys.js';
-import { defaultSnapshotPath, type Config } from './config.js';
+import { defaultSnapshotPath, trustedProxies, type Config } from './config.js';
 import { SERVICE_VERSION } from './version.js';
 import { startTracing, type SpanExporter, type Tracing } from './tracing.js';
 import { startServer, type HttpServer } from './http/server.js';
@@ -133,7 +133,7 @@ export function snapshotToLoad(config: Pick<Config, 'snapshotPath' | 'dataDir'>,
   }
   logger.info({ snapshot: out }, 'building the default snapshot from snapshots/sources');
   const r = buildSnapshot({ progress: true, out });
-  logger.info({ stations: r.stations, ms: Math.round(r.ms) }, 'snapshot built');
+  logger.info({ stations: r.stations, leftOutOnSharedPoints: r.leftOut.length, ms: Math.round(r.ms) }, 'snapshot built');
   return out;
 }
 
@@ -158,6 +158,7 @@ function serviceMetrics(d: {
   limiter: RateLimiter | null;
   sync: LiveSync;
   passwords: Passwords | null;
+  snapshotMaxAgeS: number;
 }): Metrics {
   const { prices, swap } = d;
   return new Metrics({
@@ -180,6 +181,7 @@ function serviceMetrics(d: {
       const c = swap.current();
       return { version: c.version, stations: c.stationCount, builtAt: c.snapshot.meta.builtAt };
     },
+    snapshotMaxAgeS: d.snapshotMaxAgeS,
     swaps: () => swap.results,
     inFlight: () => d.pipeline()?.inFlight() ?? 0,
     connections: () => d.server()?.connections() ?? null,
@@ -283,6 +285,7 @@ function pipelineOptions(ctx: AppContext, parts: LiveParts, limiter: RateLimiter
   return {
     routes: buildRoutes(ctx),
     tracing,
+    proxies: ctx.config.trustProxy === null ? null : trustedProxies(ctx.config.trustProxy),
     mapError: serviceError,
     refusalDelayMs: config.refusalDelayMs,
     priceWorkSaturated: () => prices.saturated(),
@@ -347,7 +350,7 @@ export async function startService(config: Config, logger: Logger, start: StartO
     // The pipeline is made after the metrics (its options need the route table, which needs the metrics).
     let pipelineRef: Pipeline | null = null;
     let serverRef: HttpServer | null = null;
-    const metrics = !config.metrics ? undefined : serviceMetrics({ prices, tariffs, swap, pipeline: () => pipelineRef, server: () => serverRef, liveAvailability, live, limiter, sync, passwords: accounts?.passwords ?? null });
+    const metrics = !config.metrics ? undefined : serviceMetrics({ prices, tariffs, swap, pipeline: () => pipelineRef, server: () => serverRef, liveAvailability, live, limiter, sync, passwords: accounts?.passwords ?? null, snapshotMaxAgeS: config.snapshotMaxAgeS });
     const vehicles = new VehicleRegistry(snapshot.vehicles(), snapshot.brands());
     const ctx: AppContext = { config, logger, snapshot, live, sync, companies, tariffs, vehicles, tokens, stations, availability, prices, startedAt, snapshots: swap,
       liveAvailability, ...(metrics ? { metrics } : {}), ...(accounts ? { accounts } : {}) };
@@ -365,7 +368,7 @@ export async function startService(config: Config, logger: Logger, start: StartO
     swap.cluster = cluster;
     cluster?.start();
     logger.info(
-      { port: server?.port ?? 0, host: config.host, snapshot: snapshot.meta.snapshotVersion, tracing: tracing === null ? 'off' : config.tracing.mode, ms: Math.round(performance.now() - startedAt) },
+      { port: server?.port ?? 0, host: config.host, snapshot: snapshot.meta.snapshotVersion, tracing: tracing === null ? 'off' : config.tracing.mode, ...(tracing !== null ? { instanceId: tracing.instanceId } : {}), ms: Math.round(performance.now() - startedAt) },
       server !== null ? 'listening' : 'serving in process',
     );
     const close = async (): Promise<void> => {

@@ -112,6 +112,8 @@ export interface Config {
   readonly metricsKeyRequired: boolean;
   /** D233: scrapes within this many milliseconds of an exposition get that exposition (0: each its own). */
   readonly metricsCacheMs: number;
+  /** D256: how old the station data may be, in seconds (`SNAPSHOT_MAX_AGE_DAYS`), or 0 (no expectation). */
+  readonly snapshotMaxAgeS: number;
   /** D229: OpenTelemetry tracing (`off`, the default, or `otlp`), the share of new traces recorded, the service name. */
   readonly tracing: { mode: 'off' | 'otlp'; sampleRatio: number; serviceName: string };
   /** D24, D109: rate limits per key, or null (off, the default). */
@@ -456,6 +458,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metrics: onOff(env, 'METRICS', true),
     metricsKeyRequired: onOff(env, 'METRICS_KEY_REQUIRED', false),
     metricsCacheMs: int(env, 'METRICS_CACHE_MS', 1000, 0, 60_000),
+    snapshotMaxAgeS: int(env, 'SNAPSHOT_MAX_AGE_DAYS', 0, 0, 3650) * 86_400,
     tracing: parseTracing(env),
     rateLimitSyncMs: int(env, 'RATE_LIMIT_SYNC_MS', 100, 10, 10_000),
     rateLimits: onOff(env, 'RATE_LIMIT', false)

@@ -8,7 +8,8 @@
  * the main thread's time per request on a cached station read). The line is what pino itself
  * writes for `logger.info({reqId, method, route, status, ms, remoteAddress, keyName, bytesIn,
  * bytesOut}, 'request')`: the same keys in the same order, the logger's time function and bindings, the same stream and flushing
- * (test/http/access-log.test.ts compares the two).
+ * (test/http/access-log.test.ts compares the two). A request whose trace is recorded adds
+ * `trace_id` and `span_id` after `bytesOut` (D251).
  */
 import pino, { type Logger } from 'pino';
 
@@ -21,7 +22,8 @@ export function createLogger(level: string, dest?: { write(line: string): unknow
  * Writes the access line of one request (no-op below level info): request id, method, route
  * template, status, service time in ms, the client's address, the name of the API key used (never
  * the key; null without one), the request and response body bytes (as sent on the wire), and
- * for a request to no route (`route` null) its path, cut to 200 characters.
+ * for a request to no route (`route` null) its path, cut to 200 characters; for a request whose
+ * trace is recorded its trace id and server span id (D251; '' or absent otherwise).
  */
 export type AccessLog = (
   reqId: string,
@@ -34,6 +36,8 @@ export type AccessLog = (
   bytesIn: number,
   bytesOut: number,
   path?: string,
+  traceId?: string,
+  spanId?: string,
 ) => void;
 
 interface PinoInternals {
@@ -47,13 +51,15 @@ export function accessLog(logger: Logger): AccessLog {
   const bindings = internals[pino.symbols.chindingsSym] as string;
   const info = logger.levels.values.info;
   const js = JSON.stringify;
-  return (reqId, method, route, status, ms, remoteAddress, keyName, bytesIn, bytesOut, path) => {
+  return (reqId, method, route, status, ms, remoteAddress, keyName, bytesIn, bytesOut, path, traceId, spanId) => {
     if (!logger.isLevelEnabled('info')) return;
+    // Trace and span ids are lower-case hex (W3C trace context): no escaping.
+    const traced = traceId !== undefined && traceId.length > 0 ? `,"trace_id":"${traceId}","span_id":"${spanId}"` : '';
     const unrouted = route === null && path !== undefined ? `,"path":${js(path.length > 200 ? path.slice(0, 200) : path)}` : '';
     stream.write(
       `{"level":${info}${time()}${bindings},"reqId":${js(reqId)},"method":${js(method)},"route":${route === null ? 'null' : js(route)}${unrouted},` +
         `"status":${status},"ms":${ms},"remoteAddress":${js(remoteAddress)},"keyName":${keyName === null ? 'null' : js(keyName)},` +
-        `"bytesIn":${bytesIn},"bytesOut":${bytesOut},"msg":"request"}\n`,
+        `"bytesIn":${bytesIn},"bytesOut":${bytesOut}${traced},"msg":"request"}\n`,
     );
   };
 }

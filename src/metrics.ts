@@ -36,6 +36,8 @@ export interface MetricSources {
   };
   catalogGeneration(): number;
   snapshot(): { version: string; stations: number; builtAt: string };
+  /** D256: how old the station data may be (s), or 0 when the deployment set no limit. */
+  snapshotMaxAgeS?: number;
   /** Snapshot swaps since start by result (D133). */
   swaps(): Record<'swapped' | 'refused' | 'missing', number>;
   /** Requests in progress (admitted and not yet answered). */
@@ -165,6 +167,11 @@ function registerServiceState(reg: Registrar, sources: MetricSources): void {
     const at = Date.parse(sources.snapshot().builtAt);
     return Number.isFinite(at) ? (Date.now() - at) / 1000 : 0;
   });
+  reg.custom(
+    custom('cps_snapshot_data_max_age_seconds', 'How old the station data may be (SNAPSHOT_MAX_AGE_DAYS; absent when unset): CpsStaleSnapshot fires above it (D256).', 'gauge', () =>
+      (sources.snapshotMaxAgeS ?? 0) > 0 ? [{ labels: {}, value: sources.snapshotMaxAgeS! }] : [],
+    ),
+  );
   counterBy('cps_snapshot_swaps_total', 'Snapshot swaps since start (SIGHUP, POST /admin/snapshot), by result: swapped, refused (a bad file), missing.', 'result', () => sources.swaps());
   gauge('cps_http_requests_in_flight', 'Requests admitted and not yet answered.', () => sources.inFlight());
   gauge('cps_http_open_connections', 'HTTP connections open now (idle keep-alive ones included; D228).', () => sources.connections()?.open ?? 0);

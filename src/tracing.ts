@@ -7,11 +7,12 @@
  * called them without being handed it.
  *
  * Spans per request: a SERVER span `<METHOD> <route>` (child of the W3C `traceparent` the client
- * sent, if any) with children `route`, `authenticate`, `body.read`, `body.parse`, `handler`, and
+ * sent, if any) with the HTTP server semantic conventions (D251) and children `route`, `authenticate`, `body.read`, `body.parse`, `handler`, and
  * under the handler `price.queue_wait`, `price.task` (a worker's run, dispatch to answer),
  * `price.inline`, `store.read` and `store.write`.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
 import type { Context, Span, Tracer } from '@opentelemetry/api';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 
@@ -29,9 +30,23 @@ export interface TracingOptions {
   exporter?: SpanExporter;
 }
 
+/** Where a request came from and went to, for the server span's semantic conventions (D251). */
+export interface RequestPeers {
+  /** `http` or `https`. */
+  scheme: string;
+  /** `Host` as received ('' when absent). */
+  host: string;
+  /** The client address (D207). */
+  client: string;
+  /** The socket's peer. */
+  peer: string;
+}
+
 /** One request's trace: its server span and the children the pipeline records. */
 export interface RequestTrace {
+  /** The trace's id and the server span's ('' when the request is not recorded). */
   readonly traceId: string;
+  readonly spanId: string;
   /** A finished child span from `start` to `end` (performance.now() milliseconds). */
   stage(name: string, start: number, end: number): void;
   /** Runs `fn` with this request current: spans opened meanwhile (also after awaits) are its children. */
@@ -41,8 +56,10 @@ export interface RequestTrace {
 }
 
 export interface Tracing {
+  /** `service.instance.id` of the spans' resource: a random UUID per start. */
+  readonly instanceId: string;
   /** Opens the server span of a request; `traceparent`/`tracestate` as received ('' when absent). */
-  request(method: string, path: string, traceparent: string, tracestate: string, t0: number): RequestTrace;
+  request(method: string, path: string, traceparent: string, tracestate: string, t0: number, peers: RequestPeers): RequestTrace;
   /** Exports what is pending and stops. */
   shutdown(): Promise<void>;
 }
@@ -84,9 +101,10 @@ export async function startTracing(o: TracingOptions): Promise<Tracing | null> {
   const sdk = await import('@opentelemetry/sdk-trace-base');
   const { W3CTraceContextPropagator } = await import('@opentelemetry/core');
   const { resourceFromAttributes } = await import('@opentelemetry/resources');
+  const instanceId = randomUUID();
   const exporter = o.exporter ?? new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter();
   const provider = new sdk.BasicTracerProvider({
-    resource: resourceFromAttributes({ 'service.name': o.serviceName, 'service.version': o.version }),
+    resource: resourceFromAttributes({ 'service.name': o.serviceName, 'service.version': o.version, 'service.instance.id': instanceId }),
     // New traces are sampled in `request` before any span is made; a client's sampled flag is followed.
     sampler: new sdk.ParentBasedSampler({ root: new sdk.AlwaysOnSampler() }),
     spanProcessors: [o.exporter !== undefined ? new sdk.SimpleSpanProcessor(exporter) : new sdk.BatchSpanProcessor(exporter)],
@@ -97,11 +115,12 @@ export async function startTracing(o: TracingOptions): Promise<Tracing | null> {
   tracingServices++;
   let stopped = false;
   return {
-    request(method, path, traceparent, tracestate, t0) {
+    instanceId,
+    request(method, path, traceparent, tracestate, t0, peers) {
       if (traceparent.length === 0 && o.sampleRatio < 1 && Math.random() >= o.sampleRatio) return UNSAMPLED;
       const carrier: Record<string, string> = traceparent.length > 0 ? { traceparent, tracestate } : {};
       const parent = traceparent.length > 0 ? propagator.extract(api.ROOT_CONTEXT, carrier, getter) : api.ROOT_CONTEXT;
-      const span = tracer.startSpan(method, { kind: api.SpanKind.SERVER, startTime: t0, attributes: { 'http.request.method': method, 'url.path': path } }, parent);
+      const span = tracer.startSpan(method, { kind: api.SpanKind.SERVER, startTime: t0, attributes: serverAttributes(method, path, peers) }, parent);
       // Not sampled: no child is recorded either, so none is made (measured: 11 µs a request otherwise).
       if (!span.isRecording()) return UNSAMPLED;
       return requestTrace(api, tracer, span, api.trace.setSpan(parent, span), method);
@@ -117,13 +136,34 @@ export async function startTracing(o: TracingOptions): Promise<Tracing | null> {
 
 type Api = typeof import('@opentelemetry/api');
 
+/** `Host`'s name and port (IPv6 literals without their brackets); the port null when it names none. */
+export function hostAndPort(host: string): [string, number | null] {
+  const m = /^(\[[^\]]*\]|[^:]*)(?::(\d{1,5}))?$/.exec(host);
+  if (m === null) return [host, null];
+  const name = m[1].startsWith('[') ? m[1].slice(1, -1) : m[1];
+  return [name, m[2] === undefined ? null : Number(m[2])];
+}
+
+/** The HTTP server semantic conventions known when a request opens (D251). */
+function serverAttributes(method: string, path: string, p: RequestPeers): Record<string, string | number> {
+  const a: Record<string, string | number> = { 'http.request.method': method, 'url.path': path, 'url.scheme': p.scheme, 'client.address': p.client, 'network.peer.address': p.peer };
+  if (p.host.length > 0) {
+    const [name, port] = hostAndPort(p.host);
+    a['server.address'] = name;
+    a['server.port'] = port ?? (p.scheme === 'https' ? 443 : 80);
+  }
+  return a;
+}
+
 /** The trace of a request that is not recorded: its stages and children cost nothing. */
-const UNSAMPLED: RequestTrace = { traceId: '', stage: () => undefined, run: (fn) => fn(), end: () => undefined };
+const UNSAMPLED: RequestTrace = { traceId: '', spanId: '', stage: () => undefined, run: (fn) => fn(), end: () => undefined };
 
 function requestTrace(api: Api, tracer: Tracer, span: Span, context: Context, method: string): RequestTrace {
   const here: Current = { tracer, context };
+  const sc = span.spanContext();
   return {
-    traceId: span.spanContext().traceId,
+    traceId: sc.traceId,
+    spanId: sc.spanId,
     stage: (name, start, end) => tracer.startSpan(name, { startTime: start }, context).end(end),
     run: (fn) => current.run(here, fn),
     end(route, status) {

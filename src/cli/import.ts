@@ -41,6 +41,8 @@ export function formatSummary(s: ImportSummary): string {
   lines.push(skipped.length === 0 ? 'rows skipped: none' : `rows skipped: ${skipped.map(([k, v]) => `${k} ${v}`).join(', ')}`);
   const dropped = Object.entries(s.evseIdsDropped);
   if (dropped.length > 0) lines.push(`EVSE ids dropped from kept rows: ${dropped.map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  const noted = Object.entries(s.noted);
+  if (noted.length > 0) lines.push(`stations kept and noted: ${noted.map(([k, v]) => `${k} ${v}`).join(', ')}`);
   for (const [k, ex] of Object.entries(s.examples)) for (const e of ex) lines.push(`  ${k}: ${e}`);
   return lines.join('\n');
 }

@@ -24,6 +24,9 @@ import { Router } from './router.js';
 import { negotiateEncoding } from './compress.js';
 import { ALLOW_HEADERS, MAX_AGE_S, corsPolicy, type CorsPolicy } from './cors.js';
 import type { Tracing } from '../tracing.js';
+import { schemeOf } from '../api/client-address.js';
+import { clientAddress } from '../auth/client-address.js';
+import type { BlockList } from 'node:net';
 
 /** The token of `Authorization: Bearer <token>`, or ''. */
 function bearerOf(h: string): string {
@@ -74,6 +77,8 @@ export interface PipelineOptions extends Omit<ResponderOptions, 'finished' | 'dr
   budgets?: AdmissionBudgets | null;
   /** D229: OpenTelemetry tracing, or null/absent (off: no span, no header read). */
   tracing?: Tracing | null;
+  /** D245: the trusted proxies whose `X-Forwarded-For` names the client (the span's `client.address`, D251); null: none. */
+  proxies?: BlockList | null;
   /** Rate limits per key (D24, D109, D217). Absent: no limits. */
   rateLimit?: RateLimitCheck;
   /** Read-your-writes (D151): null when this view cannot be behind, else a promise until it is current. */
@@ -192,7 +197,11 @@ export class Pipeline {
     ex.crossOrigin = h.origin.length > 0;
     ex.accept = h.accept;
     ex.format = negotiate(h.accept, undefined);
-    if (this.o.tracing) ex.trace = this.o.tracing.request(h.method, h.path, h.traceparent ?? '', h.tracestate ?? '', ex.t0);
+    if (this.o.tracing) {
+      const hh = h.headers;
+      const peers = { scheme: schemeOf(hh.forwardedProto), host: hh.host, client: clientAddress(h.remote, hh.forwardedFor, this.o.proxies ?? null), peer: h.remote };
+      ex.trace = this.o.tracing.request(h.method, h.path, h.traceparent ?? '', h.tracestate ?? '', ex.t0, peers);
+    }
     this.inFlightCount++;
     res.onAborted(() => this.responder.aborted(ex));
     return ex;

@@ -8,7 +8,7 @@
 import type { AdmissionBudgets } from './budgets.js';
 import type { Logger } from 'pino';
 import type { AccessLog } from '../log.js';
-import { ApiError, errorDocument, overloadedError, type ErrorObject, type ErrorStyle } from '../api/jsonapi/errors.js';
+import { ApiError, HeldRefusal, errorDocument, overloadedError, type ErrorObject, type ErrorStyle } from '../api/jsonapi/errors.js';
 import { CONTENT_TYPE, type ApiResponse } from '../api/types.js';
 import { ASYNC_MIN_BYTES, compressAsync, compressSync, type Encoding } from './compress.js';
 import { EXPOSE_HEADERS } from './cors.js';
@@ -185,7 +185,7 @@ export class Responder {
     this.finish(ex);
     const bytesOut = body === undefined || ex.head ? 0 : byteLength(body);
     const ms = Math.round((performance.now() - ex.t0) * 1000) / 1000;
-    this.o.accessLog(ex.reqId, ex.method, ex.routePath, r.status, ms, ex.remote, ex.keyName, ex.bytesIn, bytesOut, ex.path);
+    this.o.accessLog(ex.reqId, ex.method, ex.routePath, r.status, ms, ex.remote, ex.keyName, ex.bytesIn, bytesOut, ex.path, ex.trace?.traceId, ex.trace?.spanId);
     this.o.observe?.(ex.method, ex.routePath, r.status, ms, bytesOut);
     // A refusal held for REFUSAL_DELAY_MS is not service the class used (D176).
     if (!ex.refused) this.o.budgets?.chargeWall(ex.cls, ms);
@@ -193,12 +193,17 @@ export class Responder {
 
   /** Answers an error: an ApiError (or one mapError knows) as it says, anything else 500. */
   fail(ex: Exchange, e: unknown, closeConnection = false): void {
+    if (e instanceof HeldRefusal && !ex.refused) {
+      this.refuse(ex);
+      return;
+    }
     const known = e instanceof ApiError ? e : (this.o.mapError?.(e) ?? null);
     if (known !== null) {
       this.send(ex, errorResponse(known, ex.errorStyle), closeConnection);
       return;
     }
-    this.o.logger.error({ reqId: ex.reqId, method: ex.method, route: ex.routePath, err: e }, 'unhandled error');
+    const tr = ex.trace !== null && ex.trace.traceId.length > 0 ? { trace_id: ex.trace.traceId, span_id: ex.trace.spanId } : {};
+    this.o.logger.error({ reqId: ex.reqId, method: ex.method, route: ex.routePath, ...tr, err: e }, 'unhandled error');
     const title = `internal error (request ${ex.reqId})`;
     this.send(ex, { status: 500, body: errorDocument([{ status: '500', code: 'INTERNAL_SERVER_ERROR', title } satisfies ErrorObject], ex.errorStyle === 'client' ? 'client' : 'jsonapi') });
   }

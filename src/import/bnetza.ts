@@ -19,7 +19,7 @@ import {
   validCoordinates,
   type Connector,
 } from '../domain/stations/normalize.js';
-import { Columns, ImportError, ImportTally, csvRecords, mostFrequent, offZone, type OnBytes, type StationDraft } from './common.js';
+import { Columns, ImportError, ImportTally, csvRecords, mostFrequent, offZone, sharedPointStrays, type OnBytes, type StationDraft } from './common.js';
 
 /**
  * Column names by role, newest first: the 2017–2019 releases (xlsx, converted to CSV with
@@ -45,40 +45,18 @@ interface Device {
   connectors: Connector[];
 }
 
-/** A street for comparing addresses: lower case, `str.` written out, no spaces or hyphens. */
-const streetKey = (s: string): string => s.toLowerCase().replace(/str\.?(?=\s|$)/g, 'straße').replace(/[\s-]+/g, '');
-
 /**
  * D230: an exact point that devices of different addresses share is a placeholder (a district's
- * centre, a copied position) for some of them. Devices that share a street or a postcode count as
- * one address (a typo in either does not move a station); when the point carries several, the
- * address that holds a strict majority of its devices keeps it, and the others — all of them when
- * none does — are left out as `coordinates_shared`.
+ * centre, a copied position) for some of them; those are left out as `coordinates_shared`
+ * (`sharedPointStrays`).
  */
 function offSharedPoints(devices: readonly Device[], tally: ImportTally, file: string): Device[] {
-  const byPoint = new Map<string, Device[]>();
-  for (const d of devices) {
-    const k = `${d.lat},${d.lon}`;
-    const list = byPoint.get(k);
-    if (list === undefined) byPoint.set(k, [d]);
-    else list.push(d);
+  const stray = sharedPointStrays(devices);
+  if (stray.size === 0) return [...devices];
+  for (const [d, others] of stray) {
+    tally.skip('coordinates_shared', `${file}:record ${d.record}: ${d.lat} / ${d.lon} (${d.street} ${d.houseNumber}, ${d.postcode}) shared with ${others} other address(es)`);
   }
-  const dropped = new Set<Device>();
-  for (const list of byPoint.values()) {
-    if (list.length < 2) continue;
-    const address = addressesOf(list);
-    const sizes = new Map<number, number>();
-    for (const a of address) sizes.set(a, (sizes.get(a) ?? 0) + 1);
-    if (sizes.size < 2) continue;
-    let keep = -1;
-    for (const [a, n] of sizes) if (n * 2 > list.length) keep = a;
-    list.forEach((d, i) => {
-      if (address[i] === keep) return;
-      dropped.add(d);
-      tally.skip('coordinates_shared', `${file}:record ${d.record}: ${d.lat} / ${d.lon} (${d.street} ${d.houseNumber}, ${d.postcode}) shared with ${sizes.size - 1} other address(es)`);
-    });
-  }
-  return dropped.size === 0 ? [...devices] : devices.filter((d) => !dropped.has(d));
+  return devices.filter((d) => !stray.has(d));
 }
 
 /** D231: devices far from the other devices of their postcode zone (the postcode's first two digits) are left out. */
@@ -88,20 +66,6 @@ function offPostcodeZone(devices: readonly Device[], tally: ImportTally, file: s
   if (far.size === 0) return [...devices];
   for (const z of far) tally.skip('coordinates_off_zone', `${file}:record ${z.d.record}: ${z.lat} / ${z.lon} is far from the other devices of postcode zone ${z.zone}xxx (${z.d.postcode} ${z.d.town})`);
   return zoned.filter((z) => !far.has(z)).map((z) => z.d);
-}
-
-/** Per device of one point, its address: devices sharing a street or a postcode, transitively, have the same number. */
-function addressesOf(list: readonly Device[]): number[] {
-  const parent = list.map((_, i) => i);
-  const root = (i: number): number => (parent[i] === i ? i : (parent[i] = root(parent[i])));
-  for (let i = 0; i < list.length; i++) {
-    for (let j = 0; j < i; j++) {
-      const sameStreet = streetKey(list[i].street) === streetKey(list[j].street);
-      const samePostcode = list[i].postcode !== '' && list[i].postcode === list[j].postcode;
-      if (sameStreet || samePostcode) parent[root(i)] = root(j);
-    }
-  }
-  return list.map((_, i) => root(i));
 }
 
 /** `DD.MM.YYYY` → ms since epoch (UTC), or null. */

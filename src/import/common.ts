@@ -33,6 +33,8 @@ export class ImportTally {
   readonly evseIdsDropped = new Map<string, number>();
   /** First few examples per reason: `file:row: detail`. */
   readonly examples = new Map<string, string[]>();
+  /** Kept rows the import completed or flagged, by what it did (D254). */
+  readonly noted = new Map<string, number>();
 
   skip(reason: SkipReason, where: string): void {
     this.skipped.set(reason, (this.skipped.get(reason) ?? 0) + 1);
@@ -46,6 +48,13 @@ export class ImportTally {
     const ex = this.examples.get(reason) ?? [];
     if (ex.length < 3) ex.push(where);
     this.examples.set(reason, ex);
+  }
+
+  note(what: 'party_from_evse_ids', where: string): void {
+    this.noted.set(what, (this.noted.get(what) ?? 0) + 1);
+    const ex = this.examples.get(what) ?? [];
+    if (ex.length < 3) ex.push(where);
+    this.examples.set(what, ex);
   }
 
   skippedTotal(): number {
@@ -328,6 +337,61 @@ export function mostFrequent(values: Iterable<string>): string | null {
   let bestN = 0;
   for (const [v, c] of n) if (c > bestN || (c === bestN && best !== null && v < best)) [best, bestN] = [v, c];
   return best;
+}
+
+/** An item at an exact point with an address (D230). */
+export interface Addressed {
+  lat: number;
+  lon: number;
+  street: string;
+  postcode: string;
+}
+
+/** A street for comparing addresses: lower case, `str.` written out, no spaces or hyphens. */
+const streetKey = (s: string): string => s.toLowerCase().replace(/str\.?(?=\s|$)/g, 'straße').replace(/[\s-]+/g, '');
+
+/**
+ * D230: the items placed on an exact point that items of other addresses share, each with the
+ * number of other addresses there. Items that share a street or a postcode count as one address (a
+ * typo in either does not move a station); when the point carries several, the address that holds
+ * a strict majority of its items keeps it, and the others — all of them when none does — stray.
+ */
+export function sharedPointStrays<T extends Addressed>(items: readonly T[]): Map<T, number> {
+  const byPoint = new Map<string, T[]>();
+  for (const d of items) {
+    const k = `${d.lat},${d.lon}`;
+    const list = byPoint.get(k);
+    if (list === undefined) byPoint.set(k, [d]);
+    else list.push(d);
+  }
+  const stray = new Map<T, number>();
+  for (const list of byPoint.values()) {
+    if (list.length < 2) continue;
+    const address = addressesOf(list);
+    const sizes = new Map<number, number>();
+    for (const a of address) sizes.set(a, (sizes.get(a) ?? 0) + 1);
+    if (sizes.size < 2) continue;
+    let keep = -1;
+    for (const [a, n] of sizes) if (n * 2 > list.length) keep = a;
+    list.forEach((d, i) => {
+      if (address[i] !== keep) stray.set(d, sizes.size - 1);
+    });
+  }
+  return stray;
+}
+
+/** Per item of one point, its address: items sharing a street or a postcode, transitively, have the same number. */
+function addressesOf(list: readonly Addressed[]): number[] {
+  const parent = list.map((_, i) => i);
+  const root = (i: number): number => (parent[i] === i ? i : (parent[i] = root(parent[i])));
+  for (let i = 0; i < list.length; i++) {
+    for (let j = 0; j < i; j++) {
+      const sameStreet = streetKey(list[i].street) === streetKey(list[j].street);
+      const samePostcode = list[i].postcode !== '' && list[i].postcode === list[j].postcode;
+      if (sameStreet || samePostcode) parent[root(i)] = root(j);
+    }
+  }
+  return list.map((_, i) => root(i));
 }
 
 /** A located item of a zone (DE: the postcode's first two digits; FR: the INSEE commune's department). */

@@ -499,16 +499,6 @@ export function buildDefaultCatalog(input: CatalogInput): DefaultCatalog {
   return { companies: synthetic.companies, roaming: synthetic.roaming, tariffs, stationPrices, warnings };
 }
 
-/** Bumped whenever the generator's output changes (part of the snapshot version hash). */
-export const CATALOG_GENERATOR_VERSION = 2;
-
-/** Source files of the catalog below snapshots/sources (hashed into the snapshot version). */
-export const CATALOG_SOURCES = [
-  'tariffs/ocpi-fr/tariffs.json.gz',
-  'tariffs/ocpi-fr/station-tariffs.jsonl.gz',
-  'tariffs/ocpi-fr/cpo-tariffs.json',
-] as const;
-
 /** The catalog as snapshot rows (kind, id, JSON). */
 export function catalogRows(c: DefaultCatalog): Array<{ kind: 'company' | 'roaming' | 'tariff' | 'station_prices'; id: string; data: string }> {
   return [

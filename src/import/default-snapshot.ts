@@ -5,7 +5,7 @@
  *
  *   npm run snapshot:build [-- --out <file>] [--sample]
  *
- * `--sample` keeps only the stations inside the Paris, Berlin and Hamburg boxes (1,935 stations),
+ * `--sample` keeps only the stations inside the Paris, Berlin and Hamburg boxes (1,927 stations),
  * which is what the test suite uses. `--extra <file>` adds station records (JSONL, the snapshot's
  * station row shape; used for test fixtures with facilities, EVSE ids, parking descriptions, …).
  *
@@ -16,13 +16,13 @@
  * stations, emp_count 0 because the snapshot holds no EMPs) to that file, so it is kept when later
  * builds move to newer station data.
  */
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import cliProgress from 'cli-progress';
 import { PROJECT_ROOT, defaultSnapshotPath } from '../config.js';
-import { CATALOG_GENERATOR_VERSION, CATALOG_SOURCES, buildDefaultCatalog, catalogRows } from './default-catalog.js';
+import { buildDefaultCatalog, catalogRows } from './default-catalog.js';
+import { sharedPointStrays } from './common.js';
 import { StationColumnsBuilder } from '../domain/stations/columns.js';
 import {
   countryCounts,
@@ -82,7 +82,7 @@ export function readHistory(file: string): CountryStatisticsAttributes[] {
     .map((l) => JSON.parse(l) as CountryStatisticsAttributes);
 }
 
-interface SourceStation {
+export interface SourceStation {
   id: string;
   name: string;
   latitude: number;
@@ -166,34 +166,51 @@ export function toStationRow(s: SourceStation): StationRow {
   };
 }
 
-export function buildSnapshot(opts: BuildOptions = {}): { file: string; stations: number; ms: number } {
+/**
+ * D255: the committed register stations that D230 leaves out — on an exact point that register
+ * stations of other addresses share (street before the house number, five-digit postcode).
+ */
+export function sharedPointStations(sources: readonly SourceStation[]): Set<SourceStation> {
+  const items = sources
+    .filter((s) => s.source_label === 'bnetza')
+    .map((s) => {
+      const comma = s.address.indexOf(', ');
+      const street = (comma === -1 ? s.address : s.address.slice(0, comma)).replace(/\s+\d[\w\s/.-]*$/, '').trim();
+      const postcode = comma === -1 ? '' : (/\b\d{5}\b/.exec(s.address.slice(comma + 2))?.[0] ?? '');
+      return { s, lat: s.latitude, lon: s.longitude, street, postcode };
+    });
+  return new Set([...sharedPointStrays(items).keys()].map((i) => i.s));
+}
+
+export interface BuildResult {
+  file: string;
+  stations: number;
+  ms: number;
+  /** The committed stations left out on shared placeholder points (D255), as `lat, lon: address`. */
+  leftOut: string[];
+}
+
+export function buildSnapshot(opts: BuildOptions = {}): BuildResult {
   const t0 = performance.now();
   const out = path.resolve(opts.out ?? defaultSnapshotPath());
   fs.mkdirSync(path.dirname(out), { recursive: true });
-  const hash = crypto.createHash('sha256');
-  const read = (name: string): Buffer => {
-    const b = fs.readFileSync(path.join(SOURCES_DIR, name));
-    hash.update(name).update(b);
-    return b;
-  };
-
-  const stationFile = read('stations-eu.jsonl.gz');
+  const stationFile = fs.readFileSync(path.join(SOURCES_DIR, 'stations-eu.jsonl.gz'));
   const stationLines = zlib.gunzipSync(stationFile).toString('utf8').split('\n');
+  const sources = stationLines.filter((l) => l.length > 0).map((l) => JSON.parse(l) as SourceStation);
+  const stray = sharedPointStations(sources);
+  const leftOut: string[] = [];
   const stations: StationRow[] = [];
-  for (const line of stationLines) {
-    if (line.length === 0) continue;
-    const s = JSON.parse(line) as SourceStation;
+  for (const s of sources) {
     if (opts.sample && !inSample(s.latitude, s.longitude)) continue;
-    stations.push(toStationRow(s));
+    if (stray.has(s)) leftOut.push(`${s.latitude}, ${s.longitude}: ${s.address}`);
+    else stations.push(toStationRow(s));
   }
   if (opts.extra) {
     const b = fs.readFileSync(opts.extra);
-    hash.update('extra').update(b);
     for (const line of b.toString('utf8').split('\n')) if (line.trim().length > 0) stations.push(JSON.parse(line) as StationRow);
   }
   stations.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 
-  read('operators.jsonl.gz');
   const sourceOperators = readGzipLines(path.join(SOURCES_DIR, 'operators.jsonl.gz')).map(
     (l) => JSON.parse(l) as OperatorRow & { station_count: number },
   );
@@ -202,30 +219,24 @@ export function buildSnapshot(opts: BuildOptions = {}): { file: string; stations
     : new Date(Math.max(...Object.values(SOURCE_DATES))).toISOString();
   writeServiceSnapshot({
     out,
-    hash,
     stations,
     operators: sourceOperators,
     builtAt,
-    tag: opts.sample ? 'sample' : 'full',
     history: opts.history,
     recordHistory: opts.recordHistory,
     progress: opts.progress,
   });
-  return { file: out, stations: stations.length, ms: performance.now() - t0 };
+  return { file: out, stations: stations.length, ms: performance.now() - t0, leftOut };
 }
 
 export interface ServiceSnapshotInput {
   out: string;
-  /** Hash of the station inputs so far; the reference data is added to it. */
-  hash: crypto.Hash;
   /** Stations in id order. */
   stations: StationRow[];
   /** Operators with the number of their stations (used to pick the catalog's roaming partners). */
   operators: Array<OperatorRow & { station_count: number }>;
   /** The date the station data describes (ISO); also the statistics month. */
   builtAt: string;
-  /** Added to the hash after the reference data (the default build: `sample` or `full`). */
-  tag: string;
   history?: string;
   recordHistory?: boolean;
   progress?: boolean;
@@ -236,16 +247,13 @@ export interface ServiceSnapshotInput {
 /**
  * Writes a snapshot of the given stations and operators with the reference data every snapshot
  * carries (vehicles, brands, rates, the default tariff catalog, statistics history, attribution),
- * read from snapshots/sources. Used by `snapshot:build` and by the station importers.
+ * read from snapshots/sources. Used by `snapshot:build` and by the station importers. Answers
+ * the snapshot version (D253: a hash of what was written).
  */
-export function writeServiceSnapshot(input: ServiceSnapshotInput): void {
-  const { out, hash, stations, builtAt } = input;
+export function writeServiceSnapshot(input: ServiceSnapshotInput): string {
+  const { out, stations, builtAt } = input;
   fs.mkdirSync(path.dirname(out), { recursive: true });
-  const read = (name: string): Buffer => {
-    const b = fs.readFileSync(path.join(SOURCES_DIR, name));
-    hash.update(name).update(b);
-    return b;
-  };
+  const read = (name: string): Buffer => fs.readFileSync(path.join(SOURCES_DIR, name));
   const operators: OperatorRow[] = input.operators
     .map((o) => ({ id: o.id, name: o.name, evse_operator_ids: o.evse_operator_ids, countries: o.countries }))
     .sort((a, b) => (a.id < b.id ? -1 : 1));
@@ -260,21 +268,16 @@ export function writeServiceSnapshot(input: ServiceSnapshotInput): void {
     .sort((a, b) => (a.id < b.id ? -1 : 1));
 
   const rates = JSON.parse(read('rates.json').toString('utf8')) as { date: string; rates: Record<string, number> };
-  read('ATTRIBUTION.md');
-  for (const f of CATALOG_SOURCES) read(f);
-  hash.update(`catalog-generator-${CATALOG_GENERATOR_VERSION}`);
   const catalog = buildDefaultCatalog({
     sourcesDir: SOURCES_DIR,
     operators: input.operators,
     stationIds: new Set(stations.map((s) => s.id)),
     brands,
   });
-  hash.update(input.tag);
 
   const month = statisticsMonthOf(builtAt);
   const historyFile = input.history ?? HISTORY_FILE;
   const history = readHistory(historyFile).filter((h) => !(h.year === month.year && h.month === month.month));
-  if (history.length > 0) hash.update('history').update(JSON.stringify(history));
   if (input.recordHistory) {
     const cb = new StationColumnsBuilder();
     for (const s of stations) cb.add(s);
@@ -291,11 +294,10 @@ export function writeServiceSnapshot(input: ServiceSnapshotInput): void {
         )
       : null;
   bar?.start(stations.length, 0);
-  writeSnapshot(
+  const version = writeSnapshot(
     out,
     {
       meta: {
-        snapshotVersion: hash.digest('hex').slice(0, 16),
         builtAt,
         statisticsYear: month.year,
         statisticsMonth: month.month,
@@ -313,4 +315,5 @@ export function writeServiceSnapshot(input: ServiceSnapshotInput): void {
     bar ? (n) => bar.update(n) : undefined,
   );
   bar?.stop();
+  return version;
 }

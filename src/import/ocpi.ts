@@ -44,6 +44,17 @@ function connectorKw(c: Obj): number | null {
   return (v * a * (c.power_type === 'AC_3_PHASE' ? 3 : 1)) / 1000;
 }
 
+/** The eMI3 operator id (`CC*PPP`) most of a Location's well-formed EVSE ids carry, or null (D254). */
+export function partyOfEvses(evses: unknown): string | null {
+  const parties: string[] = [];
+  for (const e of Array.isArray(evses) ? evses : []) {
+    const evse = isObj(e) ? normalizeEvseId(str(e.evse_id)) : null;
+    const op = evse === null ? null : emi3OperatorOf(evse);
+    if (op !== null) parties.push(op);
+  }
+  return mostFrequent(parties);
+}
+
 export class OcpiLocations {
   private readonly ids = new Set<string>();
   private readonly publishers = new Set<string>();
@@ -72,8 +83,16 @@ export class OcpiLocations {
       t.skip('missing_id', where);
       return null;
     }
-    const cc = str(v.country_code).toUpperCase();
-    const party = str(v.party_id).toUpperCase();
+    let cc = str(v.country_code).toUpperCase();
+    let party = str(v.party_id).toUpperCase();
+    if (cc.length === 0 || party.length === 0) {
+      // D254: no party named (OCPI 2.1.1's shape): the one its EVSE ids carry.
+      const fromEvses = partyOfEvses(v.evses);
+      if (fromEvses !== null) {
+        [cc, party] = fromEvses.split('*');
+        t.note('party_from_evse_ids', `${where}: ${fromEvses}:${id}`);
+      }
+    }
     const key = cc.length > 0 && party.length > 0 ? `${cc}*${party}:${id}` : id;
     if (this.ids.has(key)) {
       t.skip('duplicate_id', `${where}: ${key}`);

@@ -3,14 +3,12 @@
  * writes a snapshot the service loads (D130, D131). Deterministic: the same files give the same
  * snapshot bytes (stations in id order, dates from the data, no wall clock).
  */
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { SOURCES_DIR, writeServiceSnapshot } from './default-snapshot.js';
 import { stationIdOf } from '../domain/stations/normalize.js';
 import type { StationRecord } from '../domain/stations/model.js';
-import { Snapshot } from '../storage/snapshot.js';
 import { readBnetza } from './bnetza.js';
 import { ImportError, ImportTally, OperatorMatcher, toStationRecord, type KnownOperator, type OnBytes, type StationDraft } from './common.js';
 import { readIrve } from './irve.js';
@@ -18,9 +16,6 @@ import { OcpiLocations, readOcpiFile } from './ocpi.js';
 
 export const IMPORT_FORMATS = ['bnetza', 'irve', 'ocpi'] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
-
-/** Bump when a change to the importers changes their output for the same input. */
-export const IMPORTER_VERSION = 1;
 
 export interface ImportOptions {
   /** Files with their format; one snapshot may combine formats (e.g. the German and French registers). */
@@ -39,6 +34,8 @@ export interface ImportSummary {
   operatorsAdded: number;
   skipped: Record<string, number>;
   evseIdsDropped: Record<string, number>;
+  /** Kept rows the import completed or flagged (D254). */
+  noted: Record<string, number>;
   examples: Record<string, string[]>;
   dataDate: string;
   snapshotVersion: string;
@@ -78,8 +75,6 @@ export async function runImport(opts: ImportOptions): Promise<ImportSummary> {
   const tally = new ImportTally();
   const evseSeen = new Set<string>();
   const drafts: StationDraft[] = [];
-  const hash = crypto.createHash('sha256');
-  hash.update(`importer-${IMPORTER_VERSION}`);
   let dataDate: number | null = null;
   const later = (d: number | null): void => {
     if (d !== null && (dataDate === null || d > dataDate)) dataDate = d;
@@ -94,12 +89,7 @@ export async function runImport(opts: ImportOptions): Promise<ImportSummary> {
   const deviceSeen = new Set<string>();
   const ocpi = new OcpiLocations(tally, evseSeen);
   for (const { format, file } of opts.inputs) {
-    hash.update(format);
     const size = fs.statSync(file).size;
-    // The file's bytes identify the input (hashed in a separate read: the readers stream).
-    const h = crypto.createHash('sha256');
-    for await (const chunk of fs.createReadStream(file) as AsyncIterable<Buffer>) h.update(chunk);
-    hash.update(h.digest());
     const onBytes = opts.onFile?.(file, size);
     if (format === 'bnetza') {
       const r = await readBnetza(file, tally, evseSeen, deviceSeen, onBytes);
@@ -135,13 +125,11 @@ export async function runImport(opts: ImportOptions): Promise<ImportSummary> {
   }
   if (stations.length === 0) throw new ImportError('no station could be read from the input; no snapshot written');
   const builtAt = new Date(dataDate ?? 0).toISOString();
-  writeServiceSnapshot({
+  const snapshotVersion = writeServiceSnapshot({
     out: path.resolve(opts.out),
-    hash,
     stations,
     operators: matcher.operators().map((o) => ({ ...o, station_count: perOperator.get(o.id) ?? 0 })),
     builtAt,
-    tag: 'import',
     progress: opts.progress,
     // The formats that gave a station (by the source id's prefix), in command-line order.
     stationAttribution: importAttribution(
@@ -150,9 +138,6 @@ export async function runImport(opts: ImportOptions): Promise<ImportSummary> {
       ocpi.parties(),
     ),
   });
-  const snap = Snapshot.open(path.resolve(opts.out));
-  const snapshotVersion = snap.meta.snapshotVersion;
-  snap.close();
   return {
     formats: [...new Set(opts.inputs.map((i) => i.format))],
     files: opts.inputs.length,
@@ -161,6 +146,7 @@ export async function runImport(opts: ImportOptions): Promise<ImportSummary> {
     operatorsAdded: matcher.added.size,
     skipped: sortObj(tally.skipped),
     evseIdsDropped: sortObj(tally.evseIdsDropped),
+    noted: sortObj(tally.noted),
     examples: sortObj(tally.examples),
     dataDate: builtAt,
     snapshotVersion,

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import { StationColumnsBuilder, attachFragments, decodeColumns, encodeColumns, type StationColumns } from '../domain/stations/columns.js';
@@ -70,7 +71,8 @@ export interface VehicleRow {
 }
 
 export interface SnapshotContent {
-  meta: Omit<SnapshotMeta, 'formatVersion'>;
+  /** The version is not given: it is derived from what is written (D253). */
+  meta: Omit<SnapshotMeta, 'formatVersion' | 'snapshotVersion'>;
   operators: Iterable<OperatorRow>;
   stations: Iterable<StationRow>;
   brands: Iterable<BrandRow>;
@@ -101,12 +103,15 @@ const intToBool = (n: number | null): boolean | null => (n === null ? null : n !
 
 /**
  * Writes a snapshot file from its content in one transaction, atomically (temp file + rename).
- * Rows are inserted in the order given, so the same content gives the same file.
+ * Rows are inserted in the order given, so the same content gives the same file. Answers the
+ * snapshot version: a hash of every value written (D253; the station column blobs are
+ * computed from the station rows and not hashed again).
  */
-export function writeSnapshot(file: string, content: SnapshotContent, onStation?: (n: number) => void): void {
+export function writeSnapshot(file: string, content: SnapshotContent, onStation?: (n: number) => void): string {
   const tmp = `${file}.tmp-${process.pid}`;
   fs.rmSync(tmp, { force: true });
   const db = new Database(tmp);
+  let version = '';
   try {
     // In memory: OFF is refused by the driver's defensive mode, and no on-disk journal can be disturbed.
     db.pragma('journal_mode = MEMORY');
@@ -115,56 +120,69 @@ export function writeSnapshot(file: string, content: SnapshotContent, onStation?
     db.pragma('page_size = 65536');
     db.exec(DDL);
     db.transaction(() => {
+      const hash = crypto.createHash('sha256');
+      /** Inserts one row and adds its table and values to the version. */
+      const insert = (table: string, stmt: Database.Statement, values: Array<string | number | null>): void => {
+        stmt.run(...values);
+        hash.update(`${table}${JSON.stringify(values)}\n`);
+      };
       const meta = db.prepare('INSERT INTO meta(key, value) VALUES (?, ?)');
-      meta.run('format_version', String(SNAPSHOT_FORMAT_VERSION));
-      meta.run('snapshot_version', content.meta.snapshotVersion);
-      meta.run('built_at', content.meta.builtAt);
-      meta.run('rates_date', content.meta.ratesDate);
-      meta.run('attribution', content.meta.attribution);
-      meta.run('statistics_month', `${content.meta.statisticsYear}-${String(content.meta.statisticsMonth).padStart(2, '0')}`);
+      const m = content.meta;
+      const month = `${m.statisticsYear}-${String(m.statisticsMonth).padStart(2, '0')}`;
+      for (const row of [['format_version', String(SNAPSHOT_FORMAT_VERSION)], ['built_at', m.builtAt], ['rates_date', m.ratesDate], ['attribution', m.attribution], ['statistics_month', month]]) {
+        insert('meta', meta, row);
+      }
       const op = db.prepare('INSERT INTO operators VALUES (?, ?, ?, ?)');
-      for (const o of content.operators) {
-        op.run(o.id, o.name, JSON.stringify(o.evse_operator_ids), JSON.stringify(o.countries));
-      }
-      const st = db.prepare(
-        'INSERT INTO stations VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)',
-      );
-      const evse = db.prepare('INSERT OR IGNORE INTO station_evse VALUES (?, ?)');
-      const columns = new StationColumnsBuilder();
-      let n = 0;
-      for (const s of content.stations) {
-        columns.add(s);
-        for (const e of s.evse_ids) evse.run(e.toLowerCase(), s.id);
-        st.run(
-          s.id, s.name, s.latitude, s.longitude, s.country, s.address, s.operator_id, s.evse_operator,
-          JSON.stringify(s.evse_ids), boolToInt(s.free_parking), boolToInt(s.free_charging), s.parking_type,
-          JSON.stringify(s.facilities), JSON.stringify(s.charge_points), s.source_label, s.source_id,
-          s.version, s.created_at, s.updated_at,
-          s.parking_description === null ? null : JSON.stringify(s.parking_description),
-          JSON.stringify(s.facility_details), s.branding === null ? null : JSON.stringify(s.branding),
-        );
-        n++;
-        if (onStation !== undefined && (n & 1023) === 0) onStation(n);
-      }
-      if (onStation !== undefined) onStation(n);
+      for (const o of content.operators) insert('operators', op, [o.id, o.name, JSON.stringify(o.evse_operator_ids), JSON.stringify(o.countries)]);
+      const columns = writeStations(db, content.stations, insert, onStation);
       const blob = db.prepare('INSERT INTO station_columns VALUES (?, ?)');
       for (const [name, data] of encodeColumns(columns.finish())) blob.run(name, data);
       const hist = db.prepare('INSERT OR REPLACE INTO country_statistics_history VALUES (?, ?, ?, ?)');
-      for (const h of content.countryStatisticsHistory ?? []) hist.run(h.country, h.year, h.month, JSON.stringify(h));
+      for (const h of content.countryStatisticsHistory ?? []) insert('history', hist, [h.country, h.year, h.month, JSON.stringify(h)]);
       const br = db.prepare('INSERT INTO brands VALUES (?, ?)');
-      for (const b of content.brands) br.run(b.id, b.name);
+      for (const b of content.brands) insert('brands', br, [b.id, b.name]);
       const ve = db.prepare('INSERT INTO vehicles VALUES (?, ?, ?)');
-      for (const v of content.vehicles) ve.run(v.id, v.brand_id, JSON.stringify(v.data));
+      for (const v of content.vehicles) insert('vehicles', ve, [v.id, v.brand_id, JSON.stringify(v.data)]);
       const ra = db.prepare('INSERT INTO currency_rates VALUES (?, ?)');
-      for (const code of Object.keys(content.rates).sort()) ra.run(code, content.rates[code]);
+      for (const code of Object.keys(content.rates).sort()) insert('rates', ra, [code, content.rates[code]]);
       const cat = db.prepare('INSERT INTO catalog VALUES (?, ?, ?)');
-      for (const c of content.catalog ?? []) cat.run(c.kind, c.id, c.data);
+      for (const c of content.catalog ?? []) insert('catalog', cat, [c.kind, c.id, c.data]);
+      version = hash.digest('hex').slice(0, 16);
+      meta.run('snapshot_version', version);
     })();
     db.exec('VACUUM');
   } finally {
     db.close();
   }
   fs.renameSync(tmp, file);
+  return version;
+}
+
+type Insert = (table: string, stmt: Database.Statement, values: Array<string | number | null>) => void;
+
+/** The station rows and their EVSE ids; answers the column builder holding them. */
+function writeStations(db: Database.Database, stations: Iterable<StationRow>, insert: Insert, onStation?: (n: number) => void): StationColumnsBuilder {
+  const st = db.prepare('INSERT INTO stations VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)');
+  const evse = db.prepare('INSERT OR IGNORE INTO station_evse VALUES (?, ?)');
+  const columns = new StationColumnsBuilder();
+  let n = 0;
+  for (const s of stations) {
+    columns.add(s);
+    // The EVSE index follows from the station row (its evse_ids are hashed there).
+    for (const e of s.evse_ids) evse.run(e.toLowerCase(), s.id);
+    insert('stations', st, [
+      s.id, s.name, s.latitude, s.longitude, s.country, s.address, s.operator_id, s.evse_operator,
+      JSON.stringify(s.evse_ids), boolToInt(s.free_parking), boolToInt(s.free_charging), s.parking_type,
+      JSON.stringify(s.facilities), JSON.stringify(s.charge_points), s.source_label, s.source_id,
+      s.version, s.created_at, s.updated_at,
+      s.parking_description === null ? null : JSON.stringify(s.parking_description),
+      JSON.stringify(s.facility_details), s.branding === null ? null : JSON.stringify(s.branding),
+    ]);
+    n++;
+    if (onStation !== undefined && (n & 1023) === 0) onStation(n);
+  }
+  if (onStation !== undefined) onStation(n);
+  return columns;
 }
 
 interface RawStation {

@@ -23,7 +23,7 @@ describe('HTTP bench suite (check mode)', () => {
     const j = JSON.parse(fs.readFileSync(path.join(out, 'http.json'), 'utf8'));
     expect(j.datasets).toHaveLength(1);
     const d = j.datasets[0];
-    expect(d.stations).toBe(1935);
+    expect(d.stations).toBe(1927);
     const names = d.rows.map((r: { name: string }) => r.name);
     for (const prefix of ['GET /health', 'radius 5 km', 'bbox', 'station read', 'charge prices, busy', 'charge prices, typical', 'bulk worst case', 'tariff details', 'tariff PUT']) {
       expect(names.some((n: string) => n.startsWith(prefix)), prefix).toBe(true);

@@ -46,6 +46,22 @@ describe('access log line', () => {
     expect(JSON.parse(routed.lines[0]).path).toBeUndefined();
   });
 
+  it('adds the trace and server span ids of a traced request as pino writes the same fields (D251)', () => {
+    const trace = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const span = '00f067aa0ba902b7';
+    for (const path of [undefined, '/v9/nothing']) {
+      const fast = memoryLogger('info');
+      accessLog(fast.logger)('r', 'GET', path === undefined ? '/health' : null, 200, 1, '::1', null, 0, 10, path, trace, span);
+      const slow = memoryLogger('info');
+      slow.logger.info({ reqId: 'r', method: 'GET', route: path === undefined ? '/health' : null, ...(path !== undefined ? { path } : {}), status: 200, ms: 1, remoteAddress: '::1', keyName: null, bytesIn: 0, bytesOut: 10, trace_id: trace, span_id: span }, 'request');
+      expect(fast.lines).toEqual(slow.lines);
+    }
+    // An untraced request ('' from an unsampled trace) has neither.
+    const none = memoryLogger('info');
+    accessLog(none.logger)('r', 'GET', '/health', 200, 1, '::1', null, 0, 10, undefined, '', '');
+    expect(JSON.parse(none.lines[0])).not.toHaveProperty('trace_id');
+  });
+
   it('writes nothing below level info, and follows a level changed at run time', () => {
     const m = memoryLogger('warn');
     const log = accessLog(m.logger);

@@ -62,7 +62,7 @@ describe('GET /metrics', () => {
     expect(s.get('cps_price_worker_deaths_total')).toBe(0);
     expect(s.get('cps_storage_errors_total')).toBe(0);
     expect(s.get('cps_rate_limited_total')).toBe(0);
-    expect(s.get('cps_snapshot_stations')).toBe(1935);
+    expect(s.get('cps_snapshot_stations')).toBe(1927);
     const version = (await call(srv, 'GET', '/health')).json.snapshot.version;
     expect(s.get(`cps_snapshot_info{version="${version}"}`)).toBe(1);
     expect(s.has('cps_catalog_generation')).toBe(true);
@@ -96,6 +96,20 @@ describe('GET /metrics', () => {
     expect(post.status).toBe(405);
     expect(post.headers.get('allow')).toBe('GET, HEAD');
     expect(post.json.errors[0].code).toBe('METHOD_NOT_ALLOWED');
+  });
+
+  it('exposes the data age the deployment allows (SNAPSHOT_MAX_AGE_DAYS) for CpsStaleSnapshot, and none without it (D256)', async () => {
+    const without = samples((await call(srv, 'GET', '/metrics')).text);
+    expect(without.has('cps_snapshot_data_max_age_seconds')).toBe(false);
+    const monthly = await startTestApp({ env: { SNAPSHOT_MAX_AGE_DAYS: '40' } });
+    try {
+      const text = (await call(monthly, 'GET', '/metrics')).text;
+      expect(text).toContain('# TYPE cps_snapshot_data_max_age_seconds gauge');
+      expect(samples(text).get('cps_snapshot_data_max_age_seconds')).toBe(40 * 86_400);
+    } finally {
+      await monthly.stop();
+    }
+    await expect(startTestApp({ env: { SNAPSHOT_MAX_AGE_DAYS: '-1' } })).rejects.toThrow(/SNAPSHOT_MAX_AGE_DAYS/);
   });
 
   it('counts open HTTP connections and the connections accepted, idle keep-alive ones included (D228)', async () => {

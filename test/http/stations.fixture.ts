@@ -1,5 +1,5 @@
 /**
- * Shared setup of the station and statistics tests: a snapshot of the 1,935 sample stations plus the
+ * Shared setup of the station and statistics tests: a snapshot of the 1,927 sample stations plus the
  * fixture stations of test/fixtures/stations-extra.jsonl (facilities, EVSE ids, parking descriptions,
  * branding, dangling operator, ties) and a country statistics history, built through the real
  * builder; companies (EMPs and supported EMPs) written into the live store before the server starts.

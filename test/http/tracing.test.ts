@@ -58,6 +58,67 @@ describe('tracing (D229)', () => {
     expect(writes.some((w) => w.parentSpanContext?.spanId === put.spanContext().spanId)).toBe(true);
   });
 
+  it('carries the HTTP server semantic conventions on the server span and service.instance.id on its resource (D251)', async () => {
+    exporter.reset();
+    await call(srv, 'GET', '/health', { headers: { traceparent, Host: 'cps.example.org:8443', 'X-Forwarded-Proto': 'https', 'X-Forwarded-For': '203.0.113.7' } });
+    const server = exporter.getFinishedSpans().find((s) => s.spanContext().traceId === PARENT_TRACE && s.name === 'GET /health')!;
+    expect(server.attributes).toEqual({
+      'http.request.method': 'GET',
+      'url.path': '/health',
+      'url.scheme': 'https',
+      'http.route': '/health',
+      'http.response.status_code': 200,
+      'server.address': 'cps.example.org',
+      'server.port': 8443,
+      // TRUST_PROXY is off: X-Forwarded-For is not the client.
+      'client.address': '127.0.0.1',
+      'network.peer.address': '127.0.0.1',
+    });
+    const id = server.resource.attributes['service.instance.id'] as string;
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(srv.stdout()).toContain(`"instanceId":"${id}"`);
+
+    const behind = new InMemorySpanExporter();
+    const proxied = await startTestApp({ env: { TRUST_PROXY: 'on' }, spanExporter: behind });
+    try {
+      for (const [host, address, port] of [['cps.example.org', 'cps.example.org', 80], ['[::1]:9000', '::1', 9000]] as const) {
+        behind.reset();
+        await call(proxied, 'GET', '/health', { headers: { traceparent, Host: host, 'X-Forwarded-For': '198.51.100.1, 203.0.113.7' } });
+        const span = behind.getFinishedSpans().find((s) => s.name === 'GET /health')!;
+        expect(span.attributes).toMatchObject({ 'url.scheme': 'http', 'server.address': address, 'server.port': port, 'client.address': '203.0.113.7', 'network.peer.address': '127.0.0.1' });
+        expect(span.resource.attributes['service.instance.id']).not.toBe(id);
+      }
+    } finally {
+      await proxied.stop();
+    }
+  });
+
+  it('names the trace and the server span in the access line of every traced request, and in no other (D251)', async () => {
+    exporter.reset();
+    await call(srv, 'GET', '/health', { headers: { traceparent, 'X-Request-Id': 'traced-log-1' } });
+    await call(srv, 'GET', '/v9/nothing', { headers: { 'X-Request-Id': 'traced-log-2' } });
+    const lineOf = (app: TestApp, id: string): Record<string, unknown> =>
+      JSON.parse(app.stdout().split('\n').find((l) => l.includes(`"reqId":"${id}"`))!) as Record<string, unknown>;
+    const spans = exporter.getFinishedSpans().filter((s) => s.kind === 1 /* SERVER */);
+    expect(spans).toHaveLength(2);
+    for (const [id, span] of [['traced-log-1', spans.find((s) => s.name === 'GET /health')!], ['traced-log-2', spans.find((s) => s.name === 'GET')!]] as const) {
+      const line = lineOf(srv, id);
+      expect(line.trace_id, id).toBe(span.spanContext().traceId);
+      expect(line.span_id, id).toBe(span.spanContext().spanId);
+    }
+    expect(lineOf(srv, 'traced-log-1').trace_id).toBe(PARENT_TRACE);
+    // Not sampled (the client's flag 00): no trace, no ids; nor with tracing off.
+    await call(srv, 'GET', '/health', { headers: { traceparent: traceparent.replace(/-01$/, '-00'), 'X-Request-Id': 'untraced-log-1' } });
+    expect(lineOf(srv, 'untraced-log-1')).not.toHaveProperty('trace_id');
+    const off = await startTestApp({});
+    try {
+      await call(off, 'GET', '/health', { headers: { traceparent, 'X-Request-Id': 'untraced-log-2' } });
+      expect(lineOf(off, 'untraced-log-2')).not.toHaveProperty('trace_id');
+    } finally {
+      await off.stop();
+    }
+  });
+
   it('marks answers of 500 and over as errors, and names unknown paths by method only', async () => {
     exporter.reset();
     await call(srv, 'GET', '/v9/nothing', { headers: { traceparent } });

@@ -5,8 +5,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/server.js';
 import { runImport, type ImportFormat } from '../../src/import/run.js';
 import { Snapshot } from '../../src/storage/snapshot.js';
+import { buildSnapshot, sharedPointStations, writeServiceSnapshot, type SourceStation } from '../../src/import/default-snapshot.js';
 import { StationIndex } from '../../src/domain/stations/index.js';
-import { stationIdOf } from '../../src/domain/stations/normalize.js';
+import { metresBetween, stationIdOf } from '../../src/domain/stations/normalize.js';
 import type { StationRecord } from '../../src/domain/stations/model.js';
 
 const FIX = path.join(ROOT, 'test/fixtures/import');
@@ -189,6 +190,24 @@ describe('OCPI Locations import', () => {
   });
 });
 
+describe('OCPI Locations without a party (D254)', () => {
+  it('takes the party from the EVSE ids: identity, operator of last resort, attribution; a Location without EVSE ids names none', async () => {
+    const r = await imp('ocpi', ['ocpi-2.1.1/locations.json']);
+    expect(r.summary.skipped).toEqual({});
+    expect(r.summary.noted).toEqual({ party_from_evse_ids: 2 });
+    expect([...r.bySource.keys()].sort()).toEqual(['ocpi:FR*ABC:LOC-1', 'ocpi:FR*DEF:LOC-1', 'ocpi:LOC-3']);
+    expect(r.bySource.get('ocpi:FR*ABC:LOC-1')).toMatchObject({ evse_operator: 'FR*ABC', country: 'FR' });
+    // No operator object: the party names the operator.
+    const abc = r.bySource.get('ocpi:FR*ABC:LOC-1')!;
+    expect(r.operators.find((o) => o.id === abc.operator_id)?.name).toBe('FR*ABC');
+    const def = r.bySource.get('ocpi:FR*DEF:LOC-1')!;
+    expect(r.operators.find((o) => o.id === def.operator_id)?.name).toBe('Autre Réseau');
+    const snap = Snapshot.open(r.out);
+    expect(snap.meta.attribution).toContain('OCPI Locations published by FR*ABC, FR*DEF (as of 2026-06-22)');
+    snap.close();
+  });
+});
+
 describe('empty input', () => {
   it('writes no snapshot when no station could be read', async () => {
     const out = path.join(tmp, 'empty.db');
@@ -205,6 +224,55 @@ describe('determinism', () => {
     const b = await imp('irve', ['fr/irve-messy.csv']);
     expect(fs.readFileSync(a.out).equals(fs.readFileSync(b.out))).toBe(true);
     expect(a.summary.snapshotVersion).toBe(b.summary.snapshotVersion);
+  });
+});
+
+describe('snapshot version (D253)', () => {
+  it('names what was written: other rows from the same inputs, another version; the same rows by another route, the same one', async () => {
+    const base = await imp('irve', ['fr/irve-messy.csv']);
+    expect(Snapshot.open(base.out).meta.snapshotVersion).toBe(base.summary.snapshotVersion);
+    // What a changed importer would write from the same file: one station's name differs.
+    const [first, ...rest] = base.stations;
+    const write = (stations: StationRecord[], out: string): string =>
+      writeServiceSnapshot({ out: path.join(tmp, out), stations, operators: base.operators.map((o) => ({ ...o, station_count: 1 })), builtAt: base.summary.dataDate });
+    const same = write(base.stations, 'v-same.db');
+    const renamed = write([{ ...first, name: `${first.name} (2)` }, ...rest], 'v-renamed.db');
+    const fewer = write(rest, 'v-fewer.db');
+    expect(new Set([same, renamed, fewer]).size).toBe(3);
+    // An empty extra file adds no row: the same snapshot, the same version.
+    const empty = path.join(tmp, 'empty.jsonl');
+    fs.writeFileSync(empty, '');
+    const a = buildSnapshot({ out: path.join(tmp, 'sample-a.db'), sample: true, progress: false });
+    const b = buildSnapshot({ out: path.join(tmp, 'sample-b.db'), sample: true, progress: false, extra: empty });
+    const va = Snapshot.open(a.file).meta.snapshotVersion;
+    expect(Snapshot.open(b.file).meta.snapshotVersion).toBe(va);
+    expect(va).toMatch(/^[0-9a-f]{16}$/);
+  }, 60_000);
+});
+
+describe('default snapshot: register stations on shared placeholder points (D255)', () => {
+  it('leaves out the stations of other addresses on one point, so a search at Berlin\'s centre does not lead with them', () => {
+    const out = path.join(tmp, 'sample-shared.db');
+    const r = buildSnapshot({ out, sample: true, progress: false });
+    expect(r.leftOut).toContain('52.520007, 13.404954: Borgmannstr. 12, 12555 Berlin-Köpenick');
+    expect(r.leftOut).toContain('52.520007, 13.404954: Am Sieltief 1, 26919 Brake');
+    expect(r.leftOut).toHaveLength(8);
+    const snap = Snapshot.open(out);
+    const names = [...snap.stations()].filter((s) => metresBetween(52.52, 13.405, s.latitude, s.longitude) <= 1000).map((s) => s.address);
+    snap.close();
+    expect(names.length).toBeGreaterThan(0);
+    expect(names.some((a) => a.includes('Borgmannstr.') || a.includes('Am Sieltief'))).toBe(false);
+    expect(r.stations).toBe(1927);
+  }, 60_000);
+
+  it('keeps a point whose stations share a street or a postcode, and the majority address of a shared point', () => {
+    const at = (address: string, lat = 50, lon = 8, source_label = 'bnetza') => ({ latitude: lat, longitude: lon, address, source_label }) as SourceStation;
+    const typo = [at('Bahnhofstr. 5, 88239 Wangen'), at('Bahnhofstraße 5, 88239 Wangen im Allgäu')];
+    expect(sharedPointStations(typo).size).toBe(0);
+    const majority = [at('Hauptstr. 1, 10115 Berlin'), at('Hauptstraße 1, 10115 Berlin'), at('Am Sieltief 1, 26919 Brake')];
+    expect([...sharedPointStations(majority)]).toEqual([majority[2]]);
+    const irve = [at('CENTRE COMMERCIAL', 48, 2, 'irve'), at('AUTRE CENTRE', 48, 2, 'irve')];
+    expect(sharedPointStations(irve).size).toBe(0);
   });
 });
 

@@ -95,8 +95,8 @@ describe('alerts and dashboard (D120)', () => {
       const used = new Set([...metricNames(fs.readFileSync(ALERTS, 'utf8')), ...exprs.flatMap(metricNames)]);
       expect(used.size).toBeGreaterThan(15);
       // Exposed on a PostgreSQL live store only (test/http/metrics.test.ts checks them under npm run test:pg),
-      // and once a feed applied a status (test/http/availability.test.ts).
-      const conditional = new Set(['cps_db_pool_connections', 'cps_db_pool_waiting', 'cps_availability_last_update_age_seconds']);
+      // once a feed applied a status (test/http/availability.test.ts), and with SNAPSHOT_MAX_AGE_DAYS (test/http/metrics.test.ts).
+      const conditional = new Set(['cps_db_pool_connections', 'cps_db_pool_waiting', 'cps_availability_last_update_age_seconds', 'cps_snapshot_data_max_age_seconds']);
       expect([...used].filter((n) => !exposed.has(n) && !conditional.has(n))).toEqual([]);
       const check = await new Promise<{ code: number | null; out: string }>((resolve) => {
         const p = execFile('promtool', ['check', 'metrics'], (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, out: stdout + stderr }));

@@ -4,12 +4,16 @@
  * heads split over many TCP packets, HTTP/1.0, a NUL byte in a header, a missing Host, 100
  * headers, and oversized bodies (413 readable by curl and fetch, chunked or not). For contrast the
  * same raw requests are sent to the service directly, where the known limits show. A slowloris of
- * several thousand connections leaves /health answered (D180).
+ * several thousand connections leaves /health answered (D180). The whole contract passes (D250):
+ * every representation, 304s, compressed answers, RateLimit fields, tiles, TileJSON and the map
+ * page come back through nginx as the service alone answers them, and the service's server span
+ * (exported over OTLP/HTTP to a receiver on loopback) continues the client's `traceparent`.
  *
  * Needs `nginx` on PATH (.ci/run installs it with apt when missing); `curl` when present.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,6 +22,7 @@ import { call, keyFor, startTestServer, type TestServer } from '../helpers/serve
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const C = keyFor('costs');
+const S = keyFor('stations');
 /** Slow connections of the slowloris test: more than the 4,096 one nginx worker once had (CI: fewer). */
 const SLOW_CONNECTIONS = process.env.CI === 'true' ? 5000 : 6000;
 const NGINX = ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/bin/nginx'].find((p) => fs.existsSync(p)) ?? 'nginx';
@@ -72,15 +77,67 @@ function raw(port: number, pieces: string[], gapMs = 5, timeoutMs = 3000): Promi
 
 const statusOf = (answer: string): string => answer.split('\r\n')[0];
 
+interface Answer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/** A GET as sent, its answer as received (no decompression, no redirects). */
+function get(port: number, url: string, headers: Record<string, string> = {}): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = http.get({ host: '127.0.0.1', port, path: url, headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+  });
+}
+
+/** The answer's headers the contract states, with the same values either way (not Date, X-Request-Id, RateLimit's counts). */
+const CONTRACT_HEADERS = ['content-type', 'content-encoding', 'etag', 'cache-control', 'vary', 'ratelimit-policy', 'link', 'x-more-available', 'x-snapshot-version'];
+
+/** A span as an OTLP/HTTP JSON export carries it. */
+interface OtlpSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  kind: number;
+}
+
+/** An OTLP/HTTP receiver on loopback: the spans of every export it was sent. */
+async function otlpReceiver(): Promise<{ port: number; spans: OtlpSpan[]; close(): void }> {
+  const spans: OtlpSpan[] = [];
+  const server = http.createServer((req, res) => {
+    let b = '';
+    req.on('data', (c: Buffer) => (b += c.toString()));
+    req.on('end', () => {
+      const doc = JSON.parse(b) as { resourceSpans: { scopeSpans: { spans: OtlpSpan[] }[] }[] };
+      for (const r of doc.resourceSpans) for (const sc of r.scopeSpans) spans.push(...sc.spans);
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { port: (server.address() as net.AddressInfo).port, spans, close: () => server.close() };
+}
+
 describe('the service behind nginx (deploy/nginx.conf)', () => {
   let srv: TestServer;
   let nginx: ChildProcess;
   let port: number;
   let prefix: string;
   let nginxLog = '';
+  let otlp: Awaited<ReturnType<typeof otlpReceiver>>;
 
   beforeAll(async () => {
-    srv = await startTestServer({ keys: { costs: 'ReadCosts' }, env: { WORKERS: '1' } });
+    otlp = await otlpReceiver();
+    srv = await startTestServer({
+      keys: { costs: 'ReadCosts', stations: 'ReadStations' },
+      env: { WORKERS: '1', RATE_LIMIT: 'on', TRACING: 'otlp', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `http://127.0.0.1:${otlp.port}/v1/traces`, OTEL_BSP_SCHEDULE_DELAY: '100' },
+    });
     port = await freePort();
     prefix = fs.mkdtempSync(path.join(os.tmpdir(), 'cps-nginx-'));
     const conf = fs
@@ -103,6 +160,7 @@ describe('the service behind nginx (deploy/nginx.conf)', () => {
   afterAll(async () => {
     nginx?.kill('SIGQUIT');
     await srv?.stop();
+    otlp?.close();
     if (prefix) fs.rmSync(prefix, { recursive: true, force: true });
   });
 
@@ -155,6 +213,67 @@ describe('the service behind nginx (deploy/nginx.conf)', () => {
     expect(chunked.status).toBe(direct.status);
     expect(await chunked.text()).toBe(direct.text);
     expect((await fetch(`http://127.0.0.1:${port}/v1/charge_prices`, { method: 'POST', body: '{}' })).status).toBe(403);
+  });
+
+  const SEARCH = '/v1/charging_stations?filter[latitude]=48.8566&filter[longitude]=2.3522&filter[radius]=3000&page[size]=25';
+
+  it('answers every representation, its 304 and its compressed forms as the service alone does (D250)', async () => {
+    const types = [
+      ['application/json', 'application/json; charset=utf-8'],
+      ['application/vnd.api+json', 'application/vnd.api+json'],
+      ['application/geo+json', 'application/geo+json'],
+      ['text/csv', 'text/csv; charset=utf-8; header=present'],
+    ];
+    for (const [accept, type] of types) {
+      for (const encoding of ['identity', 'br', 'gzip']) {
+        const headers = { 'Api-Key': S, Accept: accept, 'Accept-Encoding': encoding };
+        const [direct, via] = [await get(srv.port, SEARCH, headers), await get(port, SEARCH, headers)];
+        const what = `${accept} ${encoding}`;
+        expect(direct.status, what).toBe(200);
+        expect(via.status, what).toBe(200);
+        expect(via.headers['content-type'], what).toBe(type);
+        expect(via.headers['content-encoding'], what).toBe(encoding === 'identity' ? undefined : encoding);
+        for (const h of CONTRACT_HEADERS) expect(via.headers[h], `${what}: ${h}`).toBe(direct.headers[h]);
+        expect(via.body.equals(direct.body), what).toBe(true);
+        expect(via.headers.ratelimit, what).toMatch(/^"requests";r=\d+;t=\d+$/);
+        const again = await get(port, SEARCH, { ...headers, 'If-None-Match': via.headers.etag! });
+        expect(again.status, what).toBe(304);
+        expect(again.headers.etag, what).toBe(via.headers.etag);
+        expect(again.body.length, what).toBe(0);
+      }
+    }
+  });
+
+  it('answers vector tiles, TileJSON (at the address and scheme the client used) and the map page as the service alone does (D250)', async () => {
+    for (const url of ['/v1/tiles/stations/9/259/176.mvt', '/map', '/map/map.js']) {
+      const headers = { 'Api-Key': S, 'Accept-Encoding': 'gzip' };
+      const [direct, via] = [await get(srv.port, url, headers), await get(port, url, headers)];
+      expect(direct.status, url).toBe(200);
+      expect(via.status, url).toBe(200);
+      for (const h of CONTRACT_HEADERS) expect(via.headers[h], `${url}: ${h}`).toBe(direct.headers[h]);
+      expect(via.body.equals(direct.body), url).toBe(true);
+    }
+    expect((await get(port, '/v1/tiles/stations/9/259/176.mvt', { 'Api-Key': S })).headers['content-type']).toBe('application/vnd.mapbox-vector-tile');
+    for (const [proto, scheme] of [[undefined, 'http'], ['https', 'https'], ['gopher', 'http']] as const) {
+      const headers: Record<string, string> = { 'Api-Key': S, ...(proto !== undefined ? { 'X-Forwarded-Proto': proto } : {}) };
+      const direct = JSON.parse((await get(srv.port, '/v1/tiles/stations.json', headers)).body.toString()) as { tiles: string[] };
+      const via = JSON.parse((await get(port, '/v1/tiles/stations.json', headers)).body.toString()) as { tiles: string[] };
+      expect(via.tiles, proto).toEqual([`${scheme}://127.0.0.1:${port}/v1/tiles/stations/{z}/{x}/{y}.mvt`]);
+      expect(via.tiles[0].replace(`:${port}/`, `:${srv.port}/`).replace(/^https:/, 'http:')).toBe(direct.tiles[0].replace(/^https:/, 'http:'));
+    }
+  });
+
+  it("continues the client's trace: the service's server span is a child of the traceparent sent to nginx (D250)", async () => {
+    const trace = '0af7651916cd43dd8448eb211c80319c';
+    const parent = 'b7ad6b7169203331';
+    const r = await get(port, SEARCH, { 'Api-Key': S, traceparent: `00-${trace}-${parent}-01`, tracestate: 'vendor=1' });
+    expect(r.status).toBe(200);
+    const until = Date.now() + 15_000;
+    const server = (): OtlpSpan | undefined => otlp.spans.find((s) => s.traceId === trace && s.name === 'GET /v1/charging_stations');
+    while (server() === undefined && Date.now() < until) await new Promise((res) => setTimeout(res, 100));
+    expect(server(), JSON.stringify(otlp.spans.slice(-3))).toBeDefined();
+    expect(server()!.parentSpanId).toBe(parent);
+    expect(server()!.kind).toBe(2);
   });
 
   it('ends an oversized body in a readable 413 for fetch, chunked or not', async () => {

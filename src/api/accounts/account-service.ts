@@ -11,7 +11,7 @@ import { hashKey } from '../../auth/keys.js';
 import { normaliseEmail, passwordProblem, PasswordsBusyError } from '../../auth/passwords.js';
 import { AccountStore, type UserRow } from '../../storage/accounts.js';
 import type { AccountDeps, AppContext } from '../context.js';
-import { ApiError, badRequest } from '../jsonapi/errors.js';
+import { ApiError, HeldRefusal, badRequest } from '../jsonapi/errors.js';
 import type { ApiRequest } from '../types.js';
 import type { Mail } from '../../mail/mailer.js';
 import { confirmMail, resetMail, signupAttemptMail } from './mails.js';
@@ -169,7 +169,8 @@ export class AccountService {
     try {
       return await fn();
     } catch (e) {
-      if (e instanceof PasswordsBusyError) throw new ApiError('SERVICE_UNAVAILABLE', 'overloaded, retry later', { headers: { 'Retry-After': '1' } });
+      // D246: held like D106's refusals, so a flood that ignores Retry-After is slowed to its connections' pace.
+      if (e instanceof PasswordsBusyError) throw new HeldRefusal('password hashing saturated');
       throw e;
     }
   }

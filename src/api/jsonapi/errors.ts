@@ -125,3 +125,9 @@ export function errorDocument(errors: readonly ErrorObject[], style: ErrorStyle)
 
 /** Price work refused for load (D106): 503 with Retry-After, the same wherever it is refused. */
 export const overloadedError = (): ApiError => new ApiError('SERVICE_UNAVAILABLE', 'overloaded, retry later', { headers: { 'Retry-After': '1' } });
+
+/**
+ * A handler's 503 for load that is answered like D106's refusals, after REFUSAL_DELAY_MS, so that
+ * clients that ignore `Retry-After` cannot turn refusals into a flood (password hashing, D246).
+ */
+export class HeldRefusal extends Error {}

@@ -5,6 +5,7 @@
  */
 import { GROUP_BIT, type Group } from '../../auth/groups.js';
 import { stationAnswer } from '../cache.js';
+import { schemeOf } from '../client-address.js';
 import type { AppContext } from '../context.js';
 import type { AvailabilityView } from '../evse-availability.js';
 import { badParameter } from '../jsonapi/errors.js';
@@ -89,7 +90,7 @@ export function tilesRoutes(ctx: AppContext, view: MapView, availability: Availa
   const tileJson = (req: ApiRequest): ApiResponse => {
     mapFilter(ctx, masks, req.query);
     const host = req.headers.host.length > 0 ? req.headers.host : `127.0.0.1:${ctx.config.port}`;
-    const scheme = req.headers.forwardedProto.trim().toLowerCase() === 'https' ? 'https' : 'http';
+    const scheme = schemeOf(req.headers.forwardedProto);
     const qs = [...req.query].map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
     const b = stationBounds(ctx);
     const doc = {
