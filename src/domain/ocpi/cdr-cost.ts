@@ -19,9 +19,9 @@
  *   the session's start (and once more for a reservation, from a reservation element).
  * - `step_size`: once per dimension, on its total: the total volume is rounded up to a multiple of
  *   the step of the component that billed the dimension last, the difference billed at that
- *   component's price. The TIME step is dropped when the charging time is followed by parking
- *   priced by an element that also prices TIME (no element switch, D143); only noise below the
- *   precision of the CDR's own volumes is forgiven before rounding up.
+ *   component's price. When the charging time goes on into priced parking, the TIME step is not
+ *   applied and the parking step counts the charging time too if one element priced both last
+ *   (DNEW51A); only noise below the precision of the CDR's own volumes is forgiven before rounding up.
  * - VAT per component (`incl = excl × (1 + vat/100)`; no `vat`: no VAT applies, incl = excl).
  * - `min_price`/`max_price` bound the total cost, excluding and including VAT; a bound given
  *   excluding VAT only keeps the session's VAT share (D145).
@@ -371,9 +371,8 @@ class Pricer {
   private readonly byDim = new Map<DimensionName, (Hit & { reservation: OcpiRestrictions['reservation'] | null })[]>();
   private readonly hasCharging: boolean;
   private readonly lines: Record<Billed, Line[]> = { ENERGY: [], TIME: [], PARKING_TIME: [], RESERVATION_TIME: [] };
-  private readonly last: Partial<Record<Billed, { component: OcpiComponent; at: number }>> = {};
-  /** Per billed piece (in order), the element that priced PARKING_TIME in it (for the TIME step). */
-  private readonly parkingElementAt: (number | null)[] = [];
+  /** Per dimension, the component that billed it last, its element and the piece (in order). */
+  private readonly last: Partial<Record<Billed, { component: OcpiComponent; index: number; at: number }>> = {};
   private readonly out: PeriodPricing[] = [];
   private kwh = 0;
   private seq = 0;
@@ -495,15 +494,13 @@ class Pricer {
       const c: Ctx = { local: steady !== null ? localAt(sa + steady) : this.clock(sa), durationS: (sa - this.t0) / 1000, kwhBefore: this.kwh + energy * f, current, power };
       const at = ++this.seq;
       if (at * els.length > MAX_ELEMENT_CHECKS) throw new CdrTooComplex(`the session cuts into more than ${Math.floor(MAX_ELEMENT_CHECKS / els.length)} pieces under this tariff`);
-      this.parkingElementAt[at] = null;
       for (const dim of BILLED) {
         const v = vols[dim] * share;
         if (!(v > 0)) continue;
         const hit = dim === 'RESERVATION_TIME' ? this.reservationKind(c, 'TIME') : this.pick(dim, c, null);
         if (hit === null) continue;
         this.lines[dim].push({ component: hit.component, units: v * UNIT[dim] });
-        this.last[dim] = { component: hit.component, at };
-        if (dim === 'PARKING_TIME') this.parkingElementAt[at] = hit.index;
+        this.last[dim] = { component: hit.component, index: hit.index, at };
         if (pricing.elements[dim] === undefined) pricing.elements[dim] = hit.index;
       }
     }
@@ -512,22 +509,25 @@ class Pricer {
   }
 
   /**
-   * step_size on each dimension's total, at the component that billed it last (D143). The TIME
-   * step is dropped when the piece after the last charging time is parking priced by an element
-   * that also has a TIME component: the element does not switch, only the dimension does. Parking
-   * priced by another element keeps the TIME step: the text's complex example bills 147 charging
-   * minutes as 150.
+   * step_size on each dimension's total, at the component that billed it last (D143). When parking
+   * is billed after the last charging time, the TIME step is not applied; the parking step rounds
+   * the parking time alone, or the charging and parking time together when one element priced
+   * both last (DNEW51A).
    */
   private stepExtras(): Partial<Record<Billed, Line>> {
     const extra: Partial<Record<Billed, Line>> = {};
+    const time = this.last.TIME;
+    const parking = this.last.PARKING_TIME;
+    const intoParking = time !== undefined && parking !== undefined && parking.at > time.at;
     for (const dim of BILLED) {
       const l = this.last[dim];
-      if (l === undefined) continue;
+      if (l === undefined || (dim === 'TIME' && intoParking)) continue;
       const step = l.component.step_size ?? 0;
       if (!(step > 0)) continue;
-      const next = this.parkingElementAt[l.at + 1];
-      if (dim === 'TIME' && next != null && this.els[next].price_components.some((pc) => pc.type === 'TIME')) continue;
-      const total = this.lines[dim].reduce((x, y) => x + y.units, 0);
+      let total = sumUnits(this.lines[dim]);
+      // Charging time already billed counts towards the step of the element that prices both.
+      const before = dim === 'PARKING_TIME' && intoParking && parking.index === time.index ? sumUnits(this.lines.TIME) : 0;
+      total += before;
       // Only what lies below the CDR's own precision is forgiven (half the last digit of the OCPI
       // number's 4 decimals: 0.05 Wh, 0.18 s), and float noise (a billionth of a step, so that no
       // round volume sits on the threshold); never a fraction of the step.
@@ -594,5 +594,6 @@ class Pricer {
   }
 }
 
+const sumUnits = (lines: readonly Line[]): number => lines.reduce((x, y) => x + y.units, 0);
 const r4 = (x: number): number => Math.round(x * 1e4) / 1e4 + 0;
 const m4 = (m: Money): Money => ({ excl_vat: r4(m.excl_vat), incl_vat: r4(m.incl_vat) });
