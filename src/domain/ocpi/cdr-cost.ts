@@ -128,8 +128,11 @@ interface Ctx {
   local: Local;
   durationS: number;
   kwhBefore: number;
-  current: number | null;
-  power: number | null;
+  /** The period's current and power as `min_*` (its minimum) and `max_*` (its maximum) restrictions read them (DNEW51B). */
+  minCurrent: number | null;
+  maxCurrent: number | null;
+  minPower: number | null;
+  maxPower: number | null;
 }
 
 /** Restrictions with their times of day parsed once. */
@@ -172,10 +175,10 @@ function holds({ r, s, e, from, until, days }: Rule, c: Ctx): boolean {
   if (r.max_kwh != null && !(c.kwhBefore < r.max_kwh - 1e-12)) return false;
   if (r.min_duration != null && !(c.durationS >= r.min_duration - 1e-9)) return false;
   if (r.max_duration != null && !(c.durationS < r.max_duration - 1e-9)) return false;
-  if (r.min_current != null && !(c.current !== null && c.current >= r.min_current)) return false;
-  if (r.max_current != null && !(c.current !== null && c.current < r.max_current)) return false;
-  if (r.min_power != null && !(c.power !== null && c.power >= r.min_power)) return false;
-  if (r.max_power != null && !(c.power !== null && c.power < r.max_power)) return false;
+  if (r.min_current != null && !(c.minCurrent !== null && c.minCurrent >= r.min_current)) return false;
+  if (r.max_current != null && !(c.maxCurrent !== null && c.maxCurrent < r.max_current)) return false;
+  if (r.min_power != null && !(c.minPower !== null && c.minPower >= r.min_power)) return false;
+  if (r.max_power != null && !(c.maxPower !== null && c.maxPower < r.max_power)) return false;
   if (days !== 0 && (days & (1 << c.local.dow)) === 0) return false;
   return true;
 }
@@ -198,6 +201,17 @@ function volumeOf(p: OcpiPeriod, type: string): number {
 function firstOf(p: OcpiPeriod, types: string[]): number | null {
   for (const t of types) for (const d of p.dimensions) if (d.type === t) return d.volume;
   return null;
+}
+
+type Levels = Pick<Ctx, 'minCurrent' | 'maxCurrent' | 'minPower' | 'maxPower'>;
+const NO_LEVELS: Levels = { minCurrent: null, maxCurrent: null, minPower: null, maxPower: null };
+const MIN_CURRENT = ['MIN_CURRENT', 'CURRENT', 'MAX_CURRENT'];
+const MAX_CURRENT = ['MAX_CURRENT', 'CURRENT', 'MIN_CURRENT'];
+const MIN_POWER = ['MIN_POWER', 'POWER', 'MAX_POWER'];
+const MAX_POWER = ['MAX_POWER', 'POWER', 'MIN_POWER'];
+/** A period's minimum and maximum current and power, each from the nearest dimension it reports (DNEW51B). */
+function levelsOf(p: OcpiPeriod): Levels {
+  return { minCurrent: firstOf(p, MIN_CURRENT), maxCurrent: firstOf(p, MAX_CURRENT), minPower: firstOf(p, MIN_POWER), maxPower: firstOf(p, MAX_POWER) };
 }
 
 /**
@@ -481,8 +495,7 @@ class Pricer {
     const b = k + 1 < periods.length ? Date.parse(periods[k + 1].start_date_time) : this.tEnd;
     const energy = volumeOf(p, 'ENERGY');
     const vols: Record<Billed, number> = { ENERGY: energy, TIME: volumeOf(p, 'TIME'), PARKING_TIME: volumeOf(p, 'PARKING_TIME'), RESERVATION_TIME: volumeOf(p, 'RESERVATION_TIME') };
-    const current = firstOf(p, ['CURRENT', 'MAX_CURRENT', 'MIN_CURRENT']);
-    const power = firstOf(p, ['POWER', 'MAX_POWER', 'MIN_POWER']);
+    const levels = levelsOf(p);
     const offA = this.offset(a);
     const steady = b - a <= 7 * 86_400_000 && this.offset(b) === offA ? offA : null;
     const bounds = this.boundsOf(a, b, energy, steady);
@@ -491,7 +504,7 @@ class Pricer {
       const f = bounds[s];
       const share = bounds[s + 1] - f;
       const sa = a + f * Math.max(0, b - a);
-      const c: Ctx = { local: steady !== null ? localAt(sa + steady) : this.clock(sa), durationS: (sa - this.t0) / 1000, kwhBefore: this.kwh + energy * f, current, power };
+      const c: Ctx = { local: steady !== null ? localAt(sa + steady) : this.clock(sa), durationS: (sa - this.t0) / 1000, kwhBefore: this.kwh + energy * f, ...levels };
       const at = ++this.seq;
       if (at * els.length > MAX_ELEMENT_CHECKS) throw new CdrTooComplex(`the session cuts into more than ${Math.floor(MAX_ELEMENT_CHECKS / els.length)} pieces under this tariff`);
       for (const dim of BILLED) {
@@ -544,8 +557,7 @@ class Pricer {
       local: this.clock(this.t0),
       durationS: 0,
       kwhBefore: 0,
-      current: p0 !== undefined ? firstOf(p0, ['CURRENT', 'MAX_CURRENT', 'MIN_CURRENT']) : null,
-      power: p0 !== undefined ? firstOf(p0, ['POWER', 'MAX_POWER', 'MIN_POWER']) : null,
+      ...(p0 !== undefined ? levelsOf(p0) : NO_LEVELS),
     };
     const flatOf = (hit: Hit | null): Money => (hit === null ? NO_MONEY : { excl_vat: hit.component.price, incl_vat: hit.component.price * (1 + (hit.component.vat ?? 0) / 100) });
     const hasReservation = this.periods.some((p) => volumeOf(p, 'RESERVATION_TIME') > 0);

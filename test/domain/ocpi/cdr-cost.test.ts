@@ -355,3 +355,55 @@ describe('where the text decides (D141, D142, D143, D145)', () => {
     expect(price(both, session(at, [[0, { ENERGY: 10, TIME: 1 }]], 60)).total_cost).toEqual({ excl_vat: 2.25, incl_vat: 2.3 });
   });
 });
+
+describe('readings the text leaves open (DNEW51B)', () => {
+  const at = '2024-06-03T13:00:00Z'; // a Monday, UTC
+  const time = (price: number, restrictions?: OcpiTariffInput['elements'][number]['restrictions']) => ({ price_components: [{ type: 'TIME' as const, price }], ...(restrictions ? { restrictions } : {}) });
+
+  it('bills no FLAT of an element that becomes active only after the start (by time of day, kWh or duration)', () => {
+    for (const restrictions of [{ start_time: '13:30' }, { min_kwh: 5 }, { min_duration: 1800 }]) {
+      const t: OcpiTariffInput = { currency: 'EUR', elements: [{ price_components: [{ type: 'FLAT', price: 1.5 }], restrictions }, time(2)] };
+      const r = price(t, session(at, [[0, { ENERGY: 20, TIME: 1 }]], 60));
+      expect(r.total_fixed_cost, JSON.stringify(restrictions)).toEqual({ excl_vat: 0, incl_vat: 0 });
+      expect(r.total_cost.excl_vat).toBe(2);
+    }
+  });
+
+  it('compares min_current and min_power with the period’s minimum, max_* with its maximum', () => {
+    const t: OcpiTariffInput = { currency: 'EUR', elements: [time(5, { min_current: 32 }), time(4, { max_current: 16 }), time(3, { min_power: 20 }), time(1)] };
+    // From 10 A to 40 A: not at least 32 A throughout, not below 16 A throughout; 22 kW at least.
+    const spread = price(t, session(at, [[0, { TIME: 1, MIN_CURRENT: 10, MAX_CURRENT: 40, MIN_POWER: 22, MAX_POWER: 27 }]], 60));
+    expect(spread.periods[0].elements.TIME).toBe(2);
+    // At least 33 A throughout.
+    expect(price(t, session(at, [[0, { TIME: 1, MIN_CURRENT: 33, MAX_CURRENT: 40 }]], 60)).periods[0].elements.TIME).toBe(0);
+    // At most 12 A: below 16 A throughout, even where the minimum is reported too.
+    expect(price(t, session(at, [[0, { TIME: 1, MIN_CURRENT: 6, MAX_CURRENT: 12 }]], 60)).periods[0].elements.TIME).toBe(1);
+    // Only the average: both bounds read it.
+    expect(price(t, session(at, [[0, { TIME: 1, CURRENT: 40 }]], 60)).periods[0].elements.TIME).toBe(0);
+  });
+
+  it('a current or power restriction does not hold on a period that reports neither', () => {
+    const t: OcpiTariffInput = { currency: 'EUR', elements: [time(5, { max_current: 32 }), time(3, { max_power: 50 }), time(1)] };
+    expect(price(t, session(at, [[0, { ENERGY: 10, TIME: 1 }]], 60)).total_cost.excl_vat).toBe(1);
+  });
+
+  it('steps only the volume elements priced', () => {
+    // TIME is priced from 13:30 only: 30 of the 60 minutes, rounded up to the 15-minute step.
+    const t: OcpiTariffInput = { currency: 'EUR', elements: [{ price_components: [{ type: 'TIME', price: 2, step_size: 900 }], restrictions: { start_time: '13:30' } }] };
+    const r = price(t, session(at, [[0, { TIME: 50 / 60 }], [50, {}]], 60));
+    expect(r.billed.time).toBe(0.5);
+    expect(r.total_cost.excl_vat).toBe(1);
+  });
+
+  it('forgives half a unit of the 4 decimals before the step: 0.1667 h are 10 minutes under a 5-minute step', () => {
+    const t: OcpiTariffInput = { currency: 'EUR', elements: [{ price_components: [{ type: 'TIME', price: 6, step_size: 300 }] }] };
+    expect(price(t, session(at, [[0, { TIME: 0.1667 }]], 10)).total_time_cost.excl_vat).toBe(1.0002);
+    // Half a unit more is a new step.
+    expect(price(t, session(at, [[0, { TIME: 0.16676 }]], 10)).billed.time).toBe(0.25);
+  });
+
+  it('takes start_time equal to end_time as no restriction', () => {
+    const t: OcpiTariffInput = { currency: 'EUR', elements: [time(2, { start_time: '18:00', end_time: '18:00' }), time(1)] };
+    expect(price(t, session(at, [[0, { TIME: 1 }]], 60)).periods[0].elements.TIME).toBe(0);
+  });
+});
