@@ -5,6 +5,7 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, keyFor, ROOT, startTestApp, type TestApp } from '../helpers/server.js';
@@ -35,6 +36,14 @@ describe('POST /v1/ocpi/cdr_cost', () => {
   });
   afterAll(async () => {
     await srv.stop();
+  });
+
+  it('has the first request’s one-time set-up done at start: the schema compiled, a CDR priced (DNEW51C)', async () => {
+    // Before any cdr_cost request: the service's own module instance (the in-process service runs dist/).
+    const m = (await import(pathToFileURL(path.join(ROOT, 'dist/src/api/cdr-cost/cdr-cost.js')).href)) as typeof import('../../src/api/cdr-cost/cdr-cost.js');
+    expect(m.validateCdrCost.compiled).toBe(true);
+    expect(srv.stdout()).toContain('"msg":"cdr_cost ready"');
+    expect(m.warmCdrCost()).toBe(2.5);
   });
 
   it('prices the complex example of the OCPI text: totals, billed volumes and the element of each period', async () => {
