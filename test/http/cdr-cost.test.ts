@@ -8,6 +8,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { costliestTariff, longestSession } from '../domain/ocpi/costly-cases.js';
 import { call, keyFor, ROOT, startTestApp, type TestApp } from '../helpers/server.js';
 
 const FIX = path.join(ROOT, 'test/fixtures/ocpi');
@@ -151,13 +152,13 @@ describe('POST /v1/ocpi/cdr_cost', () => {
   });
 
   it('answers 400 for a tariff and session too complex to price on the main thread', async () => {
-    const elements = Array.from({ length: 1000 }, (_, i) => ({ price_components: [{ type: 'TIME', price: 1 }], restrictions: { start_time: `${String(i % 24).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}` } }));
+    const elements = Array.from({ length: 1000 }, (_, i) => ({ price_components: [{ type: 'TIME', price: 1 }], restrictions: { start_time: `${String(Math.floor((i * 1.44) / 60)).padStart(2, '0')}:${String(Math.floor(i * 1.44) % 60).padStart(2, '0')}` } }));
     const t0 = Date.parse('2024-06-01T00:00:00Z');
     const charging_periods = Array.from({ length: 3000 }, (_, i) => ({ start_date_time: new Date(t0 + i * 600_000).toISOString(), dimensions: [{ type: 'TIME', volume: 1 / 6 }] }));
     const cdr = { start_date_time: charging_periods[0].start_date_time, end_date_time: new Date(t0 + 3000 * 600_000).toISOString(), charging_periods };
     const r = await call(srv, 'POST', PATH, { key: C, body: body({ tariff: { currency: 'EUR', elements }, cdr }) });
     expect(r.status, r.text).toBe(400);
-    expect(r.json.errors[0].title).toBe('pricing this session under this tariff would take more than 2000000 element checks');
+    expect(r.json.errors[0].title).toMatch(/^pricing this session under this tariff of more than 100 elements would take more than \d+ element checks$/);
     expect(r.json.errors[0].source.pointer).toBe('/data/attributes/cdr/charging_periods');
   });
 
@@ -172,10 +173,10 @@ describe('POST /v1/ocpi/cdr_cost', () => {
       // 405 bytes that once blocked the event loop for 1.4 s: a period starting in 1970.
       ['a period decades before the session', body({ tariff: { currency: 'EUR', elements: els(2) }, cdr: { ...month, charging_periods: [{ start_date_time: '1970-01-01T00:00:00Z', dimensions: dims }] }, timezone: 'Europe/Berlin' }), '/data/attributes/cdr/charging_periods/0/start_date_time'],
       ['1,000 elements, one 32-day period', body({ tariff: { currency: 'EUR', elements: els(1000) }, cdr: { ...month, charging_periods: [{ start_date_time: iso(S - 86_000_000), dimensions: dims }] }, timezone: 'Europe/Berlin' }), '/data/attributes/cdr/charging_periods'],
-      ['10,000 periods of 4 minutes', body({ tariff: { currency: 'EUR', elements: els(3) }, cdr: { ...month, charging_periods: Array.from({ length: 10_000 }, (_, i) => ({ start_date_time: iso(S + i * 267_000), dimensions: [] })) }, timezone: 'Europe/Berlin' }), '/data/attributes/cdr/charging_periods'],
+      ['1,000 elements, 5,000 periods of 9 minutes', body({ tariff: { currency: 'EUR', elements: els(1000) }, cdr: { ...month, charging_periods: Array.from({ length: 5000 }, (_, i) => ({ start_date_time: iso(S + i * 534_000), dimensions: dims })) }, timezone: 'Europe/Berlin' }), '/data/attributes/cdr/charging_periods'],
       // A week whose offset changes inside it (summer time on 29 March) prices every piece with look-ups.
-      ['331 elements, a week across summer time', body({ tariff: { currency: 'EUR', elements: els(331) }, cdr: { start_date_time: '2026-03-25T00:00:00Z', end_date_time: '2026-04-01T00:00:00Z', charging_periods: [{ start_date_time: '2026-03-25T00:00:00Z', dimensions: dims }] }, timezone: 'Europe/Berlin' }), '/data/attributes/cdr/charging_periods'],
-      ['128 elements, 4 long periods', body({ tariff: { currency: 'EUR', elements: els(128) }, cdr: { ...month, charging_periods: [0, 1, 2, 3].map((i) => ({ start_date_time: iso(S + i * 7.75 * 86_400_000), dimensions: dims })) }, timezone: 'Europe/Berlin' }), '/data/attributes/cdr/charging_periods'],
+      ['1,000 elements, a week across summer time', body({ tariff: { currency: 'EUR', elements: els(1000) }, cdr: { start_date_time: '2026-03-25T00:00:00Z', end_date_time: '2026-04-01T00:00:00Z', charging_periods: [{ start_date_time: '2026-03-25T00:00:00Z', dimensions: dims }] }, timezone: 'Europe/Berlin' }), '/data/attributes/cdr/charging_periods'],
+      ['1,000 elements, 4 long periods', body({ tariff: { currency: 'EUR', elements: els(1000) }, cdr: { ...month, charging_periods: [0, 1, 2, 3].map((i) => ({ start_date_time: iso(S + i * 7.75 * 86_400_000), dimensions: dims })) }, timezone: 'Europe/Berlin' }), '/data/attributes/cdr/charging_periods'],
     ];
     for (const [name, b, pointer] of worst) {
       const raw = JSON.stringify(b);
@@ -188,6 +189,25 @@ describe('POST /v1/ocpi/cdr_cost', () => {
       expect(r.status, `${name}: ${r.text.slice(0, 300)}`).toBe(400);
       expect(r.json.errors[0].source.pointer, name).toBe(pointer);
       expect(delay, name).toBeLessThan(500);
+    }
+  });
+
+  it('prices every CDR the schema accepts under a tariff of up to 100 elements, in a pricing worker (DNEW51D)', async () => {
+    const tasks = async () => Number(/^cps_price_tasks_total\{mode="pooled"\} (\d+)$/m.exec((await call(srv, 'GET', '/metrics')).text)?.[1] ?? 0);
+    const S = Date.parse('2026-03-10T00:00:00Z');
+    const iso = (t: number) => new Date(t).toISOString();
+    // Three days of one-minute periods under 20 elements (before: 400 over 3,147 periods), and
+    // 10,000 periods over 32 days under the costliest 100 elements.
+    const minutes = { start_date_time: iso(S), end_date_time: iso(S + 4320 * 60_000), charging_periods: Array.from({ length: 4320 }, (_, i) => ({ start_date_time: iso(S + i * 60_000), dimensions: [{ type: 'ENERGY', volume: 0.1 }, { type: 'TIME', volume: 1 / 60 }] })) };
+    const longest = longestSession(10_000);
+    for (const [name, tariff, cdr] of [['4,320 one-minute periods, 20 elements', costliestTariff(20), minutes], ['10,000 periods, 100 elements', costliestTariff(100), { ...longest, charging_periods: longest.charging_periods.map((p) => ({ ...p, dimensions: p.dimensions.slice(1, 2) })) }]] as const) {
+      const raw = JSON.stringify(body({ tariff, cdr, timezone: 'Europe/Berlin' }));
+      expect(raw.length, name).toBeLessThan(1 << 20);
+      const before = await tasks();
+      const r = await call(srv, 'POST', PATH, { key: C, raw });
+      expect(r.status, `${name}: ${r.text.slice(0, 300)}`).toBe(200);
+      expect(r.json.data.attributes.charging_periods.length, name).toBe(cdr.charging_periods.length);
+      expect(await tasks(), name).toBe(before + 1);
     }
   });
 

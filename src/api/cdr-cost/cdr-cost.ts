@@ -287,7 +287,7 @@ export function prepareCdrCost(body: unknown): PreparedCdrCost {
   if (errors.length > 0) throw ApiError.many(400, errors);
   let checks: number;
   try {
-    checks = checkBound(a.tariff, sessionOf(a));
+    checks = checkBound(a.tariff, sessionOf(a), a.timezone ?? 'UTC');
   } catch (e) {
     if (!(e instanceof CdrTooComplex)) throw e;
     throw ApiError.many(400, [pointerError(`${A}/cdr/charging_periods`, e.message)]);

@@ -10,8 +10,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cdrCostDocument } from '../../../src/api/cdr-cost/cdr-cost.js';
-import { cdrCost, mostInWindow, type OcpiPeriod, type OcpiTariffInput } from '../../../src/domain/ocpi/cdr-cost.js';
-import { mulberry32 } from '../../../src/domain/random.js';
+import { CdrTooComplex, cdrCost, checkBound, costBound, ELEMENTS_ALWAYS_PRICED, MAX_ELEMENT_CHECKS, pricingWork, type OcpiPeriod, type OcpiTariffInput } from '../../../src/domain/ocpi/cdr-cost.js';
+import { costliestTariff, longestSession } from './costly-cases.js';
 import { minuteCost, randomCase } from './minute-evaluator.js';
 
 const FIX = path.join(import.meta.dirname, '../../fixtures/ocpi');
@@ -292,20 +292,39 @@ describe('against a minute-by-minute evaluator', () => {
   });
 });
 
-describe('the cost bound counted before any cut (D172)', () => {
-  it('counts the most times of day inside any window like a count over every start minute', () => {
-    const rnd = mulberry32(172);
-    for (let c = 0; c < 300; c++) {
-      const tods = [...new Set([0, ...Array.from({ length: 1 + Math.floor(rnd() * 12) }, () => Math.floor(rnd() * 1440))])].sort((a, b) => a - b);
-      const r = Math.floor(rnd() * 1440);
-      let brute = 0;
-      for (let s = 0; s < 1440; s++) {
-        let n = 0;
-        for (const t of tods) if ((t - s + 1440) % 1440 <= r) n++;
-        brute = Math.max(brute, n);
-      }
-      expect(mostInWindow(tods, r), `${tods.join(',')} r=${r}`).toBe(brute);
+describe('the cost bound counted before any cut (D172, DNEW51D)', () => {
+  it('counts at least the work really done, and not much more, on seeded cases', () => {
+    let most = 0;
+    for (let seed = 1; seed <= 300; seed++) {
+      const c = randomCase(seed);
+      const bound = costBound(c.tariff, c.session, c.timezone);
+      const work = pricingWork(c.tariff, c.session, c.timezone);
+      expect(bound, `seed ${seed}`).toBeGreaterThanOrEqual(work);
+      most = Math.max(most, bound / work);
     }
+    expect(most).toBeLessThan(10);
+  });
+
+  it('counts at least the work of the costliest sessions, within a third of it', () => {
+    for (const [elements, periods] of [[ELEMENTS_ALWAYS_PRICED, 1], [ELEMENTS_ALWAYS_PRICED, 4], [ELEMENTS_ALWAYS_PRICED, 2000], [1, 10_000], [20, 4320]]) {
+      const t = costliestTariff(elements);
+      const s = longestSession(periods);
+      const bound = costBound(t, s, 'Europe/Berlin');
+      const work = pricingWork(t, s, 'Europe/Berlin');
+      expect(bound, `${elements} × ${periods}`).toBeGreaterThanOrEqual(work);
+      expect(bound / work, `${elements} × ${periods}`).toBeLessThan(1.4);
+    }
+  });
+
+  it('prices every session under a tariff of up to 100 elements; a longer one within the bound of the costliest such', () => {
+    const worst = longestSession(10_000);
+    const bound = checkBound(costliestTariff(ELEMENTS_ALWAYS_PRICED), worst, 'Europe/Berlin');
+    expect(bound).toBeLessThanOrEqual(MAX_ELEMENT_CHECKS);
+    expect(bound).toBeGreaterThan(MAX_ELEMENT_CHECKS * 0.98);
+    // Three days of one-minute periods under 20 elements (refused before).
+    expect(() => checkBound(costliestTariff(20), longestSession(4320), 'Europe/Berlin')).not.toThrow();
+    expect(() => checkBound(costliestTariff(ELEMENTS_ALWAYS_PRICED + 1), worst, 'Europe/Berlin')).toThrow(CdrTooComplex);
+    expect(() => checkBound(costliestTariff(ELEMENTS_ALWAYS_PRICED + 1), longestSession(100), 'Europe/Berlin')).not.toThrow();
   });
 });
 
