@@ -24,6 +24,7 @@ export interface PeerComparison {
   peerMedianUs: number;
   ratioMedian: number;
   ratioP90: number;
+  /** CDRs whose totals excluding VAT agree to 4 decimals (not those the peer gives none for). */
   sameTotal: number;
 }
 
@@ -53,7 +54,9 @@ export function comparePeer(dir: string, n: number, rounds: number, reps = 5): P
     lines.forEach((l, i) => theirs[i].push(Number(l.split(' ')[1])));
   }
   const ratios = cases.map((_, i) => medianOf(ours[i]) / medianOf(theirs[i])).sort((a, b) => a - b);
-  const sameTotal = cases.filter((c, i) => Math.abs(Number(JSON.parse(peerTotals[i])) - cdrCostBounded(c.tariff, c.session, c.timezone).total_cost.excl_vat) < 1e-4).length;
+  // The peer prints its total as a JSON string, null when it has none, an error message otherwise.
+  const peerTotal = (t: string): number => (t.startsWith('"') ? Number(JSON.parse(t) as string) : NaN);
+  const sameTotal = cases.filter((c, i) => Math.abs(peerTotal(peerTotals[i]) - cdrCostBounded(c.tariff, c.session, c.timezone).total_cost.excl_vat) < 1e-4).length;
   return {
     cases: n,
     rounds,
