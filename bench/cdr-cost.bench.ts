@@ -5,7 +5,9 @@
  * specification's complex example, the real 48-price CDR of the fixtures and a week of
  * 15-minute periods under that CDR's hourly tariff. Each compared pair is checked equal first.
  *
- *   npm run bench:cdr-cost [-- --quick | --check]
+ *   npm run bench:cdr-cost [-- --quick | --check] [--peer <dir> [--peer-cases 6000] [--peer-rounds 3]]
+ *
+ * With `--peer`, also this engine beside a built TandemDrive ocpi-tariffs per CDR (bench/lib/cdr-cost-peer.ts).
  *
  * Prints a table and writes bench/out/cdr-cost.json.
  */
@@ -15,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { Bench } from 'tinybench';
 import { cdrCost, type OcpiSessionInput, type OcpiTariffInput } from '../src/domain/ocpi/cdr-cost.js';
 import { minuteCost, randomCase } from '../test/domain/ocpi/minute-evaluator.js';
+import { comparePeer } from './lib/cdr-cost-peer.js';
 
 const ROOT = (() => {
   let d = path.dirname(fileURLToPath(import.meta.url));
@@ -91,3 +94,17 @@ console.table(bench.tasks.map((t) => ({ name: t.name, 'p50 ms': median(t.name).t
 console.log(`engine vs second-by-second evaluator: ${out.speedup.toFixed(1)}× (median, same run, ${out.sessions} sessions of ${out.meanSessionHours} h on average)`);
 fs.mkdirSync(OUT_DIR, { recursive: true });
 fs.writeFileSync(path.join(OUT_DIR, 'cdr-cost.json'), JSON.stringify(out, null, 2));
+
+const argOf = (name: string): string | undefined => {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+};
+const peerDir = argOf('--peer');
+if (peerDir !== undefined) {
+  const p = comparePeer(peerDir, Number(argOf('--peer-cases') ?? 6000), Number(argOf('--peer-rounds') ?? 3));
+  console.log(
+    `beside the peer (${p.cases} seeded CDRs, ${p.rounds} alternating rounds): median per CDR ${p.engineMedianUs.toFixed(1)} µs here, ${p.peerMedianUs.toFixed(1)} µs the peer; ` +
+      `this engine / the peer per CDR: median ${p.ratioMedian.toFixed(2)}×, p90 ${p.ratioP90.toFixed(2)}×; same total on ${p.sameTotal}`,
+  );
+  fs.writeFileSync(path.join(OUT_DIR, 'cdr-cost-peer.json'), JSON.stringify(p, null, 2));
+}

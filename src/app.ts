@@ -5,6 +5,7 @@ import { accessLog } from './log.js';
 import { buildSnapshot } from './import/default-snapshot.js';
 import type { AccountDeps, AppContext } from './api/context.js';
 import { buildRoutes } from './api/routes.js';
+import { warmCdrCost } from './api/cdr-cost/cdr-cost.js';
 import { KeyRegistry, ensureDevelopmentKey } from './auth/keys.js';
 import { defaultSnapshotPath, trustedProxies, type Config } from './config.js';
 import { SERVICE_VERSION } from './version.js';
@@ -275,6 +276,10 @@ async function stationsAndPrices(config: Config, logger: Logger, snapshot: Snaps
   snapshot.loadStationFragments(stationColumns);
   const stations = new StationIndex(stationColumns);
   logger.info({ stations: stations.size, ms: Math.round(performance.now() - tStations) }, 'station index loaded');
+  // While the pricing workers start: the first cdr_cost's one-time set-up (D259).
+  const tWarm = performance.now();
+  warmCdrCost();
+  logger.info({ ms: Math.round(performance.now() - tWarm) }, 'cdr_cost ready');
   await prices.ready();
   return { stations, prices };
 }

@@ -4,7 +4,7 @@
  * those D172 names: one 32-day period, periods of 4 minutes, a week across the change to summer
  * time, 4 long periods, 700 hourly periods; every element a one-minute window, spread over the day.
  */
-import { costBound, MAX_ELEMENT_CHECKS, type OcpiSessionInput, type OcpiTariffInput } from '../../src/domain/ocpi/cdr-cost.js';
+import { checkBound, CdrTooComplex, type OcpiSessionInput, type OcpiTariffInput } from '../../src/domain/ocpi/cdr-cost.js';
 
 export interface CdrAttributes {
   tariff: OcpiTariffInput;
@@ -70,7 +70,15 @@ export const SHAPES: Shape[] = [
   },
 ];
 
-const accepted = (a: CdrAttributes): boolean => costBound(a.tariff, a.cdr) <= MAX_ELEMENT_CHECKS;
+function accepted(a: CdrAttributes): boolean {
+  try {
+    checkBound(a.tariff, a.cdr, a.timezone);
+    return true;
+  } catch (e) {
+    if (e instanceof CdrTooComplex) return false;
+    throw e;
+  }
+}
 
 /** The largest size of a shape its bound accepts (bisection; the bound grows with the size). */
 export function largestAccepted(shape: Shape): number {

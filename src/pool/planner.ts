@@ -34,11 +34,13 @@ export type PriceWorkShape =
   | { task: 'cdrCost'; checks: number };
 
 /**
- * Element checks of a cdr_cost bound (D172) that weigh one evaluation (D226): the slowest accepted
- * bodies price at 1.5–3 ns per check of their bound here, an evaluation with its writing at about
- * 1 µs, so the default inline limit (256 evaluations) runs bounds of up to 81,920 checks inline.
+ * Element checks of a cdr_cost bound (D172, D260) that weigh one evaluation (D226): bounds of
+ * ten thousand checks and more price at 10–20 ns per check of their bound here (the bound counts
+ * the work really done), an evaluation with its writing at about 1 µs, so the default inline
+ * limit (256 evaluations) runs bounds of up to 16,384 checks inline (the complex example of the
+ * OCPI text bounds 234, the real CDR with 48 hourly prices 1,707).
  */
-export const CDR_CHECKS_PER_EVALUATION = 320;
+export const CDR_CHECKS_PER_EVALUATION = 64;
 
 export interface Plan {
   readonly task: TaskName;

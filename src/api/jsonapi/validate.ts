@@ -45,11 +45,14 @@ export function compile<T>(schema: object): SchemaValidator<T> {
     if (fn(data)) return data;
     throw ApiError.many(400, toErrors(fn.errors ?? []));
   };
-  return Object.assign(validate, { schema });
+  return Object.defineProperties(Object.assign(validate, { schema }), { compiled: { get: () => fn !== null } }) as SchemaValidator<T>;
 }
 
-/** A compiled body validator and the JSON Schema it checks (the OpenAPI description shows the same schema). */
-export type SchemaValidator<T> = ((data: unknown) => T) & { readonly schema: object };
+/**
+ * A compiled body validator and the JSON Schema it checks (the OpenAPI description shows the same
+ * schema); `compiled` says whether its schema was compiled yet.
+ */
+export type SchemaValidator<T> = ((data: unknown) => T) & { readonly schema: object; readonly compiled: boolean };
 
 const declared: object[] = [];
 

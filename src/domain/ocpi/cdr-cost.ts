@@ -19,9 +19,9 @@
  *   the session's start (and once more for a reservation, from a reservation element).
  * - `step_size`: once per dimension, on its total: the total volume is rounded up to a multiple of
  *   the step of the component that billed the dimension last, the difference billed at that
- *   component's price. The TIME step is dropped when the charging time is followed by parking
- *   priced by an element that also prices TIME (no element switch, D143); only noise below the
- *   precision of the CDR's own volumes is forgiven before rounding up.
+ *   component's price. When the charging time goes on into priced parking, the TIME step is not
+ *   applied and the parking step counts the charging time too if one element priced both last
+ *   (D257); only noise below the precision of the CDR's own volumes is forgiven before rounding up.
  * - VAT per component (`incl = excl × (1 + vat/100)`; no `vat`: no VAT applies, incl = excl).
  * - `min_price`/`max_price` bound the total cost, excluding and including VAT; a bound given
  *   excluding VAT only keeps the session's VAT share (D145).
@@ -128,8 +128,11 @@ interface Ctx {
   local: Local;
   durationS: number;
   kwhBefore: number;
-  current: number | null;
-  power: number | null;
+  /** The period's current and power as `min_*` (its minimum) and `max_*` (its maximum) restrictions read them (D258). */
+  minCurrent: number | null;
+  maxCurrent: number | null;
+  minPower: number | null;
+  maxPower: number | null;
 }
 
 /** Restrictions with their times of day parsed once. */
@@ -172,10 +175,10 @@ function holds({ r, s, e, from, until, days }: Rule, c: Ctx): boolean {
   if (r.max_kwh != null && !(c.kwhBefore < r.max_kwh - 1e-12)) return false;
   if (r.min_duration != null && !(c.durationS >= r.min_duration - 1e-9)) return false;
   if (r.max_duration != null && !(c.durationS < r.max_duration - 1e-9)) return false;
-  if (r.min_current != null && !(c.current !== null && c.current >= r.min_current)) return false;
-  if (r.max_current != null && !(c.current !== null && c.current < r.max_current)) return false;
-  if (r.min_power != null && !(c.power !== null && c.power >= r.min_power)) return false;
-  if (r.max_power != null && !(c.power !== null && c.power < r.max_power)) return false;
+  if (r.min_current != null && !(c.minCurrent !== null && c.minCurrent >= r.min_current)) return false;
+  if (r.max_current != null && !(c.maxCurrent !== null && c.maxCurrent < r.max_current)) return false;
+  if (r.min_power != null && !(c.minPower !== null && c.minPower >= r.min_power)) return false;
+  if (r.max_power != null && !(c.maxPower !== null && c.maxPower < r.max_power)) return false;
   if (days !== 0 && (days & (1 << c.local.dow)) === 0) return false;
   return true;
 }
@@ -200,107 +203,140 @@ function firstOf(p: OcpiPeriod, types: string[]): number | null {
   return null;
 }
 
-/**
- * Most element checks one session may need (pieces × elements): a bound on the main thread's time
- * for one request. Just under it (1,990 pieces × 1,000 elements, none matching) a request takes
- * 80–140 ms here; real CDRs need well under 1 % of it.
- */
-export const MAX_ELEMENT_CHECKS = 2_000_000;
+type Levels = Pick<Ctx, 'minCurrent' | 'maxCurrent' | 'minPower' | 'maxPower'>;
+const NO_LEVELS: Levels = { minCurrent: null, maxCurrent: null, minPower: null, maxPower: null };
+const MIN_CURRENT = ['MIN_CURRENT', 'CURRENT', 'MAX_CURRENT'];
+const MAX_CURRENT = ['MAX_CURRENT', 'CURRENT', 'MIN_CURRENT'];
+const MIN_POWER = ['MIN_POWER', 'POWER', 'MAX_POWER'];
+const MAX_POWER = ['MAX_POWER', 'POWER', 'MIN_POWER'];
+/** A period's minimum and maximum current and power, each from the nearest dimension it reports (D258). */
+function levelsOf(p: OcpiPeriod): Levels {
+  return { minCurrent: firstOf(p, MIN_CURRENT), maxCurrent: firstOf(p, MAX_CURRENT), minPower: firstOf(p, MIN_POWER), maxPower: firstOf(p, MAX_POWER) };
+}
 
 /** Thrown when a session would need more than MAX_ELEMENT_CHECKS to price. */
 export class CdrTooComplex extends Error {}
 
 /**
- * What a piece costs beyond its element checks, in element checks (about 0.05 µs each here; D172):
- * a piece of a period of at most a week whose offset is steady, 16; a piece of a longer period or
- * of one whose offset changes, whose clock readings and cuts each take `Intl` look-ups, 1,200; a
- * period's own look-ups and bookkeeping, 600 (about 30 µs). With these, the slowest accepted body
- * of each shape, scanned over 1 to 1,000 elements (4 periods over 31 days, one 32-day period, one
- * week with and without a change to summer time, 700 hourly periods, 5,000 short ones), took
- * 5–27 ms here; such shapes took up to 1.1 s and more before the bound was counted first.
+ * The work of pricing, in element checks (one `holds` of one element on one piece; D260):
+ * a piece costs PIECE_COST beyond its checks (its clock reading, context and billed lines), a
+ * period PERIOD_COST (its readings, cuts and answer), a local time of day looked at as a cut
+ * candidate CANDIDATE_COST. Calibrated so that the bound of the slowest bodies, times the measured
+ * cost of a check, is at least their measured time (bench/cdr-cost-long.ts).
  */
-const PIECE_COST_STEADY = 16;
-const PIECE_COST_LONG = 1_200;
-const PERIOD_COST = 600;
-const WEEK_MS = 7 * 86_400_000;
-/**
- * The local window of a period is its own span plus the offset change inside it (an hour for
- * summer time). A period whose offset changes looks up candidates 3 h on either side (todCuts):
- * a session of 31 days has at most two such short periods, counted once per session.
- */
-const OFFSET_CHANGE_MIN = 60;
-const SLACK_WINDOW_MIN = 360;
+const PIECE_COST = 12;
+const PERIOD_COST = 60;
+const CANDIDATE_COST = 1;
+const DAY_MS = 86_400_000;
 
-/** Most local times of day of `tods` (sorted minutes) inside any window of `r` < 1,440 minutes. */
-export function mostInWindow(tods: readonly number[], r: number): number {
-  let best = 0;
-  let j = 0;
-  const n = tods.length;
-  for (let i = 0; i < n; i++) {
-    if (j < i) j = i;
-    // tods[k] for k ≥ n are the next day's.
-    while (j + 1 < i + n && (j + 1 < n ? tods[j + 1] : tods[j + 1 - n] + 1440) - tods[i] <= r) j++;
-    best = Math.max(best, j - i + 1);
-  }
-  return best;
+/** Most elements a tariff may have and still be priced with any CDR the schema accepts (D260). */
+export const ELEMENTS_ALWAYS_PRICED = 100;
+
+/** What `costBound` counts of a tariff: its local times of day, its limits, its elements per dimension. */
+interface TariffShape {
+  tods: number;
+  limits: number;
+  /** Elements with a component of ENERGY, TIME, PARKING_TIME, FLAT. */
+  energy: number;
+  time: number;
+  parking: number;
+  flat: number;
 }
 
-/**
- * An upper bound of what pricing a session costs, in element checks, counted from the inputs
- * alone before anything is cut (D172): per period, every local time of day it can touch (its
- * span widened by the offset slack), every duration and kWh limit, and the piece itself, each
- * piece at its cost.
- */
-export function costBound(tariff: OcpiTariffInput, session: OcpiSessionInput): number {
+function shapeOf(tariff: OcpiTariffInput): TariffShape {
   const todSet = new Set<number>([0]);
-  let limits = 0;
+  const durations = new Set<number>();
+  const kwhs = new Set<number>();
+  const shape: TariffShape = { tods: 0, limits: 0, energy: 0, time: 0, parking: 0, flat: 0 };
   for (const e of tariff.elements) {
     const r = e.restrictions;
+    const has = (t: string): number => Number(e.price_components.some((c) => c.type === t));
+    shape.energy += has('ENERGY');
+    shape.time += has('TIME');
+    shape.parking += has('PARKING_TIME');
+    shape.flat += has('FLAT');
     if (!r) continue;
     if (r.start_time != null) todSet.add(hhmm(r.start_time));
     if (r.end_time != null) todSet.add(hhmm(r.end_time));
-    limits += Number(r.min_duration != null) + Number(r.max_duration != null) + Number(r.min_kwh != null) + Number(r.max_kwh != null);
+    for (const d of [r.min_duration, r.max_duration]) if (d != null) durations.add(d);
+    for (const q of [r.min_kwh, r.max_kwh]) if (q != null) kwhs.add(q);
   }
-  const tods = [...todSet].sort((x, y) => x - y);
+  shape.tods = todSet.size;
+  shape.limits = durations.size + kwhs.size;
+  return shape;
+}
+
+/**
+ * An upper bound of the work of pricing a session in zone `tz`, in element checks, counted from
+ * the inputs and the zone's offset changes before anything is cut (D172, D260). Periods do not
+ * overlap, so the cuts are counted once for the whole session rather than per period: every local
+ * time of day at most once per local day the session spans (once more per change of offset, which
+ * can repeat an hour), every duration and kWh limit once (durations grow, energy only adds up),
+ * every change of offset once. Each period's first piece costs its own checks (the elements of the
+ * dimensions it bills; a reservation looks twice), every further piece the costliest period's.
+ * The cut candidates looked at are the cuts, one per period and local day, and a day's times
+ * around each period whose offset is not steady (one per change of offset, and those over a week).
+ */
+export function costBound(tariff: OcpiTariffInput, session: OcpiSessionInput, tz: string): number {
+  const t = shapeOf(tariff);
   const periods = session.charging_periods;
-  const tEnd = Date.parse(session.end_date_time);
-  const els = tariff.elements.length;
-  let cost = 0;
-  // A period of at most a week whose offset changes inside it (summer time) prices each piece with
-  // look-ups and looks for cuts 6 h on either side (todCuts). Without the zone, which periods
-  // those are is not known: the two costliest ways a short period could be so are added (a
-  // session of 31 days meets at most two offset changes in the zones that have them).
-  let worst = 0;
-  let second = 0;
+  const first = Date.parse(periods[0].start_date_time);
+  const end = Date.parse(session.end_date_time);
+  let cost = 2 * t.flat;
+  let worstPiece = 0;
   for (let k = 0; k < periods.length; k++) {
-    const a = Date.parse(periods[k].start_date_time);
-    const b = k + 1 < periods.length ? Date.parse(periods[k + 1].start_date_time) : tEnd;
-    const long = b - a > WEEK_MS;
-    const pieces = 1 + limits + (b > a ? todsIn(tods, (b - a) / 60_000 + (long ? 2 * SLACK_WINDOW_MIN : OFFSET_CHANGE_MIN)) : 0);
-    cost += PERIOD_COST + pieces * (els + (long ? PIECE_COST_LONG : PIECE_COST_STEADY));
-    if (!long && b > a) {
-      const wide = 1 + limits + todsIn(tods, (b - a) / 60_000 + 2 * SLACK_WINDOW_MIN);
-      const extra = wide * (els + PIECE_COST_LONG) - pieces * (els + PIECE_COST_STEADY);
-      if (extra > worst) [worst, second] = [extra, worst];
-      else if (extra > second) second = extra;
-    }
-    // Stop counting once over: a bound of 10,000 periods stays cheap either way.
-    if (cost + worst + second > MAX_ELEMENT_CHECKS) return cost + worst + second;
+    const checks = pieceChecks(periods[k], t);
+    cost += PERIOD_COST + checks;
+    if (checks > worstPiece) worstPiece = checks;
   }
-  return cost + worst + second;
+  // Periods over a week: no more than the weeks the session spans (no DateTime read per period).
+  const long = Math.floor(Math.max(0, end - first) / (7 * DAY_MS));
+  return cost + sessionCuts(t, periods.length, end - first, offsetChangesIn(tz, first, end).length, long, worstPiece);
 }
 
-/** Most local times of day of `tods` a window of `minutes` can hold (whole days and the rest). */
-function todsIn(tods: readonly number[], minutes: number): number {
-  const days = Math.floor(minutes / 1440);
-  return days * tods.length + mostInWindow(tods, minutes - days * 1440);
+/** A piece's cost in a period: the elements of each dimension it bills (D142; a reservation looks twice, D144). */
+function pieceChecks(p: OcpiPeriod, t: TariffShape): number {
+  let checks = PIECE_COST;
+  for (const d of p.dimensions) {
+    if (!(d.volume > 0)) continue;
+    if (d.type === 'ENERGY') checks += t.energy;
+    else if (d.type === 'TIME') checks += t.time;
+    else if (d.type === 'PARKING_TIME') checks += t.parking;
+    else if (d.type === 'RESERVATION_TIME') checks += 2 * t.time;
+  }
+  return checks;
 }
 
-/** Refuses a session whose cost bound exceeds MAX_ELEMENT_CHECKS, before any work (D172); else its bound. */
-export function checkBound(tariff: OcpiTariffInput, session: OcpiSessionInput): number {
-  const bound = costBound(tariff, session);
-  if (!(bound <= MAX_ELEMENT_CHECKS)) {
-    throw new CdrTooComplex(`pricing this session under this tariff would take more than ${MAX_ELEMENT_CHECKS} element checks`);
+/** The cost of the cuts of a session spanning `spanMs` and of looking for them (see costBound). */
+function sessionCuts(t: TariffShape, periods: number, spanMs: number, changes: number, long: number, worstPiece: number): number {
+  const days = Math.floor(Math.max(0, spanMs) / DAY_MS) + 1 + changes;
+  const cuts = days * t.tods + t.limits + changes;
+  const candidates = cuts + periods + days + (changes + long) * t.tods;
+  return cuts * worstPiece + candidates * CANDIDATE_COST;
+}
+
+/**
+ * Most element checks one session may need when its tariff has more than ELEMENTS_ALWAYS_PRICED
+ * elements: the bound of the costliest session the schema accepts (10,000 periods billing every
+ * dimension over 31 days and the 24 hours before, across two changes of offset, every period
+ * but the last of 4.6 minutes) under the costliest tariff of ELEMENTS_ALWAYS_PRICED elements (each
+ * with a window of its own, four limits of its own and a component of every dimension).
+ */
+export const MAX_ELEMENT_CHECKS = (() => {
+  const n = ELEMENTS_ALWAYS_PRICED;
+  const shape: TariffShape = { tods: 2 * n + 1, limits: 4 * n, energy: n, time: n, parking: n, flat: n };
+  const worstPiece = PIECE_COST + shape.energy + 3 * shape.time + shape.parking;
+  return 2 * shape.flat + 10_000 * (PERIOD_COST + worstPiece) + sessionCuts(shape, 10_000, 32 * DAY_MS, 2, 0, worstPiece);
+})();
+
+/**
+ * Refuses a session whose tariff has more than ELEMENTS_ALWAYS_PRICED elements and whose cost bound
+ * exceeds MAX_ELEMENT_CHECKS, before any work (D172, D260); else its bound.
+ */
+export function checkBound(tariff: OcpiTariffInput, session: OcpiSessionInput, tz: string): number {
+  const bound = costBound(tariff, session, tz);
+  if (tariff.elements.length > ELEMENTS_ALWAYS_PRICED && !(bound <= MAX_ELEMENT_CHECKS)) {
+    throw new CdrTooComplex(`pricing this session under this tariff of more than ${ELEMENTS_ALWAYS_PRICED} elements would take more than ${MAX_ELEMENT_CHECKS} element checks`);
   }
   return bound;
 }
@@ -336,8 +372,16 @@ export function boundTotal(excl: number, incl: number, min: Bound, max: Bound): 
 
 /** Prices a session; the inputs are assumed valid (see `checkCdrCost`). */
 export function cdrCost(tariff: OcpiTariffInput, session: OcpiSessionInput, tz: string): CdrCost {
-  checkBound(tariff, session);
+  checkBound(tariff, session, tz);
   return cdrCostBounded(tariff, session, tz);
+}
+
+/** The work pricing a session does, in the units of `costBound` (tests and benches hold the bound to it, D260). */
+export function pricingWork(tariff: OcpiTariffInput, session: OcpiSessionInput, tz: string): number {
+  const pricer = new Pricer(tariff, session, tz);
+  for (let k = 0; k < session.charging_periods.length; k++) pricer.pricePeriod(k);
+  pricer.result();
+  return pricer.work;
 }
 
 /** Prices a session whose cost bound was checked already (`checkBound`; D226: on the main thread, before a worker prices it). */
@@ -365,18 +409,20 @@ class Pricer {
   private readonly rules: Rule[];
   /** Local times of day (minutes, sorted) where any element can switch, midnight included. */
   private readonly tods: number[];
-  private readonly durations = new Set<number>();
-  private readonly kwhs = new Set<number>();
+  /** Instants (ms) of the duration limits and the kWh limits, each sorted and distinct. */
+  private readonly durationAt: number[];
+  private readonly kwhs: number[];
   /** Per dimension, the elements that have a component of it, in list order. */
   private readonly byDim = new Map<DimensionName, (Hit & { reservation: OcpiRestrictions['reservation'] | null })[]>();
   private readonly hasCharging: boolean;
   private readonly lines: Record<Billed, Line[]> = { ENERGY: [], TIME: [], PARKING_TIME: [], RESERVATION_TIME: [] };
-  private readonly last: Partial<Record<Billed, { component: OcpiComponent; at: number }>> = {};
-  /** Per billed piece (in order), the element that priced PARKING_TIME in it (for the TIME step). */
-  private readonly parkingElementAt: (number | null)[] = [];
+  /** Per dimension, the component that billed it last, its element and the piece (in order). */
+  private readonly last: Partial<Record<Billed, { component: OcpiComponent; index: number; at: number }>> = {};
   private readonly out: PeriodPricing[] = [];
   private kwh = 0;
   private seq = 0;
+  /** The work done, in the units of `costBound` (D260). */
+  work = 0;
 
   constructor(
     private readonly tariff: OcpiTariffInput,
@@ -391,14 +437,18 @@ class Pricer {
     this.els = tariff.elements;
     this.rules = this.els.map((e) => ruleOf(e.restrictions));
     const todSet = new Set<number>([0]);
+    const durations = new Set<number>();
+    const kwhs = new Set<number>();
     for (const e of this.els) {
       const r = e.restrictions;
       if (!r) continue;
       if (r.start_time != null) todSet.add(hhmm(r.start_time));
       if (r.end_time != null) todSet.add(hhmm(r.end_time));
-      for (const d of [r.min_duration, r.max_duration]) if (d != null) this.durations.add(d);
-      for (const q of [r.min_kwh, r.max_kwh]) if (q != null) this.kwhs.add(q);
+      for (const d of [r.min_duration, r.max_duration]) if (d != null) durations.add(this.t0 + d * 1000);
+      for (const q of [r.min_kwh, r.max_kwh]) if (q != null) kwhs.add(q);
     }
+    this.durationAt = [...durations].sort((x, y) => x - y);
+    this.kwhs = [...kwhs].sort((x, y) => x - y);
     this.tods = [...todSet].sort((x, y) => x - y);
     this.els.forEach((e, index) => {
       for (const component of e.price_components) {
@@ -412,7 +462,10 @@ class Pricer {
 
   /** The first element with a component of `type` whose restrictions hold (D142). */
   private pick(type: DimensionName, c: Ctx, reservation: OcpiRestrictions['reservation'] | null): Hit | null {
-    for (const hit of this.byDim.get(type) ?? []) if (hit.reservation === reservation && holds(this.rules[hit.index], c)) return hit;
+    for (const hit of this.byDim.get(type) ?? []) {
+      this.work++;
+      if (hit.reservation === reservation && holds(this.rules[hit.index], c)) return hit;
+    }
     return null;
   }
 
@@ -444,6 +497,7 @@ class Pricer {
       }
       for (let i = lo; i < tods.length; i++) {
         const localMs = day + tods[i] * 60_000;
+        this.work += CANDIDATE_COST;
         if (localMs > lb) break;
         // Local → UTC: subtract the offset, settled twice across offset changes.
         const u = steady !== null ? localMs - steady : localMs - offset(localMs - offset(localMs));
@@ -465,25 +519,24 @@ class Pricer {
       // Where the offset changes, the local clock jumps: a window can open or close right there
       // (02:00–02:15 of a night the clocks go back exists only after the change).
       if (steady === null) for (const u of offsetChangesIn(this.tz, a, b)) cuts.add((u - a) / (b - a));
-      for (const d of this.durations) {
-        const u = this.t0 + d * 1000;
-        if (u > a && u < b) cuts.add((u - a) / (b - a));
-      }
+      const ds = this.durationAt;
+      for (let i = firstAbove(ds, a); i < ds.length && ds[i] < b; i++) cuts.add((ds[i] - a) / (b - a));
     }
-    if (energy > 0) for (const q of this.kwhs) if (q > this.kwh && q < this.kwh + energy) cuts.add((q - this.kwh) / energy);
+    const qs = this.kwhs;
+    if (energy > 0) for (let i = firstAbove(qs, this.kwh); i < qs.length && qs[i] < this.kwh + energy; i++) cuts.add((qs[i] - this.kwh) / energy);
     return [0, ...[...cuts].sort((x, y) => x - y), 1];
   }
 
   /** Prices period `k` piece by piece: each piece at its start, by the first matching element per dimension. */
   pricePeriod(k: number): void {
-    const { periods, els } = this;
+    const { periods } = this;
     const p = periods[k];
+    this.work += PERIOD_COST;
     const a = Date.parse(p.start_date_time);
     const b = k + 1 < periods.length ? Date.parse(periods[k + 1].start_date_time) : this.tEnd;
     const energy = volumeOf(p, 'ENERGY');
     const vols: Record<Billed, number> = { ENERGY: energy, TIME: volumeOf(p, 'TIME'), PARKING_TIME: volumeOf(p, 'PARKING_TIME'), RESERVATION_TIME: volumeOf(p, 'RESERVATION_TIME') };
-    const current = firstOf(p, ['CURRENT', 'MAX_CURRENT', 'MIN_CURRENT']);
-    const power = firstOf(p, ['POWER', 'MAX_POWER', 'MIN_POWER']);
+    const levels = levelsOf(p);
     const offA = this.offset(a);
     const steady = b - a <= 7 * 86_400_000 && this.offset(b) === offA ? offA : null;
     const bounds = this.boundsOf(a, b, energy, steady);
@@ -492,18 +545,16 @@ class Pricer {
       const f = bounds[s];
       const share = bounds[s + 1] - f;
       const sa = a + f * Math.max(0, b - a);
-      const c: Ctx = { local: steady !== null ? localAt(sa + steady) : this.clock(sa), durationS: (sa - this.t0) / 1000, kwhBefore: this.kwh + energy * f, current, power };
+      const c: Ctx = { local: steady !== null ? localAt(sa + steady) : this.clock(sa), durationS: (sa - this.t0) / 1000, kwhBefore: this.kwh + energy * f, ...levels };
       const at = ++this.seq;
-      if (at * els.length > MAX_ELEMENT_CHECKS) throw new CdrTooComplex(`the session cuts into more than ${Math.floor(MAX_ELEMENT_CHECKS / els.length)} pieces under this tariff`);
-      this.parkingElementAt[at] = null;
+      this.work += PIECE_COST;
       for (const dim of BILLED) {
         const v = vols[dim] * share;
         if (!(v > 0)) continue;
         const hit = dim === 'RESERVATION_TIME' ? this.reservationKind(c, 'TIME') : this.pick(dim, c, null);
         if (hit === null) continue;
         this.lines[dim].push({ component: hit.component, units: v * UNIT[dim] });
-        this.last[dim] = { component: hit.component, at };
-        if (dim === 'PARKING_TIME') this.parkingElementAt[at] = hit.index;
+        this.last[dim] = { component: hit.component, index: hit.index, at };
         if (pricing.elements[dim] === undefined) pricing.elements[dim] = hit.index;
       }
     }
@@ -512,22 +563,25 @@ class Pricer {
   }
 
   /**
-   * step_size on each dimension's total, at the component that billed it last (D143). The TIME
-   * step is dropped when the piece after the last charging time is parking priced by an element
-   * that also has a TIME component: the element does not switch, only the dimension does. Parking
-   * priced by another element keeps the TIME step: the text's complex example bills 147 charging
-   * minutes as 150.
+   * step_size on each dimension's total, at the component that billed it last (D143). When parking
+   * is billed after the last charging time, the TIME step is not applied; the parking step rounds
+   * the parking time alone, or the charging and parking time together when one element priced
+   * both last (D257).
    */
   private stepExtras(): Partial<Record<Billed, Line>> {
     const extra: Partial<Record<Billed, Line>> = {};
+    const time = this.last.TIME;
+    const parking = this.last.PARKING_TIME;
+    const intoParking = time !== undefined && parking !== undefined && parking.at > time.at;
     for (const dim of BILLED) {
       const l = this.last[dim];
-      if (l === undefined) continue;
+      if (l === undefined || (dim === 'TIME' && intoParking)) continue;
       const step = l.component.step_size ?? 0;
       if (!(step > 0)) continue;
-      const next = this.parkingElementAt[l.at + 1];
-      if (dim === 'TIME' && next != null && this.els[next].price_components.some((pc) => pc.type === 'TIME')) continue;
-      const total = this.lines[dim].reduce((x, y) => x + y.units, 0);
+      let total = sumUnits(this.lines[dim]);
+      // Charging time already billed counts towards the step of the element that prices both.
+      const before = dim === 'PARKING_TIME' && intoParking && parking.index === time.index ? sumUnits(this.lines.TIME) : 0;
+      total += before;
       // Only what lies below the CDR's own precision is forgiven (half the last digit of the OCPI
       // number's 4 decimals: 0.05 Wh, 0.18 s), and float noise (a billionth of a step, so that no
       // round volume sits on the threshold); never a fraction of the step.
@@ -544,8 +598,7 @@ class Pricer {
       local: this.clock(this.t0),
       durationS: 0,
       kwhBefore: 0,
-      current: p0 !== undefined ? firstOf(p0, ['CURRENT', 'MAX_CURRENT', 'MIN_CURRENT']) : null,
-      power: p0 !== undefined ? firstOf(p0, ['POWER', 'MAX_POWER', 'MIN_POWER']) : null,
+      ...(p0 !== undefined ? levelsOf(p0) : NO_LEVELS),
     };
     const flatOf = (hit: Hit | null): Money => (hit === null ? NO_MONEY : { excl_vat: hit.component.price, incl_vat: hit.component.price * (1 + (hit.component.vat ?? 0) / 100) });
     const hasReservation = this.periods.some((p) => volumeOf(p, 'RESERVATION_TIME') > 0);
@@ -594,5 +647,17 @@ class Pricer {
   }
 }
 
+/** Index of the first element of sorted `xs` greater than `x` (binary search). */
+function firstAbove(xs: readonly number[], x: number): number {
+  let lo = 0;
+  let hi = xs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (xs[mid] <= x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+const sumUnits = (lines: readonly Line[]): number => lines.reduce((x, y) => x + y.units, 0);
 const r4 = (x: number): number => Math.round(x * 1e4) / 1e4 + 0;
 const m4 = (m: Money): Money => ({ excl_vat: r4(m.excl_vat), incl_vat: r4(m.incl_vat) });

@@ -186,7 +186,7 @@ export function minuteCost(tariff: OcpiTariffInput, runs: Run[], start: number, 
   const incl: Record<Billed, number> = { ENERGY: 0, TIME: 0, PARKING_TIME: 0, RESERVATION_TIME: 0 };
   const lastComp: Partial<Record<Billed, OcpiComponent>> = {};
   const lastSecond: Partial<Record<Billed, number>> = {};
-  const parkingElementAtSecond = new Map<number, number>();
+  const lastElement: Partial<Record<Billed, number>> = {};
   const expired = runs.every((run) => run.reservation);
   const bill = (dim: Billed, units: number, c: OcpiComponent): void => {
     excl[dim] += (units / PER_UNIT[dim]) * c.price;
@@ -208,19 +208,19 @@ export function minuteCost(tariff: OcpiTariffInput, runs: Run[], start: number, 
         bill(dim, units, c);
         lastComp[dim] = c;
         lastSecond[dim] = second;
-        if (dim === 'PARKING_TIME') parkingElementAtSecond.set(second, index);
+        lastElement[dim] = index;
       }
       wh += whPerSecond;
     }
   }
+  // Parking billed after the last charging second: no TIME step; the parking step counts the
+  // charging seconds too when one element priced both last (D257).
+  const intoParking = lastSecond.TIME !== undefined && lastSecond.PARKING_TIME !== undefined && lastSecond.PARKING_TIME > lastSecond.TIME;
   for (const dim of BILLED) {
     const c = lastComp[dim];
-    if (!c || !c.step_size) continue;
-    if (dim === 'TIME') {
-      const next = parkingElementAtSecond.get(lastSecond.TIME! + 1);
-      if (next !== undefined && tariff.elements[next].price_components.some((x) => x.type === 'TIME')) continue;
-    }
-    bill(dim, Math.ceil(sum[dim] / c.step_size - 1e-9) * c.step_size - sum[dim], c);
+    if (!c || !c.step_size || (dim === 'TIME' && intoParking)) continue;
+    const held = sum[dim] + (dim === 'PARKING_TIME' && intoParking && lastElement.PARKING_TIME === lastElement.TIME ? sum.TIME : 0);
+    bill(dim, Math.ceil(held / c.step_size - 1e-9) * c.step_size - held, c);
   }
   const total = { excl: BILLED.reduce((x, d) => x + excl[d], 0), incl: BILLED.reduce((x, d) => x + incl[d], 0) };
   addFlats(tariff, runs, start, tz, expired, total);
