@@ -13,6 +13,9 @@ import { decodeJwt, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, cliEnv, databaseUrlOf, freshDataDir, keyFor, startTestApp, type TestApp } from '../helpers/server.js';
 import { nthMail } from '../helpers/mail.js';
+import { AccountStore } from '../../src/storage/accounts.js';
+import type { LiveStore } from '../../src/storage/live.js';
+import { openLiveStore } from '../../src/storage/open.js';
 
 const SECRET = 'accounts-client-test-secret-0123456789';
 const KEY = keyFor('accounts');
@@ -60,6 +63,17 @@ function products(target: TestApp, args: string[], input?: string): Promise<{ st
     const r = spawnSync(process.execPath, [CLI, ...args, ...(input !== undefined ? [file] : [])], { env, encoding: 'utf8' });
     return { status: r.status, stdout: r.stdout, stderr: r.stderr };
   });
+}
+
+/** A fresh live store (the suite's store: SQLite, or PostgreSQL under `npm run test:pg`) with its account tables. */
+async function withStore(fn: (live: LiveStore, store: AccountStore) => Promise<void>): Promise<void> {
+  const dataDir = freshDataDir();
+  const live = await openLiveStore({ dataDir, databaseUrl: await databaseUrlOf(dataDir) });
+  try {
+    await fn(live, new AccountStore(live));
+  } finally {
+    await live.close();
+  }
 }
 
 beforeAll(async () => {
@@ -127,7 +141,6 @@ describe('membership sources of the web client (D239)', () => {
     expect(bad.stderr).toContain('nothing imported: 2 row(s) do not fit emc_membership (member_number, card_number), on line(s) 3, 4');
     expect((await products(app, ['import', '--type', 'carbonify_thg', '--products', 'x'], 'email,quota_year\na@b.org,2026\n')).stderr).toContain('the header lacks country');
     expect((await products(app, ['import', '--type', 'code', '--products', 'x'], 'code\nabc\n')).status).not.toBe(0);
-    const { openLiveStore } = await import('../../src/storage/open.js');
     const live = await openLiveStore({ dataDir: app.dataDir, databaseUrl: await databaseUrlOf(app.dataDir) });
     try {
       const rows = await live.read((s) => s.all<{ hash: string; type: string }>('SELECT hash, type FROM product_sources'));
@@ -309,12 +322,7 @@ describe('access tokens end with the password and the account (D244)', () => {
   });
 
   it('expired refresh and mail tokens are deleted', async () => {
-    const { openLiveStore } = await import('../../src/storage/open.js');
-    const { AccountStore } = await import('../../src/storage/accounts.js');
-    const dataDir = freshDataDir();
-    const live = await openLiveStore({ dataDir, databaseUrl: await databaseUrlOf(dataDir) });
-    try {
-      const store = new AccountStore(live);
+    await withStore(async (live, store) => {
       const t0 = 1_700_000_000_000;
       await store.createUser({ id: 'u1', email: 'p@example.org', username: 'p', language: 'en', password_hash: 'scrypt$x' }, 'c1', { confirm: t0 + 1000, reset: t0 + 500 }, t0);
       await store.startFamily('u1', 'old', 'f1', t0 + 1000, t0);
@@ -325,9 +333,7 @@ describe('access tokens end with the password and the account (D244)', () => {
       await store.addMailToken('u1', 'reset', 'r1', t0 + 5000, t0 + 1000);
       expect(await live.read((s) => s.all<{ hash: string }>('SELECT hash FROM refresh_tokens ORDER BY hash'))).toEqual([{ hash: 'live' }, { hash: 'new' }]);
       expect(await live.read((s) => s.all<{ hash: string }>('SELECT hash FROM mail_tokens'))).toEqual([{ hash: 'r1' }]);
-    } finally {
-      await live.close();
-    }
+    });
   });
 });
 
@@ -342,12 +348,7 @@ describe('per-client limits of IPv6 clients (D245)', () => {
 
 describe('unconfirmed accounts and the mails they cause (D249)', () => {
   it('an account nobody confirmed within 7 days is deleted by a later signup; confirmed ones stay', async () => {
-    const { openLiveStore } = await import('../../src/storage/open.js');
-    const { AccountStore } = await import('../../src/storage/accounts.js');
-    const dataDir = freshDataDir();
-    const live = await openLiveStore({ dataDir, databaseUrl: await databaseUrlOf(dataDir) });
-    try {
-      const store = new AccountStore(live);
+    await withStore(async (live, store) => {
       const t0 = 1_700_000_000_000;
       const user = (id: string) => ({ id, email: `${id}@example.org`, username: id, language: 'en', password_hash: 'scrypt$x' });
       await store.createUser(user('stale'), 'c-stale', { confirm: t0 + 86_400_000, reset: t0 }, t0);
@@ -358,9 +359,7 @@ describe('unconfirmed accounts and the mails they cause (D249)', () => {
       const ids = await live.read((s) => s.all<{ id: string }>('SELECT id FROM users ORDER BY id'));
       expect(ids.map((r) => r.id)).toEqual(['kept', 'later', 'young']);
       expect(await live.read((s) => s.get<{ n: number }>("SELECT COUNT(*) AS n FROM mail_tokens WHERE user_id = 'stale'"))).toMatchObject({ n: 0 });
-    } finally {
-      await live.close();
-    }
+    });
   });
 
   it('a reset mail names the user only once the address is confirmed', async () => {
