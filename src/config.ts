@@ -166,6 +166,10 @@ export interface Config {
   readonly tileCacheMb: number;
   /** D196: hours a price profile lives after its last use. */
   readonly priceProfileTtlH: number;
+  /** D261: new price profiles one key may register per hour (PRICE_PROFILES_NEW_PER_KEY). */
+  readonly priceProfilesNewPerKey: number;
+  /** D261: price profiles the store keeps at most (PRICE_PROFILES_MAX); the least recently used beyond are deleted. */
+  readonly priceProfilesMax: number;
   /** D95: `Cache-Control: private, max-age=N` of answers with an ETag (0 sends `no-cache`). */
   readonly cacheMaxAgeS: number;
   /** D96: `alias → adapter` names accepted as `data_adapter` of charge prices. */
@@ -492,6 +496,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     compressMinBytes: int(env, 'COMPRESS_MIN_BYTES', 1024, 0, 1024 * 1024 * 1024),
     tileCacheMb: int(env, 'TILE_CACHE_MB', 64, 0, 65_536),
     priceProfileTtlH: int(env, 'PRICE_PROFILE_TTL_H', 168, 1, 87_600),
+    priceProfilesNewPerKey: int(env, 'PRICE_PROFILES_NEW_PER_KEY', 200, 1, 1_000_000),
+    priceProfilesMax: int(env, 'PRICE_PROFILES_MAX', 50_000, 100, 10_000_000),
     cacheMaxAgeS: int(env, 'CACHE_MAX_AGE_S', 60, 0, 31_536_000),
     dataAdapterAliases: adapterAliases(env.DATA_ADAPTER_ALIASES),
     reusePort: onOff(env, 'REUSE_PORT', false),

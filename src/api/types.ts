@@ -13,6 +13,8 @@ export interface ApiRequest {
   readonly body: unknown;
   /** Group mask of the presented API key (0 on routes without a group). */
   readonly groups: number;
+  /** The name of the presented API key (null on routes without a group; D261 counts by it). */
+  readonly keyName?: string | null;
   readonly requestId: string;
   /** The socket's peer address (the proxy's, behind one; D207 reads `X-Forwarded-For` then). */
   readonly remote: string;

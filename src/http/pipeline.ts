@@ -323,6 +323,7 @@ export class Pipeline {
       query: parseQueryString(ex.rawQuery),
       headers: ex.headers,
       groups: r.groups === null ? 0 : mask,
+      keyName: ex.keyName,
       requestId: ex.reqId,
       remote: ex.remote,
       body: undefined,

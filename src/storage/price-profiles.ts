@@ -15,15 +15,22 @@ export class PriceProfileStore {
 
   /**
    * Stores the profile, or renews it when it is there and not expired; in the same transaction
-   * deletes the profiles unused since `now - ttlMs`. True when it was new.
+   * deletes the profiles unused since `now - ttlMs`. A new profile is stored only when `mayCreate`
+   * (else 'refused'), and then the least recently used beyond `max` are deleted (D261).
    */
-  put(id: string, body: string, ttlMs: number, now = Date.now()): Promise<boolean> {
+  put(id: string, body: string, ttlMs: number, now = Date.now(), mayCreate = true, max = Infinity): Promise<'created' | 'renewed' | 'refused'> {
     return this.live.tx(async (s) => {
       await s.run('DELETE FROM price_profiles WHERE last_used_at < ?', [now - ttlMs]);
       const renewed = await s.run('UPDATE price_profiles SET last_used_at = ? WHERE id = ?', [now, id]);
-      if (renewed > 0) return false;
+      if (renewed > 0) return 'renewed';
+      if (!mayCreate) return 'refused';
       await s.run('INSERT INTO price_profiles(id, body, created_at, last_used_at) VALUES (?, ?, ?, ?)', [id, body, now, now]);
-      return true;
+      if (Number.isFinite(max)) {
+        // The newest `max` stay: the use time of the max-th newest bounds the rest (indexed by last use).
+        const edge = await s.get<{ t: number }>('SELECT last_used_at AS t FROM price_profiles ORDER BY last_used_at DESC, id DESC LIMIT 1 OFFSET ?', [max]);
+        if (edge !== undefined) await s.run('DELETE FROM price_profiles WHERE last_used_at <= ? AND id <> ?', [Number(edge.t), id]);
+      }
+      return 'created';
     });
   }
 

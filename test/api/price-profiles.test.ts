@@ -41,6 +41,19 @@ describe('price profiles in the live store (D196)', () => {
 
   const stored = (id: string) => live.read((s) => s.get<{ last_used_at: number }>('SELECT last_used_at FROM price_profiles WHERE id = ?', [id]));
 
+  it('keeps at most PRICE_PROFILES_MAX, deleting the least recently used; a refused new one is not stored (D261)', async () => {
+    const profiles = new PriceProfiles(live, TTL, () => undefined, 3);
+    const t = T0 + 10 * TTL; // every profile of the other tests has expired by then
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await profiles.register(profile(60 + i), t + i)).id);
+    await profiles.register(profile(61), t + 10); // a use keeps the second one among the newest
+    const left = await live.read((s) => s.all<{ id: string }>('SELECT id FROM price_profiles WHERE last_used_at >= ?', [t]));
+    expect(left.map((r) => r.id).sort()).toEqual([ids[1], ids[3], ids[4]].sort());
+    expect((await profiles.register(profile(70), t + 20, false)).outcome).toBe('refused');
+    expect(await stored(profileId(profile(70)))).toBeUndefined();
+    expect((await profiles.register(profile(64), t + 21, false)).outcome).toBe('renewed'); // a known one is a use
+  });
+
   it('derives the id from the normalised form, whatever the key order', () => {
     const p = profile(50);
     const reordered = Object.fromEntries(Object.entries(p).reverse()) as unknown as PriceProfile;
@@ -50,9 +63,9 @@ describe('price profiles in the live store (D196)', () => {
 
   it('expires a profile unused for the TTL; a use renews it, written at most once an hour', async () => {
     const profiles = new PriceProfiles(live, TTL, () => undefined);
-    const { id, created } = await profiles.register(profile(null), T0);
-    expect(created).toBe(true);
-    expect((await profiles.register(profile(null), T0 + 1000)).created).toBe(false);
+    const { id, outcome } = await profiles.register(profile(null), T0);
+    expect(outcome).toBe('created');
+    expect((await profiles.register(profile(null), T0 + 1000)).outcome).toBe('renewed');
     // A use within the hour is kept in memory only; after an hour it is written.
     expect(await profiles.use(id, T0 + HOUR / 2)).toBeDefined();
     expect((await stored(id))?.last_used_at).toBe(T0 + 1000);
@@ -102,6 +115,6 @@ describe('price profiles in the live store (D196)', () => {
     expect(await stored(old.id)).toBeUndefined();
     // Registered again after it expired: a new profile (201), with the same id.
     const again = await profiles.register(profile(11), T0 + TTL + 2);
-    expect(again).toEqual({ id: old.id, created: true });
+    expect(again).toEqual({ id: old.id, outcome: 'created' });
   });
 });

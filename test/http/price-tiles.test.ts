@@ -56,6 +56,21 @@ describe('price profiles and price tiles (D196–D198)', () => {
     await srv.stop();
   });
 
+  it('limits the new profiles a key registers per hour; registering a known one is a use (D261)', async () => {
+    const small = await startTestApp({ keys: { costs: 'ReadCosts', all: 'all' }, env: { PRICE_PROFILES_NEW_PER_KEY: '3' } });
+    try {
+      const setB = (energy: number) => ({ data: { type: 'price_profile', attributes: { energy, duration: 30 }, relationships: { tariffs: { data: [] } } } });
+      for (const e of [20, 21, 22]) expect((await call(small, 'POST', '/v1/price_profiles', { key: COSTS, body: setB(e) })).status).toBe(201);
+      const over = await call(small, 'POST', '/v1/price_profiles', { key: COSTS, body: setB(23) });
+      expect([over.status, over.json.errors[0].title]).toEqual([429, 'too many new price profiles, retry later']);
+      expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect((await call(small, 'POST', '/v1/price_profiles', { key: COSTS, body: setB(20) })).status).toBe(200);
+      expect((await call(small, 'POST', '/v1/price_profiles', { key: ALL, body: setB(23) })).status).toBe(201); // another key
+    } finally {
+      await small.stop();
+    }
+  });
+
   it('registers a profile once per normalised form: 201 then 200, the same id, readable', async () => {
     const first = await register(profileBody({ battery_range: [10, 80], currency: 'eur' }));
     expect(first.status, first.text).toBe(201);

@@ -10,6 +10,7 @@ import type { LiveStore } from '../../storage/live.js';
 import { PriceProfileStore } from '../../storage/price-profiles.js';
 import type { StationPricesTask } from '../../pool/protocol.js';
 import { DEFAULT_CHARGE_PRICE_OPTIONS } from '../../domain/pricing/index.js';
+import { Attempts } from '../../auth/rate-limit.js';
 import type { AppContext } from '../context.js';
 import { ApiError, badParameter, badPointer } from '../jsonapi/errors.js';
 import { batteryRange, bool, currency, duration, envelope, energy, startTime, toMany, toOne } from '../jsonapi/schemas.js';
@@ -190,18 +191,23 @@ export class PriceProfiles {
     live: LiveStore,
     readonly ttlMs: number,
     private readonly unrecorded: (e: unknown) => void,
+    /** D261: profiles the store keeps at most (the least recently used beyond are deleted). */
+    private readonly max = Infinity,
   ) {
     this.store = new PriceProfileStore(live);
     this.touchEveryMs = Math.min(TOUCH_EVERY_MS, ttlMs / 4);
   }
 
-  /** Stores (or renews) a profile; its id and whether it was new. */
-  async register(p: PriceProfile, now = Date.now()): Promise<{ id: string; created: boolean }> {
+  /**
+   * Stores (or renews) a profile; its id and whether it was new. A new one is stored only when
+   * `mayCreate` (D261: its key's new profiles are under their limit), else `refused`.
+   */
+  async register(p: PriceProfile, now = Date.now(), mayCreate = true): Promise<{ id: string; outcome: 'created' | 'renewed' | 'refused' }> {
     const body = canonicalProfile(p);
     const id = profileId(p);
-    const created = await this.store.put(id, body, this.ttlMs, now);
-    this.remember(id, { profile: p, writtenAt: now });
-    return { id, created };
+    const outcome = await this.store.put(id, body, this.ttlMs, now, mayCreate, this.max);
+    if (outcome !== 'refused') this.remember(id, { profile: p, writtenAt: now });
+    return { id, outcome };
   }
 
   /**
@@ -279,12 +285,19 @@ function resource(id: string, p: PriceProfile, expiresAt: number): PriceProfileD
 }
 
 export function priceProfileRoutes(ctx: AppContext, profiles: PriceProfiles): RouteDef[] {
+  // D261: new profiles per key and hour (on PostgreSQL counted for all replicas together, D219's table).
+  const newProfiles = new Attempts('price-profiles-new', ctx.config.priceProfilesNewPerKey, 3600, ctx.live.sharedAttempts);
   const create = async (req: ApiRequest): Promise<ApiResponse> => {
     const p = normalisedProfile(ctx, req.body);
     const now = Date.now();
-    const { id, created } = await profiles.register(p, now);
+    // D261: new profiles per key are limited; registering one that exists is a use, never refused.
+    const key = req.keyName ?? '';
+    const wait = await newProfiles.check(key, now);
+    const { id, outcome } = await profiles.register(p, now, wait === 0);
+    if (outcome === 'refused') throw new ApiError('TOO_MANY_REQUESTS', 'too many new price profiles, retry later', { headers: { 'Retry-After': String(wait) } });
+    if (outcome === 'created') await newProfiles.count(key, now);
     const headers = { Location: `/v1/price_profiles/${id}` };
-    return { status: created ? 201 : 200, body: JSON.stringify(resource(id, p, now + profiles.ttlMs)), headers };
+    return { status: outcome === 'created' ? 201 : 200, body: JSON.stringify(resource(id, p, now + profiles.ttlMs)), headers };
   };
   const read = async (req: ApiRequest): Promise<ApiResponse> => {
     const id = req.params.id;
