@@ -2,8 +2,8 @@
  * Password hashing (D202, D246): scrypt from node:crypto at OWASP's N = 2^15, r = 8, p = 3 by
  * default, stored as `scrypt$N$r$p$salt$key` (base64url) so that parameters can change; compared
  * in constant time. Hashes run on threads of their own (`HashThreads`, one hash at a time each),
- * never on libuv's pool, which verifies tokens and compresses answers; MAX_WAITING wait, beyond
- * that `PasswordsBusyError` (the route answers 503).
+ * never on libuv's pool, which verifies tokens and compresses answers; WAITING_PER_THREAD per
+ * thread wait, beyond that `PasswordsBusyError` (the route answers 503).
  *
  * Measured (2-core reference machine, one hash, median of 7): N=2^14 r=8 p=5 148 ms,
  * N=2^15 r=8 p=3 294 ms, N=2^16 r=8 p=2 472 ms, N=2^17 r=8 p=1 738 ms.
@@ -16,7 +16,8 @@ export { DEFAULT_SCRYPT };
 
 const KEY_LEN = 32;
 const SALT_LEN = 16;
-const MAX_WAITING = 64;
+/** Hashes that may wait per thread: about 5 s of work at the default cost (D246). */
+const WAITING_PER_THREAD = 16;
 
 export class PasswordsBusyError extends Error {}
 
@@ -44,7 +45,7 @@ interface Job {
 
 /**
  * `size` threads that each derive one key at a time (D246); jobs wait in order, at most
- * MAX_WAITING. A thread that dies fails its job and is replaced.
+ * WAITING_PER_THREAD per thread. A thread that dies fails its job and is replaced.
  */
 export class HashThreads {
   private readonly idle: Worker[] = [];
@@ -62,7 +63,7 @@ export class HashThreads {
       const job = { password, salt, params, resolve, reject };
       const w = this.idle.pop();
       if (w !== undefined) this.start(w, job);
-      else if (this.waiting.length >= MAX_WAITING) reject(new PasswordsBusyError('password hashing saturated'));
+      else if (this.waiting.length >= WAITING_PER_THREAD * this.size) reject(new PasswordsBusyError('password hashing saturated'));
       else this.waiting.push(job);
     });
   }

@@ -1,4 +1,4 @@
-// D246: password hashes run on threads of their own, never on libuv's pool; at most 64 wait.
+// D246: password hashes run on threads of their own, never on libuv's pool; at most 16 per thread wait.
 import crypto from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Passwords, PasswordsBusyError } from '../../src/auth/passwords.js';
@@ -31,14 +31,14 @@ describe('password hashing threads (D246)', () => {
     expect(await p.verify('a long passphrase', await hashed)).toBe(true);
   });
 
-  it('verifies in constant form and refuses beyond 64 waiting', async () => {
+  it('verifies in constant form and refuses beyond 16 waiting per thread', async () => {
     const p = passwords();
     const h = await p.hash('right passphrase');
     expect([await p.verify('right passphrase', h), await p.verify('wrong passphrase', h)]).toEqual([true, false]);
-    const jobs = Array.from({ length: 66 }, () => p.hash('another passphrase').then(() => 'ok', (e: unknown) => (e instanceof PasswordsBusyError ? 'busy' : String(e))));
+    const jobs = Array.from({ length: 18 }, () => p.hash('another passphrase').then(() => 'ok', (e: unknown) => (e instanceof PasswordsBusyError ? 'busy' : String(e))));
     const outcome = await Promise.all(jobs);
-    expect(outcome.filter((o) => o === 'busy')).toHaveLength(1); // 1 running, 64 waiting, 1 refused
-    expect(outcome.filter((o) => o === 'ok')).toHaveLength(65);
+    expect(outcome.filter((o) => o === 'busy')).toHaveLength(1); // 1 running, 16 waiting, 1 refused
+    expect(outcome.filter((o) => o === 'ok')).toHaveLength(17);
   });
 
   it('a thread that dies fails its hash and is replaced', async () => {
