@@ -70,6 +70,8 @@ const ELSEWHERE: Record<string, string> = {
   'bench:charge-prices': 'a measurement (bench/RESULTS.md)',
   'bench:stations': 'a measurement (bench/RESULTS.md)',
   'bench:cdr-cost': 'a measurement (bench/RESULTS.md)',
+  'bench:cdr-cost-first': 'a measurement (bench/RESULTS.md, D259)',
+  'bench:cdr-cost-long': 'a measurement (bench/RESULTS.md, D260)',
   'bench:cdr-cost-load': '.ci/run (--check)',
   'bench:tracing': '.ci/run (--check)',
   'bench:contract': '.ci/run (--check)',
