@@ -7,7 +7,8 @@
  * off mid-way (the client hangs up). Round 3 shapes: bodies with tens of thousands of wrong items
  * (D170), names of Object.prototype in any path segment (D171), cdr_cost periods decades before
  * the session (D172), and CORS preflights of distinct paths (D173); the account routes (D200–D213)
- * with a confirmed user's bearer token, mangled now and then; after the run `/metrics` must
+ * with a confirmed user's bearer token, mangled now and then, the web client's membership shapes
+ * (D239) among them; after the run `/metrics` must
  * stay small. Fails on any 5xx other than 503, an answer slower than
  * `--hang-ms`, a reset of a well-formed request, or the service exiting.
  *
@@ -177,6 +178,10 @@ async function accountTemplates(port: number, dataDir: string): Promise<Template
     { name: 'PUT /v1/users/:sub/settings', method: 'PUT', path: `/v1/users/${sub}/settings`, headers: bearer, body: settings },
     { name: 'PUT /v1/users/:sub/settings (wrapped)', method: 'PUT', path: `/v1/users/${sub}/settings`, headers: bearer, body: { data: { attributes: { data: { version: 3, vehicle: { id: 'car', type: 'car' }, tariffs: [] } } } } },
     { name: 'POST /v1/users/:sub/products', method: 'POST', path: `/v1/users/${sub}/products`, headers: bearer, body: { data: { type: 'user_products', attributes: { source: { type: 'code', code: 'nope' } } } } },
+    // The web client's membership shapes (D239).
+    { name: 'POST /v1/users/:sub/products (emc)', method: 'POST', path: `/v1/users/${sub}/products`, headers: bearer, body: { data: { type: 'user_products', attributes: { source: { type: 'emc_membership', member_number: 'M-1', card_number: '4711 0000 1234 5678' } } } } },
+    { name: 'POST /v1/users/:sub/products (carbonify)', method: 'POST', path: `/v1/users/${sub}/products`, headers: bearer, body: { data: { type: 'user_products', attributes: { source: { type: 'carbonify_thg', email, country: 'AT', quota_year: 2026 } } } } },
+    { name: 'DELETE /v1/users/:sub', method: 'DELETE', path: `/v1/users/${sub}-x`, headers: bearer },
   ];
 }
 
