@@ -8,8 +8,16 @@ import net from 'node:net';
 
 export { trustedProxies } from '../config.js';
 
-/** An IPv4-mapped IPv6 address (`::ffff:192.0.2.1`) as the IPv4 address it is. */
-const unmapped = (a: string): string => (/^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(a) ? a.slice(7) : a);
+/**
+ * An IPv4-mapped IPv6 address as the IPv4 address it is: `::ffff:192.0.2.1`, or the long hex form
+ * uWebSockets.js gives for a dual-stack socket (`0000:…:ffff:c000:0201`).
+ */
+function unmapped(a: string): string {
+  if (!a.includes(':')) return a;
+  const g = ipv6Groups(a);
+  if (g === null || g.slice(0, 5).some((x) => x !== 0) || g[5] !== 0xffff) return a;
+  return `${g[6] >> 8}.${g[6] & 255}.${g[7] >> 8}.${g[7] & 255}`;
+}
 
 function trusted(list: net.BlockList, a: string): boolean {
   const type = net.isIPv4(a) ? 'ipv4' : net.isIPv6(a) ? 'ipv6' : null;

@@ -21,6 +21,9 @@ describe('clientAddress (D245)', () => {
     expect(clientAddress('127.0.0.1', '[2001:db8::1]:443', nginx)).toBe('2001:db8::1');
     expect(clientAddress('127.0.0.1', '203.0.113.7:5555', nginx)).toBe('203.0.113.7');
     expect(clientAddress('::ffff:127.0.0.1', '::ffff:203.0.113.7', nginx)).toBe('203.0.113.7');
+    // uWebSockets.js names a peer of a dual-stack socket in long hex form.
+    expect(clientAddress('0000:0000:0000:0000:0000:ffff:7f00:0001', '203.0.113.7', nginx)).toBe('203.0.113.7');
+    expect(clientAddress('0000:0000:0000:0000:0000:ffff:c633:6409', '', nginx)).toBe('198.51.100.9');
   });
 
   it('keys IPv6 clients by their /64, IPv4 ones by the address', () => {
