@@ -3,16 +3,21 @@
  * station (1,000 generated tariffs) on 16 connections, first alone, then next to a flood of one
  * other class on many connections: radius searches, cdr_cost, company writes, CORS preflights and
  * /metrics scrapes. Per flood: the price goodput as a share of the alone goodput of the same run,
- * the flood's own goodput and its 503s.
+ * the flood's own goodput and its 503s, and the latency of /health probes (a new connection each,
+ * every 100 ms, as an orchestrator's probe) during the flood.
  *
  *   npm run bench:floods [-- --duration 8] [--flood-connections 2000] [--budgets off,default]
- *        [--only <regex>] [--quick]
+ *        [--only <regex>] [--baseline <checkout>] [--quick]
+ *
+ * `--baseline <checkout>`: another checkout's build (its dist/) measured first in the same run, each
+ * setting on the previous build, then on this one; the table names the build of each row.
  *
  * With `--budgets off,default` (the default) the whole table is measured twice in one run: without
  * admission budgets (ADMISSION_BUDGETS=off) and with the defaults, one service start each.
  * The clients (autocannon) run on the same two cores as the service.
  */
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { defaultSnapshotPath } from '../src/config.js';
@@ -25,12 +30,13 @@ const { values } = parseArgs({
     'flood-connections': { type: 'string', default: '2000' },
     budgets: { type: 'string', default: 'off,default' },
     only: { type: 'string' },
+    baseline: { type: 'string' },
     quick: { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
 });
 if (values.help) {
-  console.log('npm run bench:floods [-- --duration 8] [--flood-connections 2000] [--budgets off,default] [--only <regex>] [--quick]');
+  console.log('npm run bench:floods [-- --duration 8] [--flood-connections 2000] [--budgets off,default] [--only <regex>] [--baseline <checkout>] [--quick]');
   process.exit(0);
 }
 const DURATION = values.quick ? 2 : Number(values.duration);
@@ -44,6 +50,11 @@ interface Load {
   path: string;
   body?: string;
   headers?: Record<string, string>;
+  /**
+   * Clients on a worker thread of their own: a flood of large answers (CSV pages of 450 KB) would
+   * otherwise hold the event loop of the clients measuring price goodput and /health beside it.
+   */
+  ownThread?: boolean;
   /** A new request each time (writes of new ids). */
   setup?: (req: { method: string; path: string; body?: string }) => { method: string; path: string; body?: string };
 }
@@ -66,14 +77,60 @@ async function run(port: number, l: Load, connections: number): Promise<Counted>
     headers: { 'Api-Key': BENCH_KEY, 'Content-Type': 'application/json', ...l.headers },
     ...(l.body !== undefined ? { body: l.body } : {}),
     ...(l.setup ? { requests: [{ setupRequest: l.setup }] } : {}),
+    ...(l.ownThread === true ? { workers: 1 } : {}),
   });
-  void instance.on('response', (_client, status) => {
-    if (status >= 200 && status < 300) c.ok++;
-    else if (status === 503) c.refused++;
-    else c.other++;
-  });
+  if (l.ownThread !== true) {
+    void instance.on('response', (_client, status) => {
+      if (status >= 200 && status < 300) c.ok++;
+      else if (status === 503) c.refused++;
+      else c.other++;
+    });
+  }
   const r = await instance;
+  if (l.ownThread === true) {
+    const stats = (r as unknown as { statusCodeStats: Record<string, { count: number }> }).statusCodeStats;
+    for (const [code, { count }] of Object.entries(stats)) {
+      const n = Number(code);
+      if (n >= 200 && n < 300) c.ok += count;
+      else if (n === 503) c.refused += count;
+      else c.other += count;
+    }
+  }
   return { ...c, errors: r.errors + r.timeouts };
+}
+
+interface Probes {
+  p50: number;
+  max: number;
+  /** Probes with no answer within 5 s. */
+  timeouts: number;
+}
+
+/** GET /health on a new connection every 100 ms for `ms`; latencies in ms (a timeout counts 5,000). */
+async function probeHealth(port: number, ms: number): Promise<Probes> {
+  const lat: number[] = [];
+  let timeouts = 0;
+  const end = performance.now() + ms;
+  while (performance.now() < end) {
+    const t0 = performance.now();
+    const ok = await new Promise<boolean>((resolve) => {
+      const req = http.get({ host: '127.0.0.1', port, path: '/health', agent: false, timeout: 5_000 }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode === 200));
+      });
+      req.on('timeout', () => {
+        req.destroy();
+        resolve(false);
+      });
+      req.on('error', () => resolve(false));
+    });
+    const t = performance.now() - t0;
+    if (!ok) timeouts++;
+    lat.push(ok ? t : 5_000);
+    await new Promise((r) => setTimeout(r, Math.max(0, 100 - t)));
+  }
+  lat.sort((a, b) => a - b);
+  return { p50: lat[Math.floor(lat.length / 2)] ?? NaN, max: lat[lat.length - 1] ?? NaN, timeouts };
 }
 
 function floods(): Load[] {
@@ -104,12 +161,15 @@ function floods(): Load[] {
     },
     { name: 'CORS preflights', method: 'OPTIONS', path: '/v1/charging_stations', headers: { Origin: 'https://map.example', 'Access-Control-Request-Method': 'GET' } },
     { name: '/metrics scrapes', method: 'GET', path: '/metrics' },
+    // A CSV export (D238), page after page of the register: the same 1,000-station pages again and again.
+    { name: 'CSV export pages (1,000 stations)', method: 'GET', path: '/v1/charging_stations?export=true&page[size]=1000', headers: { Accept: 'text/csv' }, ownThread: true },
   ];
 }
 
 const f = (x: number, d = 0): string => (Number.isFinite(x) ? x.toLocaleString('en', { maximumFractionDigits: d, minimumFractionDigits: d }) : 'n/a');
 
 interface Row {
+  build: string;
   budgets: string;
   flood: string;
   aloneGoodput: number;
@@ -119,11 +179,14 @@ interface Row {
   flood503: number;
   price503: number;
   other: number;
+  healthP50: number;
+  healthMax: number;
+  healthTimeouts: number;
 }
 
 /** One service start with ADMISSION_BUDGETS=`budgets` (`default`: unset): price alone, then each flood. */
-async function measureSetting(budgets: string, snapshot: string): Promise<Row[]> {
-  const svc = await startService({ snapshot, env: budgets === 'default' ? {} : { ADMISSION_BUDGETS: budgets } });
+async function measureSetting(budgets: string, snapshot: string, build: string, root: string | undefined): Promise<Row[]> {
+  const svc = await startService({ snapshot, env: budgets === 'default' ? {} : { ADMISSION_BUDGETS: budgets }, ...(root !== undefined ? { root } : {}) });
   const rows: Row[] = [];
   try {
     const fixture = pickFixture(snapshot);
@@ -134,12 +197,13 @@ async function measureSetting(budgets: string, snapshot: string): Promise<Row[]>
     await run(svc.port, price, PRICE_CONNECTIONS);
     await waitIdle(svc.proc.pid!, 0.1, 30_000);
     const aloneGoodput = (await run(svc.port, price, PRICE_CONNECTIONS)).ok / DURATION;
-    console.error(`budgets ${budgets} · price alone: ${f(aloneGoodput)} ok/s`);
+    console.error(`${build} · budgets ${budgets} · price alone: ${f(aloneGoodput)} ok/s`);
     for (const l of floods()) {
       if (ONLY !== null && !ONLY.test(l.name)) continue;
       await waitIdle(svc.proc.pid!, 0.1, 30_000);
-      const [p, fl] = await Promise.all([run(svc.port, price, PRICE_CONNECTIONS), run(svc.port, l, FLOOD_CONNECTIONS)]);
+      const [p, fl, hp] = await Promise.all([run(svc.port, price, PRICE_CONNECTIONS), run(svc.port, l, FLOOD_CONNECTIONS), probeHealth(svc.port, DURATION * 1000)]);
       const row: Row = {
+        build,
         budgets,
         flood: l.name,
         aloneGoodput,
@@ -149,8 +213,11 @@ async function measureSetting(budgets: string, snapshot: string): Promise<Row[]>
         flood503: fl.refused / DURATION,
         price503: p.refused / DURATION,
         other: p.other + fl.other,
+        healthP50: hp.p50,
+        healthMax: hp.max,
+        healthTimeouts: hp.timeouts,
       };
-      console.error(`budgets ${budgets} · ${l.name}: price ${f(row.priceGoodput)} ok/s (${f(row.share * 100, 1)} % of alone), flood ${f(row.floodGoodput)} ok/s, ${f(row.flood503)} 503/s`);
+      console.error(`${build} · budgets ${budgets} · ${l.name}: price ${f(row.priceGoodput)} ok/s (${f(row.share * 100, 1)} % of alone), flood ${f(row.floodGoodput)} ok/s, ${f(row.flood503)} 503/s, /health p50 ${f(hp.p50, 1)} ms max ${f(hp.max)} ms`);
       rows.push(row);
     }
   } finally {
@@ -164,12 +231,15 @@ async function main(): Promise<void> {
   console.log(loadLine());
   const snapshot = defaultSnapshotPath();
   const rows: Row[] = [];
-  for (const b of values.budgets.split(',')) rows.push(...(await measureSetting(b.trim(), snapshot)));
+  const builds: [string, string | undefined][] = values.baseline === undefined ? [['this build', undefined]] : [['previous build', values.baseline], ['this build', undefined]];
+  for (const b of values.budgets.split(',')) for (const [build, root] of builds) rows.push(...(await measureSetting(b.trim(), snapshot, build, root)));
   console.log(`\nprice: charge prices at a busy station on ${PRICE_CONNECTIONS} connections; floods on ${FLOOD_CONNECTIONS} connections, ${DURATION} s each\n`);
-  console.log('| ADMISSION_BUDGETS | flood | price alone /s | price with the flood /s | × alone | price 503 /s | flood goodput /s | flood 503 /s | other statuses |');
-  console.log('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  console.log('| build | ADMISSION_BUDGETS | flood | price alone /s | price with the flood /s | × alone | price 503 /s | flood goodput /s | flood 503 /s | /health p50 ms | /health max ms | /health timeouts | other statuses |');
+  console.log('| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const r of rows) {
-    console.log(`| ${r.budgets} | ${r.flood} | ${f(r.aloneGoodput)} | ${f(r.priceGoodput)} | ${f(r.share, 2)} | ${f(r.price503)} | ${f(r.floodGoodput)} | ${f(r.flood503)} | ${r.other} |`);
+    console.log(
+      `| ${r.build} | ${r.budgets} | ${r.flood} | ${f(r.aloneGoodput)} | ${f(r.priceGoodput)} | ${f(r.share, 2)} | ${f(r.price503)} | ${f(r.floodGoodput)} | ${f(r.flood503)} | ${f(r.healthP50, 1)} | ${f(r.healthMax)} | ${r.healthTimeouts} | ${r.other} |`,
+    );
   }
   console.log(loadLine());
   if (!values.quick) writeJson('floods', { machine: machineLine(), durationS: DURATION, floodConnections: FLOOD_CONNECTIONS, rows });

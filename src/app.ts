@@ -5,6 +5,7 @@ import { accessLog } from './log.js';
 import { buildSnapshot } from './import/default-snapshot.js';
 import type { AccountDeps, AppContext } from './api/context.js';
 import { buildRoutes } from './api/routes.js';
+import { PAGE_CACHE_COUNTS } from './api/body-cache.js';
 import { warmCdrCost } from './api/cdr-cost/cdr-cost.js';
 import { KeyRegistry, ensureDevelopmentKey } from './auth/keys.js';
 import { defaultSnapshotPath, trustedProxies, type Config } from './config.js';
@@ -196,6 +197,7 @@ function serviceMetrics(d: {
     build: { version: SERVICE_VERSION, node: process.version },
     storageErrors: () => d.live.faultsTotal,
     rateLimited: () => d.limiter?.limited ?? 0,
+    pageCache: () => PAGE_CACHE_COUNTS,
     storeChecks: () => d.sync.checks,
     storeCatchUps: () => d.sync.catchUps,
   });

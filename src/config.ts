@@ -363,11 +363,11 @@ function parseTracing(env: NodeJS.ProcessEnv): Config['tracing'] {
 }
 
 /** D176: admission classes with a budget. */
-export const BUDGETED = ['read', 'write', 'cost', 'ops', 'preflight'] as const;
+export const BUDGETED = ['read', 'write', 'cost', 'ops', 'preflight', 'export'] as const;
 export type BudgetedClass = (typeof BUDGETED)[number];
 
-/** D176 defaults: the most of the service a class may hold while saturated. */
-export const DEFAULT_BUDGETS: Readonly<Record<BudgetedClass, number>> = { read: 0.5, write: 0.25, cost: 0.25, ops: 0.1, preflight: 0.1 };
+/** D176 defaults: the most of the service a class may hold while saturated (`export`: CSV answers, D263). */
+export const DEFAULT_BUDGETS: Readonly<Record<BudgetedClass, number>> = { read: 0.5, write: 0.25, cost: 0.25, ops: 0.1, preflight: 0.1, export: 0.25 };
 
 /** `ADMISSION_BUDGETS`: `off`, or `class:share` pairs over the defaults (`read:0.5,cost:0.2`). */
 function parseBudgets(raw: string | undefined): Readonly<Record<BudgetedClass, number>> | null {

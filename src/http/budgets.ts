@@ -17,12 +17,12 @@ import { performance } from 'node:perf_hooks';
 import { BUDGETED, type BudgetedClass } from '../config.js';
 
 /** The classes of D176; `price` and `probe` are never refused by a budget. */
-export type RouteClass = 'price' | 'probe' | 'read' | 'write' | 'cost' | 'ops' | 'preflight';
+export type RouteClass = 'price' | 'probe' | 'read' | 'write' | 'cost' | 'ops' | 'preflight' | 'export';
 
 const WINDOW_MS = 250;
 /** The event loop's utilization over a window from which it counts as busy. */
 const BUSY_ELU = 0.85;
-const CLASSES: readonly RouteClass[] = ['price', 'probe', 'read', 'write', 'cost', 'ops', 'preflight'];
+const CLASSES: readonly RouteClass[] = ['price', 'probe', 'read', 'write', 'cost', 'ops', 'preflight', 'export'];
 const PROBE = CLASSES.indexOf('probe');
 
 export class AdmissionBudgets {

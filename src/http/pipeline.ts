@@ -228,6 +228,8 @@ export class Pipeline {
       ex.format = 'json';
       ex.negotiated = false;
     } else if (r.formats !== undefined) ex.format = negotiate(ex.accept, r.formats);
+    // D263: a CSV export is its own admission class, whatever its route's.
+    if (ex.format === 'csv') ex.cls = 'export';
     // D236: JSON:API asked for only with a parameter it forbids.
     if (ex.format === null) throw new ApiError('NOT_ACCEPTABLE', 'Accept names application/vnd.api+json only with media type parameters other than profile');
     return true;

@@ -6,7 +6,7 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, type RouteDef } from '../../src/api/types.js';
-import { DEFAULT_BUDGETS } from '../../src/config.js';
+import { DEFAULT_BUDGETS, loadConfig } from '../../src/config.js';
 import { AdmissionBudgets } from '../../src/http/budgets.js';
 import { startServer, type HttpServer } from '../../src/http/server.js';
 import { accessLog } from '../../src/log.js';
@@ -107,3 +107,35 @@ describe('a request refused after its read-your-writes gate (D176)', () => {
   });
 });
 
+
+describe('CSV exports as their own admission class (D263)', () => {
+  it('refuses a flood of CSV answers beyond the export share while the JSON and GeoJSON answers of the same route are read', async () => {
+    let saturated = false;
+    const budgets = new AdmissionBudgets({ ...DEFAULT_BUDGETS, read: 0.5, export: 0.25 }, () => saturated, 60_000);
+    const silent = pino({ level: 'silent' });
+    const list: RouteDef[] = [{ method: 'GET', path: '/t/list', groups: null, body: false, formats: ['geojson', 'csv'], handler: busy(2) }];
+    const server = await startServer('127.0.0.1', 0, { routes: list, keys: { maskOfKey: () => -1 }, bodyLimitBytes: 1024, logger: silent, accessLog: accessLog(silent), budgets, refusalDelayMs: 0 });
+    const s = { url: `http://127.0.0.1:${server.port}` };
+    const csv = { headers: { Accept: 'text/csv' } };
+    try {
+      // A flood of exports (about 4/5 of the time in progress) next to a few map reads.
+      for (let i = 0; i < 20; i++) expect((await call(s, 'GET', '/t/list', csv)).status).toBe(200);
+      for (let i = 0; i < 3; i++) expect((await call(s, 'GET', '/t/list')).status).toBe(200);
+      for (let i = 0; i < 2; i++) expect((await call(s, 'GET', '/t/list', { headers: { Accept: 'application/geo+json' } })).status).toBe(200);
+      saturated = true;
+      const refused = await call(s, 'GET', '/t/list', csv);
+      expect([refused.status, refused.headers.get('retry-after')]).toEqual([503, '1']);
+      expect((await call(s, 'GET', '/t/list')).status).toBe(200);
+      expect((await call(s, 'GET', '/t/list', { headers: { Accept: 'application/geo+json' } })).status).toBe(200);
+      expect(budgets.refused).toBe(1);
+    } finally {
+      budgets.close();
+      await server.close(1000);
+    }
+  });
+
+  it('takes the export share from ADMISSION_BUDGETS', () => {
+    expect(loadConfig({ ADMISSION_BUDGETS: 'export:0.4' }).admissionBudgets?.export).toBe(0.4);
+    expect(DEFAULT_BUDGETS.export).toBe(0.25);
+  });
+});

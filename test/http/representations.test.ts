@@ -91,7 +91,7 @@ describe('Accept (D236)', () => {
 describe('representations over HTTP (D236–D238)', () => {
   let srv: TestApp;
   beforeAll(async () => {
-    srv = await startTestApp({ keys: { all: 'all', costs: 'ReadCosts' }, env: { WORKERS: '1' } });
+    srv = await startTestApp({ keys: { all: 'all', costs: 'ReadCosts', stations: 'ReadStations' }, env: { WORKERS: '1' } });
   });
   afterAll(async () => {
     await srv?.stop();
@@ -201,6 +201,42 @@ describe('representations over HTTP (D236–D238)', () => {
     expect(new Set(ids).size).toBe(ids.length);
     const whole = await call(srv, 'GET', `/v1/charging_stations?export=true&page[size]=1000&page[number]=${pages + 1}`, { key: ALL });
     expect(whole.json.data).toEqual([]);
+  });
+
+  it('serves a repeated GeoJSON or CSV page from memory until its validator changes (D262)', async () => {
+    const counts = async (): Promise<{ hit: number; miss: number }> => {
+      const text = (await call(srv, 'GET', '/metrics')).text;
+      const n = (r: string) => Number(new RegExp(`^cps_page_cache_total\\{result="${r}"\\} (\\d+)$`, 'm').exec(text)?.[1]);
+      return { hit: n('hit'), miss: n('miss') };
+    };
+    const q = '/v1/charging_stations?filter[latitude]=48.8566&filter[longitude]=2.3522&filter[radius]=4000&page[size]=30';
+    const reordered = '/v1/charging_stations?page[size]=30&filter[radius]=4000&filter[longitude]=2.3522&filter[latitude]=48.8566';
+    const c0 = await counts();
+    const first = await call(srv, 'GET', q, { key: ALL, headers: CSV });
+    const again = await call(srv, 'GET', reordered, { key: ALL, headers: CSV });
+    expect(await counts()).toEqual({ hit: c0.hit + 1, miss: c0.miss + 1 });
+    expect(again.text).toBe(first.text);
+    for (const h of ['link', 'x-more-available', 'x-snapshot-version', 'content-type']) expect(again.headers.get(h), h).toBe(first.headers.get(h));
+    // Another representation, or the key that sees no live counts, is its own page.
+    const geo = await call(srv, 'GET', q, { key: ALL, headers: GEO });
+    expect((await call(srv, 'GET', q, { key: ALL, headers: GEO })).text).toBe(geo.text);
+    expect((await call(srv, 'GET', q, { key: keyFor('stations'), headers: CSV })).status).toBe(200);
+    expect(await counts()).toEqual({ hit: c0.hit + 2, miss: c0.miss + 3 });
+    // Compressed answers: the copy kept with the page, the same bytes decoded.
+    const gz1 = await call(srv, 'GET', q, { key: ALL, headers: { ...CSV, 'Accept-Encoding': 'gzip' } });
+    const gz2 = await call(srv, 'GET', q, { key: ALL, headers: { ...CSV, 'Accept-Encoding': 'gzip' } });
+    expect([gz1.headers.get('content-encoding'), gz2.text]).toEqual(['gzip', first.text]);
+    // A company write changes the validator: the page is written again with the new name.
+    const row = (parse(first.text, { columns: true }) as Record<string, string>[]).find((x) => x.operator_id !== '')!;
+    const company = (await call(srv, 'GET', `/v1/companies?filter[id]=${row.operator_id}`, { key: ALL })).json.data[0];
+    const renamed = { ...company, attributes: { ...company.attributes, name: 'Renamed Operator', version: company.attributes.version + 1 } };
+    for (const k of ['created_at', 'updated_at']) delete renamed.attributes[k];
+    expect((await call(srv, 'PUT', `/v1/companies/${row.operator_id}`, { key: ALL, body: { data: renamed } })).status).toBe(200);
+    const c1 = await counts();
+    const after = await call(srv, 'GET', q, { key: ALL, headers: CSV });
+    expect(await counts()).toEqual({ hit: c1.hit, miss: c1.miss + 1 });
+    expect((parse(after.text, { columns: true }) as Record<string, string>[]).find((x) => x.id === row.id)!.operator_name).toBe('Renamed Operator');
+    expect(after.headers.get('etag')).not.toBe(first.headers.get('etag'));
   });
 
   it('answers the area and route price searches as GeoJSON: the previews with their stations\' properties', async () => {

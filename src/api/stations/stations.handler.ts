@@ -6,6 +6,7 @@ import { linkHeader, linksMember, pageLinks, type PageLinks } from '../jsonapi/l
 import { FeatureWriter } from '../station-features.js';
 import { CsvWriter } from '../station-csv.js';
 import { stationAnswer } from '../cache.js';
+import { PageCache, queryKey } from '../body-cache.js';
 import { GROUP_BIT } from '../../auth/groups.js';
 import { pickLanguage } from '../../domain/language.js';
 import type { AppContext } from '../context.js';
@@ -19,23 +20,22 @@ import { EmpOperatorMasks, compileRefinement } from '../refinements.js';
 
 const WITH_AVAILABILITY = GROUP_BIT.ReadStationsWithAvailability;
 
-export function stationsRoutes(ctx: AppContext, availability: AvailabilityView): RouteDef[] {
+/** `pages`: the kept GeoJSON and CSV pages of this route table (D262; a snapshot swap starts a new one). */
+export function stationsRoutes(ctx: AppContext, availability: AvailabilityView, pages = new PageCache()): RouteDef[] {
   const index = ctx.stations;
   const writer = new StationPageWriter(index, ctx.companies, ctx.config.disabledExtBCountries, ctx.snapshot.meta.snapshotVersion);
   const singleWriter = new SingleStationWriter(index, ctx.companies, ctx.snapshot.meta.snapshotVersion);
   const empMasks = new EmpOperatorMasks(index, ctx.companies);
-  const features = new FeatureWriter(index, ctx.companies);
-  const csv = new CsvWriter();
-  const snapshotVersion = ctx.snapshot.meta.snapshotVersion;
-  const metaRest = `"disabled_ext_b_countries":${JSON.stringify(ctx.config.disabledExtBCountries)},"snapshot_version":${JSON.stringify(snapshotVersion)}}`;
+  const cache = stationAnswer(ctx, availability);
+  const keptFeatureAnswer = featureAnswers(ctx, availability, empMasks, cache, pages);
 
   const search = (req: ApiRequest): ApiResponse => {
     const q = parseSearch(req.query);
+    if (req.format === 'geojson' || req.format === 'csv') return keptFeatureAnswer(req, q);
     const refinement = compileRefinement(index, empMasks, q);
     const r = index.search(q.primary, refinement, q.page.offset, q.page.size);
     const avail = (req.groups & WITH_AVAILABILITY) !== 0 ? availability.current() : null;
     const links = pageLinks(req.path, req.query, q.page, r.moreAvailable);
-    if (req.format === 'geojson' || req.format === 'csv') return featureAnswer(req.format, r.indices, r.moreAvailable, avail, links);
     const body = writer.page({
       indices: r.indices,
       moreAvailable: r.moreAvailable,
@@ -45,15 +45,6 @@ export function stationsRoutes(ctx: AppContext, availability: AvailabilityView):
       links: linksMember(links),
     });
     return { status: 200, body };
-  };
-
-  /** D237, D238: the page as GeoJSON (meta and links as foreign members) or CSV (them as headers). */
-  const featureAnswer = (format: 'geojson' | 'csv', indices: readonly number[], more: boolean, avail: AvailabilityLookup | null, links: PageLinks): ApiResponse => {
-    const meta = `{"more_available":${more},${metaRest}`;
-    const body = features.collection({ indices, availability: avail, members: `,"meta":${meta}${linksMember(links)}` });
-    if (format === 'geojson') return { status: 200, body, headers: { 'Content-Type': CONTENT_TYPE.geojson } };
-    const headers = { 'Content-Type': CONTENT_TYPE.csv, Link: linkHeader(links), 'X-More-Available': String(more), 'X-Snapshot-Version': snapshotVersion };
-    return { status: 200, body: csv.write(body), headers };
   };
 
   const single = (req: ApiRequest): ApiResponse => {
@@ -77,7 +68,6 @@ export function stationsRoutes(ctx: AppContext, availability: AvailabilityView):
     return json(200, singleStationDocument(station, pickLanguage(req.headers.acceptLanguage), avail, ctx.companies, ctx.snapshot.meta.snapshotVersion));
   };
 
-  const cache = stationAnswer(ctx, availability);
   return [
     {
       method: 'GET',
@@ -97,4 +87,46 @@ export function stationsRoutes(ctx: AppContext, availability: AvailabilityView):
       cache,
     },
   ];
+}
+
+/** Station search as GeoJSON (D237) and CSV (D238), each page kept while its validator holds (D262). */
+function featureAnswers(
+  ctx: AppContext,
+  availability: AvailabilityView,
+  empMasks: EmpOperatorMasks,
+  cache: (req: ApiRequest) => string,
+  pages: PageCache,
+): (req: ApiRequest, q: ReturnType<typeof parseSearch>) => ApiResponse {
+  const index = ctx.stations;
+  const features = new FeatureWriter(index, ctx.companies);
+  const csv = new CsvWriter();
+  const snapshotVersion = ctx.snapshot.meta.snapshotVersion;
+  const metaRest = `"disabled_ext_b_countries":${JSON.stringify(ctx.config.disabledExtBCountries)},"snapshot_version":${JSON.stringify(snapshotVersion)}}`;
+
+  /** D262: a GeoJSON or CSV page from the cache while its validator holds, else written and kept. */
+  const keptFeatureAnswer = (req: ApiRequest, q: ReturnType<typeof parseSearch>): ApiResponse => {
+    const format = req.format as 'geojson' | 'csv';
+    const withAvail = (req.groups & WITH_AVAILABILITY) !== 0;
+    const key = `${format}\u0002${withAvail ? 1 : 0}\u0002${queryKey(req.query)}`;
+    const stamp = cache(req);
+    const hit = pages.get(key, stamp);
+    if (hit !== undefined) return { status: 200, body: hit.body, headers: { ...hit.headers }, compressed: hit };
+    const refinement = compileRefinement(index, empMasks, q);
+    const r = index.search(q.primary, refinement, q.page.offset, q.page.size);
+    const links = pageLinks(req.path, req.query, q.page, r.moreAvailable);
+    const out = featureAnswer(format, r.indices, r.moreAvailable, withAvail ? availability.current() : null, links);
+    const kept = pages.set(key, stamp, out.body as Buffer, out.headers!);
+    return kept === null ? out : { status: 200, body: kept.body, headers: { ...kept.headers }, compressed: kept };
+  };
+
+  /** D237, D238: the page as GeoJSON (meta and links as foreign members) or CSV (them as headers). */
+  const featureAnswer = (format: 'geojson' | 'csv', indices: readonly number[], more: boolean, avail: AvailabilityLookup | null, links: PageLinks): ApiResponse => {
+    const meta = `{"more_available":${more},${metaRest}`;
+    const body = features.collection({ indices, availability: avail, members: `,"meta":${meta}${linksMember(links)}` });
+    if (format === 'geojson') return { status: 200, body, headers: { 'Content-Type': CONTENT_TYPE.geojson } };
+    const headers = { 'Content-Type': CONTENT_TYPE.csv, Link: linkHeader(links), 'X-More-Available': String(more), 'X-Snapshot-Version': snapshotVersion };
+    return { status: 200, body: csv.write(body), headers };
+  };
+
+  return keptFeatureAnswer;
 }
