@@ -55,6 +55,7 @@ const ELSEWHERE: Record<string, string> = {
   'test:crash': '.ci/run (short mode)',
   'test:ocpi-diff': '.ci/run (short mode, OCPI_DIFF_CASES=10000)',
   'test:node-lts': 'by hand on a machine with glibc 2.38 or newer (D225)',
+  'test:node-root': '.ci/run (Node 22 in a Debian 13 root, D264); the usage test below',
   'test:install': '.ci/run',
   'test:deploy': '.ci/run',
   'test:browser': '.ci/run',
@@ -126,6 +127,18 @@ describe('npm run scripts', () => {
         expect(bad.stderr, name).toMatch(/usage/i);
       }),
     );
+  });
+
+  it('test:node-root answers --help and refuses a version that is not a Node major (exit 2) before building anything', { timeout: 60_000 }, async () => {
+    const file = path.join(ROOT, 'scripts/test-node-root.sh');
+    const help = await run('bash', [file, '--help'], { cwd: ROOT });
+    expect(help.stdout).toMatch(/usage: npm run test:node-root/);
+    const bad = await run('bash', [file, '22', 'lts'], { cwd: ROOT }).then(
+      () => ({ code: 0, stderr: '' }),
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/not a Node major version: lts/);
   });
 
   it('run their check modes', { timeout: 60_000 }, async () => {

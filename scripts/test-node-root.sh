@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# `npm run test:node-root [-- <major>...]`: `npm ci` and the whole `npm test` on Node 22 and 24
+# (default; or the majors given) in a Debian 13 (trixie) root built on this host (D264).
+# Node 22 and 24 need glibc >= 2.38 (uWebSockets.js's binaries for their ABIs, D225); a Debian 12
+# host has 2.36, so the suite runs in a root of Debian 13 (glibc 2.41), made here each run:
+#   debootstrap --variant=minbase trixie <dir> <Debian mirror>   (DEBIAN_MIRROR, default deb.debian.org)
+# then python3, make and g++ from Debian inside it (better-sqlite3 compiles against the Node
+# headers of the npm registry's `node` package, which also brings that version's npm). Each
+# version gets a fresh copy of the checkout (git ls-files), bind-mounted at /src in the root with
+# /proc, /dev and /sys; the mounts and the root are removed on exit, also on failure. Nothing is
+# cached between runs. Needs root, debootstrap, the npm registry and a Debian mirror.
+# NODE_ROOT_TRY="<pkg>@<version> ..." installs those packages over the locked tree after `npm ci`
+# (npm install --no-save, in the copy only), to measure a dependency move before making it.
+# Prints each version's install and test times.
+set -euo pipefail
+if [[ "${1:-}" == "--help" || "${1:-}" == "-h" ]]; then
+  echo "usage: npm run test:node-root [-- <major>...]   npm ci and npm test on each Node major (default 22 24) in a Debian 13 root built with debootstrap (needs root)"
+  exit 0
+fi
+for v in "$@"; do [[ "$v" =~ ^[0-9]+$ ]] || { echo "test:node-root: not a Node major version: $v" >&2; exit 2; }; done
+versions=("$@")
+[[ ${#versions[@]} -gt 0 ]] || versions=(22 24)
+[[ $(id -u) -eq 0 ]] || { echo "test:node-root: needs root (debootstrap, chroot, mount)" >&2; exit 1; }
+command -v debootstrap >/dev/null || { echo "test:node-root: debootstrap is not installed (apt-get install debootstrap)" >&2; exit 1; }
+repo=$(cd "$(dirname "$0")/.." && pwd)
+mirror="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+work=$(mktemp -d /tmp/cps-node-root-XXXX)
+rootfs="$work/root"
+mounted=()
+cleanup() {
+  local i
+  for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
+    umount "${mounted[$i]}" 2>/dev/null || umount -l "${mounted[$i]}" 2>/dev/null || true
+  done
+  mounted=()
+  # Never delete through a mount that is still there (it would reach the host's /dev or /proc).
+  if findmnt -rno TARGET | grep -q "^$work/"; then
+    echo "test:node-root: mounts under $work remain; left in place" >&2
+  else
+    rm -rf "$work"
+  fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+bind() { # bind <host path> <path in the root>
+  mkdir -p "$rootfs$2"
+  mount --bind "$1" "$rootfs$2"
+  mounted+=("$rootfs$2")
+}
+in_root() { chroot "$rootfs" /usr/bin/env -i HOME=/root PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 "$@"; }
+
+t0=$(date +%s)
+echo "== Debian 13 root (debootstrap --variant=minbase trixie, $mirror)"
+debootstrap --variant=minbase trixie "$rootfs" "$mirror" >"$work/debootstrap.log" 2>&1 || { tail -20 "$work/debootstrap.log" >&2; exit 1; }
+cp /etc/resolv.conf "$rootfs/etc/resolv.conf"
+bind /proc /proc
+bind /dev /dev
+bind /sys /sys
+in_root sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3 make g++ ca-certificates git >/dev/null' >"$work/apt.log" 2>&1 || { tail -20 "$work/apt.log" >&2; exit 1; }
+# A TLS-inspecting proxy's CA bundle of this host (as NODE_EXTRA_CA_CERTS names it), for npm in the root.
+ca_env=()
+if [[ -n "${NODE_EXTRA_CA_CERTS:-}" && -f "$NODE_EXTRA_CA_CERTS" ]]; then
+  cp "$NODE_EXTRA_CA_CERTS" "$rootfs/etc/ssl/host-extra-ca.crt"
+  ca_env=(NODE_EXTRA_CA_CERTS=/etc/ssl/host-extra-ca.crt)
+fi
+t1=$(date +%s)
+echo "root ready in $((t1 - t0)) s: $(in_root ldd --version | head -1)"
+
+for v in "${versions[@]}"; do
+  echo "== Node $v"
+  # The npm registry's `node` package (its platform part holds bin/node and include/node, the
+  # headers better-sqlite3 compiles against) and `npm` (NPM_VERSION, default 11), into /opt/node<v>.
+  npm install --silent --no-audit --no-fund --prefix "$rootfs/opt/node$v" "node@$v" "npm@${NPM_VERSION:-11}" >/dev/null
+  platform=$(find "$rootfs/opt/node$v/node_modules" -path '*/include/node/node_version.h' -print -quit | sed 's|/include/node/node_version.h||')
+  [[ -n "$platform" && -x "$platform/bin/node" ]] || { echo "no node binary or headers in the npm package node@$v" >&2; exit 1; }
+  [[ -x "$rootfs/opt/node$v/node_modules/.bin/npm" ]] || { echo "no npm in the npm package npm@${NPM_VERSION:-11}" >&2; exit 1; }
+  nodedir=${platform#"$rootfs"}
+  env_v=("${ca_env[@]}" PATH="$nodedir/bin:/opt/node$v/node_modules/.bin:/usr/local/bin:/usr/bin:/bin" npm_config_nodedir="$nodedir" npm_config_update_notifier=false CI=true)
+  echo "node $(in_root "${env_v[@]}" node --version), npm $(in_root "${env_v[@]}" npm --version)"
+  rm -rf "$work/src$v" && mkdir -p "$work/src$v"
+  (cd "$repo" && git ls-files -z | xargs -0 -I{} cp --parents {} "$work/src$v/")
+  bind "$work/src$v" /src
+  t2=$(date +%s)
+  in_root "${env_v[@]}" sh -c 'cd /src && npm ci --no-audit --no-fund' >"$work/ci$v.log" 2>&1 || { tail -30 "$work/ci$v.log" >&2; exit 1; }
+  if [[ -n "${NODE_ROOT_TRY:-}" ]]; then
+    echo "trying $NODE_ROOT_TRY over the lock"
+    in_root "${env_v[@]}" sh -c "cd /src && npm install --no-save --no-audit --no-fund $NODE_ROOT_TRY" >>"$work/ci$v.log" 2>&1 || { tail -30 "$work/ci$v.log" >&2; exit 1; }
+  fi
+  t3=$(date +%s)
+  in_root "${env_v[@]}" sh -c 'cd /src && npm test' >"$work/test$v.log" 2>&1 || { tail -60 "$work/test$v.log" >&2; exit 1; }
+  t4=$(date +%s)
+  grep -E "Test Files|Tests " "$work/test$v.log" | sed 's/\x1b\[[0-9;]*m//g'
+  echo "Node $v: npm ci $((t3 - t2)) s, npm test $((t4 - t3)) s"
+  umount "$rootfs/src" && unset 'mounted[-1]'
+  rm -rf "$work/src$v"
+done
+echo "test:node-root: $(($(date +%s) - t0)) s in all"
