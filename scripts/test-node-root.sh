@@ -3,7 +3,7 @@
 # (default; or the majors given) in a Debian 13 (trixie) root built on this host (D264).
 # Node 22 and 24 need glibc >= 2.38 (uWebSockets.js's binaries for their ABIs, D225); a Debian 12
 # host has 2.36, so the suite runs in a root of Debian 13 (glibc 2.41), made here each run:
-#   debootstrap --variant=minbase trixie <dir> <Debian mirror>   (DEBIAN_MIRROR, default deb.debian.org)
+#   debootstrap --variant=minbase trixie <dir> <Debian mirror>   (DEBIAN_MIRROR, default the one apt uses here)
 # then python3, make and g++ from Debian inside it (better-sqlite3 compiles against the Node
 # headers of the npm registry's `node` package, which also brings that version's npm). Each
 # version gets a fresh copy of the checkout (git ls-files), bind-mounted at /src in the root with
@@ -23,7 +23,12 @@ versions=("$@")
 [[ $(id -u) -eq 0 ]] || { echo "test:node-root: needs root (debootstrap, chroot, mount)" >&2; exit 1; }
 command -v debootstrap >/dev/null || { echo "test:node-root: debootstrap is not installed (apt-get install debootstrap)" >&2; exit 1; }
 repo=$(cd "$(dirname "$0")/.." && pwd)
-mirror="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+# The Debian mirror apt uses on this host (its first main archive), unless DEBIAN_MIRROR names one.
+apt_mirror() {
+  { grep -h '^URIs:' /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '{print $2}'; grep -h '^deb ' /etc/apt/sources.list 2>/dev/null | awk '{print $2}'; } | grep -v -- '-security' | head -n 1
+}
+mirror="${DEBIAN_MIRROR:-$(apt_mirror)}"
+mirror="${mirror:-http://deb.debian.org/debian}"
 work=$(mktemp -d /tmp/cps-node-root-XXXX)
 rootfs="$work/root"
 mounted=()
