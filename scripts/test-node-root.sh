@@ -25,7 +25,8 @@ command -v debootstrap >/dev/null || { echo "test:node-root: debootstrap is not 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 # The Debian mirror apt uses on this host (its first main archive), unless DEBIAN_MIRROR names one.
 apt_mirror() {
-  { grep -h '^URIs:' /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '{print $2}'; grep -h '^deb ' /etc/apt/sources.list 2>/dev/null | awk '{print $2}'; } | grep -v -- '-security' | head -n 1
+  # A missing sources file is no error here (grep answers 2, which set -e and pipefail would end on).
+  { grep -h '^URIs:' /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '{print $2}'; grep -h '^deb ' /etc/apt/sources.list 2>/dev/null | awk '{print $2}'; } | grep -v -- '-security' | head -n 1 || true
 }
 mirror="${DEBIAN_MIRROR:-$(apt_mirror)}"
 mirror="${mirror:-http://deb.debian.org/debian}"
