@@ -6,11 +6,10 @@
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSnapshot } from '../../src/import/default-snapshot.js';
-import { ROOT, freshDataDir, startTestServer, type TestServer } from '../helpers/server.js';
+import { ROOT, freshDataDir, startTestServer, type TestServer, freePort } from '../helpers/server.js';
 
 const hasCurl = (() => {
   try {
@@ -33,15 +32,6 @@ export function curlBlocks(readme: string): string[] {
     if (/^\s*curl /m.test(text) || /\ncurl /.test(text)) out.push(text);
   }
   return out;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const p = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
 }
 
 const MARK = /\n?@@(\d{3})@@\n/;

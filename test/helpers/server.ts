@@ -6,6 +6,7 @@
  * - `startTestServer`: the compiled server (dist/src/main.js) as a child process on an ephemeral
  *   port, spoken to over HTTP: for the transport, start-up, signals, shutdown and crash tests.
  */
+import net from 'node:net';
 import type { SpanExporter } from '../../src/tracing.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -322,4 +323,14 @@ export async function startTestApp(opts: StartOptions = {}): Promise<TestApp> {
     stdout: () => out,
     stop: () => service.stop(),
   };
+}
+
+/** A TCP port free on loopback now (for a server a test starts itself). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const p = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(p));
+    });
+  });
 }

@@ -18,7 +18,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, keyFor, startTestServer, type TestServer } from '../helpers/server.js';
+import { call, keyFor, startTestServer, type TestServer, freePort } from '../helpers/server.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const C = keyFor('costs');
@@ -34,15 +34,6 @@ const hasCurl = (() => {
     return false;
   }
 })();
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const p = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
 
 /** Writes `pieces` on one connection, `gapMs` apart, and reads the first answer's status line. */
 function raw(port: number, pieces: string[], gapMs = 5, timeoutMs = 3000): Promise<string> {
