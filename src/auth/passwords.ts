@@ -53,15 +53,14 @@ export class HashThreads {
   private readonly waiting: Job[] = [];
   private closed = false;
 
-  constructor(readonly size: number) {
-    for (let i = 0; i < size; i++) this.idle.push(this.spawn());
-  }
+  /** Threads start with the first hashes (a service that never hashes starts none). */
+  constructor(readonly size: number) {}
 
   derive(password: string, salt: Buffer, params: ScryptParams): Promise<Buffer> {
     if (this.closed) return Promise.reject(new Error('password hashing stopped'));
     return new Promise<Buffer>((resolve, reject) => {
       const job = { password, salt, params, resolve, reject };
-      const w = this.idle.pop();
+      const w = this.idle.pop() ?? (this.busy.size < this.size ? this.spawn() : undefined);
       if (w !== undefined) this.start(w, job);
       else if (this.waiting.length >= WAITING_PER_THREAD * this.size) reject(new PasswordsBusyError('password hashing saturated'));
       else this.waiting.push(job);
