@@ -13,6 +13,11 @@
  * `--hang-ms`, a reset of a well-formed request, or the service exiting.
  *
  *   npm run fuzz [-- --count 50000] [--time 300] [--concurrency 16] [--seed 1] [--hang-ms 5000]
+ *                 [--floods login,profiles,csv] [--flood-every 20] [--flood-ms 4000] [--flood-connections 64]
+ *
+ * Beside the mutated requests, floods of one class at a time (test/fuzz/floods.ts: wrong logins,
+ * new price profiles and their tiles, CSV pages) come from many connections while `/health` is
+ * probed; every kind floods at least once per run (`--floods ''` for none).
  *
  * It stops at `--count` requests or after `--time` seconds, whichever comes first, and prints
  * requests per route and status, and the first failures with the request that caused each.
@@ -28,7 +33,11 @@ import { defaultSnapshotPath } from '../../src/config.js';
 import { mulberry32 } from '../../src/domain/random.js';
 import { BENCH_KEY, startService } from '../../bench/lib/harness.js';
 import { bulkBody, chargeBody, pickFixture, tariffBody } from '../../bench/scenarios.js';
+import { flood, floodLine, tileOf, type FloodKind, type FloodResult, type FloodSetup } from './floods.js';
 
+const USAGE =
+  'npm run fuzz [-- --count 50000] [--time 300] [--concurrency 16] [--seed 1] [--hang-ms 5000] ' +
+  '[--floods login,profiles,csv] [--flood-every 20] [--flood-ms 4000] [--flood-connections 64]';
 const { values } = parseArgs({
   options: {
     count: { type: 'string', default: '50000' },
@@ -36,17 +45,26 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '16' },
     seed: { type: 'string', default: '1' },
     'hang-ms': { type: 'string', default: '5000' },
+    floods: { type: 'string', default: 'login,profiles,csv' },
+    'flood-every': { type: 'string', default: '20' },
+    'flood-ms': { type: 'string', default: '4000' },
+    'flood-connections': { type: 'string', default: '64' },
     help: { type: 'boolean', default: false },
   },
 });
 if (values.help) {
-  console.log('npm run fuzz [-- --count 50000] [--time 300] [--concurrency 16] [--seed 1] [--hang-ms 5000]');
+  console.log(USAGE);
   process.exit(0);
 }
 const COUNT = Number(values.count);
 const TIME_MS = Number(values.time) * 1000;
 const CONCURRENCY = Number(values.concurrency);
 const HANG_MS = Number(values['hang-ms']);
+const FLOODS = values.floods.split(',').filter((k) => k.length > 0) as FloodKind[];
+for (const k of FLOODS) if (!['login', 'profiles', 'csv'].includes(k)) throw new Error(`unknown flood ${k}; known: login, profiles, csv`);
+const FLOOD_EVERY_MS = Number(values['flood-every']) * 1000;
+const FLOOD_MS = Number(values['flood-ms']);
+const FLOOD_CONNECTIONS = Number(values['flood-connections']);
 const rnd = mulberry32(Number(values.seed));
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)];
 
@@ -67,7 +85,7 @@ async function put(port: number, p: string, body: unknown): Promise<void> {
   if (r.status >= 300) throw new Error(`setup PUT ${p}: ${r.status} ${await r.text()}`);
 }
 
-async function templates(port: number, dataDir: string): Promise<Template[]> {
+async function templates(port: number, dataDir: string): Promise<{ ts: Template[]; floodAt: Omit<FloodSetup, 'port' | 'rnd' | 'hangMs'> }> {
   const snapshot = defaultSnapshotPath();
   const f = pickFixture(snapshot);
   const emp = randomUUID();
@@ -80,16 +98,27 @@ async function templates(port: number, dataDir: string): Promise<Template[]> {
   await put(port, `/v1/companies/${emp}`, company);
   const user = await accountTemplates(port, dataDir);
   await put(port, `/v2/tariffs/${tariff}`, tariffBody(tariff, emp, 1));
+  const profile = await registerProfile(port, { data: { type: 'price_profile', attributes: { energy: 30, duration: 45 }, relationships: { tariffs: { data: [{ type: 'tariff', id: tariff }] } } } });
+  const [tx, ty] = tileOf(f.busy.latitude, f.busy.longitude, 10);
   const nextCompany = JSON.parse(JSON.stringify(company)) as typeof company;
   nextCompany.data.attributes.version = 2;
   const nextTariff = tariffBody(tariff, emp, 2);
-  return [
+  const ts: Template[] = [
     { name: 'GET /health', method: 'GET', path: '/health' },
     { name: 'GET /ready', method: 'GET', path: '/ready' },
     { name: 'GET /attribution', method: 'GET', path: '/attribution' },
     { name: 'GET /openapi.json', method: 'GET', path: '/openapi.json' },
     { name: 'GET /docs/:file', method: 'GET', path: '/docs/init.js' },
     { name: 'GET /v1/charging_stations', method: 'GET', path: '/v1/charging_stations', query: { 'filter[latitude]': String(f.busy.latitude), 'filter[longitude]': String(f.busy.longitude), 'filter[radius]': '2000', 'page[size]': '50' } },
+    { name: 'GET /v1/charging_stations (CSV)', method: 'GET', path: '/v1/charging_stations', query: { 'filter[latitude]': String(f.busy.latitude), 'filter[longitude]': String(f.busy.longitude), 'filter[radius]': '20000', 'page[size]': '400' }, headers: { Accept: 'text/csv' } },
+    { name: 'GET /v1/charging_stations (GeoJSON)', method: 'GET', path: '/v1/charging_stations', query: { 'filter[latitude]': String(f.busy.latitude), 'filter[longitude]': String(f.busy.longitude), 'filter[radius]': '5000', 'page[size]': '100' }, headers: { Accept: 'application/geo+json' } },
+    { name: 'GET /v1/charging_stations/clusters', method: 'GET', path: '/v1/charging_stations/clusters', query: { 'filter[latitude.gte]': String(f.busy.latitude - 1), 'filter[latitude.lte]': String(f.busy.latitude + 1), 'filter[longitude.gte]': String(f.busy.longitude - 1), 'filter[longitude.lte]': String(f.busy.longitude + 1), zoom: '8' } },
+    { name: 'GET /v1/tiles/stations/:z/:x/:y', method: 'GET', path: `/v1/tiles/stations/10/${tx}/${ty}.mvt` },
+    { name: 'GET /v1/tiles/stations.json', method: 'GET', path: '/v1/tiles/stations.json' },
+    { name: 'POST /v1/price_profiles', method: 'POST', path: '/v1/price_profiles', body: { data: { type: 'price_profile', attributes: { energy: 20, duration: 30 }, relationships: { tariffs: { data: [{ type: 'tariff', id: tariff }] } } } } },
+    { name: 'GET /v1/price_profiles/:id', method: 'GET', path: `/v1/price_profiles/${profile}` },
+    { name: 'GET /v1/tiles/prices/:profile/:z/:x/:y', method: 'GET', path: `/v1/tiles/prices/${profile}/10/${tx}/${ty}.mvt` },
+    { name: 'GET /map', method: 'GET', path: '/map' },
     { name: 'GET /v1/charging_stations/:id', method: 'GET', path: `/v1/charging_stations/${station}` },
     { name: 'GET /v1/charging_stations/statistics', method: 'GET', path: '/v1/charging_stations/statistics', query: { 'filter[country]': 'DE' } },
     { name: 'GET /v1/country_statistics', method: 'GET', path: '/v1/country_statistics', query: { 'filter[country]': 'FR' } },
@@ -148,6 +177,13 @@ async function templates(port: number, dataDir: string): Promise<Template[]> {
     { name: 'POST /admin/snapshot', method: 'POST', path: '/admin/snapshot', body: { data: { type: 'snapshot_reload', attributes: { path: '/nonexistent/fuzz.sqlite' } } } },
     ...user,
   ];
+  return { ts, floodAt: { latitude: f.busy.latitude, longitude: f.busy.longitude, tariff } };
+}
+
+async function registerProfile(port: number, body: unknown): Promise<string> {
+  const r = await fetch(`http://127.0.0.1:${port}/v1/price_profiles`, { method: 'POST', headers: { 'Api-Key': BENCH_KEY, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  if (r.status !== 201 && r.status !== 200) throw new Error(`setup POST /v1/price_profiles: ${r.status} ${await r.text()}`);
+  return ((await r.json()) as { data: { id: string } }).data.id;
 }
 
 /** A confirmed account (signup, the outbox's link, login) and the account routes' templates (D200–D213). */
@@ -427,7 +463,9 @@ async function main(): Promise<void> {
   console.error(`service on port ${svc.port}; fuzzing…`);
   let exited: number | null | undefined;
   svc.proc.on('exit', (code) => (exited = code));
-  const ts = await templates(svc.port, svc.dataDir);
+  const { ts, floodAt } = await templates(svc.port, svc.dataDir);
+  const floodSetup: FloodSetup = { ...floodAt, port: svc.port, rnd, hangMs: HANG_MS };
+  const floods: FloodResult[] = [];
   const counts = new Map<string, Map<string, number>>();
   const failures: { why: string; req: Req; outcome: Outcome }[] = [];
   let sent = 0;
@@ -448,8 +486,31 @@ async function main(): Promise<void> {
       if (why !== null) failures.push({ why, req: r, outcome: o });
     }
   };
+  // Floods every FLOOD_EVERY_MS beside the mutated requests, each kind in turn; the kinds the run
+  // was too short for follow it, so that every run floods each kind once.
+  let stop = false;
+  const pause = async (ms: number): Promise<void> => {
+    for (const until = Date.now() + ms; !stop && Date.now() < until; ) await new Promise((r) => setTimeout(r, 100));
+  };
+  const flooder = async (): Promise<void> => {
+    let k = 0;
+    const one = async (): Promise<void> => {
+      const kind = FLOODS[k++ % FLOODS.length];
+      console.error(`${kind} flood: ${FLOOD_CONNECTIONS} connections for ${FLOOD_MS} ms`);
+      floods.push(await flood(kind, floodSetup, FLOOD_CONNECTIONS, FLOOD_MS));
+    };
+    while (FLOODS.length > 0 && !stop) {
+      await pause(k === 0 ? Math.min(5000, FLOOD_EVERY_MS) : FLOOD_EVERY_MS);
+      if (!stop && exited === undefined) await one();
+    }
+    while (k < FLOODS.length && exited === undefined) await one();
+  };
+  const flooding = flooder();
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  stop = true;
+  await flooding;
   const seconds = (Date.now() - t0) / 1000;
+  for (const r of floods) for (const why of r.failures) failures.push({ why, req: next(ts), outcome: { status: 'hang', ms: 0 } });
   const health =
     exited === undefined ? await fetch(`http://127.0.0.1:${svc.port}/health`, { signal: AbortSignal.timeout(HANG_MS) }).then((r) => r.status, () => 0) : 0;
   // D173: the distinct paths and methods sent left the metrics exposition small.
@@ -469,6 +530,11 @@ async function main(): Promise<void> {
   for (const name of [...ts.map((t) => t.name), 'OPTIONS (distinct paths)']) {
     const m = counts.get(name);
     console.log(`| ${name} | ${m ? [...m.entries()].sort().map(([s, n]) => `${s}: ${n}`).join(', ') : '–'} |`);
+  }
+  if (floods.length > 0) {
+    console.log(`\nfloods (${FLOOD_CONNECTIONS} connections, ${FLOOD_MS} ms each, /health probed every 100 ms):`);
+    console.log('| flood | requests | answers by status | probes | worst probe ms |\n| --- | ---: | --- | ---: | ---: |');
+    for (const r of floods) console.log(floodLine(r));
   }
   console.log(`\n/metrics after the run: ${metricsBytes} bytes`);
   if (failures.length > 0) {
