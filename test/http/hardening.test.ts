@@ -90,7 +90,7 @@ describe('names of Object.prototype from a request (D171)', () => {
     }
     expect(calls).toBeGreaterThan(500);
     expect(srv.stdout()).not.toContain('unhandled error');
-  });
+  }, 120_000);
 
   it('answers GET /docs/<prototype name> with 404 (the asset table is a Map)', async () => {
     for (const name of PROTO_NAMES) {

@@ -206,7 +206,7 @@ describe('metric series stay bounded whatever the requests (D173)', () => {
     expect(after6000.bytes).toBeLessThan(256 * 1024);
     const text = (await call(srv, 'GET', '/metrics')).text;
     expect(text).not.toMatch(/id-\d|nowhere\/\d|file-\d|PROPFIND|BREW/);
-  });
+  }, 120_000);
 });
 
 describe('GET /metrics under a flood of scrapes (D233)', () => {

@@ -137,7 +137,7 @@ describe('OpenAPI description and docs page', () => {
       const body = op.requestBody?.content && Object.values<any>(op.requestBody.content)[0];
       if (body) expect(ajv.validate(body.schema, body.example), `${k} request example`).toBe(true);
     }
-  });
+  }, 120_000);
 
   it('errors are documented with the JSON:API error schema, and an example answers them', async () => {
     const ajv = new Ajv({ strict: false });

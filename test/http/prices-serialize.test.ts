@@ -190,7 +190,7 @@ describe('charge price document writer', () => {
     // The generator reaches the interesting cases.
     expect(entries).toBeGreaterThan(5000);
     expect(withReasons).toBeGreaterThan(50);
-  });
+  }, 120_000);
 
   it('merges the parts of a split request into the document of the whole request', () => {
     const out = new GrowableBytes(1 << 10);

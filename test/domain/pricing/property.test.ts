@@ -224,5 +224,5 @@ describe('compiled evaluator = reference evaluator', () => {
     expect(priced).toBeGreaterThan(5_000);
     expect(unpriced).toBeGreaterThan(200);
     expect(cached).toBeGreaterThan(10_000);
-  });
+  }, 120_000);
 });
