@@ -9,10 +9,32 @@ import { createHash } from 'node:crypto';
 import type { Encoding } from './compress.js';
 import type { Format } from '../api/types.js';
 
+/** The tag's hash of what it stands for, without the encoding (the straightforward form of `etagOf`). */
+export function tagHash(input: string): string {
+  return createHash('sha1').update(input).digest('base64url').slice(0, 22);
+}
+
+/**
+ * Hashes of recent inputs: a repeated request's tag is a map lookup instead of a SHA-1 (3 µs with
+ * its hash object, a tenth of a cached station read). Bounded: inputs up to MEMO_KEY_MAX
+ * characters, at most MEMO_MAX of them (all forgotten when full).
+ */
+const memo = new Map<string, string>();
+const MEMO_MAX = 4096;
+const MEMO_KEY_MAX = 1024;
+
 export function etagOf(validator: string, path: string, query: string, acceptLanguage: string, enc: Encoding | null, format: Format = 'json'): string {
   const rep = format === 'json' ? '' : `\n${format}`;
-  const h = createHash('sha1').update(`${validator}\n${path}?${query}\n${acceptLanguage}${rep}`).digest('base64url').slice(0, 22);
-  return `"${h}${enc === null ? '' : `-${enc}`}"`;
+  const input = `${validator}\n${path}?${query}\n${acceptLanguage}${rep}`;
+  let h = memo.get(input);
+  if (h === undefined) {
+    h = tagHash(input);
+    if (input.length <= MEMO_KEY_MAX) {
+      if (memo.size >= MEMO_MAX) memo.clear();
+      memo.set(input, h);
+    }
+  }
+  return enc === null ? `"${h}"` : `"${h}-${enc}"`;
 }
 
 /** RFC 9110 §13.1.2: weak comparison over a list of entity tags, or `*`. */
