@@ -4,7 +4,7 @@
  *
  * - SQLite: the rows are read again only when the file's `data_version` moved (another
  *   connection committed) or this process wrote; `data_version` itself is read once per turn of
- *   the event loop (DNEW52A: each read starts a read transaction on the file, 7 µs, a fifth of
+ *   the event loop (D266: each read starts a read transaction on the file, 7 µs, a fifth of
  *   a cached station read's time), so requests handled in one turn share it;
  * - PostgreSQL: the rows are polled every `pollMs` in the background (one small query when
  *   nothing changed); a failed poll keeps the last rows, so station answers never wait for, or
@@ -41,7 +41,7 @@ function writeRows(store: LiveStore, rows: readonly AvailabilityRow[], now: numb
 
 class SqliteAvailability implements AvailabilitySource {
   private local = 0;
-  /** `data_version` as read in this turn of the event loop, or -1 (DNEW52A). */
+  /** `data_version` as read in this turn of the event loop, or -1 (D266). */
   private turnVersion = -1;
   private readonly endTurn = (): void => {
     this.turnVersion = -1;

@@ -1,5 +1,5 @@
 /**
- * The availability table's version on SQLite (DNEW52A): `data_version` is read once per turn of
+ * The availability table's version on SQLite (D266): `data_version` is read once per turn of
  * the event loop, so the requests of one turn share it, and a commit of another connection shows
  * from the next turn on; this process's own writes show at once.
  */
@@ -12,7 +12,7 @@ import { openLiveStore } from '../../src/storage/open.js';
 
 const nextTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
 
-describe('availability version on SQLite (DNEW52A)', () => {
+describe('availability version on SQLite (D266)', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cps-avail-turn-'));
   afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
