@@ -4,9 +4,10 @@ import type * as Schemas from '../schemas/index.js';
 
 type S = typeof Schemas;
 
-/** A car and a tariff of the test snapshot and the default catalog (as the other price examples). */
+/** A tariff of the default catalog (as the other price examples) and a car of the vehicle data. */
 const TARIFF_ID = '18663f49-0af6-550d-9681-4af1727bdf22';
-const VEHICLE_ID = '01936832-c987-da0e-cbb3-9f6793becdfe';
+/** A BEV with CCS (82 kWh). */
+const VEHICLE_ID = '01de7c99-366b-4084-909d-5723aad78668';
 
 /** Written in OperationDoc's shape (operations.ts checks it where it joins them; no import back, no cycle). */
 export const TRIP_OPERATIONS = {
@@ -25,7 +26,7 @@ export const TRIP_OPERATIONS = {
       body: {
         data: {
           type: 'trip_plan_request',
-          attributes: { route: { coordinates: [[2.2945, 48.8584], [2.3522, 48.8566], [2.3, 48.9]] }, corridor: 2000, start_soc: 30, min_soc: 20, consumption: 60 },
+          attributes: { route: { coordinates: [[2.2945, 48.8584], [2.3522, 48.8566], [2.3, 48.9]] }, corridor: 2000, start_soc: 12, min_soc: 10 },
           relationships: { tariffs: { data: [{ type: 'tariff', id: TARIFF_ID }] }, vehicle: { data: { type: 'car', id: VEHICLE_ID } } },
         },
       },
