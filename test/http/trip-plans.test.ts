@@ -6,6 +6,7 @@
  * where the car runs out; every bad input 400 with its pointer; the key group.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gridOf, pairIndex, searchTrip } from '../../src/domain/trips/search.js';
 import { call, keyFor, startTestApp, type TestApp } from '../helpers/server.js';
 
 const COSTS = keyFor('costs');
@@ -39,7 +40,7 @@ describe('POST /v1/trip_plans', () => {
   }, 120_000);
   afterAll(async () => {
     await srv.stop();
-  });
+  }, 120_000);
 
   it('plans stops that keep the car above min_soc, priced as charge prices price each charge', async () => {
     const r = await plan();
@@ -93,7 +94,7 @@ describe('POST /v1/trip_plans', () => {
       expect(cp.json.meta.charge_points[0].duration).toBeCloseTo(s.charging_minutes, 6);
       expect(cp.json.meta.charge_points[0].energy).toBeCloseTo(s.energy, 6);
     }
-  });
+  }, 120_000);
 
   it('costs no more than the cheapest station of each leg or the fewest stops (route prices and bulk, client side)', async () => {
     const r = await plan();
@@ -145,13 +146,44 @@ describe('POST /v1/trip_plans', () => {
     expect(Number.isFinite(cheapest) || Number.isFinite(fewest)).toBe(true);
     expect(best).toBeLessThanOrEqual(cheapest + 1e-6);
     expect(best).toBeLessThanOrEqual(fewest + 1e-6);
-  });
+  }, 120_000);
+
+  it('equals the same search over route prices of every pair of charge levels (the client path)', async () => {
+    const r = await plan({ time_value: 0 });
+    expect(r.status, r.text).toBe(200);
+    const g = gridOf(10, 80, 10);
+    const rows = new Map<string, { along: number; off: number; cost: Float64Array }>();
+    for (let a = 0; a < g.levels; a++) {
+      for (let e = a + 1; e < g.levels; e++) {
+        const rp = await call(srv, 'POST', '/v1/charge_prices/route', {
+          key: COSTS,
+          body: { data: { type: 'route_price_preview_request', attributes: { battery_range: [(a + g.lo) * 10, (e + g.lo) * 10], route: { coordinates: PARIS }, limit: 1000 }, relationships: { tariffs: { data: tariffs.map((id) => ({ type: 'tariff', id })) }, vehicle: { data: { type: 'car', id: vehicle.id } } } } },
+        });
+        expect(rp.status, rp.text).toBe(200);
+        for (const d of rp.json.data) {
+          let row = rows.get(d.id);
+          if (row === undefined) rows.set(d.id, (row = { along: d.attributes.distance, off: d.attributes.detour, cost: new Float64Array(g.pairs).fill(Infinity) }));
+          row.cost[pairIndex(a, e, g.levels)] = d.attributes.price;
+        }
+      }
+    }
+    const list = [...rows.values()].sort((x, y) => x.along - y.along || x.off - y.off);
+    const cost = new Float64Array(list.length * g.pairs);
+    list.forEach((x, k) => cost.set(x.cost, k * g.pairs));
+    const client = searchTrip({
+      along: Float64Array.from(list, (x) => x.along), off: Float64Array.from(list, (x) => x.off), length: r.json.data.attributes.distance, battery: vehicle.battery, consumption: 60,
+      startSoc: 30, minSoc: 10, maxSoc: 80, step: 10, detourCost: new Float64Array(list.length), cost,
+    });
+    expect(client.ok).toBe(true);
+    if (client.ok) expect(r.json.data.attributes.totals.cost).toBeCloseTo(client.cost, 9);
+    expect(r.json.meta.stations_priced).toBe(rows.size);
+  }, 120_000);
 
   it("takes the vehicle's average consumption unless one is given", async () => {
     const r = await call(srv, 'POST', '/v1/trip_plans', { key: COSTS, body: { data: { attributes: { route: { coordinates: PARIS } }, relationships: { vehicle: { data: { type: 'car', id: vehicle.id } } } } } });
     expect(r.status, r.text).toBe(200);
     expect(r.json.meta.model).toMatchObject({ consumption: vehicle.consumption, start_soc: 80, min_soc: 10, max_soc: 80, soc_step: 5, time_value: 0, detour_speed: 50, corridor: 2000 });
-  });
+  }, 120_000);
 
   it('trades money against minutes with time_value', async () => {
     const cheap = await plan({ time_value: 0 });
@@ -161,7 +193,7 @@ describe('POST /v1/trip_plans', () => {
     expect(t(fast).cost).toBeCloseTo(t(fast).price + (200 * (t(fast).charging_minutes + t(fast).detour_minutes)) / 60, 6);
     expect(t(fast).charging_minutes + t(fast).detour_minutes).toBeLessThanOrEqual(t(cheap).charging_minutes + t(cheap).detour_minutes + 1e-9);
     expect(t(fast).price).toBeGreaterThanOrEqual(t(cheap).price - 1e-9);
-  });
+  }, 120_000);
 
   it('answers GeoJSON: the route, then a point per stop', async () => {
     const r = await plan({}, { headers: { Accept: 'application/geo+json' } });
@@ -175,7 +207,7 @@ describe('POST /v1/trip_plans', () => {
     expect(j.features.slice(1).map((f: any) => f.id)).toEqual(json.data.attributes.stops.map((s: any) => s.station_id));
     expect(j.features.slice(1).map((f: any) => f.properties.price)).toEqual(json.data.attributes.stops.map((s: any) => s.price));
     expect(j.meta).toEqual(json.meta);
-  });
+  }, 120_000);
 
   it('422 with where the car runs out and the start charge that would do', async () => {
     // No station within 1 m of the route: the start charge alone must do.
@@ -192,7 +224,7 @@ describe('POST /v1/trip_plans', () => {
       expect((await plan({ corridor: 1, start_soc: ro.start_soc_needed })).status).toBe(200);
       expect((await plan({ corridor: 1, start_soc: ro.start_soc_needed - 1 })).status).toBe(422);
     }
-  });
+  }, 120_000);
 
   it('every bad input is 400 with its pointer; an unknown vehicle as D20; the key group', async () => {
     const cases: [Record<string, unknown>, string][] = [
@@ -220,5 +252,5 @@ describe('POST /v1/trip_plans', () => {
     const f = await plan({}, { key: keyFor('reader') });
     expect(f.status).toBe(403);
     expect(f.json.errors[0].title).toBe('action read_costs not allowed');
-  });
+  }, 120_000);
 });
