@@ -2,13 +2,14 @@
  * The task table of price work: what the pool runs inline (src/app.ts hands it to the pool) and
  * what the pricing workers run (workers/pricing.worker.ts imports it). The documents themselves
  * live with their features: src/api/prices (charge prices, bulk previews), src/api/tariff-details,
- * src/api/area-prices (station prices), src/api/cdr-cost (OCPI CDR costs).
+ * src/api/area-prices (station prices), src/api/cdr-cost (OCPI CDR costs), src/api/trips (trip plans).
  */
-import type { BulkTask, CdrCostTask, ChargePricesTask, StationPricesTask, TariffDetailsTask, TaskDocument, TaskEnv, TaskInputs, TaskName } from '../pool/protocol.js';
+import type { BulkTask, CdrCostTask, ChargePricesTask, StationPricesTask, TariffDetailsTask, TaskDocument, TaskEnv, TaskInputs, TaskName, TripPlanTask } from '../pool/protocol.js';
 import { runStationPrices } from './area-prices/station-prices.task.js';
 import { runBulk, runChargePrices } from './prices/prices.tasks.js';
 import { runTariffDetails } from './tariff-details/tariff-details.task.js';
 import { runCdrCost } from './cdr-cost/cdr-cost.js';
+import { runTripPlan } from './trips/trips.task.js';
 
 export { runChargePricesPart } from './prices/prices.tasks.js';
 export { mergeChargePriceParts, recycleDocument } from './prices/charge-prices.writer.js';
@@ -25,5 +26,7 @@ export function runTask(env: TaskEnv, name: TaskName, input: TaskInputs[TaskName
       return runStationPrices(env, input as StationPricesTask);
     case 'cdrCost':
       return runCdrCost(input as CdrCostTask);
+    case 'tripPlan':
+      return runTripPlan(env, input as TripPlanTask);
   }
 }

@@ -26,6 +26,7 @@ import { PriceProfiles, priceProfileRoutes } from './tiles/price-profiles.js';
 import { priceTilesRoutes } from './tiles/price-tiles.handler.js';
 import { StationPageWriter } from './station-page.js';
 import { accountRoutes } from './accounts/accounts.handler.js';
+import { tripsRoutes } from './trips/trips.handler.js';
 
 /** The one route table: every endpoint of the service, by feature, and its OpenAPI description (D121). */
 export function buildRoutes(ctx: AppContext): RouteDef[] {
@@ -39,5 +40,5 @@ function featureRoutes(ctx: AppContext): RouteDef[] {
   const map = new MapView(ctx.stations, clusterBuilder(), ctx.config.tileCacheMb * 1024 * 1024);
   const pages = new StationPageWriter(ctx.stations, ctx.companies, ctx.config.disabledExtBCountries, ctx.snapshot.meta.snapshotVersion);
   const profiles = new PriceProfiles(ctx.live, ctx.config.priceProfileTtlH * 3_600_000, (e) => ctx.logger.warn({ err: e }, 'price profile use not recorded'), ctx.config.priceProfilesMax);
-  return [...healthRoutes(ctx), ...companiesRoutes(ctx), ...tariffsRoutes(ctx), ...vehiclesRoutes(ctx), ...feedbackRoutes(ctx), ...devicesRoutes(ctx), ...stationsRoutes(ctx, availability), ...clustersRoutes(ctx, map, availability, pages), ...tilesRoutes(ctx, map, availability), ...priceProfileRoutes(ctx, profiles), ...priceTilesRoutes(ctx, map, profiles), ...mapPageRoutes(), ...statisticsRoutes(ctx), ...pricesRoutes(ctx), ...tariffDetailsRoutes(ctx), ...adminRoutes(ctx), ...availabilityRoutes(ctx), ...areaPricesRoutes(ctx), ...cdrCostRoutes(ctx), ...metricsRoutes(ctx), ...accountRoutes(ctx)];
+  return [...healthRoutes(ctx), ...companiesRoutes(ctx), ...tariffsRoutes(ctx), ...vehiclesRoutes(ctx), ...feedbackRoutes(ctx), ...devicesRoutes(ctx), ...stationsRoutes(ctx, availability), ...clustersRoutes(ctx, map, availability, pages), ...tilesRoutes(ctx, map, availability), ...priceProfileRoutes(ctx, profiles), ...priceTilesRoutes(ctx, map, profiles), ...mapPageRoutes(), ...statisticsRoutes(ctx), ...pricesRoutes(ctx), ...tariffDetailsRoutes(ctx), ...adminRoutes(ctx), ...availabilityRoutes(ctx), ...areaPricesRoutes(ctx), ...cdrCostRoutes(ctx), ...tripsRoutes(ctx), ...metricsRoutes(ctx), ...accountRoutes(ctx)];
 }

@@ -31,7 +31,8 @@ export type PriceWorkShape =
   | { task: 'bulk'; stations: number; tariffs: number }
   | { task: 'stationPrices'; stations: number; tariffs: number }
   | { task: 'tariffDetails'; stations: number; candidates: number }
-  | { task: 'cdrCost'; checks: number };
+  | { task: 'cdrCost'; checks: number }
+  | { task: 'tripPlan'; stations: number; tariffs: number; pairs: number };
 
 /**
  * Element checks of a cdr_cost bound (D172, D260) that weigh one evaluation (D226): bounds of
@@ -78,6 +79,8 @@ export class PricePlanner {
         return Math.max(1, w.stations * w.candidates * CHARGE_POINTS_PER_STATION);
       case 'cdrCost':
         return Math.max(1, Math.ceil(w.checks / CDR_CHECKS_PER_EVALUATION));
+      case 'tripPlan':
+        return Math.max(1, w.stations * Math.max(1, w.tariffs) * w.pairs);
     }
   }
 

@@ -16,6 +16,7 @@ import type {
   PricingCatalog,
   RateTable,
   StationContext,
+  VehiclePricing,
 } from '../domain/pricing/index.js';
 import type { GrowableBytes } from '../domain/bytes.js';
 import type { StationView } from './stations.js';
@@ -132,7 +133,7 @@ export interface TariffDetailsTask {
   tariffs: string[] | null;
 }
 
-export type TaskName = 'chargePrices' | 'bulk' | 'tariffDetails' | 'stationPrices' | 'cdrCost';
+export type TaskName = 'chargePrices' | 'bulk' | 'tariffDetails' | 'stationPrices' | 'cdrCost' | 'tripPlan';
 
 /**
  * An OCPI CDR cost (D226): the request's attributes, validated, checked and bounded on the main
@@ -162,12 +163,43 @@ export interface StationPricesTask extends Omit<BulkRequest, 'stations'> {
   chargePointsPowerGte: number | null;
 }
 
+/**
+ * A trip plan (D267–E): the candidate stations of the corridor in route order (as station
+ * prices send them, with their distances), the vehicle and the model's parameters. Answers
+ * `{"ok":true,"cost":…,"arrival":…,"stops":[[position,arrival,from,to,cp,plug,power,tariff,price,energy,duration],…],"priced":…}`
+ * or `{"ok":false,"runs_out":…,"start_soc_needed":…,"priced":…}`.
+ */
+export interface TripPlanTask {
+  stations: { indices: Int32Array } | { ids: string[] };
+  along: Float64Array;
+  off: Float64Array;
+  length: number;
+  vehicle: VehiclePricing;
+  consumption: number;
+  startSoc: number;
+  minSoc: number;
+  maxSoc: number;
+  step: number;
+  timeValue: number;
+  detourSpeed: number;
+  tariffIds: string[] | null;
+  includeDirectPayment: boolean;
+  currency: string;
+  startTime: number;
+  startDay: number;
+  allowUnbalancedLoad: boolean;
+  plugs: string[] | null;
+  chargePointsPowerGte: number | null;
+  chargePointsPowerLte: number | null;
+}
+
 export interface TaskInputs {
   chargePrices: ChargePricesTask;
   bulk: BulkTask;
   tariffDetails: TariffDetailsTask;
   stationPrices: StationPricesTask;
   cdrCost: CdrCostTask;
+  tripPlan: TripPlanTask;
 }
 
 /**

@@ -6,7 +6,8 @@
  * test-results/docs.png); then opens /map, types a key, finds clusters drawn at zoom 5 and
  * stations at zoom 14 around Paris (MapLibre's queryRenderedFeatures, WebGL by SwiftShader), clicks
  * a station for its prices, checks that the key's price profile coloured the stations by price
- * (price tiles), and saves test-results/map-z5.png and map-z14.png. Last, the logged-in flow of a
+ * (price tiles), and saves test-results/map-z5.png and map-z14.png; plans a trip between two clicked
+ * points and finds its stops listed with prices and drawn (test-results/map-trip.png). Last, the logged-in flow of a
  * web client on another origin (D200–D213): a page of its own that speaks the original client's
  * protocol signs up, confirms through the outbox's link, logs in, stores and reads settings,
  * activates an imported membership, refreshes its tokens, resets the password on the service's
@@ -161,6 +162,55 @@ describe('docs page in chromium', () => {
     expect(tiles.length).toBeGreaterThan(0);
     expect(tiles.every((s) => s === 200 || s === 204)).toBe(true);
     expect(foreign).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+
+  it('plans a trip between two clicked points (D267–E) and draws its stops with their prices', async () => {
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1024, height: 768 });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    const res = await page.goto(`${srv.url}/map#11/48.86/2.35`, { waitUntil: 'load', timeout: 60_000 });
+    expect(res?.status()).toBe(200);
+    await page.type('#key', keyFor('map'));
+    await page.click('#keyform button');
+    await page.click('#trip');
+    await page.$eval('#startsoc', (el) => ((el as unknown as { value: string }).value = '11'));
+    type M = { cpsMap: { loaded(): boolean; getLayer(l: string): unknown; project(c: [number, number]): { x: number; y: number }; queryRenderedFeatures(p?: unknown, o?: object): unknown[] } };
+    await page.waitForFunction(() => (globalThis as unknown as M).cpsMap.loaded(), { timeout: 60_000 });
+    // A point of the map near each end that is not on a station or cluster (those open their prices instead).
+    const free = (lngLat: [number, number]) =>
+      page.evaluate((c: [number, number]) => {
+        const m = (globalThis as unknown as M).cpsMap;
+        const p = m.project(c);
+        const layers = ['clusters', 'stations'].filter((l) => m.getLayer(l));
+        for (let r = 0; r < 60; r += 4) {
+          for (const [dx, dy] of [[0, 0], [r, 0], [-r, 0], [0, r], [0, -r]]) {
+            const q = { x: p.x + dx, y: p.y + dy };
+            if (layers.length === 0 || m.queryRenderedFeatures([q.x, q.y], { layers }).length === 0) return q;
+          }
+        }
+        return p;
+      }, lngLat);
+    const a = await free([2.3, 48.84]);
+    const b = await free([2.42, 48.88]);
+    await page.mouse.click(a.x, a.y);
+    await page.mouse.click(b.x, b.y);
+    await page.waitForFunction(() => {
+      const t = (globalThis as unknown as { document: { querySelector(s: string): { textContent: string | null } | null } }).document.querySelector('#tripinfo')?.textContent ?? '';
+      return t.includes('stop(s)') || t.includes('No plan');
+    }, { timeout: 60_000 });
+    const info = await page.$eval('#tripinfo', (el) => el.textContent ?? '');
+    expect(info).toMatch(/stop\(s\)/);
+    const listed = await page.$$eval('#tripstops li', (els) => els.map((el) => el.textContent ?? ''));
+    expect(listed.length).toBeGreaterThan(0);
+    for (const l of listed) expect(l).toMatch(/ → \d+ %, \d+ min, \d+\.\d\d EUR/);
+    // The stops and the route are drawn on the map.
+    await page.waitForFunction(() => (globalThis as unknown as M).cpsMap.queryRenderedFeatures(undefined, { layers: ['trip-stops'] }).length > 0, { timeout: 30_000 });
+    const drawnLine = await page.evaluate(() => (globalThis as unknown as M).cpsMap.queryRenderedFeatures(undefined, { layers: ['trip-line'] }).length);
+    expect(drawnLine).toBeGreaterThan(0);
+    fs.mkdirSync(path.join(ROOT, 'test-results'), { recursive: true });
+    await page.screenshot({ path: path.join(ROOT, 'test-results/map-trip.png') });
     expect(errors).toEqual([]);
   });
 

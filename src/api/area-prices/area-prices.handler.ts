@@ -5,7 +5,6 @@
  * workers when large; the answer holds the `limit` best by `sort`, with the stations and their
  * operators in `included`.
  */
-import polyline from '@mapbox/polyline';
 import type { AppContext } from '../context.js';
 import { badPointer } from '../jsonapi/errors.js';
 import { dropNulls } from '../jsonapi/validate.js';
@@ -13,12 +12,13 @@ import { CONTENT_TYPE, type ApiRequest, type ApiResponse, type Format, type Rout
 import { FeatureWriter } from '../station-features.js';
 import { StationPageWriter } from '../station-page.js';
 import { priceStations } from '../station-pricing.js';
+import { routePoints } from '../route-input.js';
 import { currencyOf, startDayOf, vehicleOf } from '../price-inputs.js';
 import { aroundInto, haversineMeters } from '../../domain/stations/geo.js';
 import { Route } from '../../domain/stations/corridor.js';
 import { DEFAULT_CHARGE_PRICE_OPTIONS } from '../../domain/pricing/index.js';
 import type { StationPricesTask } from '../../pool/protocol.js';
-import { validateArea, validateRoute, type AreaAttributes, type RouteAttributes, type SearchBody } from './area-prices.schema.js';
+import { validateArea, validateRoute, type AreaAttributes, type SearchBody } from './area-prices.schema.js';
 
 const A = '/data/attributes';
 const HEAD_LENGTH = Buffer.byteLength('{"data":[');
@@ -186,48 +186,4 @@ export function areaPricesRoutes(ctx: AppContext): RouteDef[] {
     { method: 'POST', path: '/v1/charge_prices/area', groups: ['ReadCosts'], body: true, priceWork: true, fresh: true, formats: ['geojson'], handler: area },
     { method: 'POST', path: '/v1/charge_prices/route', groups: ['ReadCosts'], body: true, priceWork: true, fresh: true, formats: ['geojson'], handler: route },
   ];
-}
-
-/** The route as [longitude, latitude] points: decoded polyline (precision 5) or coordinates. */
-function routePoints(r: RouteAttributes['route']): [number, number][] {
-  const P = `${A}/route`;
-  if ((r.polyline === undefined) === (r.coordinates === undefined)) throw badPointer(P, 'give exactly one of route.polyline and route.coordinates');
-  let pts: [number, number][];
-  if (r.coordinates !== undefined) {
-    pts = r.coordinates.map((c) => [c[0], c[1]]);
-    pts.forEach(([lo, la], k) => {
-      if (!(Math.abs(la) <= 90 && Math.abs(lo) <= 180)) throw badPointer(`${P}/coordinates/${k}`, `${P}/coordinates/${k} must be [longitude, latitude] in range`);
-    });
-  } else {
-    let decoded: [number, number][];
-    try {
-      decoded = polyline.decode(r.polyline!, 5);
-    } catch {
-      throw badPointer(`${P}/polyline`, 'route.polyline is not an encoded polyline');
-    }
-    if (!validPolyline(r.polyline!)) throw badPointer(`${P}/polyline`, 'route.polyline is not an encoded polyline');
-    pts = decoded.map(([lat, lon]) => [lon, lat]);
-    for (const [lon, lat] of pts) {
-      if (!(Math.abs(lat) <= 90 && Math.abs(lon) <= 180)) throw badPointer(`${P}/polyline`, 'route.polyline decodes to coordinates out of range');
-    }
-    if (pts.length > 10_000) throw badPointer(`${P}/polyline`, 'route.polyline has more than 10000 points');
-  }
-  if (pts.length < 2) throw badPointer(r.polyline !== undefined ? `${P}/polyline` : `${P}/coordinates`, 'a route needs at least 2 points');
-  return pts;
-}
-
-/**
- * An encoded polyline is characters 63–126 whose 5-bit groups end each value (a character below
- * 95 ends one), with an even number of values; the decoder accepts anything, so check here.
- */
-function validPolyline(s: string): boolean {
-  let values = 0;
-  let open = false;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 63 || c > 126) return false;
-    open = c >= 95;
-    if (!open) values++;
-  }
-  return !open && values % 2 === 0;
 }

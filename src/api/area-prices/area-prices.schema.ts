@@ -1,7 +1,7 @@
 /** JSON Schemas of the area and route price searches (D110–D113), compiled once. */
-import { batteryRange, bool, currency, envelope, startTime, toMany, toOne } from '../jsonapi/schemas.js';
+import { batteryRange, envelope, toMany, toOne } from '../jsonapi/schemas.js';
 import { compile } from '../jsonapi/validate.js';
-import { startDate } from '../price-inputs.js';
+import { refinementSchema, routeSchema } from '../route-input.js';
 
 export const MAX_AREA_TARIFFS = 200;
 
@@ -50,27 +50,9 @@ export interface SearchBody<T> {
 
 const lat = { type: 'number', minimum: -90, maximum: 90 } as const;
 const lon = { type: 'number', minimum: -180, maximum: 180 } as const;
-const power = { type: 'number', exclusiveMinimum: 0, maximum: 10000 } as const;
-const names = (max: number) => ({ type: 'array', minItems: 1, maxItems: max, items: { type: 'string', minLength: 1, maxLength: 200 } }) as const;
 
 /** What both searches share: pricing inputs (as the bulk preview, D50) and station refinements (D26). */
-const common = {
-  battery_range: batteryRange,
-  currency,
-  start_time: startTime,
-  start_date: startDate,
-  allow_unbalanced_load: bool,
-  include_direct_payment: bool,
-  charge_points_power_lte: power,
-  charge_points_power_gte: power,
-  plugs: names(50),
-  operator_ids: names(1000),
-  country: { type: 'string', pattern: '^[A-Za-z]{2}$' },
-  free_parking: bool,
-  free_charging: bool,
-  facilities: names(50),
-  parking_type: { type: 'string', minLength: 1, maxLength: 100 },
-} as const;
+const common = { battery_range: batteryRange, ...refinementSchema } as const;
 
 const relationships = {
   type: 'object',
@@ -115,15 +97,7 @@ export const validateRoute = compile<SearchBody<RouteAttributes>>(
     'route_price_preview_request',
     {
       ...common,
-      route: {
-        type: 'object',
-        additionalProperties: false,
-        properties: {
-          polyline: { type: 'string', minLength: 1, maxLength: 200_000 },
-          coordinates: { type: 'array', minItems: 2, maxItems: 10_000, items: { type: 'array', minItems: 2, maxItems: 2, items: { type: 'number' } } },
-        },
-      },
-      corridor: { type: 'number', minimum: 1, maximum: 20_000 },
+      ...routeSchema,
       sort: { enum: ['route', 'price'] },
       limit: { type: 'integer', minimum: 1, maximum: 1000 },
     },

@@ -17,6 +17,7 @@ export const ERROR_CODES = [
   'UNAUTHORIZED',
   'PRODUCT_SOURCE_NOT_FOUND',
   'PRODUCT_SOURCE_ALREADY_USED',
+  'NO_TRIP_PLAN',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -37,6 +38,7 @@ export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   UNAUTHORIZED: 401,
   PRODUCT_SOURCE_NOT_FOUND: 404,
   PRODUCT_SOURCE_ALREADY_USED: 409,
+  NO_TRIP_PLAN: 422,
 };
 
 export interface ErrorSource {

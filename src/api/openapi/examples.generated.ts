@@ -8,8 +8,8 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
         "type": "company",
         "attributes": {
           "name": "Example Mobility",
-          "created_at": 1795767806485,
-          "updated_at": 1795767806485,
+          "created_at": 1795944193579,
+          "updated_at": 1795944193579,
           "version": 1,
           "url": null,
           "is_cpo": false,
@@ -45,8 +45,8 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
         "type": "tariff",
         "attributes": {
           "name": "Example Flex",
-          "created_at": 1795767806588,
-          "updated_at": 1795767806588,
+          "created_at": 1795944194092,
+          "updated_at": 1795944194092,
           "version": 1,
           "monthly_min_sales": 0,
           "monthly_fee": 0,
@@ -129,7 +129,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "allow_unbalanced_load": false,
           "include_direct_payment": false,
           "charge_points_power_lte": null,
-          "expires_at": "2026-12-04T08:23:26.628Z"
+          "expires_at": "2026-12-06T09:23:14.299Z"
         },
         "relationships": {
           "tariffs": {
@@ -159,11 +159,11 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
       "status": "ok",
       "snapshot": {
         "format_version": 4,
-        "version": "dcc173061041ab8a",
+        "version": "c56205466c0f666f",
         "built_at": "2022-12-05T00:00:00.000Z",
         "rates_date": "2024-12-31"
       },
-      "uptime_seconds": 0.78
+      "uptime_seconds": 3.25
     }
   },
   "GET /ready": {
@@ -176,7 +176,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
         "live_store": "ok"
       },
       "snapshot": {
-        "version": "dcc173061041ab8a"
+        "version": "c56205466c0f666f"
       }
     }
   },
@@ -186,7 +186,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
       "meta": {
         "attribution": "Charging station data: © Bundesnetzagentur, Ladesäulenregister (as of 2019-07-19), licensed under CC BY 4.0 (https://creativecommons.org/licenses/by/4.0/); and data.gouv.fr / Etalab, Fichier consolidé des Bornes de Recharge pour Véhicules Électriques (as of 2022-12-05), Licence Ouverte 2.0 (https://www.etalab.gouv.fr/licence-ouverte-open-licence/). Charge point powers for part of the French stations: loco-philippe/IRVE (© 2024 Philippe Thomy, MIT license; IRVE / QualiCharge data). Data modified: normalized, grouped into stations, plug names and powers harmonized, most French powers estimated p…",
         "snapshot": {
-          "version": "dcc173061041ab8a",
+          "version": "c56205466c0f666f",
           "built_at": "2022-12-05T00:00:00.000Z"
         }
       }
@@ -194,7 +194,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
   },
   "GET /metrics": {
     "status": 200,
-    "body": "# HELP process_cpu_user_seconds_total Total user CPU time spent in seconds.\n# TYPE process_cpu_user_seconds_total counter\nprocess_cpu_user_seconds_total 0.489196\n\n# HELP process_cpu_system_seconds_total Total system CPU time spent in seconds.\n# TYPE process_cpu_system_seconds_total counter\nprocess_cpu_system_seconds_total 0.111781\n\n# HELP process_cpu_seconds_total Total user and system CPU time spent in seconds.\n# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total 0.600977\n\n# HELP process_start_time_seconds Start time of the process since unix epoch in seconds.\n# TYPE process_sta…"
+    "body": "# HELP process_cpu_user_seconds_total Total user CPU time spent in seconds.\n# TYPE process_cpu_user_seconds_total counter\nprocess_cpu_user_seconds_total 0.522498\n\n# HELP process_cpu_system_seconds_total Total system CPU time spent in seconds.\n# TYPE process_cpu_system_seconds_total counter\nprocess_cpu_system_seconds_total 0.024816\n\n# HELP process_cpu_seconds_total Total user and system CPU time spent in seconds.\n# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total 0.547314\n\n# HELP process_start_time_seconds Start time of the process since unix epoch in seconds.\n# TYPE process_sta…"
   },
   "GET /openapi.json": {
     "status": 200,
@@ -351,7 +351,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
       "meta": {
         "more_available": true,
         "disabled_ext_b_countries": [],
-        "snapshot_version": "dcc173061041ab8a"
+        "snapshot_version": "c56205466c0f666f"
       },
       "links": {
         "self": "/v1/charging_stations?filter[latitude]=48.8566&filter[longitude]=2.3522&filter[radius]=1000&page[size]=2&page[number]=1",
@@ -423,7 +423,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
       "meta": {
         "more_available": true,
         "disabled_ext_b_countries": [],
-        "snapshot_version": "dcc173061041ab8a"
+        "snapshot_version": "c56205466c0f666f"
       },
       "links": {
         "self": "/v1/charging_stations/clusters?filter[latitude.gte]=48.7&filter[latitude.lte]=49&filter[longitude.gte]=2.1&filter[longitude.lte]=2.6&page[size]=3&zoom=9&page[number]=1",
@@ -454,8 +454,8 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
         55.7
       ],
       "center": [
-        6.718390264811959,
-        50.899911024729576,
+        6.6907170646663285,
+        50.89314857682365,
         5
       ],
       "attribution": "Charging station data: © Bundesnetzagentur, Ladesäulenregister (as of 2019-07-19), licensed under CC BY 4.0 (https://creativecommons.org/licenses/by/4.0/); and data.gouv.fr / Etalab, Fichier consolidé des Bornes de Recharge pour Véhicules Électriques (as of 2022-12-05), Licence Ouverte 2.0 (https://www.etalab.gouv.fr/licence-ouverte-open-licence/). Charge point powers for part of the French stations: loco-philippe/IRVE (© 2024 Philippe Thomy, MIT license; IRVE / QualiCharge data). Data modified: normalized, grouped into stations, plug names and powers harmonized, most French powers estimated p…",
@@ -512,7 +512,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "allow_unbalanced_load": false,
           "include_direct_payment": false,
           "charge_points_power_lte": null,
-          "expires_at": "2026-12-04T08:23:26.628Z"
+          "expires_at": "2026-12-06T09:23:14.299Z"
         },
         "relationships": {
           "tariffs": {
@@ -606,7 +606,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
         }
       ],
       "meta": {
-        "snapshot_version": "dcc173061041ab8a"
+        "snapshot_version": "c56205466c0f666f"
       }
     }
   },
@@ -665,15 +665,15 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
             "year": 2022,
             "month": 12,
             "emp_count": 25,
-            "cpo_count": 59,
+            "cpo_count": 58,
             "charge_points": [
               {
                 "type": "total",
-                "count": 2858
+                "count": 2843
               },
               {
                 "type": "ac",
-                "count": 2657
+                "count": 2642
               }
             ],
             "top_cpos_by_charge_points": [
@@ -686,7 +686,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
                   },
                   {
                     "cpo_id": "9ba7490d-a6ec-583c-aed1-d053b47f8261",
-                    "count": 591
+                    "count": 579
                   }
                 ]
               },
@@ -699,7 +699,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
                   },
                   {
                     "cpo_id": "9ba7490d-a6ec-583c-aed1-d053b47f8261",
-                    "count": 577
+                    "count": 565
                   }
                 ]
               }
@@ -1230,7 +1230,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "type": "station_tariff_details",
           "attributes": {
             "country": "FR",
-            "updated_at": 1795767805887,
+            "updated_at": 1795944191144,
             "is_roaming": true,
             "tariff_level": "country",
             "restricted_segments": [
@@ -1306,7 +1306,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "type": "station_tariff_details",
           "attributes": {
             "country": "FR",
-            "updated_at": 1795767805887,
+            "updated_at": 1795944191144,
             "is_roaming": true,
             "tariff_level": "country",
             "restricted_segments": [
@@ -1457,8 +1457,8 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "type": "tariff",
           "attributes": {
             "name": "Currago Roam Flex",
-            "created_at": 1795767805887,
-            "updated_at": 1795767805887,
+            "created_at": 1795944191144,
+            "updated_at": 1795944191144,
             "version": 1,
             "monthly_min_sales": 0,
             "monthly_fee": 0,
@@ -1593,8 +1593,8 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
           "type": "company",
           "attributes": {
             "name": "TOTALENERGIES",
-            "created_at": 1795767805873,
-            "updated_at": 1795767805873,
+            "created_at": 1795944191098,
+            "updated_at": 1795944191098,
             "version": 1,
             "url": null,
             "is_cpo": true,
@@ -1858,7 +1858,7 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
       "data": null,
       "status_code": 1000,
       "status_message": "Success",
-      "timestamp": "2026-11-27T08:23:27.174Z"
+      "timestamp": "2026-11-29T09:23:16.144Z"
     }
   },
   "PATCH /ocpi/2.2.1/locations/:country_code/:party_id/:location_id/:evse_uid": {
@@ -1867,31 +1867,154 @@ export const EXAMPLE_RESPONSES: Readonly<Record<string, { status: number; body: 
       "data": null,
       "status_code": 1000,
       "status_message": "Success",
-      "timestamp": "2026-11-27T08:23:27.174Z"
+      "timestamp": "2026-11-29T09:23:16.145Z"
     }
-  },
-  "GET /account/reset": {
-    "status": 200,
-    "body": "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>Set a new password</title>\n<style>body{font:16px/1.5 system-ui,sans-serif;max-width:28rem;margin:4rem auto;padding:0 1rem;color:#222}\ninput{display:block;width:100%;padding:.5rem;margin:.25rem 0 1rem;box-sizing:border-box}button{padding:.5rem 1rem}\n#msg{margin-top:1rem}</style></head>\n<body><h1>Set a new password</h1>\n<form id=\"reset\" data-token=\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\" data-action=\"/account/reset\">\n<label>New password <input id=\"password\"…"
   },
   "GET /account/reset.js": {
     "status": 200,
     "body": "'use strict';\n(function () {\n  var form = document.getElementById('reset');\n  var msg = document.getElementById('msg');\n  form.addEventListener('submit', function (ev) {\n    ev.preventDefault();\n    var pw = document.getElementById('password').value;\n    if (pw !== document.getElementById('again').value) { msg.textContent = 'The two passwords differ.'; return; }\n    var body = { data: { type: 'password_reset', attributes: { token: form.dataset.token, password: pw } } };\n    fetch(form.dataset.action, { method: 'POST', headers: { 'Content-Type': 'application/vnd.api+json' }, body: JSON.stringif…"
+  },
+  "POST /v1/trip_plans": {
+    "status": 200,
+    "body": {
+      "data": {
+        "id": "8151b10e0d2b02d391d227f5c1c68e57",
+        "type": "trip_plan",
+        "attributes": {
+          "stops": [
+            {
+              "station_id": "fe744711-c0cc-5105-afa2-fb1873146166",
+              "charge_point": {
+                "plug": "type2",
+                "power": 7
+              },
+              "tariff_id": "18663f49-0af6-550d-9681-4af1727bdf22",
+              "arrival_soc": 11.889420699663292,
+              "charge_from_soc": 10,
+              "departure_soc": 15,
+              "energy": 4.51,
+              "charging_minutes": 73.13513513513513,
+              "price": 2.6609,
+              "distance": 0,
+              "detour": 996.4288601769316,
+              "detour_minutes": 1.1957146322123178
+            }
+          ],
+          "totals": {
+            "price": 2.6609,
+            "charging_minutes": 73.13513513513513,
+            "detour": 996.4288601769316,
+            "detour_minutes": 1.1957146322123178,
+            "arrival_soc": 12.585761683796465,
+            "cost": 2.6609
+          },
+          "currency": "EUR",
+          "distance": 10379.123038520871
+        },
+        "relationships": {
+          "charging_stations": {
+            "data": [
+              {
+                "type": "charging_station",
+                "id": "fe744711-c0cc-5105-afa2-fb1873146166"
+              }
+            ]
+          }
+        }
+      },
+      "included": [
+        {
+          "id": "fe744711-c0cc-5105-afa2-fb1873146166",
+          "type": "charging_station",
+          "attributes": {
+            "name": "Paris | Rue de la Fédération 10",
+            "latitude": 48.85482,
+            "longitude": 2.290405,
+            "country": "FR",
+            "address": "10 Rue de la Fédération 75015 Paris",
+            "free_parking": null,
+            "free_charging": false,
+            "evse_operator": "FR*V75",
+            "evse_ids": [],
+            "charge_points": [
+              {
+                "plug": "type2",
+                "energy_type": "ac",
+                "power": 7,
+                "count": 6,
+                "evse_ids": [],
+                "available_count": null
+              },
+              {
+                "plug": "schuko",
+                "energy_type": "ac",
+                "power": 3.7,
+                "count": 6,
+                "evse_ids": [],
+                "available_count": null
+              }
+            ],
+            "facilities": [],
+            "parking_type": "on_street",
+            "created_at": 1670198400000,
+            "updated_at": 1670198400000,
+            "version": 1,
+            "source_label": "irve"
+          },
+          "relationships": {
+            "operator": {
+              "data": {
+                "type": "company",
+                "id": "ac96f6c4-8933-5e71-b606-46d3d63b8777"
+              }
+            }
+          },
+          "meta": {
+            "branding": null
+          }
+        },
+        {
+          "id": "ac96f6c4-8933-5e71-b606-46d3d63b8777",
+          "type": "company",
+          "attributes": {
+            "name": "TOTALENERGIES"
+          }
+        }
+      ],
+      "meta": {
+        "model": {
+          "vehicle": "01de7c99-366b-4084-909d-5723aad78668",
+          "usable_battery": 82,
+          "consumption": 18.2,
+          "start_soc": 12,
+          "min_soc": 10,
+          "max_soc": 80,
+          "soc_step": 5,
+          "time_value": 0,
+          "detour_speed": 50,
+          "corridor": 2000,
+          "currency": "EUR",
+          "start_time": 720
+        },
+        "stations_considered": 353,
+        "stations_priced": 347
+      }
+    }
   },
   "POST /admin/snapshot": {
     "status": 200,
     "body": {
       "data": {
         "type": "snapshots",
-        "id": "dcc173061041ab8a",
+        "id": "c56205466c0f666f",
         "attributes": {
-          "version": "dcc173061041ab8a",
+          "version": "c56205466c0f666f",
           "built_at": "2022-12-05T00:00:00.000Z",
-          "file": "/tmp/cps-openapi-w7pJdE/sample.sqlite",
-          "stations": 1941,
+          "file": "/tmp/cps-openapi-3JHk5H/sample.sqlite",
+          "stations": 1933,
           "generation": 1,
-          "load_ms": 57,
-          "swap_ms": 55.19
+          "load_ms": 31,
+          "swap_ms": 146.83
         }
       }
     }

@@ -52,6 +52,7 @@ const named = (S: typeof Schemas): readonly (readonly [string, object])[] => [
   ['AreaPricePreview', S.AreaPreview],
   ['RoutePricePreview', S.RoutePreview],
   ['CdrCost', S.CdrCostAttributes],
+  ['TripPlan', S.TripPlan],
   ['PriceProfile', S.PriceProfile],
   ['CarV1', S.CarV1],
   ['CarV2', S.CarV2],
@@ -80,6 +81,7 @@ const ERROR_TEXT: Record<string, string> = {
   '409': 'Version conflict: `version` must be the stored version + 1, or 1 to create (D47); or a conflicting operation',
   '413': 'Body too large',
   '415': 'Content type not JSON, or the JSON:API type with a parameter other than `profile` (D12, D236)',
+  '422': 'No trip plan reaches the destination (D271): `meta.runs_out` says where the car runs out',
   '429': 'Rate limit exceeded (`Retry-After`; `RateLimit` and `RateLimit-Policy` state the limits, D217)',
   '500': 'The pricing worker of this request died; it is replaced and the service keeps serving (no internals in the answer)',
   '503': 'Overloaded or storage unavailable (`Retry-After`)',
@@ -96,6 +98,7 @@ const ERROR_EXAMPLE: Record<string, { code: string; title: string; source?: Reco
   '409': { code: 'VERSION_CONFLICT', title: 'Version conflict' },
   '413': { code: 'PAYLOAD_TOO_LARGE', title: 'request body too large' },
   '415': { code: 'UNSUPPORTED_MEDIA_TYPE', title: 'unsupported media type' },
+  '422': { code: 'NO_TRIP_PLAN', title: 'no trip plan reaches the destination' },
   '429': { code: 'TOO_MANY_REQUESTS', title: 'rate limit exceeded' },
   '500': { code: 'INTERNAL_SERVER_ERROR', title: 'internal error (request cps-1a2b-4f)' },
   '503': { code: 'SERVICE_UNAVAILABLE', title: 'overloaded, retry later' },
@@ -152,9 +155,10 @@ function operation(r: RouteDef, doc: OperationDoc, S: typeof Schemas): Operation
   if (r.cache !== undefined) responses['304'] = NOT_MODIFIED;
   // Errors in D5's shape, as JSON:API's type too where the route negotiates (E) or as JSON only (J); the account client's shape (C).
   const kind = r.clientErrors === true ? 'C' : jsonApiRoute(r) ? 'E' : 'J';
-  for (const s of [...errorsOf(r, doc), ...(doc.errors ?? [])].sort()) {
+  const own = doc.errorSchemas?.(S) ?? {};
+  for (const s of [...errorsOf(r, doc), ...(doc.errors ?? []), ...Object.keys(own)].sort()) {
     // 405 comes from the router, before a route's own error shape applies: always D5's shape.
-    responses[s] = doc.pageErrors?.includes(s) === true ? pageError(s) : { $ref: `#/components/responses/${s === '405' ? 'E' : kind}${s}` };
+    responses[s] = doc.pageErrors?.includes(s) === true ? pageError(s) : s in own ? ownError(s, own[s]) : { $ref: `#/components/responses/${s === '405' ? 'E' : kind}${s}` };
   }
   return {
     operationId: `${r.method.toLowerCase()}${r.path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
@@ -174,6 +178,11 @@ function operation(r: RouteDef, doc: OperationDoc, S: typeof Schemas): Operation
     responses,
     'x-example-request': { path: doc.example.path, ...(doc.example.headers ? { headers: doc.example.headers } : {}), ...(doc.example.stateful ? { stateful: true } : {}) },
   };
+}
+
+/** An error with a document of its own (both JSON types, D236). */
+function ownError(status: string, schema: object): ResponseDoc {
+  return { description: ERROR_TEXT[status], headers: errorHeaders(status), content: { [JSON_MEDIA]: { schema }, [JSON_API_MEDIA]: { schema } } };
 }
 
 /** An error answered as a page (the account links of a mail, D209). */

@@ -20,6 +20,7 @@ import { profileId, validateProfile } from '../tiles/price-profiles.js';
 import { DEFAULT_CHARGE_PRICE_OPTIONS } from '../../domain/pricing/index.js';
 import { CSV_COLUMNS } from '../station-features.js';
 import type * as Schemas from '../schemas/index.js';
+import { TRIP_OPERATIONS } from './trip-operations.js';
 import {
   emailAuthenticationSchema, productsSchema, refreshAuthenticationSchema, resetSchema, settingsSchema, signupSchema, triggerResetSchema, wrappedSettingsSchema,
 } from '../accounts/accounts.schema.js';
@@ -50,6 +51,8 @@ export interface OperationDoc {
   response?: (s: typeof Schemas) => object;
   /** Other success statuses with the same body, and what they mean (200 of a PUT that updates). */
   alsoSuccess?: Readonly<Record<string, string>>;
+  /** Error statuses with a document of their own (beyond D5's), by status: added to the operation's errors. */
+  errorSchemas?: (s: typeof Schemas) => Readonly<Record<string, object>>;
   /** Error statuses beyond those the route table implies (401 of the account routes). */
   errors?: readonly string[];
   /** Error statuses answered as an HTML page rather than a JSON document (the account links). */
@@ -725,4 +728,5 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     example: { path: '/ocpi/2.2.1/locations/DK/FIX/LOC1/E1', body: { status: 'AVAILABLE' } },
   },
   ...ACCOUNT_DOCS,
+  ...TRIP_OPERATIONS,
 };

@@ -5,3 +5,4 @@ export * from './tariffs.js';
 export * from './prices.js';
 export * from './service.js';
 export * from './geojson.js';
+export * from './trips.js';

@@ -2,6 +2,7 @@
  * `GET /map` and `GET /map/:file` (D195): a map of the stations drawn by MapLibre GL JS from the
  * service's own tiles, every file served by the service itself (MapLibre from the npm package,
  * country outlines from world-atlas); no key in the page: it is typed in and kept for the tab only.
+ * Two clicks plan a trip between them (D267–E, a straight route) and draw its stops.
  */
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -25,6 +26,7 @@ html, body { margin: 0; height: 100%; font: 14px system-ui, sans-serif; }
 #map { position: absolute; inset: 0; }
 #panel { position: absolute; top: 10px; left: 10px; z-index: 2; background: #fff; padding: 8px 10px; border-radius: 6px; box-shadow: 0 1px 4px rgba(0,0,0,.3); max-width: 340px; }
 #panel input { width: 12em; }
+#panel input[type=checkbox] { width: auto; }
 #panel label { display: block; margin-top: 4px; }
 #status { color: #555; margin-top: 4px; }
 .prices { max-height: 220px; overflow: auto; margin: 4px 0 0; padding-left: 18px; }
@@ -38,6 +40,9 @@ html, body { margin: 0; height: 100%; font: 14px system-ui, sans-serif; }
 <input id="duration" type="number" min="1" max="1440" value="60" style="width:5em"> min</label>
 <button type="submit">Show stations</button></form>
 <div id="status">Type a key of group ReadStations to draw the stations (with ReadCosts: coloured by price).</div>
+<form id="tripform"><label><input id="trip" type="checkbox"> Plan a trip (ReadCosts): click a start and a destination; the route is the straight line between them</label>
+<label>Car <input id="car" value="01de7c99-366b-4084-909d-5723aad78668"> start <input id="startsoc" type="number" min="0" max="100" value="80" style="width:4em"> %</label></form>
+<div id="tripinfo"></div>
 </div>
 <script src="/map/maplibre-gl.js"></script>
 <script src="/map/map.js"></script>
@@ -125,6 +130,49 @@ map.on('click', 'stations', (e) => showStation(e.features[0].properties.id, e.fe
 for (const l of ['clusters', 'stations']) {
   map.on('mouseenter', l, () => { map.getCanvas().style.cursor = 'pointer'; });
   map.on('mouseleave', l, () => { map.getCanvas().style.cursor = ''; });
+}
+// Trip plans (D267–E): two clicks on the map (not on a station) are the route's ends; the plan's
+// GeoJSON draws the straight route and the stops, the panel lists them with their prices.
+let tripPoints = [];
+map.on('click', (e) => {
+  if (!$('trip').checked || !key) return;
+  const layers = ['clusters', 'stations'].filter((l) => map.getLayer(l));
+  if (layers.length > 0 && map.queryRenderedFeatures(e.point, { layers }).length > 0) return;
+  tripPoints.push([e.lngLat.lng, e.lngLat.lat]);
+  if (tripPoints.length === 1) {
+    $('tripinfo').textContent = 'Start set: click the destination.';
+    drawTrip({ type: 'FeatureCollection', features: [{ type: 'Feature', geometry: { type: 'Point', coordinates: tripPoints[0] }, properties: { kind: 'start' } }] });
+    return;
+  }
+  const route = tripPoints;
+  tripPoints = [];
+  planTrip(route);
+});
+function drawTrip(fc) {
+  const src = map.getSource('trip');
+  if (src) return src.setData(fc);
+  map.addSource('trip', { type: 'geojson', data: fc });
+  map.addLayer({ id: 'trip-line', type: 'line', source: 'trip', filter: ['==', ['geometry-type'], 'LineString'], paint: { 'line-color': '#3949ab', 'line-width': 4 } });
+  map.addLayer({ id: 'trip-stops', type: 'circle', source: 'trip', filter: ['==', ['geometry-type'], 'Point'], paint: { 'circle-color': '#3949ab', 'circle-radius': 9, 'circle-stroke-color': '#fff', 'circle-stroke-width': 2 } });
+}
+async function planTrip(route) {
+  $('tripinfo').textContent = 'Planning…';
+  const body = { data: { type: 'trip_plan_request', attributes: { route: { coordinates: route }, start_soc: Number($('startsoc').value) },
+    relationships: { vehicle: { data: { type: 'car', id: $('car').value.trim() } } } } };
+  const r = await fetch(origin + '/v1/trip_plans', { method: 'POST', headers: { 'api-key': key, 'Content-Type': 'application/json', Accept: 'application/geo+json' }, body: JSON.stringify(body) });
+  const doc = await r.json();
+  if (!r.ok) {
+    const e = doc.errors && doc.errors[0];
+    drawTrip({ type: 'FeatureCollection', features: [{ type: 'Feature', geometry: { type: 'LineString', coordinates: route }, properties: {} }] });
+    $('tripinfo').textContent = 'No plan: ' + (e ? e.title + (e.detail ? ' (' + e.detail + ')' : '') : 'HTTP ' + r.status);
+    return;
+  }
+  drawTrip(doc);
+  window.cpsTrip = doc;
+  const t = doc.features[0].properties;
+  const stops = doc.features.filter((f) => f.properties.kind === 'stop');
+  $('tripinfo').innerHTML = '<b>' + (t.distance / 1000).toFixed(1) + ' km, ' + stops.length + ' stop(s), ' + t.price.toFixed(2) + ' ' + esc(t.currency) + ', arrival at ' + t.arrival_soc.toFixed(0) + ' %</b>' +
+    '<ol id="tripstops" class="prices">' + stops.map((f) => { const p = f.properties; return '<li>' + esc(p.name) + ': ' + p.charge_from_soc + ' → ' + p.departure_soc + ' %, ' + p.charging_minutes.toFixed(0) + ' min, ' + p.price.toFixed(2) + ' ' + esc(t.currency) + '</li>'; }).join('') + '</ol>';
 }
 async function showStation(id, at, tile) {
   const popup = new maplibregl.Popup({ maxWidth: '360px' }).setLngLat(at).setHTML('Loading…').addTo(map);

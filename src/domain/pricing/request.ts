@@ -48,7 +48,7 @@ export interface Candidates {
   roaming: boolean[];
 }
 
-function passesFilters(b: CompiledTariff, q: CandidateQuery, countryIndex: number, rates: RateTable): boolean {
+export function passesFilters(b: CompiledTariff, q: CandidateQuery, countryIndex: number, rates: RateTable): boolean {
   const o = q.options;
   if (!o.provider_customer_tariffs && b.providerCustomerOnly) return false;
   if (!o.foreign_tariffs && b.supportedCountries.length > 0 && !b.supportedCountries.includes(countryIndex)) return false;

@@ -72,6 +72,15 @@ export class Route {
     this.length = total;
   }
 
+  /** The [longitude, latitude] at `metres` along the route (clamped to its ends), linear within a segment. */
+  pointAt(metres: number): [number, number] {
+    const segs = this.n - 1;
+    let k = 0;
+    while (k < segs - 1 && this.cum[k] + this.len[k] < metres) k++;
+    const t = this.len[k] === 0 ? 0 : Math.min(1, Math.max(0, (metres - this.cum[k]) / this.len[k]));
+    return [this.lon[k] + t * (this.lon[k + 1] - this.lon[k]), this.lat[k] + t * (this.lat[k + 1] - this.lat[k])];
+  }
+
   /** Distance (m) from a point to segment k and the route length to its nearest point; writes into `out`. */
   private toSegment(k: number, lon: number, lat: number, out: Float64Array): void {
     const c = this.cosMid[k];
