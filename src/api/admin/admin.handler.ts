@@ -13,10 +13,10 @@ import type { AppContext } from '../context.js';
 import { ApiError, badPointer } from '../jsonapi/errors.js';
 import { compile } from '../jsonapi/validate.js';
 import { json, type ApiRequest, type ApiResponse, type RouteDef } from '../types.js';
-import { SwapError, type ClusterAnswer, type SnapshotControl, type SwapResult } from './snapshot-control.js';
+import { SwapError, type ClusterAnswer, type SnapshotControl, type SwapResult } from '../snapshot-control.js';
 import type { SwapSource } from '../../storage/snapshot-swaps.js';
 
-export { SwapError, type ClusterControl, type SnapshotControl, type SwapFailure, type SwapResult } from './snapshot-control.js';
+export { SwapError, type ClusterControl, type SnapshotControl, type SwapFailure, type SwapResult } from '../snapshot-control.js';
 
 interface ReloadAttributes {
   path?: string;
