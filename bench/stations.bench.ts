@@ -21,7 +21,7 @@ import { StationIndex } from '../src/domain/stations/index.js';
 import { haversineMeters } from '../src/domain/stations/geo.js';
 import { StationPageWriter } from '../src/api/station-page.js';
 import { csvOfFeatures, FeatureWriter, featuresFromPage } from '../src/api/station-features.js';
-import { CsvWriter } from '../src/api/station-csv.js';
+import { CsvWriter } from '../src/api/stations/station-csv.js';
 import { Snapshot } from '../src/storage/snapshot.js';
 
 const ROOT = (() => {

@@ -10,7 +10,10 @@
 // - an import cycle between files (strongly connected files of the import graph);
 // - an import between feature folders of src/api (src/api/<feature>/…): a feature imports its own
 //   folder, the shared modules directly in src/api, src/api/jsonapi and src/api/schemas, and the layers below.
-//   src/api/openapi describes every feature's requests and may import them.
+//   src/api/openapi describes every feature's requests and may import them;
+// - an import of a feature folder by the shared kit of src/api (its own files, jsonapi/, schemas/):
+//   only the tables that gather the features, routes.ts (the routes) and price-work.ts (the
+//   pricing workers' tasks), import them.
 //
 //   npm run arrows [-- --json]
 import fs from 'node:fs';
@@ -18,7 +21,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { scriptArgs } from './args.mjs';
 
-const USAGE = 'usage: npm run arrows [-- --json]  the import arrows between parts; exit 1 on an upward arrow, a cycle or an import between feature folders';
+const USAGE = 'usage: npm run arrows [-- --json]  the import arrows between parts; exit 1 on an upward arrow, a cycle, an import between feature folders or of a feature by the shared kit of src/api';
 const args = scriptArgs({ json: { type: 'boolean' } }, USAGE);
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -147,10 +150,23 @@ for (const [from, targets] of graph) {
     if (b !== null && b !== a && !SHARED_API.has(b)) crossFeature.push(`${from} → ${to}`);
   }
 }
+/** The files of src/api that gather the features. */
+const GATHERERS = new Set(['src/api/routes.ts', 'src/api/price-work.ts']);
+/** @param {string} file */
+const inSharedKit = (file) => /^src\/api\/[^/]+\.ts$/.test(file) || SHARED_API.has(featureOf(file) ?? '');
+/** @type {string[]} */
+const kitToFeature = [];
+for (const [from, targets] of graph) {
+  if (!inSharedKit(from) || GATHERERS.has(from)) continue;
+  for (const to of targets) {
+    const b = featureOf(to);
+    if (b !== null && !SHARED_API.has(b)) kitToFeature.push(`${from} → ${to}`);
+  }
+}
 const cycleGroups = cycles();
 
 if (args.json) {
-  console.log(JSON.stringify({ arrows: rows.map((e) => ({ ...e, files: [...e.files] })), upward: upward.map((e) => `${e.from} → ${e.to}`), cycles: cycleGroups, crossFeature }, null, 1));
+  console.log(JSON.stringify({ arrows: rows.map((e) => ({ ...e, files: [...e.files] })), upward: upward.map((e) => `${e.from} → ${e.to}`), cycles: cycleGroups, crossFeature, kitToFeature }, null, 1));
 } else {
   console.log(`${rows.length} arrows between parts, ${rows.reduce((s, e) => s + e.count, 0)} imports:`);
   for (const e of rows) console.log(`  ${e.from} → ${e.to}: ${e.count}`);
@@ -160,5 +176,7 @@ if (args.json) {
   for (const g of cycleGroups) console.log(`  ${g.join(' ⇄ ')}`);
   console.log(`\n${crossFeature.length} imports between feature folders of src/api:`);
   for (const e of crossFeature) console.log(`  ${e}`);
+  console.log(`\n${kitToFeature.length} imports of feature folders by the shared kit of src/api:`);
+  for (const e of kitToFeature) console.log(`  ${e}`);
 }
-if (upward.length > 0 || cycleGroups.length > 0 || crossFeature.length > 0) process.exitCode = 1;
+if (upward.length > 0 || cycleGroups.length > 0 || crossFeature.length > 0 || kitToFeature.length > 0) process.exitCode = 1;

@@ -8,7 +8,7 @@
 import os from 'node:os';
 import type { Logger } from 'pino';
 import { insideSnapshotDir } from './api/admin/admin.handler.js';
-import { SwapError, type ClusterAnswer, type ClusterControl, type ReplicaOutcome, type SwapResult } from './api/admin/snapshot-control.js';
+import { SwapError, type ClusterAnswer, type ClusterControl, type ReplicaOutcome, type SwapResult } from './api/snapshot-control.js';
 import type { SharedSwaps, SwapOutcome, SwapSource } from './storage/snapshot-swaps.js';
 import type { SnapshotSwap } from './snapshot-swap.js';
 

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { SwapError } from './api/admin/snapshot-control.js';
+import { SwapError } from './api/snapshot-control.js';
 
 /** The local file holding the snapshot of `url` with SHA-256 `sha256`; rejects with SwapError. */
 export async function downloadSnapshot(dataDir: string, url: string, sha256: string, timeoutMs: number): Promise<string> {

@@ -14,7 +14,7 @@ import type { StationIndex } from '../domain/stations/index.js';
 import type { AvailabilitySource } from '../storage/availability.js';
 import type { PricePool } from '../pool/pool.js';
 import type { Metrics } from '../metrics.js';
-import type { SnapshotControl } from './admin/snapshot-control.js';
+import type { SnapshotControl } from './snapshot-control.js';
 import type { LiveAvailability } from '../domain/stations/live-availability.js';
 
 /** Everything handlers need, built by the composition root (src/app.ts) and again for each snapshot swap (src/snapshot-swap.ts). */

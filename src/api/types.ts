@@ -126,7 +126,18 @@ export interface RouteDef {
   readonly notJsonApi?: boolean;
   /** Representations besides JSON the handler writes when `Accept` prefers them (D237, D238). */
   readonly formats?: readonly ('geojson' | 'csv')[];
+  /** The path parameters as the API description states them (absent: a string of any form). */
+  readonly params?: Readonly<Record<string, PathParam>>;
   readonly handler: Handler;
+}
+
+/**
+ * A path parameter in the API description: its JSON Schema, and the literal its segment ends in
+ * (`{y}.mvt`): the router hands the segment whole, the handler strips the literal (D273).
+ */
+export interface PathParam {
+  readonly schema: object;
+  readonly suffix?: string;
 }
 
 /** A JSON answer; `json<T>(…)` checks the document against its type (a `Static` of src/api/schemas, D234). */

@@ -164,7 +164,7 @@ export interface StationPricesTask extends Omit<BulkRequest, 'stations'> {
 }
 
 /**
- * A trip plan (D267–E): the candidate stations of the corridor in route order (as station
+ * A trip plan (D267–D271): the candidate stations of the corridor in route order (as station
  * prices send them, with their distances), the vehicle and the model's parameters. Answers
  * `{"ok":true,"cost":…,"arrival":…,"stops":[[position,arrival,from,to,cp,plug,power,tariff,price,energy,duration],…],"priced":…}`
  * or `{"ok":false,"runs_out":…,"start_soc_needed":…,"priced":…}`.

@@ -86,12 +86,14 @@ export class Contract {
     }
     const item = this.doc.paths[entry.name] as Json;
     const method = a.method.toLowerCase();
-    const op = item[method] as Json | undefined;
+    const op = method === 'parameters' ? undefined : (item[method] as Json | undefined);
     const at = `${a.method} ${entry.name} ${a.status}`;
     // A method the path does not have: 405 as every operation documents it (any operation's 405 will do).
-    const known = op ?? (a.status === 405 ? (Object.values(item)[0] as Json) : undefined);
+    // (The path item's `parameters` is not an operation.)
+    const first = Object.keys(item).find((k) => k !== 'parameters')!;
+    const known = op ?? (a.status === 405 ? (item[first] as Json) : undefined);
     if (known === undefined) return [`${at}: operation not documented`];
-    let responsePtr = `/paths/${escape(entry.name)}/${op === undefined ? Object.keys(item)[0] : method}/responses/${a.status}`;
+    let responsePtr = `/paths/${escape(entry.name)}/${op === undefined ? first : method}/responses/${a.status}`;
     let response = known.responses?.[String(a.status)] as Json | undefined;
     if (response === undefined) return [`${at}: status not documented (documented: ${Object.keys(known.responses ?? {}).join(', ')})`];
     if (typeof response.$ref === 'string') {

@@ -56,14 +56,15 @@ describe('OpenAPI description and docs page', () => {
       // HEAD and OPTIONS are documented for every path (D234); the preflight lists them besides.
       expect(item.options, p).toBeDefined();
       if (item.get !== undefined) expect(item.head, p).toBeDefined();
-      const methods = Object.keys(item).map((m) => m.toUpperCase()).filter((m) => m !== 'HEAD' && m !== 'OPTIONS');
+      const methods = Object.keys(item).map((m) => m.toUpperCase()).filter((m) => m !== 'HEAD' && m !== 'OPTIONS' && m !== 'PARAMETERS');
       ops.push(...methods.map((m) => `${m} ${p}`));
       const concrete = p.replace(/\{[a-z_]+\}/g, (m) => (m === '{file}' ? 'init.js' : m === '{country_code}' ? 'DK' : m === '{party_id}' ? 'FIX' : 'x1'));
       const r = await call(srv, 'OPTIONS', concrete, { headers: { Origin: 'https://app.example', 'Access-Control-Request-Method': methods[0] } });
       expect(r.status, p).toBe(204);
       const allowed = r.headers.get('access-control-allow-methods')!.split(/,\s*/).filter((m) => m !== 'HEAD' && m !== 'OPTIONS').sort();
       expect(allowed, p).toEqual([...methods].sort());
-      for (const m of Object.values(item)) {
+      for (const [k, m] of Object.entries(item)) {
+        if (k === 'parameters') continue;
         expect(m.summary, `${p}`).toBeTruthy();
         expect(m.responses).toBeTruthy();
         const bearer = (m.security as Record<string, unknown>[]).some((x) => 'BearerToken' in x);
@@ -97,8 +98,9 @@ describe('OpenAPI description and docs page', () => {
     const pointers = new Map<string, string>();
     for (const [p, item] of Object.entries<Record<string, any>>(doc.paths)) {
       for (const [m, op] of Object.entries(item)) {
-        if (m === 'head' || m === 'options') continue;
-        const key = `${m.toUpperCase()} ${p.replace(/\{([a-z_]+)\}/g, ':$1')}`;
+        if (m === 'head' || m === 'options' || m === 'parameters') continue;
+        // The route table's key: `{y}.mvt` is the route's `:y` (D273).
+        const key = `${m.toUpperCase()} ${p.replace(/\{([a-z_]+)\}[^/]*/g, ':$1')}`;
         ops.set(key, op);
         pointers.set(key, `openapi.json#/paths/${escape(p)}/${m}/responses`);
       }
@@ -135,9 +137,56 @@ describe('OpenAPI description and docs page', () => {
     // Every request body example is valid under its own schema too.
     for (const [k, op] of ops) {
       const body = op.requestBody?.content && Object.values<any>(op.requestBody.content)[0];
-      if (body) expect(ajv.validate(body.schema, body.example), `${k} request example`).toBe(true);
+      if (body) expect(ajv.validate({ $ref: `openapi.json${body.schema.$ref}` }, body.example), `${k} request example`).toBe(true);
     }
   }, 120_000);
+
+  it('names every shared shape in components/schemas, and each media type of an answer or a body the same component', () => {
+    // No reference into /paths (a generator types those as an invalid indexed type).
+    expect(JSON.stringify(doc).match(/"\$ref":"#\/paths[^"]*"/g) ?? []).toEqual([]);
+    let bodies = 0;
+    let answers = 0;
+    for (const [p, item] of Object.entries<Record<string, any>>(doc.paths)) {
+      for (const [m, op] of Object.entries<any>(item)) {
+        if (m === 'parameters') continue;
+        const json = (content: Record<string, any> | undefined): string[] => Object.entries(content ?? {}).filter(([t]) => /json/.test(t)).map(([, c]) => JSON.stringify(c.schema));
+        const body = json(op.requestBody?.content);
+        if (body.length > 0) {
+          bodies++;
+          expect(new Set(body).size, `${m} ${p} body`).toBe(1);
+          expect(body[0], `${m} ${p} body`).toMatch(/^\{"\$ref":"#\/components\/schemas\/\w+"\}$/);
+        }
+        for (const [status, r] of Object.entries<any>(op.responses)) {
+          const types = Object.keys(r.content ?? {});
+          if (!types.includes('application/vnd.api+json') || r.$ref !== undefined) continue;
+          answers++;
+          expect(r.content['application/vnd.api+json'].schema, `${m} ${p} ${status}`).toEqual(r.content['application/json'].schema);
+          expect(r.content['application/json'].schema.$ref, `${m} ${p} ${status}`).toMatch(/^#\/components\/schemas\/\w+$/);
+        }
+      }
+    }
+    expect([bodies, answers].every((n) => n >= 15), `${bodies} bodies, ${answers} answers`).toBe(true);
+  });
+
+  it('describes what the service sends: timestamps in milliseconds (D13), tile paths, empty tiles, Location, /metrics refusals', async () => {
+    const stamps = JSON.stringify(doc.components.schemas).match(/"description":"Unix time[^"]*"/g) ?? [];
+    expect(stamps.length).toBeGreaterThan(0);
+    expect(stamps.every((d) => d.includes('milliseconds'))).toBe(true);
+    const tariffs = await call(srv, 'GET', '/v2/tariffs?filter[emp.id]=5bb4ebcc-4dc7-5caa-b5b6-46accf7b9554&page[size]=1', { key: ALL });
+    expect(tariffs.json.data[0].attributes.updated_at).toBeGreaterThan(1e12);
+    // Tiles: `{y}.mvt` with whole numbers, the bytes as a binary string, 204 for an empty tile (D273).
+    const tiles = doc.paths['/v1/tiles/stations/{z}/{x}/{y}.mvt'];
+    expect(tiles.parameters.map((q: any) => [q.name, q.schema.type])).toEqual([['z', 'integer'], ['x', 'integer'], ['y', 'integer']]);
+    expect(tiles.get.responses['200'].content['application/vnd.mapbox-vector-tile'].schema).toEqual(expect.objectContaining({ type: 'string', format: 'binary' }));
+    expect(doc.paths['/v1/tiles/prices/{profile_id}/{z}/{x}/{y}.mvt'].get.responses['204']).toBeDefined();
+    expect(doc.paths['/v1/tiles/stations/{z}/{x}/{y}']).toBeUndefined();
+    expect((await call(srv, 'GET', '/v1/tiles/stations/10/0/0.mvt', { key: ALL })).status).toBe(204);
+    // The profile's address, on its creation and on finding it again.
+    const created = doc.paths['/v1/price_profiles'].post.responses;
+    expect([created['201'].headers.Location, created['200'].headers.Location]).toEqual([{ $ref: '#/components/headers/Location' }, { $ref: '#/components/headers/Location' }]);
+    // /metrics with METRICS_KEY_REQUIRED=on refuses a missing key and a flood.
+    expect(Object.keys(doc.paths['/metrics'].get.responses)).toEqual(expect.arrayContaining(['403', '429']));
+  });
 
   it('errors are documented with the JSON:API error schema, and an example answers them', async () => {
     const ajv = new Ajv({ strict: false });
@@ -156,8 +205,10 @@ describe('OpenAPI description and docs page', () => {
     expect(ajv.validate(errors, r.json)).toBe(true);
     expect(doc.paths['/v1/charging_stations'].get.responses['403']).toEqual({ $ref: '#/components/responses/E403' });
     // The header fields a client must read on a refusal (D106, D217).
-    expect(Object.keys(doc.components.responses.E429.headers)).toEqual(['X-Request-Id', 'Retry-After', 'RateLimit', 'RateLimit-Policy']);
-    expect(Object.keys(doc.components.responses.C503.headers)).toEqual(['X-Request-Id', 'Retry-After']);
+    expect(Object.keys(doc.components.responses.E429.headers)).toEqual(['X-Request-Id', 'Vary', 'Retry-After', 'RateLimit', 'RateLimit-Policy']);
+    expect(Object.keys(doc.components.responses.C503.headers)).toEqual(['X-Request-Id', 'Vary', 'Retry-After']);
+    // A keyed route's other errors carry its RateLimit fields too (D217), and every answer with a body `Vary` (D274).
+    expect(Object.keys(doc.components.responses.E404.headers)).toEqual(['X-Request-Id', 'Vary', 'RateLimit', 'RateLimit-Policy']);
     // Catalog reads can meet an unreachable shared live store (D152), and every route but the
     // probes can be refused for load (D176); /health never answers 503.
     for (const p of ['/v1/companies', '/v1/tariffs', '/v2/tariffs', '/v1/charging_stations']) expect(doc.paths[p].get.responses['503'], p).toEqual({ $ref: '#/components/responses/E503' });

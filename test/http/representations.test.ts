@@ -279,7 +279,9 @@ describe('representations over HTTP (D236–D238)', () => {
     expect(JSON.stringify(doc.paths)).not.toContain('"name":"Accept"');
     // Every $ref is a URI fragment (`{` `}` percent-encoded, RFC 6901 §6) that resolves in the document.
     const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"([^"]*)"/g)].map((m) => m[1]);
-    expect(refs.some((r) => r.startsWith('#/paths/'))).toBe(true);
+    // Shapes are referred to in components only, never into /paths (D274).
+    expect(refs.filter((r) => r.startsWith('#/paths/'))).toEqual([]);
+    expect(refs.some((r) => r.startsWith('#/components/schemas/'))).toBe(true);
     for (const ref of new Set(refs)) {
       expect(ref, ref).toMatch(/^#(\/[A-Za-z0-9._~%!$&'()*+,;=:@-]*)*$/);
       let node: any = doc;

@@ -13,7 +13,7 @@ import type { CompanyRegistry } from '../../src/domain/companies/registry.js';
 import { StationIndex } from '../../src/domain/stations/index.js';
 import { StationListAttributes } from '../../src/api/schemas/stations.js';
 import { csvCell, csvRow } from '../../src/domain/csv.js';
-import { CsvWriter } from '../../src/api/station-csv.js';
+import { CsvWriter } from '../../src/api/stations/station-csv.js';
 import { FakeCompanies } from '../helpers/fake-companies.js';
 import { Snapshot } from '../../src/storage/snapshot.js';
 import { fixtureSnapshot } from './stations.fixture.js';

@@ -5,7 +5,7 @@
  * with values, and with live and deleted operator companies (D21).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SingleStationWriter, singleStationDocument } from '../../src/api/station-page.js';
+import { SingleStationWriter, singleStationDocument } from '../../src/api/stations/station-read.js';
 import type { CompanyRegistry } from '../../src/domain/companies/registry.js';
 import { LANGUAGES } from '../../src/domain/language.js';
 import { StationIndex } from '../../src/domain/stations/index.js';

@@ -13,10 +13,10 @@ import type { AppContext } from '../context.js';
 import { ApiError, badPointer } from '../jsonapi/errors.js';
 import { compile } from '../jsonapi/validate.js';
 import { json, type ApiRequest, type ApiResponse, type RouteDef } from '../types.js';
-import { SwapError, type ClusterAnswer, type SnapshotControl, type SwapResult } from './snapshot-control.js';
+import { SwapError, type ClusterAnswer, type SnapshotControl, type SwapResult } from '../snapshot-control.js';
 import type { SwapSource } from '../../storage/snapshot-swaps.js';
 
-export { SwapError, type ClusterControl, type SnapshotControl, type SwapFailure, type SwapResult } from './snapshot-control.js';
+export { SwapError, type ClusterControl, type SnapshotControl, type SwapFailure, type SwapResult } from '../snapshot-control.js';
 
 interface ReloadAttributes {
   path?: string;
@@ -37,7 +37,11 @@ export const validateSnapshotReload = compile<{ data: { type?: string; attribute
         sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' },
         scope: { type: 'string', enum: ['cluster', 'replica'] },
       },
-      dependencies: { url: ['sha256'], sha256: ['url'] },
+      // `url` and `sha256` together (draft 2020-12's dependentRequired, in the draft-07 words the validators compile).
+      allOf: [
+        { if: { required: ['url'] }, then: { required: ['sha256'] } },
+        { if: { required: ['sha256'] }, then: { required: ['url'] } },
+      ],
       not: { required: ['path', 'url'] },
     },
   },

@@ -30,6 +30,8 @@ export const validateEvse = compile<{ uid?: string; evse_id?: string; status: Ev
     evse_id: { type: 'string', minLength: 1, maxLength: 48 },
     status: { type: 'string', enum: EVSE_STATUSES },
     last_updated: { type: 'string', pattern: DATE_TIME },
+    // Any value, as before it was named: stated so that typed clients may send a whole OCPI EVSE object.
+    connectors: { description: 'OCPI Connector objects: not read' },
   },
 });
 

@@ -22,6 +22,9 @@ export const HEADERS: Record<string, object> = {
   'RateLimit-Policy': { description: 'While rate limits are on (D217): the key\'s limits, `"requests";q=<n>;w=<s>` and `"prices";q=<n>;w=<s>` on price routes', schema: text },
   RateLimit: { description: 'While rate limits are on (D217): what is left, `"requests";r=<left>;t=<s>` and the `"prices"` item on price routes', schema: text },
   Allow: { description: 'The methods of the path', schema: text },
+  Location: { description: 'The address of the resource created or found', schema: text },
+  'Content-Security-Policy': { description: 'The account pages\' policy (D209): scripts of the service only, no framing', schema: text },
+  'Referrer-Policy': { description: '`no-referrer`: the token in the page\'s address goes nowhere (D209)', schema: text },
   Link: { description: 'CSV answers (D238): the paging links of D235 as RFC 8288 links, `<url>; rel="next"`…', schema: text },
   'X-More-Available': { description: 'CSV answers (D238): `meta.more_available`', schema: { type: 'string', enum: ['true', 'false'] } },
   'X-Snapshot-Version': { description: 'CSV answers (D238): `meta.snapshot_version`', schema: text },
@@ -38,9 +41,12 @@ export const PARAMETERS: Record<string, object> = {
   CrmDeviceId: { name: 'CRM-Device-ID', in: 'header', description: 'Accepted and ignored (the original client sends it)', schema: text },
 };
 
-/** Headers of every answer; of cacheable answers; of answers to a keyed route while rate limits are on. */
-const always = { 'X-Request-Id': ref('headers', 'X-Request-Id') };
-const cached = { ETag: ref('headers', 'ETag'), 'Cache-Control': ref('headers', 'Cache-Control'), Vary: ref('headers', 'Vary') };
+/**
+ * Headers of every answer (`Vary` on those with a body, and on 304 and OPTIONS where it applies);
+ * of cacheable answers; of answers to a keyed route while rate limits are on, errors included.
+ */
+const always = { 'X-Request-Id': ref('headers', 'X-Request-Id'), Vary: ref('headers', 'Vary') };
+const cached = { ETag: ref('headers', 'ETag'), 'Cache-Control': ref('headers', 'Cache-Control') };
 const limited = { RateLimit: ref('headers', 'RateLimit'), 'RateLimit-Policy': ref('headers', 'RateLimit-Policy') };
 
 const csvHeaders = { Link: ref('headers', 'Link'), 'X-More-Available': ref('headers', 'X-More-Available'), 'X-Snapshot-Version': ref('headers', 'X-Snapshot-Version') };
@@ -65,12 +71,16 @@ export function representations(r: RouteDef): string | null {
   return `Representations by \`Accept\`: \`application/json\` (the default), \`application/vnd.api+json\` (D236)${more}; \`application/vnd.api+json\` asked for only with a parameter other than \`profile\` → 406.`;
 }
 
-/** Header fields of error answers (D106, D109, D217). */
-export function errorHeaders(status: string): Record<string, object> {
+/**
+ * Header fields of error answers (D106, D109, D217): the RateLimit fields on every error a keyed
+ * route gives after its key's limits were taken (400, 404, 409, …), as on its successes (`keyed`:
+ * the shared answers of routes that may have a key; the account routes have none but their 429).
+ */
+export function errorHeaders(status: string, keyed: boolean): Record<string, object> {
   const out: Record<string, object> = { ...always };
   if (status === '429' || status === '503') out['Retry-After'] = ref('headers', 'Retry-After');
   if (status === '405') out.Allow = ref('headers', 'Allow');
-  return status === '429' ? { ...out, ...limited } : out;
+  return keyed || status === '429' ? { ...out, ...limited } : out;
 }
 
 /** The request header parameters of a route. */

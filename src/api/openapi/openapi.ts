@@ -14,20 +14,13 @@ import path from 'node:path';
 import type { ApiRequest, ApiResponse, RouteDef } from '../types.js';
 import { notFound } from '../jsonapi/errors.js';
 import { EXAMPLE_RESPONSES } from './examples.generated.js';
-import { ACCOUNT_OPERATIONS, OPERATIONS, type OperationDoc } from './operations.js';
+import { ACCOUNT_OPERATIONS, OPENAPI_DOCUMENT_SCHEMA, OPERATIONS, type OperationDoc } from './operations.js';
 import type * as Schemas from '../schemas/index.js';
 import { errorHeaders, headerParameters, headOperation, HEADERS, jsonApiRoute, representations, NOT_MODIFIED, type Operation, optionsOperation, PARAMETERS, type ResponseDoc, successHeaders } from './http-parts.js';
 
 /** Answers are JSON:API documents sent as `application/json` (D12), or as JSON:API's type when asked for (D236); request bodies may use either type. */
 const JSON_MEDIA = 'application/json';
 const JSON_API_MEDIA = 'application/vnd.api+json';
-
-/** A JSON pointer to the route's operation in the document. */
-const pointerOf = (r: RouteDef): string => {
-  // RFC 6901 (~0, ~1), then percent-encoded for a URI fragment (RFC 6901 §6: `{` and `}` are not allowed there).
-  const token = openApiPath(r.path).replace(/~/g, '~0').replace(/\//g, '~1').replace(/%/g, '%25').replace(/\{/g, '%7B').replace(/\}/g, '%7D');
-  return `#/paths/${token}/${r.method.toLowerCase()}`;
-};
 
 /**
  * Shapes written once in /components/schemas and referred to wherever they occur (D234): the
@@ -131,49 +124,57 @@ function errorsOf(r: RouteDef, doc: OperationDoc): string[] {
 
 /** The operation's key in OPERATIONS: method and path, the path without a deployment's prefix (D200). */
 const keyOf = (r: Pick<RouteDef, 'method' | 'path' | 'docPath'>): string => `${r.method} ${r.docPath ?? r.path}`;
-const openApiPath = (p: string): string => p.replace(/:([a-z_]+)/g, '{$1}');
+/** The route's path in OpenAPI's templating, with the literal a parameter's segment ends in (`{y}.mvt`, D273). */
+const openApiPath = (r: Pick<RouteDef, 'path' | 'params'>): string => r.path.replace(/:([a-z_]+)/g, (_m, name: string) => `{${name}}${r.params?.[name]?.suffix ?? ''}`);
 
+/** The path parameters of a route, stated once on its path (OPTIONS and HEAD have them too). */
+function pathParameters(r: RouteDef): object[] {
+  return [...r.path.matchAll(/:([a-z_]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: r.params?.[m[1]]?.schema ?? { type: 'string' } }));
+}
+
+/** `getV1ChargingStationsId` → `GetV1ChargingStationsId`. */
+const pascal = (id: string): string => id[0].toUpperCase() + id.slice(1);
+
+/**
+ * The operation of a route. Its answer and body schemas are the objects themselves: `withRefs`
+ * turns each into a `$ref` to its component (`names`), so that every media type of an answer or
+ * a body names the same component.
+ */
 function operation(r: RouteDef, doc: OperationDoc, S: typeof Schemas): Operation {
   const media = doc.mediaType ?? JSON_MEDIA;
   const example = EXAMPLE_RESPONSES[keyOf(r)];
-  const params: object[] = [
-    ...[...r.path.matchAll(/:([a-z_]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } })),
-    ...(doc.query ?? []).map((q) => ({ name: q.name, in: 'query', required: q.required ?? false, description: q.description, schema: q.schema, ...(q.deprecated ? { deprecated: true } : {}) })),
-  ];
+  const params: object[] = (doc.query ?? []).map((q) => ({ name: q.name, in: 'query', required: q.required ?? false, description: q.description, schema: q.schema, ...(q.deprecated ? { deprecated: true } : {}) }));
   params.push(...headerParameters(r, doc));
-  const success: ResponseDoc = { description: doc.summary, headers: successHeaders(r) };
+  const success: ResponseDoc = { description: doc.summary, headers: { ...successHeaders(r), ...Object.fromEntries((doc.headers ?? []).map((h) => [h, { $ref: `#/components/headers/${h}` }])) } };
   if (doc.status !== 204) {
     const content: Record<string, unknown> = {};
-    if (doc.response !== undefined) content.schema = doc.response(S);
+    const schema = doc.response?.(S);
+    if (schema !== undefined) content.schema = schema;
     if (example !== undefined) content.example = example.body;
     // D236: the JSON:API type names the same schema.
-    const jsonApi = media === JSON_MEDIA && content.schema !== undefined && jsonApiRoute(r) ? { [JSON_API_MEDIA]: { schema: { $ref: `${pointerOf(r)}/responses/${doc.status}/content/application~1json/schema` } } } : {};
-    success.content = { [media]: content, ...jsonApi, ...Object.fromEntries(Object.entries(doc.otherMediaTypes?.(S) ?? {}).map(([m, schema]) => [m, { schema }])) };
+    const jsonApi = media === JSON_MEDIA && schema !== undefined && jsonApiRoute(r) ? { [JSON_API_MEDIA]: { schema } } : {};
+    success.content = { [media]: content, ...jsonApi, ...Object.fromEntries(Object.entries(doc.otherMediaTypes?.(S) ?? {}).map(([m, other]) => [m, { schema: other }])) };
   }
   const responses: Record<string, ResponseDoc> = { [String(doc.status)]: success };
   for (const [s, description] of Object.entries(doc.alsoSuccess ?? {})) responses[s] = { ...success, description };
+  for (const [s, description] of Object.entries(doc.alsoEmpty ?? {})) responses[s] = { description, headers: success.headers };
   if (r.cache !== undefined) responses['304'] = NOT_MODIFIED;
   // Errors in D5's shape, as JSON:API's type too where the route negotiates (E) or as JSON only (J); the account client's shape (C).
   const kind = r.clientErrors === true ? 'C' : jsonApiRoute(r) ? 'E' : 'J';
   const own = doc.errorSchemas?.(S) ?? {};
   for (const s of [...errorsOf(r, doc), ...(doc.errors ?? []), ...Object.keys(own)].sort()) {
     // 405 comes from the router, before a route's own error shape applies: always D5's shape.
-    responses[s] = doc.pageErrors?.includes(s) === true ? pageError(s) : s in own ? ownError(s, own[s]) : { $ref: `#/components/responses/${s === '405' ? 'E' : kind}${s}` };
+    responses[s] = doc.pageErrors?.includes(s) === true ? pageError(s) : s in own ? ownError(s, own[s], r.groups !== null) : { $ref: `#/components/responses/${s === '405' ? 'E' : kind}${s}` };
   }
   return {
-    operationId: `${r.method.toLowerCase()}${r.path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
+    operationId: operationIdOf(r),
     summary: doc.summary,
     description: [doc.description, representations(r), r.groups === null ? 'No key needed.' : `Key groups: ${r.groups.join(' or ')}.`].filter(Boolean).join('\n\n'),
     tags: [doc.tag],
     ...securityOf(r, doc),
     ...(params.length > 0 ? { parameters: params } : {}),
     ...(doc.body !== undefined
-      ? {
-          requestBody: {
-            required: true,
-            content: { [JSON_MEDIA]: { schema: doc.body, example: doc.example.body }, [JSON_API_MEDIA]: { schema: { $ref: `${pointerOf(r)}/requestBody/content/application~1json/schema` } } },
-          },
-        }
+      ? { requestBody: { required: true, content: { [JSON_MEDIA]: { schema: doc.body, example: doc.example.body }, [JSON_API_MEDIA]: { schema: doc.body } } } }
       : {}),
     responses,
     'x-example-request': { path: doc.example.path, ...(doc.example.headers ? { headers: doc.example.headers } : {}), ...(doc.example.stateful ? { stateful: true } : {}) },
@@ -181,13 +182,42 @@ function operation(r: RouteDef, doc: OperationDoc, S: typeof Schemas): Operation
 }
 
 /** An error with a document of its own (both JSON types, D236). */
-function ownError(status: string, schema: object): ResponseDoc {
-  return { description: ERROR_TEXT[status], headers: errorHeaders(status), content: { [JSON_MEDIA]: { schema }, [JSON_API_MEDIA]: { schema } } };
+function ownError(status: string, schema: object, keyed: boolean): ResponseDoc {
+  return { description: ERROR_TEXT[status], headers: errorHeaders(status, keyed), content: { [JSON_MEDIA]: { schema }, [JSON_API_MEDIA]: { schema } } };
+}
+
+const operationIdOf = (r: RouteDef): string => `${r.method.toLowerCase()}${r.path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`;
+
+/**
+ * The names of the components: the shared shapes (`named`), each answer schema under its name in
+ * src/api/schemas, the description's own schema, and each request body as `<OperationId>Body`
+ * (the first operation taking a shared body names it).
+ */
+function componentNames(routes: readonly RouteDef[], S: typeof Schemas): Map<object, string> {
+  const names = new Map<object, string>(named(S).map(([n, schema]) => [schema, n]));
+  const exported = new Map<unknown, string>(Object.entries(S).map(([n, v]) => [v, n]));
+  const taken = new Set(names.values());
+  const give = (schema: object | undefined, name: string | undefined): void => {
+    if (schema === undefined || names.has(schema) || name === undefined) return;
+    if (taken.has(name)) throw new Error(`two schemas named ${name} in the API description`);
+    names.set(schema, name);
+    taken.add(name);
+  };
+  for (const r of routes) {
+    const doc = OPERATIONS[keyOf(r)];
+    const answer = doc.response?.(S);
+    give(answer, answer === OPENAPI_DOCUMENT_SCHEMA ? 'OpenApiDocument' : exported.get(answer));
+    for (const other of Object.values(doc.otherMediaTypes?.(S) ?? {})) give(other, exported.get(other));
+    for (const e of Object.values(doc.errorSchemas?.(S) ?? {})) give(e, exported.get(e));
+    give(doc.body, `${pascal(operationIdOf(r))}Body`);
+  }
+  return names;
 }
 
 /** An error answered as a page (the account links of a mail, D209). */
 function pageError(status: string): ResponseDoc {
-  return { description: ERROR_TEXT[status], headers: errorHeaders(status), content: { 'text/html': { schema: { type: 'string' } } } };
+  const page = Object.fromEntries(['Content-Security-Policy', 'Referrer-Policy', 'Cache-Control'].map((h) => [h, { $ref: `#/components/headers/${h}` }]));
+  return { description: ERROR_TEXT[status], headers: { ...errorHeaders(status, false), ...page }, content: { 'text/html': { schema: { type: 'string' } } } };
 }
 
 /** The key (groups in `x-groups`) and, where a route reads one, the bearer token (D203, D210). */
@@ -220,7 +250,8 @@ export function openApiDocument(routes: readonly RouteDef[], version: string, S:
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
     const doc = OPERATIONS[keyOf(r)];
-    const item = (paths[openApiPath(r.path)] ??= {});
+    const item = (paths[openApiPath(r)] ??= {});
+    if (r.path.includes(':')) item.parameters ??= pathParameters(r);
     const op = operation(r, doc, S);
     item[r.method.toLowerCase()] = op;
     if (r.method === 'GET') item.head = headOperation(op);
@@ -228,15 +259,14 @@ export function openApiDocument(routes: readonly RouteDef[], version: string, S:
   }
   const responses: Record<string, unknown> = {};
   for (const [s, text] of Object.entries(ERROR_TEXT)) {
-    const headers = { headers: errorHeaders(s) };
+    const headers = { headers: errorHeaders(s, true) };
     const errors = { $ref: '#/components/schemas/Errors' };
     responses[`E${s}`] = { description: text, ...headers, content: { [JSON_MEDIA]: { schema: errors, example: errorExample(s, 'E') }, [JSON_API_MEDIA]: { schema: errors } } };
     responses[`J${s}`] = { description: text, ...headers, content: { [JSON_MEDIA]: { schema: errors, example: errorExample(s, 'E') } } };
-    responses[`C${s}`] = { description: text, ...headers, content: { [JSON_MEDIA]: { schema: { $ref: '#/components/schemas/ClientErrors' }, example: errorExample(s, 'C') } } };
+    responses[`C${s}`] = { description: text, headers: errorHeaders(s, false), content: { [JSON_MEDIA]: { schema: { $ref: '#/components/schemas/ClientErrors' }, example: errorExample(s, 'C') } } };
   }
-  const NAMED = named(S);
-  const names = new Map<object, string>(NAMED.map(([n, schema]) => [schema, n]));
-  const schemas = Object.fromEntries(NAMED.map(([n, schema]) => [n, withRefs(schema, names)]));
+  const names = componentNames(routes, S);
+  const schemas = Object.fromEntries([...names].map(([schema, n]) => [n, withRefs(schema, names)]));
   return {
     openapi: '3.1.0',
     info: {

@@ -53,6 +53,10 @@ export interface OperationDoc {
   alsoSuccess?: Readonly<Record<string, string>>;
   /** Error statuses with a document of their own (beyond D5's), by status: added to the operation's errors. */
   errorSchemas?: (s: typeof Schemas) => Readonly<Record<string, object>>;
+  /** Other success statuses without a body, and what they mean (204 of a tile without a feature). */
+  alsoEmpty?: Readonly<Record<string, string>>;
+  /** Header fields of the success answer beyond those every route of its kind sends (components/headers). */
+  headers?: readonly string[];
   /** Error statuses beyond those the route table implies (401 of the account routes). */
   errors?: readonly string[];
   /** Error statuses answered as an HTML page rather than a JSON document (the account links). */
@@ -73,12 +77,15 @@ export interface OperationDoc {
 
 const str = { type: 'string' } as const;
 /** The description's own answer: its schema is OpenAPI 3.1's, checked by test/http/openapi.test.ts. */
-const OPENAPI_DOCUMENT = {
+export const OPENAPI_DOCUMENT_SCHEMA = {
   type: 'object',
   required: ['openapi', 'info', 'paths', 'components'],
   properties: { openapi: { const: '3.1.0' } },
   externalDocs: { description: 'The OpenAPI 3.1 schema', url: 'https://spec.openapis.org/oas/3.1/schema/2022-10-07' },
 };
+
+/** A vector tile's bytes (a binary string: `format` for the generators, `contentMediaType` as OpenAPI 3.1 writes it). */
+const TILE_BODY = { type: 'string', format: 'binary', contentMediaType: 'application/vnd.mapbox-vector-tile', description: 'Mapbox Vector Tile 2.1 (protocol buffers)' };
 
 // ---- Example inputs: ids of the default catalog and snapshot (also in the test snapshot) ----
 
@@ -174,6 +181,7 @@ const ACCOUNT_DOCS: Record<string, OperationDoc> = {
   'GET /account/confirm': {
     pageErrors: ['400', '429'],
     errors: ['429'],
+    headers: ['Content-Security-Policy', 'Referrer-Policy', 'Cache-Control'],
     summary: 'The confirmation link of a signup mail: confirms the address, shows a page (D209)',
     tag: 'Accounts',
     query: [{ name: 'token', schema: { type: 'string' }, description: 'The token of the mail', required: true }],
@@ -184,6 +192,7 @@ const ACCOUNT_DOCS: Record<string, OperationDoc> = {
   'GET /account/reset': {
     pageErrors: ['400', '429'],
     errors: ['429'],
+    headers: ['Content-Security-Policy', 'Referrer-Policy', 'Cache-Control'],
     summary: 'The reset link of a mail: a page that sets a new password (D209); an unusable link shows the invalid-link page (D243)',
     tag: 'Accounts',
     query: [{ name: 'token', schema: { type: 'string' }, description: 'The token of the mail', required: true }],
@@ -193,6 +202,7 @@ const ACCOUNT_DOCS: Record<string, OperationDoc> = {
   },
   'GET /account/reset.js': {
     summary: 'The script of the reset page',
+    headers: ['Cache-Control'],
     tag: 'Accounts',
     status: 200,
     mediaType: 'text/javascript',
@@ -271,6 +281,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     summary: 'Prometheus metrics (D120)',
     description: 'No key by default; with METRICS_KEY_REQUIRED=on a key of group ReadMetrics is needed (403 without it), in `Api-Key` or as `Authorization: Bearer <key>` (Prometheus\' `authorization` setting).',
     tag: 'Operations',
+    errors: ['403', '429'],
     status: 200,
     mediaType: 'text/plain',
     example: { path: '/metrics' },
@@ -280,7 +291,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'Operations',
     status: 200,
     mediaType: 'application/json',
-    response: () => OPENAPI_DOCUMENT,
+    response: () => OPENAPI_DOCUMENT_SCHEMA,
     example: { path: '/openapi.json' },
   },
   'GET /docs': {
@@ -342,11 +353,13 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   },
   'GET /v1/tiles/stations/:z/:x/:y': {
     summary: 'Vector tile of stations and clusters (D190)',
-    description: 'Mapbox Vector Tile 2.1, `{y}` ends in `.mvt`. Layer `clusters` below zoom 14, `stations` from zoom 14; 204 for a tile without a feature. Refinements as station search.',
+    description: 'Mapbox Vector Tile 2.1. Layer `clusters` below zoom 14, `stations` from zoom 14; 204 for a tile without a feature. Refinements as station search.',
     tag: 'Map',
     query: REFINEMENTS,
     status: 200,
+    alsoEmpty: { '204': 'A tile without a feature: no body' },
     mediaType: 'application/vnd.mapbox-vector-tile',
+    response: () => TILE_BODY,
     example: { path: '/v1/tiles/stations/9/259/176.mvt' },
   },
   'GET /v1/tiles/stations.json': {
@@ -360,6 +373,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'POST /v1/price_profiles': {
     alsoSuccess: { '200': 'The same profile existed already (its id is derived from its normalised form, D196)' },
     summary: 'Register what a map prices with (D196)',
+    headers: ['Location'],
     description: 'Tariffs and Set A (vehicle + battery_range) or Set B (energy + duration), with the options of the bulk preview. The id is derived from the normalised profile: 201 for a new one, 200 (renewed) for a known one. Profiles expire when unused (`PRICE_PROFILE_TTL_H`).',
     tag: 'Map',
     body: validateProfile.schema,
@@ -376,11 +390,13 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   },
   'GET /v1/tiles/prices/:profile_id/:z/:x/:y': {
     summary: 'Vector tile of stations and clusters with a profile’s cheapest prices (D197)',
-    description: 'The tile of D190 (`{y}` ends in `.mvt`), each station with the bulk preview of the profile (`price`, `currency`, `tariff_id`, `energy`, `duration`, `plug`, `power`) and each cluster with its cheapest station (`price`, `tariff_id`, `price_station_id`, `priced_count`). Refinements as station search; plug and power refinements narrow the charge points priced (D113). 503 with `Retry-After` while a tile needs more than 100,000 stations priced (D198).',
+    description: 'The tile of D190, each station with the bulk preview of the profile (`price`, `currency`, `tariff_id`, `energy`, `duration`, `plug`, `power`) and each cluster with its cheapest station (`price`, `tariff_id`, `price_station_id`, `priced_count`). Refinements as station search; plug and power refinements narrow the charge points priced (D113). 503 with `Retry-After` while a tile needs more than 100,000 stations priced (D198).',
     tag: 'Map',
     query: REFINEMENTS,
     status: 200,
+    alsoEmpty: { '204': 'A tile without a feature: no body' },
     mediaType: 'application/vnd.mapbox-vector-tile',
+    response: () => TILE_BODY,
     example: { path: `/v1/tiles/prices/${PROFILE_ID}/9/259/176.mvt` },
   },
   'GET /map': {

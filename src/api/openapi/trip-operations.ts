@@ -1,4 +1,4 @@
-/** The OpenAPI description of trip plans (D267–E), joined into OPERATIONS (operations.ts). */
+/** The OpenAPI description of trip plans (D267–D271), joined into OPERATIONS (operations.ts). */
 import { validateTripPlan } from '../trips/trips.schema.js';
 import type * as Schemas from '../schemas/index.js';
 
@@ -12,7 +12,7 @@ const VEHICLE_ID = '01de7c99-366b-4084-909d-5723aad78668';
 /** Written in OperationDoc's shape (operations.ts checks it where it joins them; no import back, no cycle). */
 export const TRIP_OPERATIONS = {
   'POST /v1/trip_plans': {
-    summary: 'Where to stop along a route, how far to charge at each stop, and what the trip costs (D267–E)',
+    summary: 'Where to stop along a route, how far to charge at each stop, and what the trip costs (D267–D271)',
     tag: 'Prices',
     description:
       'The plan minimizes price + time_value × (charging + detour) hours with no arrival below min_soc, exactly on the grid of charge levels (soc_step); each charge is priced as POST /v1/charge_prices prices the vehicle with that battery_range at that station. 422 `NO_TRIP_PLAN` when no plan reaches the destination, with where the car runs out and the start charge that would do (`meta.runs_out`).',

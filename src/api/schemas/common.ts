@@ -33,7 +33,7 @@ export const OverallCount = Closed({ overall_count: Type.Integer({ minimum: 0, d
 export const Id = Type.String({ minLength: 1 });
 export const Currency = Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 currency code' });
 export const Country = Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2 country code' });
-export const Timestamp = Type.Integer({ description: 'Unix time in seconds' });
+export const Timestamp = Type.Integer({ description: 'Unix time in milliseconds (D13)' });
 export const Version = Type.Integer({
   minimum: 0,
   description:

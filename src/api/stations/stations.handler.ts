@@ -4,7 +4,7 @@
  */
 import { linkHeader, linksMember, pageLinks, type PageLinks } from '../jsonapi/links.js';
 import { FeatureWriter } from '../station-features.js';
-import { CsvWriter } from '../station-csv.js';
+import { CsvWriter } from './station-csv.js';
 import { stationAnswer } from '../cache.js';
 import { PageCache, queryKey } from '../body-cache.js';
 import { GROUP_BIT } from '../../auth/groups.js';
@@ -14,7 +14,8 @@ import { forbidden, notFound } from '../jsonapi/errors.js';
 import { bool } from '../jsonapi/query.js';
 import { CONTENT_TYPE, json, type ApiRequest, type ApiResponse, type RouteDef } from '../types.js';
 import type { AvailabilityLookup, AvailabilityView } from '../evse-availability.js';
-import { SingleStationWriter, StationPageWriter, singleStationDocument } from '../station-page.js';
+import { StationPageWriter } from '../station-page.js';
+import { SingleStationWriter, singleStationDocument } from './station-read.js';
 import { parseSearch } from './stations.query.js';
 import { EmpOperatorMasks, compileRefinement } from '../refinements.js';
 

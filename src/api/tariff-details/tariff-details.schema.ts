@@ -31,6 +31,8 @@ export interface TariffDetailsBody {
 export const validateTariffDetails = compile<TariffDetailsBody>(envelope({
   required: ['attributes'],
   properties: {
+    // Any value, as before it was named: stated so that typed clients may send the client's `tariff_details_request`.
+    type: { description: 'Not read (the original client sends `tariff_details_request`)' },
     attributes: {
       type: 'object',
       required: ['station'],

@@ -2,7 +2,7 @@
  * `GET /map` and `GET /map/:file` (D195): a map of the stations drawn by MapLibre GL JS from the
  * service's own tiles, every file served by the service itself (MapLibre from the npm package,
  * country outlines from world-atlas); no key in the page: it is typed in and kept for the tab only.
- * Two clicks plan a trip between them (D267–E, a straight route) and draw its stops.
+ * Two clicks plan a trip between them (D267–D271, a straight route) and draw its stops.
  */
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -131,7 +131,7 @@ for (const l of ['clusters', 'stations']) {
   map.on('mouseenter', l, () => { map.getCanvas().style.cursor = 'pointer'; });
   map.on('mouseleave', l, () => { map.getCanvas().style.cursor = ''; });
 }
-// Trip plans (D267–E): two clicks on the map (not on a station) are the route's ends; the plan's
+// Trip plans (D267–D271): two clicks on the map (not on a station) are the route's ends; the plan's
 // GeoJSON draws the straight route and the stops, the panel lists them with their prices.
 let tripPoints = [];
 map.on('click', (e) => {

@@ -11,7 +11,7 @@ import type { ApiRequest, ApiResponse, RouteDef } from '../types.js';
 import type { MapView } from './map-view.js';
 import { PriceTables, type PriceTable } from './price-tables.js';
 import { profileOf, profileTask, type Narrowing, type PriceProfile, type PriceProfiles } from './price-profiles.js';
-import { MVT_TYPE, mapFilter, tileAddress, type MapFilter } from './tiles.handler.js';
+import { MVT_TYPE, TILE_PARAMS, mapFilter, tileAddress, type MapFilter } from './tiles.handler.js';
 import { STATION_ZOOM, clusterMembers, priceClusterTile, priceStationTile, tileStations } from './tile-writer.js';
 
 /** The charge points a price tile prices, from its refinements (D197, as D113). */
@@ -67,6 +67,6 @@ export function priceTilesRoutes(ctx: AppContext, view: MapView, profiles: Price
   const cache = (req: ApiRequest): string | null =>
     profiles.cached(req.params.profile_id) === undefined ? null : `${ctx.snapshot.meta.snapshotVersion}.${ctx.tariffs.generation}`;
   return [
-    { method: 'GET', path: '/v1/tiles/prices/:profile_id/:z/:x/:y', groups: ['ReadCosts'], body: false, priceWork: true, fresh: true, notJsonApi: true, handler: tile, cache },
+    { method: 'GET', path: '/v1/tiles/prices/:profile_id/:z/:x/:y', params: TILE_PARAMS, groups: ['ReadCosts'], body: false, priceWork: true, fresh: true, notJsonApi: true, handler: tile, cache },
   ];
 }

@@ -12,7 +12,7 @@ import { badParameter } from '../jsonapi/errors.js';
 import type { Query } from '../jsonapi/query.js';
 import { EmpOperatorMasks, compileRefinement } from '../refinements.js';
 import { parseRefinements, refinementKey, type RefinementQuery } from '../refinements.js';
-import type { ApiRequest, ApiResponse, RouteDef } from '../types.js';
+import type { ApiRequest, ApiResponse, PathParam, RouteDef } from '../types.js';
 import { ClusterBuilder } from './cluster-builder.js';
 import type { MapView } from './map-view.js';
 import { MAX_ZOOM, STATION_ZOOM, clusterTile, stationTile } from './tile-writer.js';
@@ -29,6 +29,16 @@ export function clusterBuilder(): ClusterBuilder {
   builder ??= new ClusterBuilder();
   return builder;
 }
+
+/**
+ * z, x and y of a tile path as the API description states them (`{z}/{x}/{y}.mvt`, whole numbers
+ * within the zoom's range, D273); the router hands the last segment with its `.mvt`.
+ */
+export const TILE_PARAMS: Readonly<Record<'z' | 'x' | 'y', PathParam>> = {
+  z: { schema: { type: 'integer', minimum: 0, maximum: MAX_ZOOM, description: 'Zoom' } },
+  x: { schema: { type: 'integer', minimum: 0, description: 'Column, below 2^z' } },
+  y: { schema: { type: 'integer', minimum: 0, description: 'Row, below 2^z' }, suffix: '.mvt' },
+};
 
 /** z, x and y of a tile path (400 naming the one that is wrong). */
 export function tileAddress(params: Readonly<Record<string, string>>): { z: number; x: number; y: number } {
@@ -111,7 +121,7 @@ export function tilesRoutes(ctx: AppContext, view: MapView, availability: Availa
   const cache = stationAnswer(ctx, availability);
   const tileCache = (req: ApiRequest): string | null => (Number(req.params.z) >= STATION_ZOOM ? cache(req) : `${ctx.snapshot.meta.snapshotVersion}.${ctx.tariffs.generation}`);
   return [
-    { method: 'GET', path: '/v1/tiles/stations/:z/:x/:y', groups: STATION_GROUPS, body: false, notJsonApi: true, handler: tile, cache: tileCache },
+    { method: 'GET', path: '/v1/tiles/stations/:z/:x/:y', params: TILE_PARAMS, groups: STATION_GROUPS, body: false, notJsonApi: true, handler: tile, cache: tileCache },
     { method: 'GET', path: '/v1/tiles/stations.json', groups: STATION_GROUPS, body: false, notJsonApi: true, handler: tileJson, cache: (req) => `${ctx.snapshot.meta.snapshotVersion}|${req.headers.host}|${req.headers.forwardedProto}` },
   ];
 }

@@ -1,5 +1,5 @@
 /**
- * Trip plans `POST /v1/trip_plans` (D267–E, group ReadCosts): where to stop along a route, how
+ * Trip plans `POST /v1/trip_plans` (D267–D271, group ReadCosts): where to stop along a route, how
  * far to charge at each stop, and what the trip costs. The main thread validates (400), finds the
  * corridor's candidate stations (D112) and checks the bounds (D270); the pricing and the search
  * run in one pool task (src/api/trips/trips.task.ts); the answer is a `trip_plan` with its stops'

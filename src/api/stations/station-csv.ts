@@ -8,9 +8,9 @@
  * Measured with `npm run bench:stations`: a page of 400 stations in a fraction of the twin's time
  * (bench/RESULTS.md, "Representations").
  */
-import { GrowableBytes, jsonStringEnd } from '../domain/bytes.js';
-import { csvCell } from '../domain/csv.js';
-import { CSV_COLUMNS } from './station-features.js';
+import { GrowableBytes, jsonStringEnd } from '../../domain/bytes.js';
+import { csvCell } from '../../domain/csv.js';
+import { CSV_COLUMNS } from '../station-features.js';
 
 const QUOTE = 0x22;
 const COMMA = 0x2c;

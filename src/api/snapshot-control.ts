@@ -1,5 +1,5 @@
 /** The snapshot swap as the API sees it (src/snapshot-swap.ts implements it; D133, D220). */
-import type { SwapResultKind, SwapSource } from '../../storage/snapshot-swaps.js';
+import type { SwapResultKind, SwapSource } from '../storage/snapshot-swaps.js';
 
 /** What a snapshot swap reports. */
 export interface SwapResult {
