@@ -64,6 +64,11 @@ export interface ApiResponse {
    * the copy for the negotiated encoding when there is one, else compresses and hands it back.
    */
   compressed?: CompressedForms;
+  /**
+   * False for an answer that is not final (a price tile with prices pending, DNEW52A): it carries
+   * no ETag and no default Cache-Control, whatever the route's validator said.
+   */
+  final?: boolean;
 }
 
 export interface CompressedForms {
@@ -85,6 +90,8 @@ export interface RouteDef {
    */
   readonly groups: readonly Group[] | null;
   /** The route takes a JSON body (content type checked, size limited, parsed). */
+  /** The route may answer 200 with `Price-Tile-Pending` before its answer is final (DNEW52A). */
+  readonly partialAnswers?: boolean;
   readonly body: boolean;
   /** The JSON body is any object, not a JSON:API document with `data` (OCPI receiver routes). */
   readonly bareBody?: boolean;
