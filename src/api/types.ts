@@ -112,6 +112,11 @@ export interface RouteDef {
    * counted against the price rate limit of D24 as well (D109).
    */
   readonly priceWork?: boolean;
+  /**
+   * Price work that answers what it has when the pool is saturated (price tiles, DNEW52A): not
+   * refused before its handler; the handler answers without the work it could not have done.
+   */
+  readonly answersWhenSaturated?: boolean;
   /** The API key may also come as `Authorization: Bearer <key>` (scrapers that send only that, D120). */
   readonly keyAsBearer?: boolean;
   /**

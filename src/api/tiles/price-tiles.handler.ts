@@ -9,6 +9,7 @@ import type { AppContext } from '../context.js';
 import { ApiError } from '../jsonapi/errors.js';
 import { EmpOperatorMasks, type RefinementQuery } from '../refinements.js';
 import { priceStations } from '../station-pricing.js';
+import { PoolOverloadedError } from '../../pool/pool.js';
 import type { ApiRequest, ApiResponse, RouteDef } from '../types.js';
 import type { MapView } from './map-view.js';
 import { PriceTables, type GenerationPrices } from './price-tables.js';
@@ -46,7 +47,7 @@ async function waitFor(fill: Promise<void>, ms: number): Promise<boolean> {
   try {
     return await Promise.race([fill.then(() => true), late]);
   } catch (e) {
-    if (e instanceof ApiError && e.status === 503) return false;
+    if (e instanceof PoolOverloadedError || (e instanceof ApiError && e.status === 503)) return false;
     throw e;
   } finally {
     clearTimeout(timer);
@@ -110,6 +111,6 @@ export function priceTilesRoutes(ctx: AppContext, view: MapView, profiles: Price
   const cache = (req: ApiRequest): string | null =>
     profiles.cached(req.params.profile_id) === undefined ? null : `${ctx.snapshot.meta.snapshotVersion}.${ctx.tariffs.generation}`;
   return [
-    { method: 'GET', path: '/v1/tiles/prices/:profile_id/:z/:x/:y', groups: ['ReadCosts'], body: false, priceWork: true, fresh: true, notJsonApi: true, partialAnswers: true, handler: tile, cache },
+    { method: 'GET', path: '/v1/tiles/prices/:profile_id/:z/:x/:y', groups: ['ReadCosts'], body: false, priceWork: true, answersWhenSaturated: true, fresh: true, notJsonApi: true, partialAnswers: true, handler: tile, cache },
   ];
 }
