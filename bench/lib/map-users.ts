@@ -21,6 +21,7 @@ export interface MapUsersRow {
   refusedPct: number;
   pendingPct: number;
   otherStatus: number;
+  socketErrors: number;
   p50: number;
   p99: number;
   rssMb: number;
@@ -68,12 +69,21 @@ interface Tally {
   refused: number;
   pending: number;
   other: number;
+  errors: number;
 }
 
 async function tile(port: number, path: string, t: Tally): Promise<boolean> {
   const t0 = performance.now();
-  const r = await fetch(`http://127.0.0.1:${port}${path}`, { headers: { 'Api-Key': BENCH_KEY } });
-  const body = await r.arrayBuffer();
+  let r: Response;
+  let body: ArrayBuffer;
+  try {
+    r = await fetch(`http://127.0.0.1:${port}${path}`, { headers: { 'Api-Key': BENCH_KEY } });
+    body = await r.arrayBuffer();
+  } catch {
+    // A connection the service closed (its idle close racing the client's reuse): counted, not a status.
+    t.errors++;
+    return false;
+  }
   t.lat.push(performance.now() - t0);
   if (r.status === 503) {
     t.refused++;
@@ -142,7 +152,7 @@ export async function mapUsers(o: { build: string; port: number; pid: number; op
   await warm.arrayBuffer();
   const ids: string[] = [];
   for (let k = 0; k < o.users; k++) ids.push(await register(o.port, o.firstProfile + k));
-  const t: Tally = { lat: [], refused: 0, pending: 0, other: 0 };
+  const t: Tally = { lat: [], refused: 0, pending: 0, other: 0, errors: 0 };
   const end = performance.now() + o.seconds * 1000;
   const w = o.writes ? writer(o.port, o.operator, end) : Promise.resolve(0);
   await Promise.all(ids.map((id, k) => user(o.port, id, 1 + k, end, t)));
@@ -157,6 +167,7 @@ export async function mapUsers(o: { build: string; port: number; pid: number; op
     refusedPct: (100 * t.refused) / n,
     pendingPct: (100 * t.pending) / n,
     otherStatus: t.other,
+    socketErrors: t.errors,
     p50: pct(sorted, 0.5),
     p99: pct(sorted, 0.99),
     rssMb: rssOf(o.pid).hwmMb,

@@ -163,6 +163,12 @@ describe('price tables (D198, DNEW48A, DNEW48B)', () => {
     r1.open();
     await inUse;
     expect([gen1.current.has(4), gen2.current.knows(4)]).toEqual([true, false]);
+    // Generation 1 is retired: no new run is started for it.
+    let asked = 0;
+    await gen1.current.fill([6, 7], async () => {
+      asked++;
+    });
+    expect([asked, gen1.current.knows(6)]).toEqual([0, false]);
     // A second write before generation 2 caught up keeps the better filled generation 1 as previous.
     const gen3 = tables.get('p', 3, 10, 'EUR');
     expect(gen3.previous).toBe(gen1.current);

@@ -35,6 +35,8 @@ export class PriceTable implements PriceLookup {
   private readonly strings: string[] = [];
   private readonly stringIds = new Map<string, number>();
   private readonly inflight = new Set<Promise<void>>();
+  /** Replaced by a newer generation or dropped: no new run is started for it (DNEW48B). */
+  private retired = false;
 
   constructor(
     n: number,
@@ -48,6 +50,11 @@ export class PriceTable implements PriceLookup {
   /** The memory the table holds now. */
   get bytes(): number {
     return this.slotOf.byteLength + this.num.byteLength + this.ref.byteLength;
+  }
+
+  /** Stops pricing into this table: runs in flight finish, no further run starts. */
+  retire(): void {
+    this.retired = true;
   }
 
   /** Stations whose price (or lack of one) is known. */
@@ -109,11 +116,12 @@ export class PriceTable implements PriceLookup {
   /**
    * Prices the stations of `members` that are not priced yet with `work`, in runs of at most
    * MAX_TILE_PRICING one after the other, and waits for those another request is pricing.
-   * Resolves when every member is priced or known to have none; rejects when a run of its own
-   * failed (its stations are left to the next request, DNEW52A).
+   * Resolves when every member is priced or known to have none, or when the table was retired
+   * (its prices are no longer current); rejects when a run of its own failed (its stations are
+   * left to the next request, DNEW52A).
    */
   async fill(members: readonly number[], work: Work): Promise<void> {
-    for (;;) {
+    while (!this.retired) {
       const mine: number[] = [];
       let busy = false;
       for (const i of members) {
@@ -214,6 +222,8 @@ export class PriceTables {
     if (held === undefined) held = new GenerationPrices(new PriceTable(stations, currency, generation), null);
     else if (generation > held.current.generation) {
       const old = held.previous !== null && held.previous.known > held.current.known ? held.previous : held.current;
+      held.current.retire();
+      held.previous?.retire();
       held = new GenerationPrices(new PriceTable(stations, currency, generation), old.known > 0 ? old : null);
     } else if (held.previous !== null && held.current.known >= held.previous.known) {
       // The current generation knows as many stations as the previous one did: the previous is dropped.
@@ -230,6 +240,7 @@ export class PriceTables {
     for (const t of this.tables.values()) total += t.bytes;
     for (const [k, t] of this.tables) {
       if (total <= this.maxBytes || this.tables.size === 1) break;
+      t.current.retire();
       this.tables.delete(k);
       total -= t.bytes;
     }
