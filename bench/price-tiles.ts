@@ -229,11 +229,11 @@ async function many(): Promise<void> {
       }
     }
   }
-  const out = ['| build | users | tariff write every 2 s | tile answers | 503 % | pending % | other | socket errors | p50 ms | p99 ms | p50 / baseline p50 | peak RSS MB | writes |', '|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|'];
+  const out = ['| build | users | tariff write every 2 s | tile answers | 503 % | pending % | other | socket errors | p50 ms | p99 ms | 200/204 p50 ms | 200/204 p99 ms | final tiles /s | final /s ÷ baseline | peak RSS MB | writes |', '|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|'];
   for (const r of rows) {
     const base = rows.find((b) => b.build === 'baseline' && b.users === r.users && b.writes === r.writes);
-    const ratio = base === undefined ? 'n/a' : (r.p50 / base.p50).toFixed(2);
-    out.push(`| ${r.build} | ${r.users} | ${r.writes ? 'yes' : 'no'} | ${r.tiles} | ${r.refusedPct.toFixed(1)} | ${r.pendingPct.toFixed(1)} | ${r.otherStatus} | ${r.socketErrors} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${ratio} | ${r.rssMb.toFixed(0)} | ${r.writesDone} |`);
+    const ratio = base === undefined ? 'n/a' : (r.finalPerS / base.finalPerS).toFixed(2);
+    out.push(`| ${r.build} | ${r.users} | ${r.writes ? 'yes' : 'no'} | ${r.tiles} | ${r.refusedPct.toFixed(1)} | ${r.pendingPct.toFixed(1)} | ${r.otherStatus} | ${r.socketErrors} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.okP50.toFixed(1)} | ${r.okP99.toFixed(1)} | ${r.finalPerS.toFixed(1)} | ${ratio} | ${r.rssMb.toFixed(0)} | ${r.writesDone} |`);
   }
   const md = `### Many price profiles (\`npm run bench:price-tiles -- --many\`)\n\n${machineLine()}; load before each case: ${loads.join(' · ')}; ${values.seconds} s per case, each user on a profile of its own, views of 1024 × 768 px at zooms 3–14.\n\n${out.join('\n')}\n`;
   console.log(md);

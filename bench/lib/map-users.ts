@@ -24,6 +24,9 @@ export interface MapUsersRow {
   socketErrors: number;
   p50: number;
   p99: number;
+  okP50: number;
+  okP99: number;
+  finalPerS: number;
   rssMb: number;
   writesDone: number;
 }
@@ -66,6 +69,10 @@ function viewTiles(z: number, [lng, lat]: [number, number]): Array<[number, numb
 
 interface Tally {
   lat: number[];
+  /** Latency of 200 and 204 answers only. */
+  ok: number[];
+  /** Answers that were final (200 without Price-Tile-Pending, or 204). */
+  final: number;
   refused: number;
   pending: number;
   other: number;
@@ -92,6 +99,10 @@ async function tile(port: number, path: string, t: Tally): Promise<boolean> {
   else if (r.status !== 200 && r.status !== 204) t.other++;
   const pending = r.headers.get('price-tile-pending') !== null;
   if (pending) t.pending++;
+  if (r.status === 200 || r.status === 204) {
+    t.ok.push(performance.now() - t0);
+    if (!pending) t.final++;
+  }
   return pending;
 }
 
@@ -152,12 +163,13 @@ export async function mapUsers(o: { build: string; port: number; pid: number; op
   await warm.arrayBuffer();
   const ids: string[] = [];
   for (let k = 0; k < o.users; k++) ids.push(await register(o.port, o.firstProfile + k));
-  const t: Tally = { lat: [], refused: 0, pending: 0, other: 0, errors: 0 };
+  const t: Tally = { lat: [], ok: [], final: 0, refused: 0, pending: 0, other: 0, errors: 0 };
   const end = performance.now() + o.seconds * 1000;
   const w = o.writes ? writer(o.port, o.operator, end) : Promise.resolve(0);
   await Promise.all(ids.map((id, k) => user(o.port, id, 1 + k, end, t)));
   const writesDone = await w;
   const sorted = Float64Array.from(t.lat).sort();
+  const ok = Float64Array.from(t.ok).sort();
   const n = t.lat.length;
   return {
     build: o.build,
@@ -170,6 +182,9 @@ export async function mapUsers(o: { build: string; port: number; pid: number; op
     socketErrors: t.errors,
     p50: pct(sorted, 0.5),
     p99: pct(sorted, 0.99),
+    okP50: pct(ok, 0.5),
+    okP99: pct(ok, 0.99),
+    finalPerS: t.final / o.seconds,
     rssMb: rssOf(o.pid).hwmMb,
     writesDone,
   };
