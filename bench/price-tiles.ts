@@ -17,13 +17,22 @@
  * priced counts of the trace's clusters add up to the stations the client path priced in the tiles).
  *
  *   npm run bench:price-tiles [-- --passes 5] [--synthetic /path/synthetic-1000000.sqlite] [--check]
+ *
+ * `--many`: map users each on a price profile of their own (bench/lib/map-users.ts), `--users
+ * 20,200`, with and without a tariff write every 2 s, `--seconds` each, on this build and, with
+ * `--baseline <checkout>`, on that checkout's build in the same run (one fresh service per case):
+ * the share of 503 and of pending tiles, p50/p99 of tile answers and the peak RSS (D276,
+ * D277, D278).
+ *
+ *   npm run bench:price-tiles -- --many [--users 20,200] [--seconds 20] [--baseline ../main]
  */
 import { parseArgs } from 'node:util';
 import { VectorTile } from '@mapbox/vector-tile';
 import { PbfReader } from 'pbf';
 import { defaultSnapshotPath } from '../src/config.js';
 import { latY, lngX, xLng, yLat } from '../src/domain/stations/clusters.js';
-import { BENCH_KEY, loadLine, machineLine, median, startService, writeJson, writeResultsSection } from './lib/harness.js';
+import { BENCH_KEY, loadLine, machineLine, median, startService, waitIdle, writeJson, writeResultsSection } from './lib/harness.js';
+import { mapUsers, type MapUsersRow } from './lib/map-users.js';
 import { generateTariffs, pickFixture } from './scenarios.js';
 
 const { values } = parseArgs({
@@ -31,6 +40,10 @@ const { values } = parseArgs({
     passes: { type: 'string', default: '5' },
     synthetic: { type: 'string' },
     check: { type: 'boolean', default: false },
+    many: { type: 'boolean', default: false },
+    users: { type: 'string', default: '20,200' },
+    seconds: { type: 'string', default: '20' },
+    baseline: { type: 'string' },
   },
 });
 const passes = values.check ? 0 : Number(values.passes);
@@ -190,6 +203,47 @@ function table(rows: Row[]): string {
     }
   }
   return out.join('\n');
+}
+
+/** `--many`: every case on a fresh service of each build, the builds alternating. */
+async function many(): Promise<void> {
+  const snapshot = defaultSnapshotPath();
+  const operator = pickFixture(snapshot).operator;
+  const builds: Array<[string, string | undefined]> = [['this build', undefined]];
+  if (values.baseline !== undefined) builds.unshift(['baseline', values.baseline]);
+  const rows: MapUsersRow[] = [];
+  const loads: string[] = [];
+  for (const users of values.users.split(',').map(Number)) {
+    for (const writes of [false, true]) {
+      for (const [build, root] of builds) {
+        const svc = await startService({ snapshot, root, env: { PRICE_PROFILES_NEW_PER_KEY: '100000' } });
+        try {
+          await waitIdle(svc.proc.pid!, 0.1, 30_000);
+          loads.push(loadLine());
+          const row = await mapUsers({ build, port: svc.port, pid: svc.proc.pid!, operator, users, writes, seconds: Number(values.seconds), firstProfile: 0 });
+          console.error(`${build} · ${users} users${writes ? ' + writes' : ''}: ${row.tiles} tiles, ${row.refusedPct.toFixed(1)} % 503, ${row.pendingPct.toFixed(1)} % pending, p50 ${row.p50.toFixed(1)} ms, p99 ${row.p99.toFixed(1)} ms, RSS ${row.rssMb.toFixed(0)} MB`);
+          rows.push(row);
+        } finally {
+          await svc.stop();
+        }
+      }
+    }
+  }
+  const out = ['| build | users | tariff write every 2 s | tile answers | 503 % | pending % | other | socket errors | p50 ms | p99 ms | 200/204 p50 ms | 200/204 p99 ms | final tiles /s | final /s ÷ baseline | peak RSS MB | writes |', '|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|'];
+  for (const r of rows) {
+    const base = rows.find((b) => b.build === 'baseline' && b.users === r.users && b.writes === r.writes);
+    const ratio = base === undefined ? 'n/a' : (r.finalPerS / base.finalPerS).toFixed(2);
+    out.push(`| ${r.build} | ${r.users} | ${r.writes ? 'yes' : 'no'} | ${r.tiles} | ${r.refusedPct.toFixed(1)} | ${r.pendingPct.toFixed(1)} | ${r.otherStatus} | ${r.socketErrors} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.okP50.toFixed(1)} | ${r.okP99.toFixed(1)} | ${r.finalPerS.toFixed(1)} | ${ratio} | ${r.rssMb.toFixed(0)} | ${r.writesDone} |`);
+  }
+  const md = `### Many price profiles (\`npm run bench:price-tiles -- --many\`)\n\n${machineLine()}; load before each case: ${loads.join(' · ')}; ${values.seconds} s per case, each user on a profile of its own, views of 1024 × 768 px at zooms 3–14.\n\n${out.join('\n')}\n`;
+  console.log(md);
+  writeResultsSection('price-tiles-many', md);
+  writeJson('price-tiles-many', rows);
+}
+
+if (values.many) {
+  await many();
+  process.exit(0);
 }
 
 const rows = [await dataset('default', defaultSnapshotPath())];

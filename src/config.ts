@@ -170,6 +170,10 @@ export interface Config {
   readonly priceProfilesNewPerKey: number;
   /** D261: price profiles the store keeps at most (PRICE_PROFILES_MAX); the least recently used beyond are deleted. */
   readonly priceProfilesMax: number;
+  /** D276: memory for the price tables of a snapshot, in MiB (PRICE_TABLES_MB); least recently used dropped beyond. */
+  readonly priceTablesMb: number;
+  /** D278: how long a price tile waits for its stations' prices before answering what is priced (PRICE_TILE_WAIT_MS). */
+  readonly priceTileWaitMs: number;
   /** D95: `Cache-Control: private, max-age=N` of answers with an ETag (0 sends `no-cache`). */
   readonly cacheMaxAgeS: number;
   /** D96: `alias → adapter` names accepted as `data_adapter` of charge prices. */
@@ -498,6 +502,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     priceProfileTtlH: int(env, 'PRICE_PROFILE_TTL_H', 168, 1, 87_600),
     priceProfilesNewPerKey: int(env, 'PRICE_PROFILES_NEW_PER_KEY', 200, 1, 1_000_000),
     priceProfilesMax: int(env, 'PRICE_PROFILES_MAX', 50_000, 100, 10_000_000),
+    priceTablesMb: int(env, 'PRICE_TABLES_MB', 256, 1, 65_536),
+    priceTileWaitMs: int(env, 'PRICE_TILE_WAIT_MS', 1000, 0, 60_000),
     cacheMaxAgeS: int(env, 'CACHE_MAX_AGE_S', 60, 0, 31_536_000),
     dataAdapterAliases: adapterAliases(env.DATA_ADAPTER_ALIASES),
     reusePort: onOff(env, 'REUSE_PORT', false),

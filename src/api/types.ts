@@ -64,6 +64,11 @@ export interface ApiResponse {
    * the copy for the negotiated encoding when there is one, else compresses and hands it back.
    */
   compressed?: CompressedForms;
+  /**
+   * False for an answer that is not final (a price tile with prices pending, D278): it carries
+   * no ETag and no default Cache-Control, whatever the route's validator said.
+   */
+  final?: boolean;
 }
 
 export interface CompressedForms {
@@ -85,6 +90,8 @@ export interface RouteDef {
    */
   readonly groups: readonly Group[] | null;
   /** The route takes a JSON body (content type checked, size limited, parsed). */
+  /** The route may answer 200 with `Price-Tile-Pending` before its answer is final (D278). */
+  readonly partialAnswers?: boolean;
   readonly body: boolean;
   /** The JSON body is any object, not a JSON:API document with `data` (OCPI receiver routes). */
   readonly bareBody?: boolean;
@@ -105,6 +112,11 @@ export interface RouteDef {
    * counted against the price rate limit of D24 as well (D109).
    */
   readonly priceWork?: boolean;
+  /**
+   * Price work that answers what it has when the pool is saturated (price tiles, D278): not
+   * refused before its handler; the handler answers without the work it could not have done.
+   */
+  readonly answersWhenSaturated?: boolean;
   /** The API key may also come as `Authorization: Bearer <key>` (scrapers that send only that, D120). */
   readonly keyAsBearer?: boolean;
   /**

@@ -360,7 +360,7 @@ export class Pipeline {
       this.responder.refuse(ex);
       return true;
     }
-    if (r.priceWork === true && this.o.priceWorkSaturated?.() === true) {
+    if (r.priceWork === true && r.answersWhenSaturated !== true && this.o.priceWorkSaturated?.() === true) {
       // Refused before the body is read or parsed (when nothing gated the request); uWS skips
       // the unread body and keeps the connection.
       this.responder.refuse(ex);

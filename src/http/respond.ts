@@ -154,7 +154,7 @@ export class Responder {
         res.writeHeader('RateLimit-Policy', ex.rateLimitPolicy!);
         res.writeHeader('RateLimit', ex.rateLimit);
       }
-      const tagged = ex.etag !== null && (r.status === 200 || r.status === 304);
+      const tagged = ex.etag !== null && r.final !== false && (r.status === 200 || r.status === 304);
       if (tagged) {
         res.writeHeader('ETag', ex.etag!);
         res.writeHeader('Cache-Control', this.cacheControl);

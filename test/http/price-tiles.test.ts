@@ -3,9 +3,12 @@
  * and read, with every error of their body; price tiles decoded with @mapbox/vector-tile and
  * checked against `POST /v1/charge_prices/bulk` (every station of a zoom-14 tile, every cluster's
  * cheapest station, the priced stations of the whole data at every zoom), narrowed by refinements,
- * with Set B, their ETag moved by a catalog write, and their errors.
+ * with Set B, their ETag moved by a catalog write, and their errors; many map users on profiles of
+ * their own through catalog writes (D276, D277), and a tile that answers what is priced
+ * before its stations are all priced, then the final tile (D278).
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { latY, lngX } from '../../src/domain/stations/clusters.js';
 import { Snapshot } from '../../src/storage/snapshot.js';
 import { call, keyFor, startTestApp, type TestApp } from '../helpers/server.js';
@@ -250,5 +253,65 @@ describe('price profiles and price tiles (D196–D198)', () => {
     expect(badFilter.status).toBe(400);
     expect((await priceTile(id, 10, 500, 300, '', READER)).status).toBe(403);
     expect((await priceTile(id, 10, 500, 300, '', 'no-such-key')).status).toBe(403);
+  });
+
+  /** A catalog write (a company created) that moves the catalog generation. */
+  const catalogWrite = async (app: TestApp, n: number): Promise<void> => {
+    const coId = `3c1d2e4f-5a6b-4c7d-8e9f-${String(n).padStart(12, '0')}`;
+    const co = await call(app, 'PUT', `/v1/companies/${coId}`, {
+      key: ALL,
+      body: { data: { id: coId, type: 'company', attributes: { name: `Catalog write ${n}`, version: 1, is_cpo: true, is_emp: false, external_source_mapping: {} }, relationships: { supported_emps: { data: [] } } } },
+    });
+    expect(co.status, co.text).toBe(201);
+  };
+
+  it('serves 24 map users on profiles of their own, through catalog writes, without a 503 (D276, D277)', async () => {
+    const ids: string[] = [];
+    for (let k = 0; k < 24; k++) ids.push((await register(profileBody({ battery_range: [10, 80], start_time: 600 + k }))).json.data.id);
+    const [x, y] = [Math.floor(lngX(2.35) * 2 ** 8), Math.floor(latY(48.86) * 2 ** 8)];
+    for (let round = 0; round < 3; round++) {
+      // Every user's tile at once, as map users panning side by side; then a catalog write.
+      const answers = await Promise.all(ids.map((id) => call(srv, 'GET', `/v1/tiles/prices/${id}/8/${x}/${y}.mvt`, { key: COSTS })));
+      expect(answers.map((a) => a.status), `round ${round}`).toEqual(ids.map(() => 200));
+      await catalogWrite(srv, 100 + round);
+    }
+  });
+
+  it('answers what is priced within PRICE_TILE_WAIT_MS with Price-Tile-Pending, then the final tile; after a catalog write the previous prices answer meanwhile (D278, D277)', async () => {
+    const quick = await startTestApp({ keys: { costs: 'ReadCosts', all: 'all' }, env: { WORKERS: '2', PRICE_TILE_WAIT_MS: '0' } });
+    try {
+      const id = (await call(quick, 'POST', '/v1/price_profiles', { key: COSTS, body: profileBody() })).json.data.id;
+      const path = `/v1/tiles/prices/${id}/0/0/0.mvt`;
+      const first = await call(quick, 'GET', path, { key: COSTS });
+      expect(first.status).toBe(200);
+      expect(Number(first.headers.get('price-tile-pending')), 'a new profile at zoom 0 is not priced at once').toBeGreaterThan(0);
+      expect(first.headers.get('cache-control')).toBe('no-store, max-age=1');
+      expect(first.headers.get('etag')).toBeNull();
+      // Asked again (as MapLibre does when the max-age ends): the pricing went on, the final tile comes.
+      const final = async (): Promise<Awaited<ReturnType<typeof getTile>>> => {
+        for (let k = 0; k < 600; k++) {
+          const t = await getTile(quick, path, COSTS);
+          if (t.headers['price-tile-pending'] === undefined) return t;
+          await sleep(100);
+        }
+        throw new Error('the tile stayed pending for 60 s');
+      };
+      const done = await final();
+      expect([done.status, done.headers['cache-control']]).toEqual([200, expect.stringContaining('max-age=')]);
+      expect(done.headers.etag).toBeDefined();
+      const pricedIn = (t: Awaited<ReturnType<typeof getTile>>): number => inside(t.layers.clusters).reduce((n, f) => n + (f.priced_count as number), 0);
+      expect(pricedIn(done)).toBe(bulkAll.size);
+      const again = await call(quick, 'GET', path, { key: COSTS });
+      expect([again.status, again.headers.get('price-tile-pending')]).toEqual([200, null]);
+
+      // A catalog write: the new generation is priced anew, and meanwhile the previous one's prices answer.
+      await catalogWrite(quick, 1);
+      const during = await getTile(quick, path, COSTS);
+      expect(Number(during.headers['price-tile-pending'])).toBeGreaterThan(0);
+      expect(pricedIn(during)).toBe(bulkAll.size);
+      expect(pricedIn(await final())).toBe(bulkAll.size);
+    } finally {
+      await quick.stop();
+    }
   });
 });

@@ -12,6 +12,10 @@
  * protocol signs up, confirms through the outbox's link, logs in, stores and reads settings,
  * activates an imported membership, refreshes its tokens, resets the password on the service's
  * reset page, and deletes the account — its auth-base calls under AUTH_PATH_PREFIX (D240).
+ * And the map of a new price profile at country zoom on a service that answers price tiles before
+ * they are priced (PRICE_TILE_WAIT_MS=0, D278): no 503, every tile ends final with prices, the
+ * page's status says what is pending meanwhile, and the cluster counts are drawn as labels from
+ * glyphs the page draws itself (no glyph request anywhere, D279).
  *
  * Chromium: CHROMIUM_PATH, else /usr/bin/chromium (`apt-get install chromium`; .ci/run installs it).
  */
@@ -285,6 +289,74 @@ describe('docs page in chromium', () => {
       client.closeAllConnections(); // the browser keeps its connections alive; close() would wait for them
       await new Promise((r) => client.close(r));
     }
+  });
+});
+
+describe('map page: a new price profile at country zoom (D278, D279)', () => {
+  let srv: TestServer;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    if (!fs.existsSync(CHROMIUM)) throw new Error(`no chromium at ${CHROMIUM}: apt-get install chromium, or set CHROMIUM_PATH`);
+    srv = await startTestServer({ keys: { map: 'ReadStations,ReadCosts' }, env: { PRICE_TILE_WAIT_MS: '0' } });
+    browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'] });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await srv?.stop();
+  });
+
+  it('shows prices on every tile at zoom 4 without a 503, asking again for the tiles answered before they were priced; cluster counts are labelled', async () => {
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1024, height: 768 });
+    const foreign: string[] = [];
+    const glyphs: string[] = [];
+    /** The last answer per price tile: status and Price-Tile-Pending. */
+    const last = new Map<string, { status: number; pending: string | undefined }>();
+    const statuses: number[] = [];
+    page.on('request', (req) => {
+      const u = req.url();
+      if (!(u.startsWith(srv.url) || u.startsWith('data:') || u.startsWith('blob:'))) foreign.push(u);
+      if (/\.pbf|fonts|glyph/i.test(u)) glyphs.push(u);
+    });
+    page.on('response', (r) => {
+      if (!r.url().includes('/v1/tiles/prices/')) return;
+      statuses.push(r.status());
+      last.set(r.url(), { status: r.status(), pending: r.headers()['price-tile-pending'] });
+    });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    await page.goto(`${srv.url}/map#4/51/8`, { waitUntil: 'load', timeout: 60_000 });
+    // Energy and duration no other test uses: a profile nothing has priced yet.
+    await page.$eval('#energy', (el) => ((el as unknown as { value: string }).value = '37'));
+    await page.$eval('#duration', (el) => ((el as unknown as { value: string }).value = '53'));
+    await page.type('#key', keyFor('map'));
+    await page.click('#keyform button');
+    type W = { cpsPending(): number; cpsProfile(): { energy: number } | null; cpsMap: { loaded(): boolean; areTilesLoaded(): boolean; queryRenderedFeatures(o: object): Array<{ properties: Record<string, unknown> }> } };
+    const settled = () => {
+      const w = globalThis as unknown as W;
+      const m = w.cpsMap;
+      return w.cpsProfile() !== null && m.loaded() && m.areTilesLoaded() && w.cpsPending() === 0 && m.queryRenderedFeatures({ layers: ['clusters'] }).length > 0;
+    };
+    await page.waitForFunction(settled, { timeout: 90_000, polling: 250 }).catch(async (e: unknown) => {
+      throw new Error(`map not settled: pending ${await page.evaluate(() => (globalThis as unknown as W).cpsPending())}, answers ${JSON.stringify([...last.values()])}`, { cause: e });
+    });
+    expect((await page.evaluate(() => (globalThis as unknown as W).cpsProfile()))?.energy).toBe(37);
+    // The first answers were not final (nothing priced yet) and were asked for again until they were.
+    expect(statuses.length).toBeGreaterThan(last.size);
+    expect(statuses.every((st) => st === 200 || st === 204)).toBe(true);
+    for (const [u, a] of last) expect(a.pending, u).toBeUndefined();
+    const clusters = await page.evaluate(() => (globalThis as unknown as W).cpsMap.queryRenderedFeatures({ layers: ['clusters'] }).map((f) => f.properties));
+    expect(clusters.some((p) => p.price !== undefined)).toBe(true);
+    // Every drawn cluster with a priced station shows its price (none left half priced).
+    for (const p of clusters) if ((p.priced_count as number) > 0) expect(p.price, JSON.stringify(p)).toBeDefined();
+    const labels = await page.evaluate(() => (globalThis as unknown as W).cpsMap.queryRenderedFeatures({ layers: ['cluster-counts'] }).length);
+    expect(labels).toBeGreaterThan(0);
+    fs.mkdirSync(path.join(ROOT, 'test-results'), { recursive: true });
+    await page.screenshot({ path: path.join(ROOT, 'test-results/map-z4-prices.png') });
+    expect(glyphs).toEqual([]);
+    expect(foreign).toEqual([]);
+    expect(errors).toEqual([]);
   });
 });
 

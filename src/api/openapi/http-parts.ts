@@ -27,6 +27,10 @@ export const HEADERS: Record<string, object> = {
   'Referrer-Policy': { description: '`no-referrer`: the token in the page\'s address goes nowhere (D209)', schema: text },
   Link: { description: 'CSV answers (D238): the paging links of D235 as RFC 8288 links, `<url>; rel="next"`…', schema: text },
   'X-More-Available': { description: 'CSV answers (D238): `meta.more_available`', schema: { type: 'string', enum: ['true', 'false'] } },
+  'Price-Tile-Pending': {
+    description: 'Price tiles (D278): the answer is not final, this many of the tile\'s stations are still being priced (shown without a price, or with the price of the catalog before the last write); no ETag, `Cache-Control: no-store, max-age=1`: ask again after it',
+    schema: { type: 'integer', minimum: 1 },
+  },
   'X-Snapshot-Version': { description: 'CSV answers (D238): `meta.snapshot_version`', schema: text },
   'Access-Control-Allow-Methods': { description: 'For an allowed Origin (D93): the path\'s methods, HEAD where it has GET, and OPTIONS', schema: text },
   'Access-Control-Allow-Headers': { description: 'For an allowed Origin (D93)', schema: text },
@@ -49,11 +53,12 @@ const always = { 'X-Request-Id': ref('headers', 'X-Request-Id'), Vary: ref('head
 const cached = { ETag: ref('headers', 'ETag'), 'Cache-Control': ref('headers', 'Cache-Control') };
 const limited = { RateLimit: ref('headers', 'RateLimit'), 'RateLimit-Policy': ref('headers', 'RateLimit-Policy') };
 
+const pendingHeaders = { 'Price-Tile-Pending': ref('headers', 'Price-Tile-Pending'), 'Cache-Control': ref('headers', 'Cache-Control') };
 const csvHeaders = { Link: ref('headers', 'Link'), 'X-More-Available': ref('headers', 'X-More-Available'), 'X-Snapshot-Version': ref('headers', 'X-Snapshot-Version') };
 
 /** The header fields of a route's success answer. */
 export function successHeaders(r: RouteDef): Record<string, object> {
-  return { ...always, ...(r.cache !== undefined ? cached : {}), ...(r.groups !== null ? limited : {}), ...(r.formats?.includes('csv') === true ? csvHeaders : {}) };
+  return { ...always, ...(r.cache !== undefined ? cached : {}), ...(r.groups !== null ? limited : {}), ...(r.formats?.includes('csv') === true ? csvHeaders : {}), ...(r.partialAnswers === true ? pendingHeaders : {}) };
 }
 
 /** The answer is a JSON:API document, offered as `application/vnd.api+json` too (D236). */

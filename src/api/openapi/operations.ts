@@ -390,7 +390,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   },
   'GET /v1/tiles/prices/:profile_id/:z/:x/:y': {
     summary: 'Vector tile of stations and clusters with a profile’s cheapest prices (D197)',
-    description: 'The tile of D190, each station with the bulk preview of the profile (`price`, `currency`, `tariff_id`, `energy`, `duration`, `plug`, `power`) and each cluster with its cheapest station (`price`, `tariff_id`, `price_station_id`, `priced_count`). Refinements as station search; plug and power refinements narrow the charge points priced (D113). 503 with `Retry-After` while a tile needs more than 100,000 stations priced (D198).',
+    description: 'The tile of D190, each station with the bulk preview of the profile (`price`, `currency`, `tariff_id`, `energy`, `duration`, `plug`, `power`) and each cluster with its cheapest station (`price`, `tariff_id`, `price_station_id`, `priced_count`). Refinements as station search; plug and power refinements narrow the charge points priced (D113). A tile whose stations are not all priced within `PRICE_TILE_WAIT_MS` answers what is priced with `Price-Tile-Pending` and `Cache-Control: no-store, max-age=1` (D278): ask again after it.',
     tag: 'Map',
     query: REFINEMENTS,
     status: 200,

@@ -72,14 +72,43 @@ const stationLayers = (energy) => [
     { id: 'stations', type: 'circle', source: 'stations', 'source-layer': 'stations',
       paint: { 'circle-color': energy ? byPrice(energy) : ['step', ['get', 'max_power'], '#2a9d8f', 50, '#e9a03b', 150, '#d1495b'],
                'circle-radius': 6, 'circle-stroke-color': '#fff', 'circle-stroke-width': 1.5 } },
+    // Cluster counts (D279): the style names no glyph server, so MapLibre draws the digits in the page itself.
+    { id: 'cluster-counts', type: 'symbol', source: 'stations', 'source-layer': 'clusters', filter: ['>', ['get', 'count'], 1],
+      layout: { 'text-field': ['to-string', ['get', 'count']], 'text-font': ['sans-serif'], 'text-size': 11, 'text-allow-overlap': true, 'text-ignore-placement': true },
+      paint: { 'text-color': '#1d1d1d', 'text-halo-color': '#fff', 'text-halo-width': 1 } },
 ];
+// Tiles through the page's own protocol (D279): the key sent, a 503 or 429 asked again after Retry-After
+// (at most 5 times), and Cache-Control passed on, so MapLibre asks again for a price tile answered with
+// Price-Tile-Pending (D278) when its max-age ends. Pending stations per tile, for the status line.
+const pendingTiles = new Map();
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+maplibregl.addProtocol('cps', async (params, abort) => {
+  const url = origin + params.url.slice('cps://tiles'.length);
+  for (let attempt = 0; ; attempt++) {
+    const r = await fetch(url, { headers: key ? { 'api-key': key } : {}, signal: abort.signal, cache: 'no-store' });
+    if ((r.status === 503 || r.status === 429) && attempt < 5) {
+      await sleep(1000 * Math.min(10, Number(r.headers.get('Retry-After')) || 1));
+      continue;
+    }
+    if (r.status === 204) {
+      pendingTiles.delete(url);
+      return { data: new ArrayBuffer(0) };
+    }
+    if (!r.ok) throw new Error('tile ' + r.status);
+    const pending = Number(r.headers.get('Price-Tile-Pending') || 0);
+    if (pending > 0) pendingTiles.set(url, pending);
+    else pendingTiles.delete(url);
+    return { data: await r.arrayBuffer(), cacheControl: r.headers.get('Cache-Control'), expires: r.headers.get('Expires') };
+  }
+});
+window.cpsPending = () => [...pendingTiles.values()].reduce((a, b) => a + b, 0);
 // The tiles need a key: without one the map shows the countries only. A price profile (D196) makes them price tiles.
 let profile = null;
-const style = (withStations) => ({
+const style = (withStations) => (pendingTiles.clear(), {
   version: 8,
   sources: withStations
     ? { countries: { type: 'geojson', data: origin + '/map/countries.geojson' },
-        stations: { type: 'vector', tiles: [origin + (profile ? '/v1/tiles/prices/' + profile.id : '/v1/tiles/stations') + '/{z}/{x}/{y}.mvt'], minzoom: 0, maxzoom: 20 } }
+        stations: { type: 'vector', tiles: ['cps://tiles' + (profile ? '/v1/tiles/prices/' + profile.id : '/v1/tiles/stations') + '/{z}/{x}/{y}.mvt'], minzoom: 0, maxzoom: 20 } }
     : { countries: { type: 'geojson', data: origin + '/map/countries.geojson' } },
   layers: withStations ? base.concat(stationLayers(profile && profile.energy)) : base,
 });
@@ -113,7 +142,8 @@ async function priceProfile() {
   }
 }
 const legend = () => (profile ? ' Colour: cheapest direct-payment price per kWh for ' + profile.energy + ' kWh in ' + profile.duration + ' min, green 0.20 to red 0.80 EUR; grey: no price.' : '');
-map.on('idle', () => { if (key) $('status').textContent = 'Zoom ' + map.getZoom().toFixed(1) + ': click a cluster to zoom in, a station for its prices.' + legend(); });
+const pricing = () => { const n = window.cpsPending(); return n > 0 ? ' Pricing ' + n + ' stations of these tiles…' : ''; };
+map.on('idle', () => { if (key) $('status').textContent = 'Zoom ' + map.getZoom().toFixed(1) + ': click a cluster to zoom in, a station for its prices.' + legend() + pricing(); });
 const api = async (method, path, body) => {
   const r = await fetch(origin + path, { method, headers: { 'api-key': key, 'Content-Type': 'application/json' }, body: body && JSON.stringify(body) });
   const doc = await r.json();

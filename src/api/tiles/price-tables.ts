@@ -1,25 +1,26 @@
 /**
- * Price tables (D198): the prices of one profile and narrowing over one station index at one
- * catalog generation, filled station by station as price tiles need them. A table holds 4 bytes
- * per station of the index (where its price is) and 48 per priced station: a new table of the 1 M
- * snapshot costs 4 MB, not the 41 MB that arrays of every field per station took (measured: a cold
- * zoom-12 tile spent several ms allocating and collecting them). The most recently used tables are
- * kept, at most 8 and at most 128 MiB together (the newest always).
+ * Price tables (D198, D276, D277): the prices of one profile and narrowing over one station
+ * index at one catalog generation, filled station by station as price tiles need them. A table
+ * holds 4 bytes per station of the index (where its price is) and 40 per priced station: a new
+ * table of the 1 M snapshot costs 4 MB, not the 41 MB that arrays of every field per station took
+ * (measured: a cold zoom-12 tile spent several ms allocating and collecting them). The most
+ * recently used tables are kept within PRICE_TABLES_MB together, whatever their count, and none is
+ * ever refused; after a catalog write the previous generation's table answers until the new one
+ * has priced its stations.
  */
 import type { StationPrice } from '../station-pricing.js';
-import { overloadedError } from '../jsonapi/errors.js';
 import type { PriceLookup } from './tile-writer.js';
 
 /** `slotOf` values below 1: not priced yet, being priced, priced without a price. */
 const UNKNOWN = 0;
 const PRICING = -1;
 const NO_PRICE = -2;
-export const PRICE_TABLES = 8;
-/** A table filled within this time is in use and not dropped (D198). */
-export const IN_USE_MS = 10_000;
-export const PRICE_TABLES_BYTES = 128 * 1024 * 1024;
-/** Unpriced stations one price tile request prices at most (D198). */
+/** Stations one pricing run takes at most (D198, D278). */
 export const MAX_TILE_PRICING = 100_000;
+/** D276: the default memory bound of a snapshot's tables (PRICE_TABLES_MB). */
+export const PRICE_TABLES_BYTES = 256 * 1024 * 1024;
+
+type Work = (indices: number[], found: (i: number, p: StationPrice) => void) => Promise<void>;
 
 export class PriceTable implements PriceLookup {
   /** Per station: 1 + its slot when priced, else UNKNOWN, PRICING or NO_PRICE. */
@@ -29,23 +30,21 @@ export class PriceTable implements PriceLookup {
   /** Per slot: tariff and plug (indices into `strings`). */
   private ref = new Int32Array(2 * 64);
   private slots = 0;
+  /** Stations priced or known to have no price. */
+  private knownCount = 0;
   private readonly strings: string[] = [];
   private readonly stringIds = new Map<string, number>();
   private readonly inflight = new Set<Promise<void>>();
-
-  /** performance.now() of the last fill (eviction spares tables in use, D198). */
-  lastUsed = performance.now();
+  /** Replaced by a newer generation or dropped: no new run is started for it (D277). */
+  private retired = false;
 
   constructor(
     n: number,
     readonly currency: string,
+    /** The catalog generation its prices are of. */
+    readonly generation = 0,
   ) {
     this.slotOf = new Int32Array(n);
-  }
-
-  /** Whether a request is pricing into this table or used it within `ms`. */
-  busySince(now: number, ms: number): boolean {
-    return this.inflight.size > 0 || now - this.lastUsed < ms;
   }
 
   /** The memory the table holds now. */
@@ -53,8 +52,23 @@ export class PriceTable implements PriceLookup {
     return this.slotOf.byteLength + this.num.byteLength + this.ref.byteLength;
   }
 
+  /** Stops pricing into this table: runs in flight finish, no further run starts. */
+  retire(): void {
+    this.retired = true;
+  }
+
+  /** Stations whose price (or lack of one) is known. */
+  get known(): number {
+    return this.knownCount;
+  }
+
   has(i: number): boolean {
     return this.slotOf[i] > 0;
+  }
+
+  /** Whether station i is priced or known to have no price. */
+  knows(i: number): boolean {
+    return this.slotOf[i] > 0 || this.slotOf[i] === NO_PRICE;
   }
 
   price(i: number): number {
@@ -70,10 +84,12 @@ export class PriceTable implements PriceLookup {
   private set(i: number, p: StationPrice): void {
     const k = this.slots++;
     if (4 * this.slots > this.num.length) {
-      const num = new Float64Array(2 * this.num.length);
+      // Doubling, but never beyond one slot per station (D276's 40 bytes per priced station).
+      const cap = Math.max(this.slots, Math.min(2 * (this.num.length / 4), this.slotOf.length));
+      const num = new Float64Array(4 * cap);
       num.set(this.num);
       this.num = num;
-      const ref = new Int32Array(2 * this.ref.length);
+      const ref = new Int32Array(2 * cap);
       ref.set(this.ref);
       this.ref = ref;
     }
@@ -84,6 +100,7 @@ export class PriceTable implements PriceLookup {
     this.ref[2 * k] = this.intern(p.tariffId);
     this.ref[2 * k + 1] = this.intern(p.plug);
     this.slotOf[i] = k + 1;
+    this.knownCount++;
   }
 
   private intern(s: string): number {
@@ -97,43 +114,42 @@ export class PriceTable implements PriceLookup {
   }
 
   /**
-   * Prices the stations of `members` that are not priced yet (at most MAX_TILE_PRICING of them per
-   * call) with `work`, and waits for those another request is pricing. True when every member is
-   * priced (or has no price); false when more than MAX_TILE_PRICING were left (D198).
+   * Prices the stations of `members` that are not priced yet with `work`, in runs of at most
+   * MAX_TILE_PRICING one after the other, and waits for those another request is pricing.
+   * Resolves when every member is priced or known to have none, or when the table was retired
+   * (its prices are no longer current); rejects when a run of its own failed (its stations are
+   * left to the next request, D278).
    */
-  async fill(members: readonly number[], work: (indices: number[], found: (i: number, p: StationPrice) => void) => Promise<void>): Promise<boolean> {
-    this.lastUsed = performance.now();
-    let taken = 0;
-    for (;;) {
+  async fill(members: readonly number[], work: Work): Promise<void> {
+    while (!this.retired) {
       const mine: number[] = [];
       let busy = false;
-      let more = false;
       for (const i of members) {
         const s = this.slotOf[i];
         if (s === UNKNOWN) {
-          // The bound holds per call, over every round (a round may take over another request's failed stations).
-          if (taken + mine.length < MAX_TILE_PRICING) {
+          if (mine.length < MAX_TILE_PRICING) {
             mine.push(i);
             this.slotOf[i] = PRICING;
-          } else more = true;
+          }
         } else if (s === PRICING) busy = true;
       }
-      if (mine.length === 0 && !busy) return !more;
-      const others = busy ? [...this.inflight] : [];
-      taken += mine.length;
       if (mine.length > 0) await this.run(mine, work);
-      if (more) return false;
       // Stations another request was pricing: its failure leaves them unknown, and the next round prices them here.
-      await Promise.allSettled(others);
-      if (!busy) return true;
+      else if (busy) await Promise.allSettled([...this.inflight]);
+      else return;
     }
   }
 
-  private run(mine: number[], work: (indices: number[], found: (i: number, p: StationPrice) => void) => Promise<void>): Promise<void> {
+  private run(mine: number[], work: Work): Promise<void> {
     const done = (async () => {
       try {
         await work(mine, (i, p) => this.set(i, p));
-        for (const i of mine) if (this.slotOf[i] === PRICING) this.slotOf[i] = NO_PRICE;
+        for (const i of mine) {
+          if (this.slotOf[i] === PRICING) {
+            this.slotOf[i] = NO_PRICE;
+            this.knownCount++;
+          }
+        }
       } catch (e) {
         for (const i of mine) if (this.slotOf[i] === PRICING) this.slotOf[i] = UNKNOWN;
         throw e;
@@ -148,46 +164,96 @@ export class PriceTable implements PriceLookup {
   }
 }
 
-/** The most recently used price tables of one station index. */
-export class PriceTables {
-  private readonly tables = new Map<string, PriceTable>();
+/**
+ * The prices a tile reads (D277): each station's from the current generation once it is known
+ * there, else from the previous generation's table.
+ */
+export class GenerationPrices implements PriceLookup {
   constructor(
-    private readonly max = PRICE_TABLES,
-    private readonly maxBytes = PRICE_TABLES_BYTES,
-    private readonly inUseMs = IN_USE_MS,
+    readonly current: PriceTable,
+    readonly previous: PriceTable | null,
   ) {}
 
+  get currency(): string {
+    return this.current.currency;
+  }
+
+  private at(i: number): PriceTable {
+    return this.previous === null || this.current.knows(i) ? this.current : this.previous;
+  }
+
+  has(i: number): boolean {
+    return this.at(i).has(i);
+  }
+
+  price(i: number): number {
+    return this.at(i).price(i);
+  }
+
+  pair(i: number): { tariffId: string; energy: number; duration: number; plug: string; power: number } {
+    return this.at(i).pair(i);
+  }
+
+  /** Stations of `members` whose current price is not known yet (D278's `Price-Tile-Pending`). */
+  pending(members: readonly number[]): number {
+    let n = 0;
+    for (const i of members) if (!this.current.knows(i)) n++;
+    return n;
+  }
+
+  get bytes(): number {
+    return this.current.bytes + (this.previous?.bytes ?? 0);
+  }
+}
+
+/** The price tables of one station index, per profile and narrowing (D276). */
+export class PriceTables {
+  private readonly tables = new Map<string, GenerationPrices>();
+  constructor(private readonly maxBytes = PRICE_TABLES_BYTES) {}
+
   /**
-   * The table of `key` (profile, narrowing, catalog generation), made when new. Tables beyond the
-   * bounds are dropped least recently used first, but never one in use (a request pricing into it,
-   * or a fill within IN_USE_MS: a low-zoom tile is priced over several requests, D198); a new table
-   * that fits only by dropping one in use is refused 503 instead.
+   * The prices of `key` (profile and narrowing) at catalog `generation`: made when new; after a
+   * catalog write a new current table with the better filled of the old two as previous (D277).
+   * Beyond the memory bound the least recently used are dropped, in use or not (never this one).
    */
-  get(key: string, stations: number, currency: string): PriceTable {
-    const held = this.tables.get(key);
-    if (held !== undefined) {
-      this.tables.delete(key);
-      this.tables.set(key, held);
-      return held;
+  get(key: string, generation: number, stations: number, currency: string): GenerationPrices {
+    let held = this.tables.get(key);
+    if (held !== undefined) this.tables.delete(key);
+    if (held === undefined) held = new GenerationPrices(new PriceTable(stations, currency, generation), null);
+    else if (generation > held.current.generation) {
+      const old = held.previous !== null && held.previous.known > held.current.known ? held.previous : held.current;
+      held.current.retire();
+      held.previous?.retire();
+      held = new GenerationPrices(new PriceTable(stations, currency, generation), old.known > 0 ? old : null);
+    } else if (held.previous !== null && held.current.known >= held.previous.known) {
+      // The current generation knows as many stations as the previous one did: the previous is dropped.
+      held = new GenerationPrices(held.current, null);
     }
-    const t = new PriceTable(stations, currency);
-    const now = performance.now();
-    let total = t.bytes;
-    for (const x of this.tables.values()) total += x.bytes;
-    let count = this.tables.size + 1;
-    for (const [k, old] of this.tables) {
-      if (count <= this.max && total <= this.maxBytes) break;
-      if (old.busySince(now, this.inUseMs)) continue;
+    this.tables.set(key, held);
+    this.shrink();
+    return held;
+  }
+
+  /** Drops the least recently used until the tables fit in the bound (the newest always stays). */
+  private shrink(): void {
+    let total = 0;
+    for (const t of this.tables.values()) total += t.bytes;
+    for (const [k, t] of this.tables) {
+      if (total <= this.maxBytes || this.tables.size === 1) break;
+      t.current.retire();
       this.tables.delete(k);
-      total -= old.bytes;
-      count--;
+      total -= t.bytes;
     }
-    if (this.tables.size > 0 && (count > this.max || total > this.maxBytes)) throw overloadedError();
-    this.tables.set(key, t);
-    return t;
   }
 
   get size(): number {
     return this.tables.size;
+  }
+
+  /** The memory the tables hold now. */
+  get bytes(): number {
+    let total = 0;
+    for (const t of this.tables.values()) total += t.bytes;
+    return total;
   }
 }

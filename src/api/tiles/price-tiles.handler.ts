@@ -1,15 +1,18 @@
 /**
  * `GET /v1/tiles/prices/{profile_id}/{z}/{x}/{y}.mvt` (D197, D198): the station and cluster tiles
  * with a price profile's cheapest prices, priced with the bulk calculation on the pool as the
- * tile's stations are first needed, then served from the tile cache.
+ * tile's stations are first needed, then served from the tile cache. A tile waits for its prices
+ * at most PRICE_TILE_WAIT_MS and then answers what is priced, saying how many are pending
+ * (D278); the final tile is cached.
  */
 import type { AppContext } from '../context.js';
 import { ApiError } from '../jsonapi/errors.js';
 import { EmpOperatorMasks, type RefinementQuery } from '../refinements.js';
 import { priceStations } from '../station-pricing.js';
+import { PoolOverloadedError } from '../../pool/pool.js';
 import type { ApiRequest, ApiResponse, RouteDef } from '../types.js';
 import type { MapView } from './map-view.js';
-import { PriceTables, type PriceTable } from './price-tables.js';
+import { PriceTables, type GenerationPrices } from './price-tables.js';
 import { profileOf, profileTask, type Narrowing, type PriceProfile, type PriceProfiles } from './price-profiles.js';
 import { MVT_TYPE, TILE_PARAMS, mapFilter, tileAddress, type MapFilter } from './tiles.handler.js';
 import { STATION_ZOOM, clusterMembers, priceClusterTile, priceStationTile, tileStations } from './tile-writer.js';
@@ -23,11 +26,38 @@ function narrowingOf(q: RefinementQuery): Narrowing {
   };
 }
 
-const inProgress = (): ApiError => new ApiError('SERVICE_UNAVAILABLE', 'price tile in progress, retry', { headers: { 'Retry-After': '1' } });
+/** D278: a tile answered before all its stations' current prices are known is asked for again after this. */
+export const PENDING_CACHE_CONTROL = 'no-store, max-age=1';
+
+/** A tile's bytes and how many of its stations' current prices are not known yet (D278). */
+interface Rendered {
+  body: Uint8Array | null;
+  pending: number;
+}
+
+/**
+ * Waits for `fill` at most `ms`: true when it finished. A refusal of the pool (503) within the wait
+ * ends it early (the stations are left to the next request); any other failure is the request's.
+ */
+async function waitFor(fill: Promise<void>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((r) => {
+    timer = setTimeout(() => r(false), ms);
+  });
+  try {
+    return await Promise.race([fill.then(() => true), late]);
+  } catch (e) {
+    if (e instanceof PoolOverloadedError || (e instanceof ApiError && e.status === 503)) return false;
+    throw e;
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 export function priceTilesRoutes(ctx: AppContext, view: MapView, profiles: PriceProfiles): RouteDef[] {
   const masks = new EmpOperatorMasks(ctx.stations, ctx.companies);
-  const tables = new PriceTables();
+  const tables = new PriceTables(ctx.config.priceTablesMb * 1024 * 1024);
+  const waitMs = ctx.config.priceTileWaitMs;
 
   const taskOf = (profile: PriceProfile, n: Narrowing): ReturnType<typeof profileTask> => {
     // A vehicle of the profile that a new snapshot no longer has: the profile cannot be priced here.
@@ -37,19 +67,25 @@ export function priceTilesRoutes(ctx: AppContext, view: MapView, profiles: Price
     return profileTask(ctx, profile, n);
   };
 
-  const render = async (id: string, profile: PriceProfile, z: number, x: number, y: number, f: MapFilter, generation: number): Promise<Uint8Array | null> => {
+  const render = async (id: string, profile: PriceProfile, z: number, x: number, y: number, f: MapFilter, generation: number): Promise<Rendered> => {
     const n = narrowingOf(f.query);
     const base = taskOf(profile, n);
-    const table: PriceTable = tables.get(`${id}|${JSON.stringify(n)}|${generation}`, ctx.stations.size, profile.currency);
+    const prices: GenerationPrices = tables.get(`${id}|${JSON.stringify(n)}`, generation, ctx.stations.size, profile.currency);
     const work = (indices: number[], found: Parameters<typeof priceStations>[3]): Promise<void> => priceStations(ctx, base, indices, found);
+    const priced = async (members: number[]): Promise<number> => {
+      const fill = prices.current.fill(members, work);
+      // The runs go on after the answer (D278); a failed one leaves its stations to the next request.
+      fill.catch(() => undefined);
+      return (await waitFor(fill, waitMs)) ? 0 : prices.pending(members);
+    };
     if (z >= STATION_ZOOM) {
       const stations = tileStations(ctx.stations, z, x, y, f.refinement);
-      if (!(await table.fill(stations.map((s) => s[0]), work))) throw inProgress();
-      return priceStationTile(ctx.stations, table, stations, z, y);
+      const pending = await priced(stations.map((s) => s[0]));
+      return { body: priceStationTile(ctx.stations, prices, stations, z, y), pending };
     }
     const clusters = await view.clusters(f.key, f.refinement);
-    if (!(await table.fill(clusterMembers(clusters, z, x, y), work))) throw inProgress();
-    return priceClusterTile(clusters, ctx.stations, table, z, x, y);
+    const pending = await priced(clusterMembers(clusters, z, x, y));
+    return { body: priceClusterTile(clusters, ctx.stations, prices, z, x, y), pending };
   };
 
   const tile = async (req: ApiRequest): Promise<ApiResponse> => {
@@ -59,7 +95,15 @@ export function priceTilesRoutes(ctx: AppContext, view: MapView, profiles: Price
     const generation = ctx.tariffs.generation;
     const key = `p|${id}|${z}/${x}/${y}|${f.key}|${generation}`;
     let t = view.tiles.get(key);
-    if (t === undefined) t = view.tiles.put(key, await render(id, profile, z, x, y, f, generation));
+    if (t === undefined) {
+      const r = await render(id, profile, z, x, y, f, generation);
+      if (r.pending > 0 && r.body !== null) {
+        // Not final (D278): no ETag, not cached, asked for again when its max-age ends.
+        const headers = { 'Content-Type': MVT_TYPE, 'Price-Tile-Pending': String(r.pending), 'Cache-Control': PENDING_CACHE_CONTROL };
+        return { status: 200, body: Buffer.from(r.body.buffer, r.body.byteOffset, r.body.byteLength), headers, final: false };
+      }
+      t = view.tiles.put(key, r.body);
+    }
     return t.body === null ? { status: 204 } : { status: 200, body: t.body, headers: { 'Content-Type': MVT_TYPE }, compressed: t };
   };
 
@@ -67,6 +111,6 @@ export function priceTilesRoutes(ctx: AppContext, view: MapView, profiles: Price
   const cache = (req: ApiRequest): string | null =>
     profiles.cached(req.params.profile_id) === undefined ? null : `${ctx.snapshot.meta.snapshotVersion}.${ctx.tariffs.generation}`;
   return [
-    { method: 'GET', path: '/v1/tiles/prices/:profile_id/:z/:x/:y', params: TILE_PARAMS, groups: ['ReadCosts'], body: false, priceWork: true, fresh: true, notJsonApi: true, handler: tile, cache },
+    { method: 'GET', path: '/v1/tiles/prices/:profile_id/:z/:x/:y', params: TILE_PARAMS, groups: ['ReadCosts'], body: false, priceWork: true, answersWhenSaturated: true, fresh: true, notJsonApi: true, partialAnswers: true, handler: tile, cache },
   ];
 }
