@@ -140,7 +140,10 @@ export type TaskName = 'chargePrices' | 'bulk' | 'tariffDetails' | 'stationPrice
  * and the answer's id.
  */
 export interface CdrCostTask {
+  /** The request's attributes as JSON text. */
   text: string;
+  /** Its tariff as JSON text: the key of the tariff's preparation (DNEW51A). */
+  tariff: string;
   id: string;
 }
 
