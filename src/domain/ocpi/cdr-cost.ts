@@ -100,7 +100,6 @@ const B_RESERVATION = 3;
 const BILLED_NAMES = ['ENERGY', 'TIME', 'PARKING_TIME', 'RESERVATION_TIME'] as const;
 /** Volume units per CDR unit: Wh per kWh for energy, seconds per hour for time. */
 const UNITS = [1000, 3600, 3600, 3600];
-const LIST_OF: Record<string, number> = { ENERGY: L_ENERGY, TIME: L_TIME, PARKING_TIME: L_PARKING, FLAT: L_FLAT };
 
 /** Reservation kinds of an element (D144), as numbers. */
 const NOT_RESERVATION = 0;
@@ -172,7 +171,7 @@ const NO_RULE = Float64Array.from({ length: RULE_FIELDS }, (_, i) => (i === F_ST
  * restriction given as null is none).
  */
 function writeRule(data: Float64Array, at: number, r: OcpiRestrictions | null | undefined): void {
-  data.set(NO_RULE, at);
+  for (let f = 0; f < RULE_FIELDS; f++) data[at + f] = NO_RULE[f];
   if (!r) return;
   data[at + F_ANY] = 1;
   for (const key in r) {
@@ -230,51 +229,86 @@ const boundOf = (b: Bound): Bound => (b == null ? null : { excl_vat: b.excl_vat,
  * cut, each sorted and distinct.
  */
 export class PreparedTariff {
-  readonly elementCount: number;
-  readonly data: Float64Array;
+  // Written by `load` only.
+  elementCount = 0;
+  data: Float64Array<ArrayBuffer>;
   /** Where each dimension's list starts and ends in `data`. */
   readonly listFrom: number[] = [0, 0, 0, 0];
   readonly listTo: number[] = [0, 0, 0, 0];
-  readonly todFrom: number;
-  readonly todTo: number;
-  readonly durationFrom: number;
-  readonly durationTo: number;
-  readonly kwhFrom: number;
-  readonly kwhTo: number;
-  readonly shape: TariffShape;
-  readonly minPrice: Bound;
-  readonly maxPrice: Bound;
+  todFrom = 0;
+  todTo = 0;
+  durationFrom = 0;
+  durationTo = 0;
+  kwhFrom = 0;
+  kwhTo = 0;
+  minPrice: Bound = null;
+  maxPrice: Bound = null;
 
-  constructor(tariff: OcpiTariffInput) {
+  /** A tariff prepared in an array of its own (`tariff`), or an empty one to `load` tariffs into. */
+  constructor(tariff?: OcpiTariffInput) {
+    this.data = new Float64Array(tariff === undefined ? 256 : PreparedTariff.size(tariff));
+    if (tariff !== undefined) this.load(tariff);
+  }
+
+  /** The most numbers `tariff` can need in `data`. */
+  private static size(tariff: OcpiTariffInput): number {
+    return tariff.elements.length * (RULE_FIELDS + 4 * COMPONENT_FIELDS + 6) + 1;
+  }
+
+  /** Prepares `tariff` into this object, its array grown when too short. */
+  load(tariff: OcpiTariffInput): this {
     const els = tariff.elements;
     const n = els.length;
     this.elementCount = n;
-    const data = (this.data = new Float64Array(n * (RULE_FIELDS + 4 * COMPONENT_FIELDS + 6) + 1));
-    for (let i = 0; i < n; i++) writeRule(data, i * RULE_FIELDS, els[i].restrictions);
-    let at = n * RULE_FIELDS;
-    for (let l = 0; l < 4; l++) {
-      this.listFrom[l] = at;
-      for (let i = 0; i < n; i++) at = writeComponent(data, at, i, els[i].price_components, l);
-      this.listTo[l] = at;
+    const data = (this.data = room(this.data, PreparedTariff.size(tariff)));
+    // Each dimension's list has room for every element: n entries from n·RULE_FIELDS + l·n·COMPONENT_FIELDS.
+    for (let l = 0; l < 4; l++) this.listFrom[l] = this.listTo[l] = n * (RULE_FIELDS + l * COMPONENT_FIELDS);
+    for (let i = 0; i < n; i++) {
+      writeRule(data, i * RULE_FIELDS, els[i].restrictions);
+      this.writeComponents(i, els[i].price_components);
     }
+    let at = n * (RULE_FIELDS + 4 * COMPONENT_FIELDS);
     this.todFrom = at;
     data[at++] = 0;
-    at = this.readLimits(els, at, F_START, F_END);
+    at = this.readLimits(n, at, F_START, F_END);
     this.todTo = at = sortDistinct(data, this.todFrom, at);
     this.durationFrom = at;
-    this.durationTo = at = sortDistinct(data, at, this.readLimits(els, at, F_MIN_DURATION, F_MAX_DURATION));
+    this.durationTo = at = sortDistinct(data, at, this.readLimits(n, at, F_MIN_DURATION, F_MAX_DURATION));
     this.kwhFrom = at;
-    this.kwhTo = sortDistinct(data, at, this.readLimits(els, at, F_MIN_KWH, F_MAX_KWH));
+    this.kwhTo = sortDistinct(data, at, this.readLimits(n, at, F_MIN_KWH, F_MAX_KWH));
+    this.minPrice = tariff.min_price == null ? null : boundOf(tariff.min_price);
+    this.maxPrice = tariff.max_price == null ? null : boundOf(tariff.max_price);
+    return this;
+  }
+
+  /** Element `i`'s first component of each dimension onto the end of that dimension's list. */
+  private writeComponents(i: number, components: readonly OcpiComponent[]): void {
+    const data = this.data;
+    for (let k = 0; k < components.length; k++) {
+      const c = components[k];
+      const type = c.type;
+      const l = type === 'ENERGY' ? L_ENERGY : type === 'TIME' ? L_TIME : type === 'PARKING_TIME' ? L_PARKING : type === 'FLAT' ? L_FLAT : -1;
+      if (l < 0) continue;
+      const at = this.listTo[l];
+      if (at > this.listFrom[l] && data[at - COMPONENT_FIELDS + C_ELEMENT] === i) continue;
+      data[at + C_ELEMENT] = i;
+      data[at + C_PRICE] = c.price;
+      data[at + C_VAT_FACTOR] = 1 + (c.vat ?? 0) / 100;
+      data[at + C_STEP] = c.step_size ?? 0;
+      this.listTo[l] = at + COMPONENT_FIELDS;
+    }
+  }
+
+  /** What `costBound` counts of this tariff. */
+  get shape(): TariffShape {
     const len = (l: number): number => (this.listTo[l] - this.listFrom[l]) / COMPONENT_FIELDS;
-    this.shape = { tods: this.todTo - this.todFrom, limits: this.durationTo - this.durationFrom + this.kwhTo - this.kwhFrom, energy: len(L_ENERGY), time: len(L_TIME), parking: len(L_PARKING), flat: len(L_FLAT) };
-    this.minPrice = boundOf(tariff.min_price);
-    this.maxPrice = boundOf(tariff.max_price);
+    return { tods: this.todTo - this.todFrom, limits: this.durationTo - this.durationFrom + this.kwhTo - this.kwhFrom, energy: len(L_ENERGY), time: len(L_TIME), parking: len(L_PARKING), flat: len(L_FLAT) };
   }
 
   /** The restriction fields `f` and `g` of every element that has them, from `at` on; returns the new end. */
-  private readLimits(els: OcpiTariffInput['elements'], at: number, f: number, g: number): number {
+  private readLimits(n: number, at: number, f: number, g: number): number {
     const data = this.data;
-    for (let i = 0; i < els.length; i++) {
+    for (let i = 0; i < n; i++) {
       const o = i * RULE_FIELDS;
       if (data[o + F_ANY] === 0) continue;
       const x = data[o + f];
@@ -289,20 +323,6 @@ export class PreparedTariff {
   get bytes(): number {
     return 512 + this.data.byteLength;
   }
-}
-
-/** Element `i`'s first component of list `l` (if any) into `data` at `at`; returns the new end. */
-function writeComponent(data: Float64Array, at: number, i: number, components: readonly OcpiComponent[], l: number): number {
-  for (let k = 0; k < components.length; k++) {
-    const c = components[k];
-    if (LIST_OF[c.type] !== l) continue;
-    data[at + C_ELEMENT] = i;
-    data[at + C_PRICE] = c.price;
-    data[at + C_VAT_FACTOR] = 1 + (c.vat ?? 0) / 100;
-    data[at + C_STEP] = c.step_size ?? 0;
-    return at + COMPONENT_FIELDS;
-  }
-  return at;
 }
 
 /** Prepares a validated tariff for pricing (DNEW51A). */
@@ -375,7 +395,9 @@ const DAY_MS = 86_400_000;
 /** Most elements a tariff may have and still be priced with any CDR the schema accepts (D260). */
 export const ELEMENTS_ALWAYS_PRICED = 100;
 
-const prepared = (t: OcpiTariffInput | PreparedTariff): PreparedTariff => (t instanceof PreparedTariff ? t : prepareTariff(t));
+/** Where a tariff given as parsed JSON is prepared for one call (its array reused from call to call). */
+const ONE_CALL = new PreparedTariff();
+const prepared = (t: OcpiTariffInput | PreparedTariff): PreparedTariff => (t instanceof PreparedTariff ? t : ONE_CALL.load(t));
 
 /**
  * An upper bound of the work of pricing a session in zone `tz`, in element checks, counted from
@@ -462,27 +484,39 @@ export const STEP_FORGIVEN_CDR = 0.5e-4;
 /** Whether `x` lies outside `limit` as a minimum (`min`) or a maximum. */
 const outside = (x: number, limit: number, min: boolean): boolean => (min ? x < limit : x > limit);
 
+/** The bounded total of `boundTotal`, in scratch (no allocation): excluding and including VAT, and which bound set it. */
+const BOUNDED = new Float64Array(2);
+let boundedBy: CdrCost['price_bound'] = null;
+
 /**
- * The session total within `min_price` and `max_price` (D145): first the minimum, then the
- * maximum; `excl_vat` bounds the total excluding VAT, `incl_vat` when given the total including
- * it. A bound given excluding VAT only moves the total including VAT with it, keeping the
- * session's VAT share (without a total to take the share from, it adds none).
+ * The session total within `min_price` and `max_price` (D145), into BOUNDED and boundedBy: first
+ * the minimum, then the maximum; `excl_vat` bounds the total excluding VAT, `incl_vat` when given
+ * the total including it. A bound given excluding VAT only moves the total including VAT with it,
+ * keeping the session's VAT share (without a total to take the share from, it adds none).
  */
-export function boundTotal(excl: number, incl: number, min: Bound, max: Bound): { money: Money; bound: CdrCost['price_bound'] } {
-  let bound: CdrCost['price_bound'] = null;
+function bound(excl: number, incl: number, min: Bound, max: Bound): void {
+  boundedBy = null;
   for (let k = 0; k < 2; k++) {
     const limit = k === 0 ? min : max;
     const isMin = k === 0;
     if (limit == null) continue;
     if (limit.incl_vat != null) {
-      if (outside(excl, limit.excl_vat, isMin)) [excl, bound] = [limit.excl_vat, isMin ? 'min_price' : 'max_price'];
-      if (outside(incl, limit.incl_vat, isMin)) [incl, bound] = [limit.incl_vat, isMin ? 'min_price' : 'max_price'];
+      if (outside(excl, limit.excl_vat, isMin)) (excl = limit.excl_vat), (boundedBy = isMin ? 'min_price' : 'max_price');
+      if (outside(incl, limit.incl_vat, isMin)) (incl = limit.incl_vat), (boundedBy = isMin ? 'min_price' : 'max_price');
     } else if (outside(excl, limit.excl_vat, isMin)) {
       incl = excl > 0 ? incl * (limit.excl_vat / excl) : limit.excl_vat;
-      [excl, bound] = [limit.excl_vat, isMin ? 'min_price' : 'max_price'];
+      excl = limit.excl_vat;
+      boundedBy = isMin ? 'min_price' : 'max_price';
     }
   }
-  return { money: { excl_vat: excl, incl_vat: incl }, bound };
+  BOUNDED[0] = excl;
+  BOUNDED[1] = incl;
+}
+
+/** The session total within `min_price` and `max_price` (D145; see `bound`). */
+export function boundTotal(excl: number, incl: number, min: Bound, max: Bound): { money: Money; bound: CdrCost['price_bound'] } {
+  bound(excl, incl, min, max);
+  return { money: { excl_vat: BOUNDED[0], incl_vat: BOUNDED[1] }, bound: boundedBy };
 }
 
 /** Prices a session; the inputs are assumed valid (see `checkCdrCost`). */
@@ -521,6 +555,23 @@ export function elementsOf(r: CdrCost, k: number): PeriodPricing['elements'] {
 
 /** More than any offset change: the slack of a window whose offset is not steady. */
 const OFFSET_SLACK_MS = 3 * 3_600_000;
+
+/** Answers' per-period slots are cut from shared 64 KiB buffers: a typed array of its own costs 1–2 µs beyond 64 bytes. */
+const SLAB_BYTES = 64 << 10;
+let slab = new ArrayBuffer(SLAB_BYTES);
+let slabAt = 0;
+/** `n` Int32 slots for one answer. */
+function answerSlots(n: number): Int32Array<ArrayBuffer> {
+  const bytes = n * 4;
+  if (bytes > SLAB_BYTES / 2) return new Int32Array(n);
+  if (slabAt + bytes > SLAB_BYTES) {
+    slab = new ArrayBuffer(SLAB_BYTES);
+    slabAt = 0;
+  }
+  const v = new Int32Array(slab, slabAt, n);
+  slabAt += bytes;
+  return v;
+}
 
 /** A scratch array at least `n` long: `a` itself, or a larger one with `a`'s values. */
 function room(a: Float64Array<ArrayBuffer>, n: number): Float64Array<ArrayBuffer> {
@@ -571,6 +622,9 @@ class Pricer {
   private readonly lastPiece = new Float64Array(4);
   /** The step's extra units per billed dimension (0: none). */
   private readonly extra = new Float64Array(4);
+  /** The FLAT component entries of the session and of its reservation (−1: none). */
+  private fixedAt = -1;
+  private reservationFlatAt = -1;
   private out = new Int32Array(0);
   private kwh = 0;
   private seq = 0;
@@ -599,12 +653,15 @@ class Pricer {
     this.kwh = 0;
     this.seq = 0;
     this.work = 0;
-    this.units.fill(0);
-    this.excl.fill(0);
-    this.incl.fill(0);
-    this.last.fill(-1);
-    this.extra.fill(0);
-    this.out = new Int32Array(5 * this.periods.length).fill(-1);
+    for (let dim = 0; dim < 4; dim++) {
+      this.units[dim] = 0;
+      this.excl[dim] = 0;
+      this.incl[dim] = 0;
+      this.last[dim] = -1;
+      this.extra[dim] = 0;
+    }
+    const out = (this.out = answerSlots(5 * this.periods.length));
+    for (let i = 0; i < out.length; i++) out[i] = -1;
     // Duration limits as instants: t0 + d·1000 keeps their order, so equal neighbours are the repeats.
     this.durAt = room(this.durAt, t.durationTo - t.durationFrom);
     this.nDur = 0;
@@ -624,7 +681,7 @@ class Pricer {
   /** A period's volumes per billed dimension into `vols`, its current and power levels into the piece's (D258). */
   private readVolumes(p: OcpiPeriod): void {
     const vols = this.vols;
-    vols.fill(0);
+    vols[0] = vols[1] = vols[2] = vols[3] = 0;
     let minC = NaN;
     let cur = NaN;
     let maxC = NaN;
@@ -852,60 +909,64 @@ class Pricer {
     }
   }
 
-  /** The cost of billed dimension `dim` with its step (D143). */
-  private costOf(dim: number): Money {
-    let excl = this.excl[dim];
-    let incl = this.incl[dim];
-    const units = this.extra[dim];
-    if (units > 0) {
+  /** The cost of each billed dimension with its step (D143) into `excl` and `incl`. */
+  private addSteps(): void {
+    const data = this.t.data;
+    for (let dim = 0; dim < 4; dim++) {
+      const units = this.extra[dim];
+      if (!(units > 0)) continue;
       const o = this.last[dim];
-      const x = (units / UNITS[dim]) * this.t.data[o + C_PRICE];
-      excl += x;
-      incl += x * this.t.data[o + C_VAT_FACTOR];
+      const x = (units / UNITS[dim]) * data[o + C_PRICE];
+      this.excl[dim] += x;
+      this.incl[dim] += x * data[o + C_VAT_FACTOR];
     }
-    return { excl_vat: excl, incl_vat: incl };
   }
 
-  /** The fee of the FLAT component entry at `o` (none: −1). */
-  private flatOf(o: number): Money {
-    if (o < 0) return NO_MONEY;
-    const data = this.t.data;
-    return { excl_vat: data[o + C_PRICE], incl_vat: data[o + C_PRICE] * data[o + C_VAT_FACTOR] };
+  /** The FLAT fees at the session's start (D142), and a reservation's from a reservation element (D144): their component entries (−1: none). */
+  private flats(): void {
+    this.readVolumes(this.periods[0]);
+    this.readClock(this.t0 + this.zone.offset(this.t0));
+    this.durationS = 0;
+    this.kwhBefore = 0;
+    this.fixedAt = this.hasCharging ? this.pick(L_FLAT, NOT_RESERVATION) : -1;
+    this.reservationFlatAt = this.hasReservation ? this.reservationKind(L_FLAT) : -1;
   }
 
   /** The priced session: costs per dimension with their steps, FLAT fees, the bounded total, 4 decimals (D145, D146). */
   private result(): CdrCost {
     this.stepExtras();
-    const energyCost = this.costOf(B_ENERGY);
-    const timeCost = this.costOf(B_TIME);
-    const parkingCost = this.costOf(B_PARKING);
-    const reservationTimeCost = this.costOf(B_RESERVATION);
-    // FLAT at the session's start, and a reservation's FLAT from a reservation element (D142, D144).
-    this.readVolumes(this.periods[0]);
-    this.readClock(this.t0 + this.zone.offset(this.t0));
-    this.durationS = 0;
-    this.kwhBefore = 0;
-    const fixed = this.hasCharging ? this.flatOf(this.pick(L_FLAT, NOT_RESERVATION)) : NO_MONEY;
-    const reservationFlat = this.hasReservation ? this.flatOf(this.reservationKind(L_FLAT)) : NO_MONEY;
-    const reservation: Money = { excl_vat: reservationTimeCost.excl_vat + reservationFlat.excl_vat, incl_vat: reservationTimeCost.incl_vat + reservationFlat.incl_vat };
-    const total = boundTotal(
-      0 + energyCost.excl_vat + timeCost.excl_vat + parkingCost.excl_vat + fixed.excl_vat + reservation.excl_vat,
-      0 + energyCost.incl_vat + timeCost.incl_vat + parkingCost.incl_vat + fixed.incl_vat + reservation.incl_vat,
+    this.addSteps();
+    this.flats();
+    const excl = this.excl;
+    const incl = this.incl;
+    const data = this.t.data;
+    const fixedExcl = this.fixedAt < 0 ? 0 : data[this.fixedAt + C_PRICE];
+    const fixedIncl = this.fixedAt < 0 ? 0 : data[this.fixedAt + C_PRICE] * data[this.fixedAt + C_VAT_FACTOR];
+    const r = this.reservationFlatAt;
+    const reservationExcl = excl[B_RESERVATION] + (r < 0 ? 0 : data[r + C_PRICE]);
+    const reservationIncl = incl[B_RESERVATION] + (r < 0 ? 0 : data[r + C_PRICE] * data[r + C_VAT_FACTOR]);
+    bound(
+      0 + excl[B_ENERGY] + excl[B_TIME] + excl[B_PARKING] + fixedExcl + reservationExcl,
+      0 + incl[B_ENERGY] + incl[B_TIME] + incl[B_PARKING] + fixedIncl + reservationIncl,
       this.t.minPrice,
       this.t.maxPrice,
     );
-    const billedVolume = (dim: number): number => r4((this.units[dim] + this.extra[dim]) / UNITS[dim]);
     return {
-      total_cost: m4(total.money),
-      total_energy_cost: m4(energyCost),
-      total_time_cost: m4(timeCost),
-      total_parking_time_cost: m4(parkingCost),
-      total_fixed_cost: m4(fixed),
-      total_reservation_cost: m4(reservation),
-      billed: { energy: billedVolume(B_ENERGY), time: billedVolume(B_TIME), parking_time: billedVolume(B_PARKING), reservation_time: billedVolume(B_RESERVATION) },
-      price_bound: total.bound,
+      total_cost: m4(BOUNDED[0], BOUNDED[1]),
+      total_energy_cost: m4(excl[B_ENERGY], incl[B_ENERGY]),
+      total_time_cost: m4(excl[B_TIME], incl[B_TIME]),
+      total_parking_time_cost: m4(excl[B_PARKING], incl[B_PARKING]),
+      total_fixed_cost: m4(fixedExcl, fixedIncl),
+      total_reservation_cost: m4(reservationExcl, reservationIncl),
+      billed: { energy: this.billedVolume(B_ENERGY), time: this.billedVolume(B_TIME), parking_time: this.billedVolume(B_PARKING), reservation_time: this.billedVolume(B_RESERVATION) },
+      price_bound: boundedBy,
       elements: this.out,
     };
+  }
+
+  /** A dimension's billed volume with its step, in CDR units, 4 decimals. */
+  private billedVolume(dim: number): number {
+    return r4((this.units[dim] + this.extra[dim]) / UNITS[dim]);
   }
 }
 
@@ -941,4 +1002,4 @@ function sortDistinct(xs: Float64Array, from: number, n: number): number {
 }
 
 const r4 = (x: number): number => Math.round(x * 1e4) / 1e4 + 0;
-const m4 = (m: Money): Money => ({ excl_vat: r4(m.excl_vat), incl_vat: r4(m.incl_vat) });
+const m4 = (excl: number, incl: number): Money => ({ excl_vat: r4(excl), incl_vat: r4(incl) });
