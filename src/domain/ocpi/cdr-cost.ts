@@ -501,8 +501,14 @@ function bound(excl: number, incl: number, min: Bound, max: Bound): void {
     const isMin = k === 0;
     if (limit == null) continue;
     if (limit.incl_vat != null) {
-      if (outside(excl, limit.excl_vat, isMin)) (excl = limit.excl_vat), (boundedBy = isMin ? 'min_price' : 'max_price');
-      if (outside(incl, limit.incl_vat, isMin)) (incl = limit.incl_vat), (boundedBy = isMin ? 'min_price' : 'max_price');
+      if (outside(excl, limit.excl_vat, isMin)) {
+        excl = limit.excl_vat;
+        boundedBy = isMin ? 'min_price' : 'max_price';
+      }
+      if (outside(incl, limit.incl_vat, isMin)) {
+        incl = limit.incl_vat;
+        boundedBy = isMin ? 'min_price' : 'max_price';
+      }
     } else if (outside(excl, limit.excl_vat, isMin)) {
       incl = excl > 0 ? incl * (limit.excl_vat / excl) : limit.excl_vat;
       excl = limit.excl_vat;
@@ -971,7 +977,6 @@ class Pricer {
 }
 
 const PRICER = new Pricer();
-const NO_MONEY: Money = { excl_vat: 0, incl_vat: 0 };
 
 /** Index of the first of sorted `xs[from…to)` greater than `x` (binary search), or `to`. */
 function firstAbove(xs: Float64Array, from: number, to: number, x: number): number {
