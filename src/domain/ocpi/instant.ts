@@ -14,6 +14,9 @@ function digitsAt(s: string, i: number, n: number): number {
   return v;
 }
 
+/** Milliseconds of the first three fraction digits. */
+const MS_PLACES = [0, 100, 10, 1];
+
 const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 const daysInMonth = (y: number, m: number): number => (m === 2 && y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0) ? 29 : MONTH_DAYS[m - 1]);
 
@@ -51,7 +54,7 @@ export function ocpiInstant(s: string): number {
     for (; k < n; k++) {
       const c = s.charCodeAt(k) - 48;
       if (!(c >= 0 && c <= 9)) break;
-      if (k - i <= 3) ms += c * 10 ** (3 - (k - i));
+      if (k - i <= 3) ms += c * MS_PLACES[k - i];
     }
     if (k === i + 1 || k - i - 1 > 9) return NaN;
     i = k;
