@@ -38,6 +38,11 @@ export function daysFromCivil(y: number, m: number, d: number): number {
  */
 export function ocpiInstant(s: string): number {
   const n = s.length;
+  // The common shapes, `…:ssZ` and `…:ss.sssZ` (what toISOString writes): digits read in place.
+  if ((n === 20 || (n === 24 && s.charCodeAt(19) === 46)) && s.charCodeAt(n - 1) === 90) {
+    const t = isoZ(s, n === 24);
+    if (t === t) return t;
+  }
   if (n < 19 || s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45 || s.charCodeAt(10) !== 84 || s.charCodeAt(13) !== 58 || s.charCodeAt(16) !== 58) return NaN;
   const y = digitsAt(s, 0, 4);
   const mo = digitsAt(s, 5, 2);
@@ -71,4 +76,24 @@ export function ocpiInstant(s: string): number {
     } else return NaN;
   }
   return daysFromCivil(y, mo, d) * 86_400_000 + h * 3_600_000 + mi * 60_000 + sec * 1000 + ms - offset;
+}
+
+/** The digit at `i` of `s`, or 99 when it is none (so that every range check fails). */
+function dig(s: string, i: number): number {
+  const d = s.charCodeAt(i) - 48;
+  return d >= 0 && d <= 9 ? d : 99;
+}
+
+/** `YYYY-MM-DDThh:mm:ss[.sss]Z` read in place (NaN when a field is no digit or out of range: then `ocpiInstant` reads it as any other). */
+function isoZ(s: string, fraction: boolean): number {
+  if (s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45 || s.charCodeAt(10) !== 84 || s.charCodeAt(13) !== 58 || s.charCodeAt(16) !== 58) return NaN;
+  const y = dig(s, 0) * 1000 + dig(s, 1) * 100 + dig(s, 2) * 10 + dig(s, 3);
+  const mo = dig(s, 5) * 10 + dig(s, 6);
+  const d = dig(s, 8) * 10 + dig(s, 9);
+  const h = dig(s, 11) * 10 + dig(s, 12);
+  const mi = dig(s, 14) * 10 + dig(s, 15);
+  const sec = dig(s, 17) * 10 + dig(s, 18);
+  const ms = fraction ? dig(s, 20) * 100 + dig(s, 21) * 10 + dig(s, 22) : 0;
+  if (y > 9999 || mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo) || h > 23 || mi > 59 || sec > 59 || ms > 999) return NaN;
+  return daysFromCivil(y, mo, d) * 86_400_000 + h * 3_600_000 + mi * 60_000 + sec * 1000 + ms;
 }
