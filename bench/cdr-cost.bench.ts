@@ -7,11 +7,13 @@
  *
  *   npm run bench:cdr-cost [-- --quick | --check] [--peer <dir> [--peer-cases 6000] [--peer-rounds 3]]
  *
- * With `--peer`, also this engine beside a built TandemDrive ocpi-tariffs per CDR (bench/lib/cdr-cost-peer.ts).
+ * With `--peer`, also this engine beside a built TandemDrive ocpi-tariffs per CDR (bench/lib/cdr-cost-peer.ts):
+ * the engine before (its twin), this one with the tariff prepared per CDR (cold, as the peer) and kept (warm).
  *
  * Prints a table and writes bench/out/cdr-cost.json.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Bench } from 'tinybench';
@@ -102,9 +104,16 @@ const argOf = (name: string): string | undefined => {
 const peerDir = argOf('--peer');
 if (peerDir !== undefined) {
   const p = comparePeer(peerDir, Number(argOf('--peer-cases') ?? 6000), Number(argOf('--peer-rounds') ?? 3));
-  console.log(
-    `beside the peer (${p.cases} seeded CDRs, ${p.rounds} alternating rounds): median per CDR ${p.engineMedianUs.toFixed(1)} µs here, ${p.peerMedianUs.toFixed(1)} µs the peer; ` +
-      `this engine / the peer per CDR: median ${p.ratioMedian.toFixed(2)}×, p90 ${p.ratioP90.toFixed(2)}×; same total on ${p.sameTotal}`,
+  const [load1] = os.loadavg();
+  console.log(`beside the peer (${p.cases} seeded CDRs, ${p.rounds} alternating rounds, load average ${load1.toFixed(2)}): median per CDR ${p.peerMedianUs.toFixed(2)} µs the peer; this side (an empty timing ${p.timerNs} ns included):`);
+  console.table(
+    (['before', 'cold', 'warm'] as const).map((side) => ({
+      side: { before: 'before (the twin)', cold: 'cold: same inputs as the peer, tariff prepared per CDR', warm: 'warm: tariff kept by content' }[side],
+      'median µs': p[side].medianUs.toFixed(2),
+      '/ peer median': `${p[side].ratioMedian.toFixed(2)}×`,
+      '/ peer p90': `${p[side].ratioP90.toFixed(2)}×`,
+    })),
   );
+  console.log(`same total as the peer on ${p.sameTotal} of ${p.cases}`);
   fs.writeFileSync(path.join(OUT_DIR, 'cdr-cost-peer.json'), JSON.stringify(p, null, 2));
 }

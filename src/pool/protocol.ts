@@ -141,7 +141,10 @@ export type TaskName = 'chargePrices' | 'bulk' | 'tariffDetails' | 'stationPrice
  * and the answer's id.
  */
 export interface CdrCostTask {
+  /** The request's attributes as JSON text. */
   text: string;
+  /** Its tariff as JSON text: the key of the tariff's preparation (D280). */
+  tariff: string;
   id: string;
 }
 

@@ -27,10 +27,16 @@
  *   excluding VAT only keeps the session's VAT share (D145).
  * - Rounding: every number of the answer is rounded to 4 decimals (OCPI `number` type), from
  *   unrounded sums; nothing is rounded on the way.
+ *
+ * A tariff is prepared once (`prepareTariff`: its restrictions as numbers, its elements per
+ * dimension, its cuts) and kept per content (`preparedTariff`, D280); periods are priced in
+ * scratch arrays reused across sessions, with no allocation per period, piece or restriction check.
+ * The straightforward engine this replaced is its twin in test/domain/ocpi/cdr-cost-twin.ts.
  */
 
+import { daysFromCivil, ocpiInstant } from './instant.js';
 import type { OcpiDimension, OcpiPriceComponent, OcpiRestrictions, OcpiTariff } from './model.js';
-import { offsetChangesIn, zoneOffset } from './zone-offsets.js';
+import { type Zone, zone } from './zone-offsets.js';
 
 export type DimensionName = OcpiDimension;
 export type OcpiComponent = OcpiPriceComponent<OcpiDimension>;
@@ -72,41 +78,39 @@ export interface CdrCost {
   billed: { energy: number; time: number; parking_time: number; reservation_time: number };
   /** Whether min_price or max_price set the total. */
   price_bound: 'min_price' | 'max_price' | null;
-  periods: PeriodPricing[];
+  /**
+   * Per charging period k, at 5k…5k+4: the index of the element that priced each dimension first
+   * in it, in the order they were first priced (`elementsOf` reads it).
+   */
+  elements: Int32Array;
 }
 
 
-/** Local calendar parts of an instant in a time zone: day number (days since 1970-01-01), minute of the day, weekday (0 Sunday). */
-interface Local {
-  day: number;
-  minutes: number;
-  dow: number;
-}
+
+/** Dimensions priced by elements, as indices: the lists of `PreparedTariff.lists`. */
+const L_ENERGY = 0;
+const L_TIME = 1;
+const L_PARKING = 2;
+const L_FLAT = 3;
+/** Billed dimensions, as indices (slots of the scratch sums and of `CdrCost.elements`). */
+const B_ENERGY = 0;
+const B_TIME = 1;
+const B_PARKING = 2;
+const B_RESERVATION = 3;
+const BILLED_NAMES = ['ENERGY', 'TIME', 'PARKING_TIME', 'RESERVATION_TIME'] as const;
+/** Volume units per CDR unit: Wh per kWh for energy, seconds per hour for time. */
+const UNITS = [1000, 3600, 3600, 3600];
+
+/** Reservation kinds of an element (D144), as numbers. */
+const NOT_RESERVATION = 0;
+const RESERVATION = 1;
+const RESERVATION_EXPIRES = 2;
 
 const WEEKDAYS = ['SUNDAY', 'MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY'];
 
-/** Calendar parts of a local clock reading given as ms: arithmetic only, no Date or string. */
-function localAt(localMs: number): Local {
-  const day = Math.floor(localMs / 86_400_000);
-  // 1970-01-01 was a Thursday (4).
-  return { day, minutes: Math.floor((localMs - day * 86_400_000) / 60_000), dow: (((day + 4) % 7) + 7) % 7 };
-}
-
 /** Day number of a validated `YYYY-MM-DD` date (restrictions' start_date, end_date): days from civil, no Date. */
 export function dayOf(date: string): number {
-  let y = digit(date, 0) * 1000 + digit(date, 1) * 100 + digit(date, 2) * 10 + digit(date, 3);
-  const m = digit(date, 5) * 10 + digit(date, 6);
-  const d = digit(date, 8) * 10 + digit(date, 9);
-  y -= m <= 2 ? 1 : 0;
-  const era = Math.floor(y / 400);
-  const yoe = y - era * 400;
-  const doy = Math.floor((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5) + d - 1;
-  return era * 146_097 + yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy - 719_468;
-}
-
-/** The local clock of a zone, from its offset tables (no Intl per reading, D224). */
-function localClock(offset: (ms: number) => number): (ms: number) => Local {
-  return (ms) => localAt(ms + offset(ms));
+  return daysFromCivil(digit(date, 0) * 1000 + digit(date, 1) * 100 + digit(date, 2) * 10 + digit(date, 3), digit(date, 5) * 10 + digit(date, 6), digit(date, 8) * 10 + digit(date, 9));
 }
 
 /** Whether `tz` names a time zone Intl knows. */
@@ -124,94 +128,253 @@ const digit = (s: string, i: number): number => s.charCodeAt(i) - 48;
 /** Minutes of a validated `HH:MM`. */
 const hhmm = (s: string): number => (digit(s, 0) * 10 + digit(s, 1)) * 60 + digit(s, 3) * 10 + digit(s, 4);
 
-interface Ctx {
-  local: Local;
-  durationS: number;
-  kwhBefore: number;
-  /** The period's current and power as `min_*` (its minimum) and `max_*` (its maximum) restrictions read them (D258). */
-  minCurrent: number | null;
-  maxCurrent: number | null;
-  minPower: number | null;
-  maxPower: number | null;
+/** An OCPI DateTime's instant (ms): read from its characters, else as `Date.parse` reads it. */
+function instantOf(s: string): number {
+  const t = ocpiInstant(s);
+  return t === t ? t : Date.parse(s);
 }
 
-/** Restrictions with their times of day parsed once. */
-interface Rule {
-  r: OcpiRestrictions | null | undefined;
-  s: number | null;
-  e: number | null;
-  /** Day numbers of start_date and end_date; weekdays as a bit mask (bit 0 Sunday; 0: every day). */
-  from: number | null;
-  until: number | null;
-  days: number;
-}
+/**
+ * Fields of an element's restrictions in `PreparedTariff.rules` (RULE_FIELDS per element): times of
+ * day in minutes (−1: none), dates as day numbers, weekdays as a mask (bit 0 Sunday; 0: every
+ * day), limits as numbers (NaN: none), the reservation kind.
+ */
+const F_ANY = 0;
+const F_START = 1;
+const F_END = 2;
+const F_FROM = 3;
+const F_UNTIL = 4;
+const F_DAYS = 5;
+const F_MIN_KWH = 6;
+const F_MAX_KWH = 7;
+const F_MIN_DURATION = 8;
+const F_MAX_DURATION = 9;
+const F_MIN_CURRENT = 10;
+const F_MAX_CURRENT = 11;
+const F_MIN_POWER = 12;
+const F_MAX_POWER = 13;
+const F_RESERVATION = 14;
+const RULE_FIELDS = 16;
 
-function ruleOf(r: OcpiRestrictions | null | undefined): Rule {
-  let days = 0;
-  for (const d of r?.day_of_week ?? []) days |= 1 << WEEKDAYS.indexOf(d);
-  return {
-    r,
-    s: r?.start_time != null ? hhmm(r.start_time) : null,
-    e: r?.end_time != null ? hhmm(r.end_time) : null,
-    from: r?.start_date != null ? dayOf(r.start_date) : null,
-    until: r?.end_date != null ? dayOf(r.end_date) : null,
-    days,
-  };
-}
+/** A component entry of a dimension's list in `PreparedTariff.data`: its element, price, 1 + vat / 100 (no vat: 1), step. */
+const C_ELEMENT = 0;
+const C_PRICE = 1;
+const C_VAT_FACTOR = 2;
+const C_STEP = 3;
+const COMPONENT_FIELDS = 4;
 
-function holds({ r, s, e, from, until, days }: Rule, c: Ctx): boolean {
-  if (!r) return true;
-  if (s !== null || e !== null) {
-    const m = c.local.minutes;
-    if (s !== null && e !== null) {
-      if (s < e ? !(m >= s && m < e) : s > e ? !(m >= s || m < e) : false) return false;
-    } else if (s !== null && m < s) return false;
-    // A lone end_time of 00:00 is the end of the day ("to stop at the end of the day use 00:00").
-    else if (e !== null && e !== 0 && m >= e) return false;
+/** Restrictions as `writeRule` leaves them when an element has none: every field "no restriction". */
+const NO_RULE = Float64Array.from({ length: RULE_FIELDS }, (_, i) => (i === F_START || i === F_END ? -1 : i === F_DAYS || i === F_ANY || i === F_RESERVATION ? 0 : NaN));
+
+/**
+ * An element's restrictions into `data` at `at` (D142, D144), reading only the fields it has (a
+ * restriction given as null is none).
+ */
+function writeRule(data: Float64Array, at: number, r: OcpiRestrictions | null | undefined): void {
+  for (let f = 0; f < RULE_FIELDS; f++) data[at + f] = NO_RULE[f];
+  if (!r) return;
+  data[at + F_ANY] = 1;
+  for (const key in r) {
+    const v = (r as Record<string, unknown>)[key];
+    if (v == null) continue;
+    const f = RULE_FIELD[key];
+    if (f === F_START || f === F_END) data[at + f] = hhmm(v as string);
+    else if (f === F_FROM || f === F_UNTIL) data[at + f] = dayOf(v as string);
+    else if (f === F_DAYS) {
+      let days = 0;
+      for (const d of v as string[]) days |= 1 << WEEKDAYS.indexOf(d);
+      data[at + f] = days;
+    } else if (f === F_RESERVATION) data[at + f] = v === 'RESERVATION' ? RESERVATION : v === 'RESERVATION_EXPIRES' ? RESERVATION_EXPIRES : NOT_RESERVATION;
+    else if (f !== undefined) data[at + f] = v as number;
   }
-  if (from !== null && c.local.day < from) return false;
-  if (until !== null && c.local.day >= until) return false;
-  if (r.min_kwh != null && !(c.kwhBefore >= r.min_kwh - 1e-12)) return false;
-  if (r.max_kwh != null && !(c.kwhBefore < r.max_kwh - 1e-12)) return false;
-  if (r.min_duration != null && !(c.durationS >= r.min_duration - 1e-9)) return false;
-  if (r.max_duration != null && !(c.durationS < r.max_duration - 1e-9)) return false;
-  if (r.min_current != null && !(c.minCurrent !== null && c.minCurrent >= r.min_current)) return false;
-  if (r.max_current != null && !(c.maxCurrent !== null && c.maxCurrent < r.max_current)) return false;
-  if (r.min_power != null && !(c.minPower !== null && c.minPower >= r.min_power)) return false;
-  if (r.max_power != null && !(c.maxPower !== null && c.maxPower < r.max_power)) return false;
-  if (days !== 0 && (days & (1 << c.local.dow)) === 0) return false;
-  return true;
 }
 
-type Billed = 'ENERGY' | 'TIME' | 'PARKING_TIME' | 'RESERVATION_TIME';
+const RULE_FIELD: Record<string, number> = {
+  start_time: F_START,
+  end_time: F_END,
+  start_date: F_FROM,
+  end_date: F_UNTIL,
+  day_of_week: F_DAYS,
+  min_kwh: F_MIN_KWH,
+  max_kwh: F_MAX_KWH,
+  min_duration: F_MIN_DURATION,
+  max_duration: F_MAX_DURATION,
+  min_current: F_MIN_CURRENT,
+  max_current: F_MAX_CURRENT,
+  min_power: F_MIN_POWER,
+  max_power: F_MAX_POWER,
+  reservation: F_RESERVATION,
+};
 
-interface Line {
-  component: OcpiComponent;
-  /** Volume in the component's step unit: Wh for energy, seconds for time. */
-  units: number;
+/** What `costBound` counts of a tariff: its local times of day, its limits, its elements per dimension. */
+interface TariffShape {
+  tods: number;
+  limits: number;
+  /** Elements with a component of ENERGY, TIME, PARKING_TIME, FLAT. */
+  energy: number;
+  time: number;
+  parking: number;
+  flat: number;
 }
 
-const UNIT: Record<Billed, number> = { ENERGY: 1000, TIME: 3600, PARKING_TIME: 3600, RESERVATION_TIME: 3600 };
+type Bound = { excl_vat: number; incl_vat?: number | null } | null | undefined;
+const boundOf = (b: Bound): Bound => (b == null ? null : { excl_vat: b.excl_vat, incl_vat: b.incl_vat ?? null });
 
-function volumeOf(p: OcpiPeriod, type: string): number {
-  let v = 0;
-  for (const d of p.dimensions) if (d.type === type) v += d.volume;
-  return v;
-}
-function firstOf(p: OcpiPeriod, types: string[]): number | null {
-  for (const t of types) for (const d of p.dimensions) if (d.type === t) return d.volume;
-  return null;
+/**
+ * A tariff ready to price sessions (D280): made by `prepareTariff`, kept by `preparedTariff`.
+ * Everything in one array `data`: each element's restrictions (RULE_FIELDS each), then per
+ * dimension (ENERGY, TIME, PARKING_TIME, FLAT) its elements in list order, each with the first
+ * component of that dimension it has (COMPONENT_FIELDS each), then the local times of day
+ * (minutes, midnight included), the duration limits (s) and the kWh limits where a period may be
+ * cut, each sorted and distinct.
+ */
+export class PreparedTariff {
+  // Written by `load` only.
+  elementCount = 0;
+  data: Float64Array<ArrayBuffer>;
+  /** Where each dimension's list starts and ends in `data`. */
+  readonly listFrom: number[] = [0, 0, 0, 0];
+  readonly listTo: number[] = [0, 0, 0, 0];
+  todFrom = 0;
+  todTo = 0;
+  durationFrom = 0;
+  durationTo = 0;
+  kwhFrom = 0;
+  kwhTo = 0;
+  minPrice: Bound = null;
+  maxPrice: Bound = null;
+
+  /** A tariff prepared in an array of its own (`tariff`), or an empty one to `load` tariffs into. */
+  constructor(tariff?: OcpiTariffInput) {
+    this.data = new Float64Array(tariff === undefined ? 256 : PreparedTariff.size(tariff));
+    if (tariff !== undefined) this.load(tariff);
+  }
+
+  /** The most numbers `tariff` can need in `data`. */
+  private static size(tariff: OcpiTariffInput): number {
+    return tariff.elements.length * (RULE_FIELDS + 4 * COMPONENT_FIELDS + 6) + 1;
+  }
+
+  /** Prepares `tariff` into this object, its array grown when too short. */
+  load(tariff: OcpiTariffInput): this {
+    const els = tariff.elements;
+    const n = els.length;
+    this.elementCount = n;
+    const data = (this.data = room(this.data, PreparedTariff.size(tariff)));
+    // Each dimension's list has room for every element: n entries from n·RULE_FIELDS + l·n·COMPONENT_FIELDS.
+    for (let l = 0; l < 4; l++) this.listFrom[l] = this.listTo[l] = n * (RULE_FIELDS + l * COMPONENT_FIELDS);
+    for (let i = 0; i < n; i++) {
+      writeRule(data, i * RULE_FIELDS, els[i].restrictions);
+      this.writeComponents(i, els[i].price_components);
+    }
+    let at = n * (RULE_FIELDS + 4 * COMPONENT_FIELDS);
+    this.todFrom = at;
+    data[at++] = 0;
+    at = this.readLimits(n, at, F_START, F_END);
+    this.todTo = at = sortDistinct(data, this.todFrom, at);
+    this.durationFrom = at;
+    this.durationTo = at = sortDistinct(data, at, this.readLimits(n, at, F_MIN_DURATION, F_MAX_DURATION));
+    this.kwhFrom = at;
+    this.kwhTo = sortDistinct(data, at, this.readLimits(n, at, F_MIN_KWH, F_MAX_KWH));
+    this.minPrice = tariff.min_price == null ? null : boundOf(tariff.min_price);
+    this.maxPrice = tariff.max_price == null ? null : boundOf(tariff.max_price);
+    return this;
+  }
+
+  /** Element `i`'s first component of each dimension onto the end of that dimension's list. */
+  private writeComponents(i: number, components: readonly OcpiComponent[]): void {
+    const data = this.data;
+    for (let k = 0; k < components.length; k++) {
+      const c = components[k];
+      const type = c.type;
+      const l = type === 'ENERGY' ? L_ENERGY : type === 'TIME' ? L_TIME : type === 'PARKING_TIME' ? L_PARKING : type === 'FLAT' ? L_FLAT : -1;
+      if (l < 0) continue;
+      const at = this.listTo[l];
+      if (at > this.listFrom[l] && data[at - COMPONENT_FIELDS + C_ELEMENT] === i) continue;
+      data[at + C_ELEMENT] = i;
+      data[at + C_PRICE] = c.price;
+      data[at + C_VAT_FACTOR] = 1 + (c.vat ?? 0) / 100;
+      data[at + C_STEP] = c.step_size ?? 0;
+      this.listTo[l] = at + COMPONENT_FIELDS;
+    }
+  }
+
+  /** What `costBound` counts of this tariff. */
+  get shape(): TariffShape {
+    const len = (l: number): number => (this.listTo[l] - this.listFrom[l]) / COMPONENT_FIELDS;
+    return { tods: this.todTo - this.todFrom, limits: this.durationTo - this.durationFrom + this.kwhTo - this.kwhFrom, energy: len(L_ENERGY), time: len(L_TIME), parking: len(L_PARKING), flat: len(L_FLAT) };
+  }
+
+  /** The restriction fields `f` and `g` of every element that has them, from `at` on; returns the new end. */
+  private readLimits(n: number, at: number, f: number, g: number): number {
+    const data = this.data;
+    for (let i = 0; i < n; i++) {
+      const o = i * RULE_FIELDS;
+      if (data[o + F_ANY] === 0) continue;
+      const x = data[o + f];
+      const y = data[o + g];
+      if (f === F_START ? x >= 0 : x === x) data[at++] = x;
+      if (f === F_START ? y >= 0 : y === y) data[at++] = y;
+    }
+    return at;
+  }
+
+  /** Memory held (bytes, about): what the cache of prepared tariffs counts. */
+  get bytes(): number {
+    return 512 + this.data.byteLength;
+  }
 }
 
-type Levels = Pick<Ctx, 'minCurrent' | 'maxCurrent' | 'minPower' | 'maxPower'>;
-const NO_LEVELS: Levels = { minCurrent: null, maxCurrent: null, minPower: null, maxPower: null };
-const MIN_CURRENT = ['MIN_CURRENT', 'CURRENT', 'MAX_CURRENT'];
-const MAX_CURRENT = ['MAX_CURRENT', 'CURRENT', 'MIN_CURRENT'];
-const MIN_POWER = ['MIN_POWER', 'POWER', 'MAX_POWER'];
-const MAX_POWER = ['MAX_POWER', 'POWER', 'MIN_POWER'];
-/** A period's minimum and maximum current and power, each from the nearest dimension it reports (D258). */
-function levelsOf(p: OcpiPeriod): Levels {
-  return { minCurrent: firstOf(p, MIN_CURRENT), maxCurrent: firstOf(p, MAX_CURRENT), minPower: firstOf(p, MIN_POWER), maxPower: firstOf(p, MAX_POWER) };
+/** Prepares a validated tariff for pricing (D280). */
+export function prepareTariff(tariff: OcpiTariffInput): PreparedTariff {
+  return new PreparedTariff(tariff);
+}
+
+/** At most this many prepared tariffs are kept per thread, with their texts and preparations within KEPT_BYTES (D280). */
+export const KEPT_TARIFFS = 256;
+export const KEPT_BYTES = 16 << 20;
+/** A tariff text longer than this is prepared for its request and not kept. */
+export const KEPT_TEXT_MAX = 256 << 10;
+
+const kept = new Map<string, PreparedTariff>();
+let keptBytes = 0;
+const keptStats = { hits: 0, misses: 0 };
+const keptCost = (text: string, p: PreparedTariff): number => text.length * 2 + p.bytes;
+
+/**
+ * The prepared tariff whose JSON text is `text` (its content, not its `id`; D280): kept per
+ * thread, least recently used out first; `tariff` is that text parsed, prepared on a miss.
+ */
+export function preparedTariff(text: string, tariff: OcpiTariffInput): PreparedTariff {
+  const found = kept.get(text);
+  if (found !== undefined) {
+    keptStats.hits++;
+    kept.delete(text);
+    kept.set(text, found);
+    return found;
+  }
+  keptStats.misses++;
+  const p = prepareTariff(tariff);
+  if (text.length > KEPT_TEXT_MAX) return p;
+  kept.set(text, p);
+  keptBytes += keptCost(text, p);
+  for (const [k, v] of kept) {
+    if (kept.size <= KEPT_TARIFFS && keptBytes <= KEPT_BYTES) break;
+    kept.delete(k);
+    keptBytes -= keptCost(k, v);
+  }
+  return p;
+}
+
+/** Lookups of `preparedTariff` that found the tariff prepared (hits) and that prepared it (misses), and what is kept. */
+export function preparedTariffStats(): { hits: number; misses: number; kept: number; bytes: number } {
+  return { ...keptStats, kept: kept.size, bytes: keptBytes };
+}
+
+/** Forgets every prepared tariff (benches measure the engine without them). */
+export function clearPreparedTariffs(): void {
+  kept.clear();
+  keptBytes = 0;
 }
 
 /** Thrown when a session would need more than MAX_ELEMENT_CHECKS to price. */
@@ -232,39 +395,9 @@ const DAY_MS = 86_400_000;
 /** Most elements a tariff may have and still be priced with any CDR the schema accepts (D260). */
 export const ELEMENTS_ALWAYS_PRICED = 100;
 
-/** What `costBound` counts of a tariff: its local times of day, its limits, its elements per dimension. */
-interface TariffShape {
-  tods: number;
-  limits: number;
-  /** Elements with a component of ENERGY, TIME, PARKING_TIME, FLAT. */
-  energy: number;
-  time: number;
-  parking: number;
-  flat: number;
-}
-
-function shapeOf(tariff: OcpiTariffInput): TariffShape {
-  const todSet = new Set<number>([0]);
-  const durations = new Set<number>();
-  const kwhs = new Set<number>();
-  const shape: TariffShape = { tods: 0, limits: 0, energy: 0, time: 0, parking: 0, flat: 0 };
-  for (const e of tariff.elements) {
-    const r = e.restrictions;
-    const has = (t: string): number => Number(e.price_components.some((c) => c.type === t));
-    shape.energy += has('ENERGY');
-    shape.time += has('TIME');
-    shape.parking += has('PARKING_TIME');
-    shape.flat += has('FLAT');
-    if (!r) continue;
-    if (r.start_time != null) todSet.add(hhmm(r.start_time));
-    if (r.end_time != null) todSet.add(hhmm(r.end_time));
-    for (const d of [r.min_duration, r.max_duration]) if (d != null) durations.add(d);
-    for (const q of [r.min_kwh, r.max_kwh]) if (q != null) kwhs.add(q);
-  }
-  shape.tods = todSet.size;
-  shape.limits = durations.size + kwhs.size;
-  return shape;
-}
+/** Where a tariff given as parsed JSON is prepared for one call (its array reused from call to call). */
+const ONE_CALL = new PreparedTariff();
+const prepared = (t: OcpiTariffInput | PreparedTariff): PreparedTariff => (t instanceof PreparedTariff ? t : ONE_CALL.load(t));
 
 /**
  * An upper bound of the work of pricing a session in zone `tz`, in element checks, counted from
@@ -277,11 +410,11 @@ function shapeOf(tariff: OcpiTariffInput): TariffShape {
  * The cut candidates looked at are the cuts, one per period and local day, and a day's times
  * around each period whose offset is not steady (one per change of offset, and those over a week).
  */
-export function costBound(tariff: OcpiTariffInput, session: OcpiSessionInput, tz: string): number {
-  const t = shapeOf(tariff);
+export function costBound(tariff: OcpiTariffInput | PreparedTariff, session: OcpiSessionInput, tz: string): number {
+  const t = prepared(tariff).shape;
   const periods = session.charging_periods;
-  const first = Date.parse(periods[0].start_date_time);
-  const end = Date.parse(session.end_date_time);
+  const first = instantOf(periods[0].start_date_time);
+  const end = instantOf(session.end_date_time);
   let cost = 2 * t.flat;
   let worstPiece = 0;
   for (let k = 0; k < periods.length; k++) {
@@ -291,7 +424,10 @@ export function costBound(tariff: OcpiTariffInput, session: OcpiSessionInput, tz
   }
   // Periods over a week: no more than the weeks the session spans (no DateTime read per period).
   const long = Math.floor(Math.max(0, end - first) / (7 * DAY_MS));
-  return cost + sessionCuts(t, periods.length, end - first, offsetChangesIn(tz, first, end).length, long, worstPiece);
+  const z = zone(tz);
+  let changes = 0;
+  for (let u = z.changeAfter(first, end); u < end; u = z.changeAfter(u, end)) changes++;
+  return cost + sessionCuts(t, periods.length, end - first, changes, long, worstPiece);
 }
 
 /** A piece's cost in a period: the elements of each dimension it bills (D142; a reservation looks twice, D144). */
@@ -333,9 +469,10 @@ export const MAX_ELEMENT_CHECKS = (() => {
  * Refuses a session whose tariff has more than ELEMENTS_ALWAYS_PRICED elements and whose cost bound
  * exceeds MAX_ELEMENT_CHECKS, before any work (D172, D260); else its bound.
  */
-export function checkBound(tariff: OcpiTariffInput, session: OcpiSessionInput, tz: string): number {
-  const bound = costBound(tariff, session, tz);
-  if (tariff.elements.length > ELEMENTS_ALWAYS_PRICED && !(bound <= MAX_ELEMENT_CHECKS)) {
+export function checkBound(tariff: OcpiTariffInput | PreparedTariff, session: OcpiSessionInput, tz: string): number {
+  const t = prepared(tariff);
+  const bound = costBound(t, session, tz);
+  if (t.elementCount > ELEMENTS_ALWAYS_PRICED && !(bound <= MAX_ELEMENT_CHECKS)) {
     throw new CdrTooComplex(`pricing this session under this tariff of more than ${ELEMENTS_ALWAYS_PRICED} elements would take more than ${MAX_ELEMENT_CHECKS} element checks`);
   }
   return bound;
@@ -344,313 +481,507 @@ export function checkBound(tariff: OcpiTariffInput, session: OcpiSessionInput, t
 /** Half the last digit of the OCPI `number` type's 4 decimals, in the CDR's units (kWh, hours; D143). */
 export const STEP_FORGIVEN_CDR = 0.5e-4;
 
-type Bound = { excl_vat: number; incl_vat?: number | null } | null | undefined;
+/** Whether `x` lies outside `limit` as a minimum (`min`) or a maximum. */
+const outside = (x: number, limit: number, min: boolean): boolean => (min ? x < limit : x > limit);
+
+/** The bounded total of `boundTotal`, in scratch (no allocation): excluding and including VAT, and which bound set it. */
+const BOUNDED = new Float64Array(2);
+let boundedBy: CdrCost['price_bound'] = null;
 
 /**
- * The session total within `min_price` and `max_price` (D145): first the minimum, then the
- * maximum; `excl_vat` bounds the total excluding VAT, `incl_vat` when given the total including
- * it. A bound given excluding VAT only moves the total including VAT with it, keeping the
- * session's VAT share (without a total to take the share from, it adds none).
+ * The session total within `min_price` and `max_price` (D145), into BOUNDED and boundedBy: first
+ * the minimum, then the maximum; `excl_vat` bounds the total excluding VAT, `incl_vat` when given
+ * the total including it. A bound given excluding VAT only moves the total including VAT with it,
+ * keeping the session's VAT share (without a total to take the share from, it adds none).
  */
-export function boundTotal(excl: number, incl: number, min: Bound, max: Bound): { money: Money; bound: CdrCost['price_bound'] } {
-  let bound: CdrCost['price_bound'] = null;
-  const apply = (limit: Bound, kind: 'min_price' | 'max_price'): void => {
-    if (limit == null) return;
-    const outside = (x: number, l: number): boolean => (kind === 'min_price' ? x < l : x > l);
+function bound(excl: number, incl: number, min: Bound, max: Bound): void {
+  boundedBy = null;
+  for (let k = 0; k < 2; k++) {
+    const limit = k === 0 ? min : max;
+    const isMin = k === 0;
+    if (limit == null) continue;
     if (limit.incl_vat != null) {
-      if (outside(excl, limit.excl_vat)) [excl, bound] = [limit.excl_vat, kind];
-      if (outside(incl, limit.incl_vat)) [incl, bound] = [limit.incl_vat, kind];
-    } else if (outside(excl, limit.excl_vat)) {
+      if (outside(excl, limit.excl_vat, isMin)) {
+        excl = limit.excl_vat;
+        boundedBy = isMin ? 'min_price' : 'max_price';
+      }
+      if (outside(incl, limit.incl_vat, isMin)) {
+        incl = limit.incl_vat;
+        boundedBy = isMin ? 'min_price' : 'max_price';
+      }
+    } else if (outside(excl, limit.excl_vat, isMin)) {
       incl = excl > 0 ? incl * (limit.excl_vat / excl) : limit.excl_vat;
-      [excl, bound] = [limit.excl_vat, kind];
+      excl = limit.excl_vat;
+      boundedBy = isMin ? 'min_price' : 'max_price';
     }
-  };
-  apply(min, 'min_price');
-  apply(max, 'max_price');
-  return { money: { excl_vat: excl, incl_vat: incl }, bound };
+  }
+  BOUNDED[0] = excl;
+  BOUNDED[1] = incl;
+}
+
+/** The session total within `min_price` and `max_price` (D145; see `bound`). */
+export function boundTotal(excl: number, incl: number, min: Bound, max: Bound): { money: Money; bound: CdrCost['price_bound'] } {
+  bound(excl, incl, min, max);
+  return { money: { excl_vat: BOUNDED[0], incl_vat: BOUNDED[1] }, bound: boundedBy };
 }
 
 /** Prices a session; the inputs are assumed valid (see `checkCdrCost`). */
-export function cdrCost(tariff: OcpiTariffInput, session: OcpiSessionInput, tz: string): CdrCost {
-  checkBound(tariff, session, tz);
-  return cdrCostBounded(tariff, session, tz);
+export function cdrCost(tariff: OcpiTariffInput | PreparedTariff, session: OcpiSessionInput, tz: string): CdrCost {
+  const t = prepared(tariff);
+  checkBound(t, session, tz);
+  return cdrCostBounded(t, session, tz);
 }
 
 /** The work pricing a session does, in the units of `costBound` (tests and benches hold the bound to it, D260). */
-export function pricingWork(tariff: OcpiTariffInput, session: OcpiSessionInput, tz: string): number {
-  const pricer = new Pricer(tariff, session, tz);
-  for (let k = 0; k < session.charging_periods.length; k++) pricer.pricePeriod(k);
-  pricer.result();
-  return pricer.work;
+export function pricingWork(tariff: OcpiTariffInput | PreparedTariff, session: OcpiSessionInput, tz: string): number {
+  PRICER.price(prepared(tariff), session, tz);
+  return PRICER.work;
 }
 
-/** Prices a session whose cost bound was checked already (`checkBound`; D226: on the main thread, before a worker prices it). */
-export function cdrCostBounded(tariff: OcpiTariffInput, session: OcpiSessionInput, tz: string): CdrCost {
-  const pricer = new Pricer(tariff, session, tz);
-  for (let k = 0; k < session.charging_periods.length; k++) pricer.pricePeriod(k);
-  return pricer.result();
+/**
+ * Prices a session whose cost bound was checked already (`checkBound`; D226: on the main thread,
+ * before a worker prices it). A tariff given as parsed JSON is prepared for this session alone.
+ */
+export function cdrCostBounded(tariff: OcpiTariffInput | PreparedTariff, session: OcpiSessionInput, tz: string): CdrCost {
+  return PRICER.price(prepared(tariff), session, tz);
 }
 
-const BILLED = ['ENERGY', 'TIME', 'PARKING_TIME', 'RESERVATION_TIME'] as const;
-const NO_MONEY: Money = { excl_vat: 0, incl_vat: 0 };
+/** The element indices of period `k` of a priced session, by dimension, in the order they were first priced. */
+export function elementsOf(r: CdrCost, k: number): PeriodPricing['elements'] {
+  const out: PeriodPricing['elements'] = {};
+  const e = r.elements;
+  // −1: no dimension was priced in the period.
+  const order = Math.max(0, e[5 * k + 4]);
+  for (let j = 0; j < (order & 7); j++) {
+    const d = (order >> (3 + 2 * j)) & 3;
+    out[BILLED_NAMES[d]] = e[5 * k + d];
+  }
+  return out;
+}
+
 /** More than any offset change: the slack of a window whose offset is not steady. */
 const OFFSET_SLACK_MS = 3 * 3_600_000;
 
-type Hit = { index: number; component: OcpiComponent };
+/** Answers' per-period slots are cut from shared 64 KiB buffers: a typed array of its own costs 1–2 µs beyond 64 bytes. */
+const SLAB_BYTES = 64 << 10;
+let slab = new ArrayBuffer(SLAB_BYTES);
+let slabAt = 0;
+/** `n` Int32 slots for one answer. */
+function answerSlots(n: number): Int32Array<ArrayBuffer> {
+  const bytes = n * 4;
+  if (bytes > SLAB_BYTES / 2) return new Int32Array(n);
+  if (slabAt + bytes > SLAB_BYTES) {
+    slab = new ArrayBuffer(SLAB_BYTES);
+    slabAt = 0;
+  }
+  const v = new Int32Array(slab, slabAt, n);
+  slabAt += bytes;
+  return v;
+}
 
-/** One session under one tariff: the tariff's restrictions prepared once, then period by period (D141–D145). */
+/** A scratch array at least `n` long: `a` itself, or a larger one with `a`'s values. */
+function room(a: Float64Array<ArrayBuffer>, n: number): Float64Array<ArrayBuffer> {
+  if (n <= a.length) return a;
+  const b = new Float64Array(Math.max(n, 2 * a.length));
+  b.set(a);
+  return b;
+}
+
+/**
+ * Prices one session at a time in scratch state reused across sessions (D141–D145, D280): the
+ * session's clock readings, volumes and sums are numbers and typed arrays; nothing is allocated
+ * per period, piece or restriction check. Only the answer (`CdrCost`) is new per session.
+ */
 class Pricer {
-  private readonly offset: (ms: number) => number;
-  private readonly clock: (ms: number) => Local;
-  private readonly t0: number;
-  private readonly tEnd: number;
-  private readonly periods: OcpiPeriod[];
-  private readonly els: OcpiTariffInput['elements'];
-  private readonly rules: Rule[];
-  /** Local times of day (minutes, sorted) where any element can switch, midnight included. */
-  private readonly tods: number[];
-  /** Instants (ms) of the duration limits and the kWh limits, each sorted and distinct. */
-  private readonly durationAt: number[];
-  private readonly kwhs: number[];
-  /** Per dimension, the elements that have a component of it, in list order. */
-  private readonly byDim = new Map<DimensionName, (Hit & { reservation: OcpiRestrictions['reservation'] | null })[]>();
-  private readonly hasCharging: boolean;
-  private readonly lines: Record<Billed, Line[]> = { ENERGY: [], TIME: [], PARKING_TIME: [], RESERVATION_TIME: [] };
-  /** Per dimension, the component that billed it last, its element and the piece (in order). */
-  private readonly last: Partial<Record<Billed, { component: OcpiComponent; index: number; at: number }>> = {};
-  private readonly out: PeriodPricing[] = [];
+  private t!: PreparedTariff;
+  private zone!: Zone;
+  private periods!: OcpiPeriod[];
+  private t0 = 0;
+  private tEnd = 0;
+  private hasCharging = false;
+  private hasReservation = false;
+  /** Duration limits of the session as instants (ms), sorted and distinct: `durAt[0…nDur)`. */
+  private durAt = new Float64Array(16);
+  private nDur = 0;
+  /** The cuts of the period priced, as fractions of it: `cuts[0…nCuts)`. */
+  private cuts = new Float64Array(64);
+  private nCuts = 0;
+  /** The piece priced: its local day, minute of the day and weekday (0 Sunday), duration (s), energy before (kWh). */
+  private day = 0;
+  private minute = 0;
+  private dow = 0;
+  private durationS = 0;
+  private kwhBefore = 0;
+  /** The period's current and power as `min_*` and `max_*` restrictions read them (D258); NaN: not reported. */
+  private minCurrent = NaN;
+  private maxCurrent = NaN;
+  private minPower = NaN;
+  private maxPower = NaN;
+  /** The period's volumes per billed dimension (CDR units). */
+  private readonly vols = new Float64Array(4);
+  /** Per billed dimension: units billed (Wh, s), their cost excluding and including VAT, in order. */
+  private readonly units = new Float64Array(4);
+  private readonly excl = new Float64Array(4);
+  private readonly incl = new Float64Array(4);
+  /** Per billed dimension, the component entry that billed it last (−1: none) and its piece. */
+  private readonly last = new Int32Array(4);
+  private readonly lastPiece = new Float64Array(4);
+  /** The step's extra units per billed dimension (0: none). */
+  private readonly extra = new Float64Array(4);
+  /** The FLAT component entries of the session and of its reservation (−1: none). */
+  private fixedAt = -1;
+  private reservationFlatAt = -1;
+  private out = new Int32Array(0);
   private kwh = 0;
   private seq = 0;
   /** The work done, in the units of `costBound` (D260). */
   work = 0;
 
-  constructor(
-    private readonly tariff: OcpiTariffInput,
-    session: OcpiSessionInput,
-    private readonly tz: string,
-  ) {
-    this.offset = zoneOffset(tz);
-    this.clock = localClock(this.offset);
-    this.t0 = Date.parse(session.start_date_time);
-    this.tEnd = Date.parse(session.end_date_time);
-    this.periods = session.charging_periods;
-    this.els = tariff.elements;
-    this.rules = this.els.map((e) => ruleOf(e.restrictions));
-    const todSet = new Set<number>([0]);
-    const durations = new Set<number>();
-    const kwhs = new Set<number>();
-    for (const e of this.els) {
-      const r = e.restrictions;
-      if (!r) continue;
-      if (r.start_time != null) todSet.add(hhmm(r.start_time));
-      if (r.end_time != null) todSet.add(hhmm(r.end_time));
-      for (const d of [r.min_duration, r.max_duration]) if (d != null) durations.add(this.t0 + d * 1000);
-      for (const q of [r.min_kwh, r.max_kwh]) if (q != null) kwhs.add(q);
+  /** The cost of `session` under `t` in zone `tz`. */
+  price(t: PreparedTariff, session: OcpiSessionInput, tz: string): CdrCost {
+    this.begin(t, session, tz);
+    const periods = this.periods;
+    let b = instantOf(periods[0].start_date_time);
+    for (let k = 0; k < periods.length; k++) {
+      const a = b;
+      b = k + 1 < periods.length ? instantOf(periods[k + 1].start_date_time) : this.tEnd;
+      this.pricePeriod(k, a, b);
     }
-    this.durationAt = [...durations].sort((x, y) => x - y);
-    this.kwhs = [...kwhs].sort((x, y) => x - y);
-    this.tods = [...todSet].sort((x, y) => x - y);
-    this.els.forEach((e, index) => {
-      for (const component of e.price_components) {
-        let list = this.byDim.get(component.type);
-        if (list === undefined) this.byDim.set(component.type, (list = []));
-        if (!list.some((x) => x.index === index)) list.push({ index, component, reservation: e.restrictions?.reservation ?? null });
-      }
-    });
-    this.hasCharging = this.periods.some((p) => volumeOf(p, 'ENERGY') > 0 || volumeOf(p, 'TIME') > 0 || volumeOf(p, 'PARKING_TIME') > 0);
+    return this.result();
   }
 
-  /** The first element with a component of `type` whose restrictions hold (D142). */
-  private pick(type: DimensionName, c: Ctx, reservation: OcpiRestrictions['reservation'] | null): Hit | null {
-    for (const hit of this.byDim.get(type) ?? []) {
-      this.work++;
-      if (hit.reservation === reservation && holds(this.rules[hit.index], c)) return hit;
+  private begin(t: PreparedTariff, session: OcpiSessionInput, tz: string): void {
+    this.t = t;
+    this.zone = zone(tz);
+    this.periods = session.charging_periods;
+    this.t0 = instantOf(session.start_date_time);
+    this.tEnd = instantOf(session.end_date_time);
+    this.kwh = 0;
+    this.seq = 0;
+    this.work = 0;
+    for (let dim = 0; dim < 4; dim++) {
+      this.units[dim] = 0;
+      this.excl[dim] = 0;
+      this.incl[dim] = 0;
+      this.last[dim] = -1;
+      this.extra[dim] = 0;
     }
-    return null;
+    const out = (this.out = answerSlots(5 * this.periods.length));
+    for (let i = 0; i < out.length; i++) out[i] = -1;
+    // Duration limits as instants: t0 + d·1000 keeps their order, so equal neighbours are the repeats.
+    this.durAt = room(this.durAt, t.durationTo - t.durationFrom);
+    this.nDur = 0;
+    for (let i = t.durationFrom; i < t.durationTo; i++) {
+      const at = this.t0 + t.data[i] * 1000;
+      if (this.nDur === 0 || this.durAt[this.nDur - 1] !== at) this.durAt[this.nDur++] = at;
+    }
+    this.hasCharging = false;
+    this.hasReservation = false;
+    for (let k = 0; k < this.periods.length; k++) {
+      this.readVolumes(this.periods[k]);
+      if (this.vols[B_ENERGY] > 0 || this.vols[B_TIME] > 0 || this.vols[B_PARKING] > 0) this.hasCharging = true;
+      if (this.vols[B_RESERVATION] > 0) this.hasReservation = true;
+    }
+  }
+
+  /** A period's volumes per billed dimension into `vols`, its current and power levels into the piece's (D258). */
+  private readVolumes(p: OcpiPeriod): void {
+    const vols = this.vols;
+    vols[0] = vols[1] = vols[2] = vols[3] = 0;
+    let minC = NaN;
+    let cur = NaN;
+    let maxC = NaN;
+    let minP = NaN;
+    let pow = NaN;
+    let maxP = NaN;
+    const dims = p.dimensions;
+    for (let i = 0; i < dims.length; i++) {
+      const { type, volume } = dims[i];
+      if (type === 'ENERGY') vols[B_ENERGY] += volume;
+      else if (type === 'TIME') vols[B_TIME] += volume;
+      else if (type === 'PARKING_TIME') vols[B_PARKING] += volume;
+      else if (type === 'RESERVATION_TIME') vols[B_RESERVATION] += volume;
+      else if (type === 'MIN_CURRENT') minC = minC === minC ? minC : volume;
+      else if (type === 'CURRENT') cur = cur === cur ? cur : volume;
+      else if (type === 'MAX_CURRENT') maxC = maxC === maxC ? maxC : volume;
+      else if (type === 'MIN_POWER') minP = minP === minP ? minP : volume;
+      else if (type === 'POWER') pow = pow === pow ? pow : volume;
+      else if (type === 'MAX_POWER') maxP = maxP === maxP ? maxP : volume;
+    }
+    this.minCurrent = minC === minC ? minC : cur === cur ? cur : maxC;
+    this.maxCurrent = maxC === maxC ? maxC : cur === cur ? cur : minC;
+    this.minPower = minP === minP ? minP : pow === pow ? pow : maxP;
+    this.maxPower = maxP === maxP ? maxP : pow === pow ? pow : minP;
+  }
+
+  /** The piece's clock: local day, minute and weekday of the local reading `localMs`. */
+  private readClock(localMs: number): void {
+    const day = Math.floor(localMs / 86_400_000);
+    this.day = day;
+    this.minute = Math.floor((localMs - day * 86_400_000) / 60_000);
+    // 1970-01-01 was a Thursday (4).
+    this.dow = (((day + 4) % 7) + 7) % 7;
+  }
+
+  /** Whether element `e`'s restrictions hold on the piece (D142, D258). */
+  private holds(e: number): boolean {
+    const r = this.t.data;
+    const o = e * RULE_FIELDS;
+    if (r[o + F_ANY] === 0) return true;
+    const s = r[o + F_START];
+    const en = r[o + F_END];
+    if (s >= 0 || en >= 0) {
+      const m = this.minute;
+      if (s >= 0 && en >= 0) {
+        if (s < en ? !(m >= s && m < en) : s > en ? !(m >= s || m < en) : false) return false;
+      } else if (s >= 0 && m < s) return false;
+      // A lone end_time of 00:00 is the end of the day ("to stop at the end of the day use 00:00").
+      else if (en >= 0 && en !== 0 && m >= en) return false;
+    }
+    let x = r[o + F_FROM];
+    if (x === x && this.day < x) return false;
+    x = r[o + F_UNTIL];
+    if (x === x && this.day >= x) return false;
+    x = r[o + F_MIN_KWH];
+    if (x === x && !(this.kwhBefore >= x - 1e-12)) return false;
+    x = r[o + F_MAX_KWH];
+    if (x === x && !(this.kwhBefore < x - 1e-12)) return false;
+    x = r[o + F_MIN_DURATION];
+    if (x === x && !(this.durationS >= x - 1e-9)) return false;
+    x = r[o + F_MAX_DURATION];
+    if (x === x && !(this.durationS < x - 1e-9)) return false;
+    // A level the period does not report (NaN) meets no restriction on it.
+    x = r[o + F_MIN_CURRENT];
+    if (x === x && !(this.minCurrent >= x)) return false;
+    x = r[o + F_MAX_CURRENT];
+    if (x === x && !(this.maxCurrent < x)) return false;
+    x = r[o + F_MIN_POWER];
+    if (x === x && !(this.minPower >= x)) return false;
+    x = r[o + F_MAX_POWER];
+    if (x === x && !(this.maxPower < x)) return false;
+    const days = r[o + F_DAYS];
+    return !(days !== 0 && (days & (1 << this.dow)) === 0);
+  }
+
+  /** The component entry (its place in `data`) in list `l` of the first element whose restrictions hold and whose reservation kind is `kind` (D142), or −1. */
+  private pick(l: number, kind: number): number {
+    const t = this.t;
+    const data = t.data;
+    for (let o = t.listFrom[l]; o < t.listTo[l]; o += COMPONENT_FIELDS) {
+      this.work++;
+      const e = data[o + C_ELEMENT];
+      if (data[e * RULE_FIELDS + F_RESERVATION] === kind && this.holds(e)) return o;
+    }
+    return -1;
   }
 
   /** Reservation time and fees: RESERVATION_EXPIRES elements first when nothing follows the reservation (D144). */
-  private reservationKind(c: Ctx, type: DimensionName): Hit | null {
-    return (!this.hasCharging ? this.pick(type, c, 'RESERVATION_EXPIRES') : null) ?? this.pick(type, c, 'RESERVATION');
+  private reservationKind(l: number): number {
+    const j = !this.hasCharging ? this.pick(l, RESERVATION_EXPIRES) : -1;
+    return j >= 0 ? j : this.pick(l, RESERVATION);
+  }
+
+  /** Adds cut fraction `f` (of a period) to `cuts`. */
+  private cut(f: number): void {
+    this.cuts = room(this.cuts, this.nCuts + 1);
+    this.cuts[this.nCuts++] = f;
   }
 
   /**
-   * Instants strictly inside (a, b) where a local time of day in `tods` falls. `steady` is the
+   * Cuts where a local time of day of the tariff falls strictly inside (a, b). `steady` is the
    * offset when it is the same at a and b and the window is at most a week (no zone changes its
-   * offset twice in a week): then local = UTC + offset throughout, with no look-ups.
+   * offset twice in a week), else NaN: then local = UTC + offset throughout, with no look-ups.
    */
-  private todCuts(a: number, b: number, steady: number | null): number[] {
-    const { tods, offset } = this;
-    const out: number[] = [];
+  private todCuts(a: number, b: number, steady: number): void {
+    const { data: tods, todFrom, todTo } = this.t;
+    const z = this.zone;
+    const isSteady = steady === steady;
     // The local clock readings the window can show (with slack for an offset change inside it).
-    const la = steady !== null ? a + steady : a + offset(a) - OFFSET_SLACK_MS;
-    const lb = steady !== null ? b + steady : b + offset(b) + OFFSET_SLACK_MS;
+    const la = isSteady ? a + steady : a + z.offset(a) - OFFSET_SLACK_MS;
+    const lb = isSteady ? b + steady : b + z.offset(b) + OFFSET_SLACK_MS;
     for (let d = Math.floor(la / 86_400_000); d * 86_400_000 <= lb; d++) {
       const day = d * 86_400_000;
-      let lo = 0;
-      let hi = tods.length;
+      let lo = todFrom;
+      let hi = todTo;
       const first = (la - day) / 60_000;
       while (lo < hi) {
         const mid = (lo + hi) >> 1;
         if (tods[mid] < first) lo = mid + 1;
         else hi = mid;
       }
-      for (let i = lo; i < tods.length; i++) {
+      for (let i = lo; i < todTo; i++) {
         const localMs = day + tods[i] * 60_000;
         this.work += CANDIDATE_COST;
         if (localMs > lb) break;
         // Local → UTC: subtract the offset, settled twice across offset changes.
-        const u = steady !== null ? localMs - steady : localMs - offset(localMs - offset(localMs));
-        if (u > a && u < b) out.push(u);
+        const u = isSteady ? localMs - steady : localMs - z.offset(localMs - z.offset(localMs));
+        if (u > a && u < b) this.cut((u - a) / (b - a));
       }
     }
-    return out;
   }
 
   /**
-   * The cuts of a period as sorted fractions of it, 0 and 1 included: time restrictions cut where
-   * their instant falls, kWh limits where the energy so far reaches them (energy spread evenly over
-   * the period; a period without duration is cut by energy alone).
+   * The cuts of a period as sorted distinct fractions of it in `cuts`, 0 and 1 included: time
+   * restrictions cut where their instant falls, kWh limits where the energy so far reaches them
+   * (energy spread evenly over the period; a period without duration is cut by energy alone).
    */
-  private boundsOf(a: number, b: number, energy: number, steady: number | null): number[] {
-    const cuts = new Set<number>();
+  private boundsOf(a: number, b: number, energy: number, steady: number): void {
+    this.nCuts = 0;
+    this.cut(0);
     if (b > a) {
-      for (const u of this.todCuts(a, b, steady)) cuts.add((u - a) / (b - a));
+      this.todCuts(a, b, steady);
       // Where the offset changes, the local clock jumps: a window can open or close right there
       // (02:00–02:15 of a night the clocks go back exists only after the change).
-      if (steady === null) for (const u of offsetChangesIn(this.tz, a, b)) cuts.add((u - a) / (b - a));
-      const ds = this.durationAt;
-      for (let i = firstAbove(ds, a); i < ds.length && ds[i] < b; i++) cuts.add((ds[i] - a) / (b - a));
+      if (steady !== steady) for (let u = this.zone.changeAfter(a, b); u < b; u = this.zone.changeAfter(u, b)) this.cut((u - a) / (b - a));
+      const ds = this.durAt;
+      for (let i = firstAbove(ds, 0, this.nDur, a); i < this.nDur && ds[i] < b; i++) this.cut((ds[i] - a) / (b - a));
     }
-    const qs = this.kwhs;
-    if (energy > 0) for (let i = firstAbove(qs, this.kwh); i < qs.length && qs[i] < this.kwh + energy; i++) cuts.add((qs[i] - this.kwh) / energy);
-    return [0, ...[...cuts].sort((x, y) => x - y), 1];
+    const { data: qs, kwhTo } = this.t;
+    if (energy > 0) for (let i = firstAbove(qs, this.t.kwhFrom, kwhTo, this.kwh); i < kwhTo && qs[i] < this.kwh + energy; i++) this.cut((qs[i] - this.kwh) / energy);
+    this.nCuts = sortDistinct(this.cuts, 1, this.nCuts);
+    this.cut(1);
   }
 
-  /** Prices period `k` piece by piece: each piece at its start, by the first matching element per dimension. */
-  pricePeriod(k: number): void {
-    const { periods } = this;
-    const p = periods[k];
+  /** Prices period `k` (from `a` to `b`, ms) piece by piece: each piece at its start, by the first matching element per dimension. */
+  private pricePeriod(k: number, a: number, b: number): void {
+    const p = this.periods[k];
     this.work += PERIOD_COST;
-    const a = Date.parse(p.start_date_time);
-    const b = k + 1 < periods.length ? Date.parse(periods[k + 1].start_date_time) : this.tEnd;
-    const energy = volumeOf(p, 'ENERGY');
-    const vols: Record<Billed, number> = { ENERGY: energy, TIME: volumeOf(p, 'TIME'), PARKING_TIME: volumeOf(p, 'PARKING_TIME'), RESERVATION_TIME: volumeOf(p, 'RESERVATION_TIME') };
-    const levels = levelsOf(p);
-    const offA = this.offset(a);
-    const steady = b - a <= 7 * 86_400_000 && this.offset(b) === offA ? offA : null;
-    const bounds = this.boundsOf(a, b, energy, steady);
-    const pricing: PeriodPricing = { start_date_time: p.start_date_time, elements: {} };
-    for (let s = 0; s + 1 < bounds.length; s++) {
-      const f = bounds[s];
-      const share = bounds[s + 1] - f;
+    this.readVolumes(p);
+    const energy = this.vols[B_ENERGY];
+    const offA = this.zone.offset(a);
+    const steady = b - a <= 7 * 86_400_000 && this.zone.offset(b) === offA ? offA : NaN;
+    this.boundsOf(a, b, energy, steady);
+    const cuts = this.cuts;
+    for (let s = 0; s + 1 < this.nCuts; s++) {
+      const f = cuts[s];
+      const share = cuts[s + 1] - f;
       const sa = a + f * Math.max(0, b - a);
-      const c: Ctx = { local: steady !== null ? localAt(sa + steady) : this.clock(sa), durationS: (sa - this.t0) / 1000, kwhBefore: this.kwh + energy * f, ...levels };
+      this.readClock(steady === steady ? sa + steady : sa + this.zone.offset(sa));
+      this.durationS = (sa - this.t0) / 1000;
+      this.kwhBefore = this.kwh + energy * f;
       const at = ++this.seq;
       this.work += PIECE_COST;
-      for (const dim of BILLED) {
-        const v = vols[dim] * share;
+      for (let dim = 0; dim < 4; dim++) {
+        const v = this.vols[dim] * share;
         if (!(v > 0)) continue;
-        const hit = dim === 'RESERVATION_TIME' ? this.reservationKind(c, 'TIME') : this.pick(dim, c, null);
-        if (hit === null) continue;
-        this.lines[dim].push({ component: hit.component, units: v * UNIT[dim] });
-        this.last[dim] = { component: hit.component, index: hit.index, at };
-        if (pricing.elements[dim] === undefined) pricing.elements[dim] = hit.index;
+        const o = dim === B_RESERVATION ? this.reservationKind(L_TIME) : this.pick(dim, NOT_RESERVATION);
+        if (o >= 0) this.bill(k, dim, o, v, at);
       }
     }
-    this.out.push(pricing);
     this.kwh += energy;
   }
 
+  /** Bills `v` (CDR units) of dimension `dim` in period `k` with the component entry at `o`, on piece `at`. */
+  private bill(k: number, dim: number, o: number, v: number, at: number): void {
+    const data = this.t.data;
+    const units = v * UNITS[dim];
+    const x = (units / UNITS[dim]) * data[o + C_PRICE];
+    this.units[dim] += units;
+    this.excl[dim] += x;
+    this.incl[dim] += x * data[o + C_VAT_FACTOR];
+    this.last[dim] = o;
+    this.lastPiece[dim] = at;
+    const out = this.out;
+    if (out[5 * k + dim] === -1) {
+      out[5 * k + dim] = data[o + C_ELEMENT];
+      const order = out[5 * k + 4] === -1 ? 0 : out[5 * k + 4];
+      out[5 * k + 4] = ((order & 7) + 1) | (order & ~7) | (dim << (3 + 2 * (order & 7)));
+    }
+  }
+
   /**
-   * step_size on each dimension's total, at the component that billed it last (D143). When parking
-   * is billed after the last charging time, the TIME step is not applied; the parking step rounds
-   * the parking time alone, or the charging and parking time together when one element priced
-   * both last (D257).
+   * step_size on each dimension's total, at the component that billed it last (D143): into
+   * `extra`. When parking is billed after the last charging time, the TIME step is not applied;
+   * the parking step rounds the parking time alone, or the charging and parking time together
+   * when one element priced both last (D257).
    */
-  private stepExtras(): Partial<Record<Billed, Line>> {
-    const extra: Partial<Record<Billed, Line>> = {};
-    const time = this.last.TIME;
-    const parking = this.last.PARKING_TIME;
-    const intoParking = time !== undefined && parking !== undefined && parking.at > time.at;
-    for (const dim of BILLED) {
-      const l = this.last[dim];
-      if (l === undefined || (dim === 'TIME' && intoParking)) continue;
-      const step = l.component.step_size ?? 0;
+  private stepExtras(): void {
+    const last = this.last;
+    const data = this.t.data;
+    const intoParking = last[B_TIME] >= 0 && last[B_PARKING] >= 0 && this.lastPiece[B_PARKING] > this.lastPiece[B_TIME];
+    for (let dim = 0; dim < 4; dim++) {
+      if (last[dim] < 0 || (dim === B_TIME && intoParking)) continue;
+      const step = data[last[dim] + C_STEP];
       if (!(step > 0)) continue;
-      let total = sumUnits(this.lines[dim]);
+      let total = this.units[dim];
       // Charging time already billed counts towards the step of the element that prices both.
-      const before = dim === 'PARKING_TIME' && intoParking && parking.index === time.index ? sumUnits(this.lines.TIME) : 0;
+      const before = dim === B_PARKING && intoParking && data[last[B_PARKING] + C_ELEMENT] === data[last[B_TIME] + C_ELEMENT] ? this.units[B_TIME] : 0;
       total += before;
       // Only what lies below the CDR's own precision is forgiven (half the last digit of the OCPI
       // number's 4 decimals: 0.05 Wh, 0.18 s), and float noise (a billionth of a step, so that no
       // round volume sits on the threshold); never a fraction of the step.
-      const stepped = Math.ceil((total - STEP_FORGIVEN_CDR * UNIT[dim]) / step - 1e-9) * step;
-      if (stepped > total) extra[dim] = { component: l.component, units: stepped - total };
+      const stepped = Math.ceil((total - STEP_FORGIVEN_CDR * UNITS[dim]) / step - 1e-9) * step;
+      if (stepped > total) this.extra[dim] = stepped - total;
     }
-    return extra;
   }
 
-  /** FLAT at the session's start, and a reservation's FLAT from a reservation element (D142, D144). */
-  private flats(): { fixed: Money; reservation: Money } {
-    const p0 = this.periods[0];
-    const start: Ctx = {
-      local: this.clock(this.t0),
-      durationS: 0,
-      kwhBefore: 0,
-      ...(p0 !== undefined ? levelsOf(p0) : NO_LEVELS),
-    };
-    const flatOf = (hit: Hit | null): Money => (hit === null ? NO_MONEY : { excl_vat: hit.component.price, incl_vat: hit.component.price * (1 + (hit.component.vat ?? 0) / 100) });
-    const hasReservation = this.periods.some((p) => volumeOf(p, 'RESERVATION_TIME') > 0);
-    return {
-      fixed: this.hasCharging ? flatOf(this.pick('FLAT', start, null)) : NO_MONEY,
-      reservation: hasReservation ? flatOf(this.reservationKind(start, 'FLAT')) : NO_MONEY,
-    };
+  /** The cost of each billed dimension with its step (D143) into `excl` and `incl`. */
+  private addSteps(): void {
+    const data = this.t.data;
+    for (let dim = 0; dim < 4; dim++) {
+      const units = this.extra[dim];
+      if (!(units > 0)) continue;
+      const o = this.last[dim];
+      const x = (units / UNITS[dim]) * data[o + C_PRICE];
+      this.excl[dim] += x;
+      this.incl[dim] += x * data[o + C_VAT_FACTOR];
+    }
+  }
+
+  /** The FLAT fees at the session's start (D142), and a reservation's from a reservation element (D144): their component entries (−1: none). */
+  private flats(): void {
+    this.readVolumes(this.periods[0]);
+    this.readClock(this.t0 + this.zone.offset(this.t0));
+    this.durationS = 0;
+    this.kwhBefore = 0;
+    this.fixedAt = this.hasCharging ? this.pick(L_FLAT, NOT_RESERVATION) : -1;
+    this.reservationFlatAt = this.hasReservation ? this.reservationKind(L_FLAT) : -1;
   }
 
   /** The priced session: costs per dimension with their steps, FLAT fees, the bounded total, 4 decimals (D145, D146). */
-  result(): CdrCost {
-    const extra = this.stepExtras();
-    const withStep = (dim: Billed): Line[] => (extra[dim] ? [...this.lines[dim], extra[dim]] : this.lines[dim]);
-    const cost = (dim: Billed): Money => {
-      let excl = 0;
-      let incl = 0;
-      for (const l of withStep(dim)) {
-        const x = (l.units / UNIT[dim]) * l.component.price;
-        excl += x;
-        incl += x * (1 + (l.component.vat ?? 0) / 100);
-      }
-      return { excl_vat: excl, incl_vat: incl };
-    };
-    const [energyCost, timeCost, parkingCost, reservationTimeCost] = [cost('ENERGY'), cost('TIME'), cost('PARKING_TIME'), cost('RESERVATION_TIME')];
-    const { fixed, reservation: reservationFlat } = this.flats();
-    const reservation: Money = { excl_vat: reservationTimeCost.excl_vat + reservationFlat.excl_vat, incl_vat: reservationTimeCost.incl_vat + reservationFlat.incl_vat };
-    const parts = [energyCost, timeCost, parkingCost, fixed, reservation];
-    const total = boundTotal(
-      parts.reduce((x, m) => x + m.excl_vat, 0),
-      parts.reduce((x, m) => x + m.incl_vat, 0),
-      this.tariff.min_price,
-      this.tariff.max_price,
+  private result(): CdrCost {
+    this.stepExtras();
+    this.addSteps();
+    this.flats();
+    const excl = this.excl;
+    const incl = this.incl;
+    const data = this.t.data;
+    const fixedExcl = this.fixedAt < 0 ? 0 : data[this.fixedAt + C_PRICE];
+    const fixedIncl = this.fixedAt < 0 ? 0 : data[this.fixedAt + C_PRICE] * data[this.fixedAt + C_VAT_FACTOR];
+    const r = this.reservationFlatAt;
+    const reservationExcl = excl[B_RESERVATION] + (r < 0 ? 0 : data[r + C_PRICE]);
+    const reservationIncl = incl[B_RESERVATION] + (r < 0 ? 0 : data[r + C_PRICE] * data[r + C_VAT_FACTOR]);
+    bound(
+      0 + excl[B_ENERGY] + excl[B_TIME] + excl[B_PARKING] + fixedExcl + reservationExcl,
+      0 + incl[B_ENERGY] + incl[B_TIME] + incl[B_PARKING] + fixedIncl + reservationIncl,
+      this.t.minPrice,
+      this.t.maxPrice,
     );
-    const billedVolume = (dim: Billed): number => r4(withStep(dim).reduce((x, y) => x + y.units, 0) / UNIT[dim]);
     return {
-      total_cost: m4(total.money),
-      total_energy_cost: m4(energyCost),
-      total_time_cost: m4(timeCost),
-      total_parking_time_cost: m4(parkingCost),
-      total_fixed_cost: m4(fixed),
-      total_reservation_cost: m4(reservation),
-      billed: { energy: billedVolume('ENERGY'), time: billedVolume('TIME'), parking_time: billedVolume('PARKING_TIME'), reservation_time: billedVolume('RESERVATION_TIME') },
-      price_bound: total.bound,
-      periods: this.out,
+      total_cost: m4(BOUNDED[0], BOUNDED[1]),
+      total_energy_cost: m4(excl[B_ENERGY], incl[B_ENERGY]),
+      total_time_cost: m4(excl[B_TIME], incl[B_TIME]),
+      total_parking_time_cost: m4(excl[B_PARKING], incl[B_PARKING]),
+      total_fixed_cost: m4(fixedExcl, fixedIncl),
+      total_reservation_cost: m4(reservationExcl, reservationIncl),
+      billed: { energy: this.billedVolume(B_ENERGY), time: this.billedVolume(B_TIME), parking_time: this.billedVolume(B_PARKING), reservation_time: this.billedVolume(B_RESERVATION) },
+      price_bound: boundedBy,
+      elements: this.out,
     };
+  }
+
+  /** A dimension's billed volume with its step, in CDR units, 4 decimals. */
+  private billedVolume(dim: number): number {
+    return r4((this.units[dim] + this.extra[dim]) / UNITS[dim]);
   }
 }
 
-/** Index of the first element of sorted `xs` greater than `x` (binary search). */
-function firstAbove(xs: readonly number[], x: number): number {
-  let lo = 0;
-  let hi = xs.length;
+const PRICER = new Pricer();
+
+/** Index of the first of sorted `xs[from…to)` greater than `x` (binary search), or `to`. */
+function firstAbove(xs: Float64Array, from: number, to: number, x: number): number {
+  let lo = from;
+  let hi = to;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
     if (xs[mid] <= x) lo = mid + 1;
@@ -658,6 +989,22 @@ function firstAbove(xs: readonly number[], x: number): number {
   }
   return lo;
 }
-const sumUnits = (lines: readonly Line[]): number => lines.reduce((x, y) => x + y.units, 0);
+
+/** Sorts `xs[from…n)` ascending in place and drops repeats; returns the new end. Insertion sort: cuts come nearly sorted. */
+function sortDistinct(xs: Float64Array, from: number, n: number): number {
+  for (let i = from + 1; i < n; i++) {
+    const x = xs[i];
+    let j = i - 1;
+    while (j >= from && xs[j] > x) {
+      xs[j + 1] = xs[j];
+      j--;
+    }
+    xs[j + 1] = x;
+  }
+  let m = from;
+  for (let i = from; i < n; i++) if (m === from || xs[m - 1] !== xs[i]) xs[m++] = xs[i];
+  return m;
+}
+
 const r4 = (x: number): number => Math.round(x * 1e4) / 1e4 + 0;
-const m4 = (m: Money): Money => ({ excl_vat: r4(m.excl_vat), incl_vat: r4(m.incl_vat) });
+const m4 = (excl: number, incl: number): Money => ({ excl_vat: r4(excl), incl_vat: r4(incl) });

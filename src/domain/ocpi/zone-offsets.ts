@@ -83,18 +83,47 @@ function yearTable(tz: string, year: number): YearTable {
 
 const isUtc = (tz: string): boolean => tz === 'UTC' || tz === 'Etc/UTC' || tz === 'Etc/GMT' || tz === 'GMT';
 
-/** The offset function of a zone (ms → ms), read from its tables. */
-export function zoneOffset(tz: string): (ms: number) => number {
-  if (isUtc(tz)) return () => 0;
-  let year = NaN;
-  let table: YearTable | null = null;
-  return (ms) => {
-    const y = new Date(ms).getUTCFullYear();
-    if (y !== year || table === null) {
-      year = y;
-      table = yearTable(tz, y);
+/** The proleptic Gregorian year of an instant (ms), by arithmetic (H. Hinnant's civil_from_days): no Date. */
+export function yearOf(ms: number): number {
+  const z = Math.floor(ms / DAY_MS) + 719_468;
+  const era = Math.floor(z / 146_097);
+  const doe = z - era * 146_097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  return yoe + era * 400 + (mp >= 10 ? 1 : 0);
+}
+
+const NO_STARTS: number[] = [];
+
+/**
+ * A zone read from its tables: the offset at an instant and the changes of offset, with the year
+ * last read kept, so that reading a session allocates nothing (D280). One reader per zone is
+ * kept (`zone`); the tables stay shared with `zoneOffset` and `offsetChangesIn`.
+ */
+export class Zone {
+  readonly utc: boolean;
+  private from = 0;
+  private to = 0;
+  private starts: number[] = NO_STARTS;
+  private offsets: number[] = NO_STARTS;
+
+  constructor(readonly tz: string) {
+    this.utc = isUtc(tz);
+  }
+
+  /** Offset of local time from UTC at `ms` (ms). */
+  offset(ms: number): number {
+    if (this.utc) return 0;
+    if (!(ms >= this.from && ms < this.to)) {
+      const y = yearOf(ms);
+      const t = yearTable(this.tz, y);
+      this.starts = t.starts;
+      this.offsets = t.offsets;
+      this.from = Date.UTC(y, 0, 1);
+      this.to = Date.UTC(y + 1, 0, 1);
     }
-    const { starts, offsets } = table;
+    const starts = this.starts;
     let lo = 0;
     let hi = starts.length - 1;
     while (lo < hi) {
@@ -102,8 +131,37 @@ export function zoneOffset(tz: string): (ms: number) => number {
       if (starts[mid] <= ms) lo = mid;
       else hi = mid - 1;
     }
-    return offsets[lo];
-  };
+    return this.offsets[lo];
+  }
+
+  /** The first instant strictly inside (a, b) where the offset changes, or Infinity (as `offsetChangesIn`). */
+  changeAfter(a: number, b: number): number {
+    if (this.utc || !(b > a)) return Infinity;
+    const last = yearOf(b);
+    for (let y = yearOf(a); y <= last; y++) {
+      const { starts } = yearTable(this.tz, y);
+      for (let i = 1; i < starts.length; i++) if (starts[i] > a && starts[i] < b) return starts[i];
+    }
+    return Infinity;
+  }
+}
+
+const readers = new Map<string, Zone>();
+
+/** The reader of zone `tz` (kept, at most MAX_ZONES). */
+export function zone(tz: string): Zone {
+  let z = readers.get(tz);
+  if (z === undefined) {
+    if (readers.size >= MAX_ZONES) readers.clear();
+    readers.set(tz, (z = new Zone(tz)));
+  }
+  return z;
+}
+
+/** The offset function of a zone (ms → ms), read from its tables. */
+export function zoneOffset(tz: string): (ms: number) => number {
+  const z = new Zone(tz);
+  return (ms) => z.offset(ms);
 }
 
 /**
