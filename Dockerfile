@@ -3,21 +3,23 @@
 #   podman build -t charging-price-service .      (or docker build)
 #   podman run -p 8080:8080 -v cps-data:/data --read-only --tmpfs /tmp charging-price-service
 # The service writes only to /data (DATA_DIR) and /tmp: the root file system can be read-only (D232).
-# Build stage: npm ci compiles better-sqlite3 and dist/ (the prepare script), the default snapshot
-# is built from snapshots/sources, then dev dependencies and the HTTP core's binaries for other
-# platforms are removed. Run stage: only the runtime tree, as the unprivileged `node` user.
-# The Node base image; a deployment that pulls from a registry pins it by digest (D232), e.g.
-#   --build-arg NODE_IMAGE=docker.io/library/node:20-bookworm-slim@sha256:<digest>
-ARG NODE_IMAGE=docker.io/library/node:20-bookworm-slim
+# Build stage: npm ci builds dist/ (the prepare script), the default snapshot is built from
+# snapshots/sources, then dev dependencies and the HTTP core's binaries for other platforms are
+# removed. Run stage: only the runtime tree, as the unprivileged `node` user.
+# The Node base image: Node 24 (LTS) on Debian 13, whose glibc (2.41) the HTTP core's Node 24
+# binary needs; SQLite through Node's own node:sqlite (D281), so nothing is compiled and the
+# optional better-sqlite3 (Node 20 only) is left out. A deployment that pulls from a registry pins
+# the base by digest (D232), e.g.
+#   --build-arg NODE_IMAGE=docker.io/library/node:24-trixie-slim@sha256:<digest>
+ARG NODE_IMAGE=docker.io/library/node:24-trixie-slim
 FROM ${NODE_IMAGE} AS build
 # Build-only settings for networks without nodejs.org or behind a TLS-inspecting proxy (unset by
-# default): npm_config_nodedir=/usr takes the Node headers from the base image instead of
+# default): npm_config_nodedir=/usr/local takes the Node headers from the base image instead of
 # downloading them, NODE_EXTRA_CA_CERTS names a mounted CA bundle, e.g.
 #   podman build -v /etc/ssl/certs:/etc/ssl/host-certs:ro \
-#     --build-arg NODE_EXTRA_CA_CERTS=/etc/ssl/host-certs/ca-certificates.crt --build-arg npm_config_nodedir=/usr .
+#     --build-arg NODE_EXTRA_CA_CERTS=/etc/ssl/host-certs/ca-certificates.crt --build-arg npm_config_nodedir=/usr/local .
 ARG NODE_EXTRA_CA_CERTS
 ARG npm_config_nodedir
-RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY scripts ./scripts
@@ -25,7 +27,7 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY workers ./workers
 COPY snapshots ./snapshots
-RUN npm ci --no-audit --no-fund \
+RUN npm ci --no-audit --no-fund --omit=optional \
  && node dist/snapshots/build.js \
  && npm prune --omit=dev --no-audit --no-fund \
  && npm run prune:uws

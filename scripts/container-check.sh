@@ -4,46 +4,59 @@
 # docs page answer. Prints the image size and the time to /ready.
 #
 # Needs root and podman (apt-get install podman; debootstrap too when no base image can be pulled).
-# Where no container registry is reachable, the base image `node:20-bookworm-slim` is made locally:
-# Debian bookworm (debootstrap, from the Debian mirror) plus this machine's Node 20 and npm.
+# Where no container registry is reachable, the base image `node:24-trixie-slim` is made locally
+# as the registry's is laid out: Debian 13 (debootstrap --variant=minbase trixie, from the Debian
+# mirror apt uses here, or DEBIAN_MIRROR) with Node 24 (bin/node and include/node) from the npm
+# registry's `node` package and npm from its `npm` package under /usr/local, and the user node (1000).
 # Where no OCI runtime can start containers (some VMs refuse the runtimes' rlimit calls), the image's
 # root file system is mounted read-only and the service runs in it with chroot as uid 1000, the
 # image's user, with /data and a /tmp writable (D232), as `podman run --read-only --tmpfs /tmp`.
-# CONTAINER_PORT (default 18080) is the loopback port used. Last, deploy/compose.yaml is checked with
+# CONTAINER_PORT (default 18080) is the loopback port used; CONTAINER_IMAGE the tag built (default
+# localhost/charging-price-service:check). Last, deploy/compose.yaml is checked with
 # podman-compose --dry-run (D221).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PORT="${CONTAINER_PORT:-18080}"
-IMAGE=localhost/charging-price-service:check
-BASE=docker.io/library/node:20-bookworm-slim
+IMAGE="${CONTAINER_IMAGE:-localhost/charging-price-service:check}"
+NODE_MAJOR=24
+BASE=docker.io/library/node:$NODE_MAJOR-trixie-slim
 
 command -v podman >/dev/null || { echo "podman is not installed (apt-get install podman)"; exit 1; }
 
+apt_mirror() {
+  { grep -h '^URIs:' /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '{print $2}'; grep -h '^deb ' /etc/apt/sources.list 2>/dev/null | awk '{print $2}'; } | grep -v -- '-security' | head -n 1 || true
+}
 if ! podman image exists "$BASE" && ! podman pull -q "$BASE" >/dev/null 2>&1; then
-  echo "no registry reachable: making $BASE locally (debootstrap bookworm + this machine's Node $(node -v))"
+  echo "no registry reachable: making $BASE locally (debootstrap trixie + Node $NODE_MAJOR from the npm registry's node package)"
   command -v debootstrap >/dev/null || { echo "debootstrap is not installed (apt-get install debootstrap)"; exit 1; }
+  mirror="${DEBIAN_MIRROR:-$(apt_mirror)}"
   ROOTFS=$(mktemp -d /tmp/cps-rootfs-XXXX)
-  debootstrap --variant=minbase bookworm "$ROOTFS" http://deb.debian.org/debian >/dev/null
-  NODE_BIN=$(readlink -f "$(command -v node)")
-  NPM_DIR=$(dirname "$(dirname "$(readlink -f "$(command -v npm)")")")
-  mkdir -p "$ROOTFS/usr/include" "$ROOTFS/usr/lib/node_modules"
-  cp "$NODE_BIN" "$ROOTFS/usr/bin/node"
-  cp -a "$NPM_DIR" "$ROOTFS/usr/lib/node_modules/npm"
-  ln -sf ../lib/node_modules/npm/bin/npm-cli.js "$ROOTFS/usr/bin/npm"
-  [ -d /usr/include/node ] && cp -a /usr/include/node "$ROOTFS/usr/include/node"
+  NODEPKG=$(mktemp -d /tmp/cps-nodepkg-XXXX)
+  debootstrap --variant=minbase trixie "$ROOTFS" "${mirror:-http://deb.debian.org/debian}" >/dev/null
+  npm install --silent --no-audit --no-fund --prefix "$NODEPKG" "node@$NODE_MAJOR" "npm@${NPM_VERSION:-11}" >/dev/null
+  platform=$(find "$NODEPKG/node_modules" -path '*/include/node/node_version.h' -print -quit | sed 's|/include/node/node_version.h||')
+  [ -n "$platform" ] && [ -x "$platform/bin/node" ] || { echo "no node binary or headers in the npm package node@$NODE_MAJOR"; exit 1; }
+  mkdir -p "$ROOTFS/usr/local/bin" "$ROOTFS/usr/local/include" "$ROOTFS/usr/local/lib/node_modules"
+  cp "$platform/bin/node" "$ROOTFS/usr/local/bin/node"
+  cp -a "$platform/include/node" "$ROOTFS/usr/local/include/node"
+  cp -a "$NODEPKG/node_modules/npm" "$ROOTFS/usr/local/lib/node_modules/npm"
+  ln -sf ../lib/node_modules/npm/bin/npm-cli.js "$ROOTFS/usr/local/bin/npm"
+  ln -sf ../lib/node_modules/npm/bin/npx-cli.js "$ROOTFS/usr/local/bin/npx"
+  rm -rf "$NODEPKG"
   cp /etc/resolv.conf "$ROOTFS/etc/resolv.conf"
   chroot "$ROOTFS" sh -c 'groupadd -g 1000 node && useradd -u 1000 -g node -m -s /bin/sh node'
-  chroot "$ROOTFS" sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ca-certificates >/dev/null && rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/*.deb'
-  (cd "$ROOTFS" && tar -c .) | podman import -q --change 'CMD ["node"]' - "$BASE" >/dev/null
+  chroot "$ROOTFS" sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ca-certificates >/dev/null && apt-get clean && rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/*.deb'
+  (cd "$ROOTFS" && tar -c .) | podman import -q --change 'CMD ["node"]' --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' - "$BASE" >/dev/null
   rm -rf "$ROOTFS"
 fi
 
 # Build-only settings of this machine (a TLS-inspecting proxy's CA bundle; Node headers from the base).
-BUILD_ARGS=()
+BUILD_ARGS=(--build-arg "NODE_IMAGE=$BASE")
 if [ -n "${NODE_EXTRA_CA_CERTS:-}" ] && [ -f "$NODE_EXTRA_CA_CERTS" ]; then
   BUILD_ARGS+=(-v "$(dirname "$NODE_EXTRA_CA_CERTS"):/etc/ssl/host-certs:ro" --build-arg "NODE_EXTRA_CA_CERTS=/etc/ssl/host-certs/$(basename "$NODE_EXTRA_CA_CERTS")")
 fi
-[ -d /usr/include/node ] && BUILD_ARGS+=(--build-arg npm_config_nodedir=/usr)
+# Node headers from the base image (/usr/local/include/node), not a download from nodejs.org.
+BUILD_ARGS+=(--build-arg npm_config_nodedir=/usr/local)
 SRC=$(mktemp -d /tmp/cps-src-XXXX)
 git ls-files -z | xargs -0 -I{} cp --parents {} "$SRC"/
 t0=$(date +%s.%N)
@@ -81,7 +94,7 @@ else
   mount -o remount,bind,ro "$RO"
   mount --bind "$DATA" "$RO/data"
   mount -t tmpfs -o size=64m tmpfs "$RO/tmp"
-  chroot --userspec=1000:1000 "$RO" /usr/bin/env -i PATH=/usr/bin:/bin HOME=/home/node NODE_ENV=production HOST=127.0.0.1 PORT="$PORT" DATA_DIR=/data sh -c 'cd /app && exec node dist/src/main.js' >"$DATA/log" 2>&1 &
+  chroot --userspec=1000:1000 "$RO" /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/home/node NODE_ENV=production HOST=127.0.0.1 PORT="$PORT" DATA_DIR=/data sh -c 'cd /app && exec node dist/src/main.js' >"$DATA/log" 2>&1 &
   PID=$!
 fi
 for _ in $(seq 1 300); do curl -sf "http://127.0.0.1:$PORT/ready" >/dev/null && break; sleep 0.1; done

@@ -32,6 +32,7 @@ import { AccountLimits, RateLimiter } from './auth/rate-limit.js';
 import { RateLimitSync } from './auth/rate-limit-sync.js';
 import { Metrics } from './metrics.js';
 import { Snapshot, SnapshotFormatError } from './storage/snapshot.js';
+import { driverName } from './storage/sqlite-driver.js';
 import { StationIndex } from './domain/stations/index.js';
 import { availabilitySource } from './storage/availability.js';
 import { PricePool } from './pool/pool.js';
@@ -375,7 +376,7 @@ export async function startService(config: Config, logger: Logger, start: StartO
     swap.cluster = cluster;
     cluster?.start();
     logger.info(
-      { port: server?.port ?? 0, host: config.host, snapshot: snapshot.meta.snapshotVersion, tracing: tracing === null ? 'off' : config.tracing.mode, ...(tracing !== null ? { instanceId: tracing.instanceId } : {}), ms: Math.round(performance.now() - startedAt) },
+      { port: server?.port ?? 0, host: config.host, snapshot: snapshot.meta.snapshotVersion, sqlite: driverName(), tracing: tracing === null ? 'off' : config.tracing.mode, ...(tracing !== null ? { instanceId: tracing.instanceId } : {}), ms: Math.round(performance.now() - startedAt) },
       server !== null ? 'listening' : 'serving in process',
     );
     const close = async (): Promise<void> => {

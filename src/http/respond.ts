@@ -23,6 +23,20 @@ const REASONS: Record<number, string> = {
 export const STREAM_MIN_BYTES = 64 * 1024;
 const statusLine = (s: number): string => `${s} ${REASONS[s] ?? ''}`.trimEnd();
 
+/**
+ * D282: uWebSockets.js 3.0.6's binary for Node 24 (ABI 137) sends a JS string whose characters
+ * are all Latin-1 (a one-byte string in V8) as Latin-1 bytes, not UTF-8: `©` went out as 0xA9 and
+ * Content-Length counted characters, while compressed answers (Buffer.from) and HEAD
+ * (Buffer.byteLength) said UTF-8. Its binaries for Node 20 and 22 send UTF-8. On such a binary a
+ * string body that is not plain ASCII is handed over as its UTF-8 bytes (header values are ASCII).
+ */
+const LATIN1_STRINGS = Number(process.versions.modules) >= 137;
+
+/** Text as uWS must get it to send UTF-8: the string itself, or its UTF-8 bytes where needed. */
+export function wireText(s: string, latin1Strings = LATIN1_STRINGS): string | Buffer {
+  return latin1Strings && Buffer.byteLength(s) !== s.length ? Buffer.from(s) : s;
+}
+
 export interface ResponderOptions {
   logger: Logger;
   accessLog: AccessLog;
@@ -183,7 +197,7 @@ export class Responder {
           res.endWithoutBody();
         }
       } else if (!close && byteLength(body) >= STREAM_MIN_BYTES) ex.streaming = !this.stream(ex, body);
-      else res.end(body, close);
+      else res.end(typeof body === 'string' ? wireText(body) : body, close);
     });
     ex.status = r.status;
     if (!ex.streaming) this.finish(ex);

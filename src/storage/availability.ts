@@ -10,7 +10,7 @@
  *   nothing changed); a failed poll keeps the last rows, so station answers never wait for, or
  *   fail with, the database (D152).
  */
-import type Database from 'better-sqlite3';
+import type { Statement } from './sqlite-driver.js';
 import type { LiveStore } from './live.js';
 import { SqliteStore } from './sqlite-store.js';
 
@@ -46,12 +46,12 @@ class SqliteAvailability implements AvailabilitySource {
   private readonly endTurn = (): void => {
     this.turnVersion = -1;
   };
-  private readonly all: Database.Statement<[], AvailabilityRow>;
-  private readonly dataVersion: Database.Statement<[], number>;
+  private readonly all: Statement<AvailabilityRow>;
+  private readonly dataVersion: Statement<number>;
 
   constructor(private readonly store: SqliteStore) {
-    this.dataVersion = store.db.prepare('PRAGMA data_version').pluck() as unknown as Database.Statement<[], number>;
-    this.all = store.db.prepare(ALL);
+    this.dataVersion = store.db.preparePluck<number>('PRAGMA data_version');
+    this.all = store.db.prepare<AvailabilityRow>(ALL);
   }
 
   version(): number {

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import Database from 'better-sqlite3';
+import { asBuffer, openDatabase, type Database, type Statement } from './sqlite-driver.js';
 import { StationColumnsBuilder, attachFragments, decodeColumns, encodeColumns, type StationColumns } from '../domain/stations/columns.js';
 import type { ChargePointRecord, FacilityDetail, StationRecord } from '../domain/stations/model.js';
 import type { CountryStatisticsAttributes } from '../domain/stations/statistics.js';
@@ -110,7 +110,7 @@ const intToBool = (n: number | null): boolean | null => (n === null ? null : n !
 export function writeSnapshot(file: string, content: SnapshotContent, onStation?: (n: number) => void): string {
   const tmp = `${file}.tmp-${process.pid}`;
   fs.rmSync(tmp, { force: true });
-  const db = new Database(tmp);
+  const db = openDatabase(tmp);
   let version = '';
   try {
     // In memory: OFF is refused by the driver's defensive mode, and no on-disk journal can be disturbed.
@@ -122,7 +122,7 @@ export function writeSnapshot(file: string, content: SnapshotContent, onStation?
     db.transaction(() => {
       const hash = crypto.createHash('sha256');
       /** Inserts one row and adds its table and values to the version. */
-      const insert = (table: string, stmt: Database.Statement, values: Array<string | number | null>): void => {
+      const insert = (table: string, stmt: Statement<unknown>, values: Array<string | number | null>): void => {
         stmt.run(...values);
         hash.update(`${table}${JSON.stringify(values)}\n`);
       };
@@ -149,7 +149,7 @@ export function writeSnapshot(file: string, content: SnapshotContent, onStation?
       for (const c of content.catalog ?? []) insert('catalog', cat, [c.kind, c.id, c.data]);
       version = hash.digest('hex').slice(0, 16);
       meta.run('snapshot_version', version);
-    })();
+    });
     db.exec('VACUUM');
   } finally {
     db.close();
@@ -158,10 +158,10 @@ export function writeSnapshot(file: string, content: SnapshotContent, onStation?
   return version;
 }
 
-type Insert = (table: string, stmt: Database.Statement, values: Array<string | number | null>) => void;
+type Insert = (table: string, stmt: Statement<unknown>, values: Array<string | number | null>) => void;
 
 /** The station rows and their EVSE ids; answers the column builder holding them. */
-function writeStations(db: Database.Database, stations: Iterable<StationRow>, insert: Insert, onStation?: (n: number) => void): StationColumnsBuilder {
+function writeStations(db: Database, stations: Iterable<StationRow>, insert: Insert, onStation?: (n: number) => void): StationColumnsBuilder {
   const st = db.prepare('INSERT INTO stations VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)');
   const evse = db.prepare('INSERT OR IGNORE INTO station_evse VALUES (?, ?)');
   const columns = new StationColumnsBuilder();
@@ -229,14 +229,14 @@ export function stationColumnsFromBlobs(b: StationColumnBlobs): StationColumns {
 export class Snapshot {
   readonly file: string;
   readonly meta: SnapshotMeta;
-  private readonly db: Database.Database;
-  private stmtStation: Database.Statement | undefined;
-  private stmtEvse: Database.Statement | undefined;
+  private readonly db: Database;
+  private stmtStation: Statement<RawStation> | undefined;
+  private stmtEvse: Statement<{ station_id: string }> | undefined;
 
   private constructor(file: string) {
     this.file = file;
     if (!fs.existsSync(file)) throw new SnapshotFormatError(`snapshot ${file} does not exist`);
-    this.db = new Database(file, { readonly: true, fileMustExist: true });
+    this.db = openDatabase(file, { readonly: true, fileMustExist: true });
     let rows: { key: string; value: string }[];
     try {
       rows = this.db.prepare('SELECT key, value FROM meta').all() as { key: string; value: string }[];
@@ -300,7 +300,7 @@ export class Snapshot {
 
   /** One station by id (exact, lower-case), decoded; null when unknown. */
   station(id: string): StationRow | null {
-    const r = (this.stmtStation ??= this.db.prepare('SELECT * FROM stations WHERE id = ?')).get(id) as RawStation | undefined;
+    const r = (this.stmtStation ??= this.db.prepare('SELECT * FROM stations WHERE id = ?')).get(id);
     return r === undefined ? null : decodeStation(r);
   }
 
@@ -317,7 +317,7 @@ export class Snapshot {
   stationIdByEvse(evseId: string): string | null {
     const r = (this.stmtEvse ??= this.db.prepare('SELECT station_id FROM station_evse WHERE evse_id = ?')).get(
       evseId.toLowerCase(),
-    ) as { station_id: string } | undefined;
+    );
     return r?.station_id ?? null;
   }
 
@@ -332,8 +332,8 @@ export class Snapshot {
     const byName = new Map<string, Buffer>();
     const it = this.db
       .prepare("SELECT name, data FROM station_columns WHERE name NOT LIKE 'fragments:%' ORDER BY name")
-      .iterate() as IterableIterator<{ name: string; data: Buffer }>;
-    for (const r of it) byName.set(r.name, r.data);
+      .iterate() as IterableIterator<{ name: string; data: Uint8Array }>;
+    for (const r of it) byName.set(r.name, asBuffer(r.data));
     const c = decodeColumns((k) => byName.get(k), null);
     if (opts.fragments !== false) this.loadStationFragments(c);
     return c;
@@ -345,8 +345,8 @@ export class Snapshot {
    */
   integrityProblems(): string[] {
     try {
-      const rows = this.db.pragma('quick_check') as Array<{ quick_check: string }>;
-      return rows.map((r) => r.quick_check).filter((r) => r !== 'ok');
+      const rows = this.db.pragma('quick_check');
+      return rows.map((r) => String(r.quick_check)).filter((r) => r !== 'ok');
     } catch (e) {
       return [(e as Error).message];
     }
@@ -358,11 +358,11 @@ export class Snapshot {
     const fragments: Buffer[] = [];
     const it = this.db.prepare('SELECT name, data FROM station_columns ORDER BY name').iterate() as IterableIterator<{
       name: string;
-      data: Buffer;
+      data: Uint8Array;
     }>;
     for (const r of it) {
-      if (r.name.startsWith('fragments:')) fragments.push(r.data);
-      else named.push([r.name, r.data]);
+      if (r.name.startsWith('fragments:')) fragments.push(asBuffer(r.data));
+      else named.push([r.name, asBuffer(r.data)]);
     }
     return { named, fragments };
   }
@@ -370,11 +370,8 @@ export class Snapshot {
   /** Reads the pre-serialized fragments into columns decoded without them. */
   loadStationFragments(c: StationColumns): void {
     const parts: Buffer[] = [];
-    const it = this.db
-      .prepare("SELECT data FROM station_columns WHERE name LIKE 'fragments:%' ORDER BY name")
-      .pluck()
-      .iterate() as IterableIterator<Buffer>;
-    for (const b of it) parts.push(b);
+    const it = this.db.preparePluck<Uint8Array>("SELECT data FROM station_columns WHERE name LIKE 'fragments:%' ORDER BY name").iterate();
+    for (const b of it) parts.push(asBuffer(b));
     attachFragments(c, parts);
   }
 
@@ -393,7 +390,7 @@ export class Snapshot {
   }
 
   brands(): BrandRow[] {
-    return this.db.prepare('SELECT id, name FROM brands ORDER BY id').all() as BrandRow[];
+    return this.db.prepare<BrandRow>('SELECT id, name FROM brands ORDER BY id').all();
   }
 
   vehicles(): VehicleRow[] {

@@ -2,7 +2,7 @@
  * The SQLite live store (the default, D150): `$DATA_DIR/live.sqlite` in WAL mode with
  * synchronous=FULL, so that an acknowledged write survives a crash.
  *
- * better-sqlite3 is synchronous; the store's interface is not. Every operation (`tx`, `read`)
+ * The SQLite driver (./sqlite-driver.ts) is synchronous; the store's interface is not. Every operation (`tx`, `read`)
  * holds the connection alone from its BEGIN to its COMMIT, so a read never sees another
  * operation's uncommitted rows even though `fn` awaits between statements. Statements are
  * prepared once per SQL text.
@@ -10,7 +10,7 @@
 import { traced } from '../tracing.js';
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { openDatabase, sqliteErrorCode, type Database, type Statement } from './sqlite-driver.js';
 import { SQLITE_MIGRATIONS } from './migrations/index.js';
 import {
   DataDirError,
@@ -57,8 +57,8 @@ const SYSTEM_FAULT = new Set(['ENOSPC', 'EROFS', 'EIO', 'EDQUOT', 'EFBIG']);
 /** The storage fault `e` stands for, or null when `e` is something else (a bug, a request error). */
 export function faultOf(e: unknown): StorageUnavailableError | null {
   if (e instanceof StorageUnavailableError) return e;
-  const code = (e as { code?: unknown } | null)?.code;
-  if (typeof code !== 'string') return null;
+  const code = sqliteErrorCode(e);
+  if (code === undefined) return null;
   return FAULT_CODE.test(code) || SYSTEM_FAULT.has(code) ? new StorageUnavailableError(code, (e as Error).message) : null;
 }
 
@@ -76,8 +76,8 @@ export class SqliteStore extends FaultTracking implements LiveStore {
   readonly shared = false;
   readonly where: string;
   /** The connection, for the SQLite-only readers of src/storage (availability.ts). */
-  readonly db: Database.Database;
-  private readonly stmts = new Map<string, Database.Statement>();
+  readonly db: Database;
+  private readonly stmts = new Map<string, Statement<unknown>>();
   private readonly sql: Sql;
   private busy = false;
   private readonly waiting: Array<() => void> = [];
@@ -85,7 +85,7 @@ export class SqliteStore extends FaultTracking implements LiveStore {
   private constructor(readonly file: string, readonly: boolean) {
     super();
     this.where = file;
-    this.db = new Database(file, { readonly, fileMustExist: readonly });
+    this.db = openDatabase(file, { readonly, fileMustExist: readonly });
     this.db.pragma('busy_timeout = 5000');
     if (!readonly) {
       this.db.pragma('journal_mode = WAL');
@@ -93,7 +93,7 @@ export class SqliteStore extends FaultTracking implements LiveStore {
       this.db.pragma('foreign_keys = ON');
       this.migrate();
     }
-    const st = (text: string): Database.Statement => {
+    const st = (text: string): Statement<unknown> => {
       let s = this.stmts.get(text);
       if (s === undefined) this.stmts.set(text, (s = this.db.prepare(text)));
       return s;
@@ -101,7 +101,7 @@ export class SqliteStore extends FaultTracking implements LiveStore {
     this.sql = {
       all: <R>(text: string, params: readonly unknown[] = []) => Promise.resolve(st(text).all(...params) as R[]),
       get: <R>(text: string, params: readonly unknown[] = []) => Promise.resolve(st(text).get(...params) as R | undefined),
-      run: (text: string, params: readonly unknown[] = []) => Promise.resolve(st(text).run(...params).changes),
+      run: (text: string, params: readonly unknown[] = []) => Promise.resolve(Number(st(text).run(...params).changes)),
     };
   }
 
@@ -133,7 +133,7 @@ export class SqliteStore extends FaultTracking implements LiveStore {
       this.db.transaction(() => {
         this.db.exec(m.sql);
         record.run(m.version, m.name, Date.now());
-      }).immediate();
+      }, 'BEGIN IMMEDIATE');
     }
   }
 
@@ -155,7 +155,7 @@ export class SqliteStore extends FaultTracking implements LiveStore {
   /** One operation; only a committed write ends a fault period (a read may work on a full disk). */
   private async run<T>(begin: string, fn: (s: Sql) => Promise<T>): Promise<T> {
     await this.acquire();
-    // better-sqlite3 is synchronous: from BEGIN to COMMIT (fsync included) the thread is held.
+    // The driver is synchronous: from BEGIN to COMMIT (fsync included) the thread is held.
     const t0 = performance.now();
     let r: T;
     try {
@@ -206,14 +206,13 @@ export class SqliteStore extends FaultTracking implements LiveStore {
     const failing = this.faults.problem();
     if (failing !== null) return failing;
     if (this.busy) return null;
-    const timeout = this.db.pragma('busy_timeout', { simple: true }) as number;
+    const timeout = Number(this.db.pragmaValue('busy_timeout'));
     try {
       this.db.pragma('busy_timeout = 0');
       this.db.exec('BEGIN IMMEDIATE');
       this.db.exec('ROLLBACK');
     } catch (e) {
-      const code = (e as { code?: string }).code;
-      if (code !== 'SQLITE_BUSY') return `cannot take the write lock: ${(e as Error).message}`;
+      if (sqliteErrorCode(e) !== 'SQLITE_BUSY') return `cannot take the write lock: ${(e as Error).message}`;
     } finally {
       this.db.pragma(`busy_timeout = ${timeout}`);
     }

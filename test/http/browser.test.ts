@@ -12,6 +12,7 @@ import { buildSnapshot } from '../../src/import/default-snapshot.js';
 import { ROOT, call, keyFor, startTestApp, startTestServer, type TestApp, type TestServer } from '../helpers/server.js';
 import { chargeBody, putCompany, putTariff, comp, ref, seg } from '../pool/price-fixtures.js';
 import { FIX } from './stations.fixture.js';
+import { wireText } from '../../src/http/respond.js';
 
 const ALL = keyFor('all');
 const READER = keyFor('reader');
@@ -282,6 +283,24 @@ describe('browser clients: CORS, compression, conditional requests, HEAD', () =>
     expect(post.headers.allow).toBe('POST');
     expect((await raw(srv, 'DELETE', '/health')).headers.allow).toBe('GET, HEAD');
     expect((await raw(srv, 'HEAD', STATIONS)).status).toBe(403);
+  });
+
+  it('sends text bodies as UTF-8 on every runtime, with the Content-Length HEAD reports (D282)', async () => {
+    // /attribution and /v1/vehicles hold Latin-1 characters (©, ä, ë): one-byte strings in V8.
+    for (const p of ['/attribution', '/v1/vehicles']) {
+      const g = await raw(srv, 'GET', p, { 'Api-Key': ALL });
+      const text = g.body.toString('utf8');
+      expect(text, p).toMatch(/[\u0080-\u00ff]/);
+      expect(g.body.equals(Buffer.from(text)), `${p}: the identity body is valid UTF-8`).toBe(true);
+      expect(Number(g.headers['content-length'])).toBe(g.body.length);
+      const h = await raw(srv, 'HEAD', p, { 'Api-Key': ALL });
+      expect(h.headers['content-length'], p).toBe(g.headers['content-length']);
+      const br = await raw(srv, 'GET', p, { 'Api-Key': ALL, 'Accept-Encoding': 'br' });
+      if (br.headers['content-encoding'] === 'br') expect(decode(br).equals(g.body), p).toBe(true);
+    }
+    expect(wireText('plain ascii', true)).toBe('plain ascii');
+    expect(wireText('© Bundesnetzagentur', true)).toEqual(Buffer.from('© Bundesnetzagentur', 'utf8'));
+    expect(wireText('© Bundesnetzagentur', false)).toBe('© Bundesnetzagentur');
   });
 
   it('prices an alias exactly like its adapter and lists the aliases among the accepted values', async () => {

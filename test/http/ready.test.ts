@@ -59,7 +59,7 @@ describe('readiness checks', () => {
     expect(await a.writeProblem()).toBeNull();
     b.db.exec('BEGIN IMMEDIATE');
     expect(await a.writeProblem()).toBeNull();
-    expect(a.db.pragma('busy_timeout', { simple: true })).toBe(5000);
+    expect(a.db.pragmaValue('busy_timeout')).toBe(5000);
     b.db.exec('ROLLBACK');
     await a.close();
     await b.close();

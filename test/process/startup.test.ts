@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { openDatabase } from '../../src/storage/sqlite-driver.js';
 import { describe, expect, inject, it } from 'vitest';
 import { openLiveStore } from '../../src/storage/open.js';
 import { activeKeys } from '../../src/storage/keys.js';
@@ -161,7 +161,7 @@ describe('start-up and restart', () => {
   it('refuses to start on a snapshot of another format version, with a clear message', async () => {
     const dir = freshDataDir();
     const file = path.join(dir, 'old.sqlite');
-    const db = new Database(file);
+    const db = openDatabase(file);
     db.exec("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL); INSERT INTO meta VALUES ('format_version', '999')");
     db.close();
     const r = await runMain({ SNAPSHOT: file, DATA_DIR: dir });
