@@ -1,5 +1,5 @@
 /**
- * Trip plans (D267–F) against what a client does without them: `POST /v1/trip_plans` Paris →
+ * Trip plans (D267–D272) against what a client does without them: `POST /v1/trip_plans` Paris →
  * Lyon on the default snapshot, 200 tariffs (the catalog's plus ones generated at the busiest
  * operator), a BEV with CCS, DC stations (≥ 50 kW), against the client path — one route price
  * request (D111) per pair of charge levels of the grid, then the same search (src/domain/trips)

@@ -1,5 +1,5 @@
 /**
- * Trip plans over HTTP (D267–F): a plan across Paris is feasible under the model, every stop's
+ * Trip plans over HTTP (D267–D272): a plan across Paris is feasible under the model, every stop's
  * price is what `POST /v1/charge_prices` answers for that charge, station and tariff, and the plan
  * costs no more than the client's two simple strategies (the cheapest reachable station at each
  * leg, the fewest stops) built from `POST /v1/charge_prices/route` and `/bulk`; GeoJSON; 422 with

@@ -1,5 +1,5 @@
 /**
- * The trip plan's work on a pricing thread (D268–E): the stop cost table of the corridor's
+ * The trip plan's work on a pricing thread (D268–D271): the stop cost table of the corridor's
  * candidate stations, the search over it, and for the plan found its stops' choices (charge point,
  * tariff, price, energy, minutes); when none is found, where the car runs out and the least start
  * charge with which a plan exists.
