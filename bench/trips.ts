@@ -8,6 +8,13 @@
  * connection asks `/health` every 5 ms: its slowest answer bounds how long the main thread was held.
  *
  *   npm run bench:trips [-- --duration 10] [--runs 3] [--snapshot <file>] [--client-passes 3]
+ *        [--route parisLyon|hamburgMunich] [--power-gte 50] [--corridor 2000] [--along]
+ *
+ * `--along`: the generated tariffs are those of the forty operators with the most stations along the
+ * route (their own tariffs), instead of the snapshot's busiest operator's.
+ *
+ * On the 1 M synthetic snapshot (`npm run bench:http` builds it), Hamburg → München with
+ * `--route hamburgMunich --corridor 1000 --along` keeps the corridor's candidates within D270's bound.
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -51,7 +58,9 @@ interface Case {
   vehicle: { id: string; battery: number; consumption: number };
 }
 
-const MODEL = { start_soc: 80, min_soc: 10, max_soc: 80, soc_step: 5, corridor: 2000, charge_points_power_gte: 50 } as const;
+/** The request's model; the corridor and the power bound are set from the arguments. */
+const MODEL = { start_soc: 80, min_soc: 10, max_soc: 80, soc_step: 5, corridor: 2000, charge_points_power_gte: 50 };
+let ROUTE: keyof typeof ROUTES = 'parisLyon';
 
 const tripBody = (c: Case) => ({
   data: {
@@ -110,10 +119,30 @@ function probe(port: number): { stop(): Promise<number> } {
   return { stop: async () => ((running = false), await loop, worst) };
 }
 
+/** The forty operators with the most stations within 5 km of 24 points along the route. */
+async function operatorsAlong(port: number, line: string): Promise<string[]> {
+  const pts = polyline.decode(line, 5);
+  const count = new Map<string, number>();
+  for (let k = 0; k < 24; k++) {
+    const [lat, lon] = pts[Math.floor((k * (pts.length - 1)) / 23)];
+    const page = await req(port, 'GET', `/v1/charging_stations?filter[latitude]=${lat}&filter[longitude]=${lon}&filter[radius]=5000&page[size]=200`);
+    for (const d of page.data as { relationships: { operator: { data: { id: string } | null } } }[]) {
+      const id = d.relationships.operator.data?.id;
+      if (id !== undefined) count.set(id, (count.get(id) ?? 0) + 1);
+    }
+  }
+  return [...count.entries()].sort((a, b) => b[1] - a[1]).slice(0, 40).map(([id]) => id);
+}
+
+let ALONG = false;
+
 async function setup(port: number, snapshot: string): Promise<Case> {
+  if (!(ROUTE in ROUTES)) throw new Error(`unknown route ${ROUTE}; known: ${Object.keys(ROUTES).join(', ')}`);
   const fixture = pickFixture(snapshot);
   const catalog = (await req(port, 'GET', '/v1/tariffs')).data.map((t: { id: string }) => t.id) as string[];
-  const generated = await generateTariffs(port, fixture.operator, Math.max(0, 200 - catalog.length));
+  const line = fs.readFileSync(ROUTES[ROUTE].file, 'utf8').trim();
+  const along = ALONG ? await operatorsAlong(port, line) : [];
+  const generated = await generateTariffs(port, along.length > 0 ? (i) => along[i % along.length] : fixture.operator, Math.max(0, 200 - catalog.length));
   const cars: any[] = [];
   for (let page = 1; page <= 20; page++) {
     const d = (await req(port, 'GET', `/v2/vehicles?page[size]=100&page[number]=${page}`)).data as any[];
@@ -122,22 +151,38 @@ async function setup(port: number, snapshot: string): Promise<Case> {
   }
   const car = cars.find((v) => v.attributes.ev_type === 'bev' && v.attributes.dc_ports.includes('ccs') && v.attributes.usable_battery_size >= 50 && v.attributes.energy_consumption.average_consumption > 0);
   return {
-    polyline: fs.readFileSync(ROUTES.parisLyon.file, 'utf8').trim(),
+    polyline: line,
     tariffs: [...catalog, ...generated].slice(0, 200),
     vehicle: { id: car.id, battery: car.attributes.usable_battery_size, consumption: car.attributes.energy_consumption.average_consumption },
   };
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { duration: { type: 'string', default: '10' }, runs: { type: 'string', default: '3' }, snapshot: { type: 'string' }, 'client-passes': { type: 'string', default: '3' } } });
+  const { values } = parseArgs({
+    options: {
+      duration: { type: 'string', default: '10' },
+      runs: { type: 'string', default: '3' },
+      snapshot: { type: 'string' },
+      'client-passes': { type: 'string', default: '3' },
+      route: { type: 'string', default: 'parisLyon' },
+      'power-gte': { type: 'string', default: '50' },
+      corridor: { type: 'string', default: '2000' },
+      along: { type: 'boolean', default: false },
+    },
+  });
+  ROUTE = values.route as keyof typeof ROUTES;
+  MODEL.charge_points_power_gte = Number(values['power-gte']);
+  MODEL.corridor = Number(values.corridor);
+  ALONG = values.along;
   const snapshot = values.snapshot ?? defaultSnapshotPath();
   const svc = await startService({ snapshot, env: { WORKERS: '2', ...(process.env.PRICE_DEADLINE_MS ? { PRICE_DEADLINE_MS: process.env.PRICE_DEADLINE_MS } : {}) } });
   try {
     const c = await setup(svc.port, snapshot);
     // Warm-up: the workers compile the catalog on their first task; a loaded machine may refuse it (503).
     let first: any = null;
-    for (let k = 0; k < 10 && first === null; k++) first = await req(svc.port, 'POST', '/v1/trip_plans', tripBody(c)).catch(() => null);
-    if (first === null) throw new Error('no trip plan answered in 10 tries');
+    let why: unknown = null;
+    for (let k = 0; k < 10 && first === null; k++) first = await req(svc.port, 'POST', '/v1/trip_plans', tripBody(c)).catch((e: unknown) => ((why = e), null));
+    if (first === null) throw new Error(`no trip plan answered in 10 tries; the last: ${String(why)}`);
     for (let k = 0; k < 5; k++) await req(svc.port, 'POST', '/v1/trip_plans', tripBody(c));
     // The probe alone, for the same time: the machine's own delays, the baseline of the stall figure.
     const idle = probe(svc.port);
@@ -174,7 +219,7 @@ async function main(): Promise<void> {
     const c50 = median(client);
     console.log(machineLine());
     console.log(loadLine());
-    console.log(`Paris → Lyon, default snapshot, 200 tariffs, DC ≥ 50 kW, grid ${MODEL.soc_step} % (${MODEL.min_soc}–${MODEL.max_soc}); one connection; ${values.runs} × ${values.duration} s, medians; client path: ${requests} route price requests + the same search, ${client.length} passes`);
+    console.log(`${ROUTES[ROUTE].label}, ${values.snapshot === undefined ? 'default snapshot' : values.snapshot}, 200 tariffs${ALONG ? ' (generated ones of the operators along the route)' : ''}, DC ≥ ${MODEL.charge_points_power_gte} kW, corridor ${MODEL.corridor} m, grid ${MODEL.soc_step} % (${MODEL.min_soc}–${MODEL.max_soc}); one connection; ${values.runs} × ${values.duration} s, medians; client path: ${requests} route price requests + the same search, ${client.length} passes`);
     console.log('| stations considered / priced | stops | trip plan p50 ms | p99 ms | client path p50 ms | client / one | slowest /health during plans ms | alone ms |');
     console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
     console.log(`| ${first.meta.stations_considered} / ${first.meta.stations_priced} | ${a.stops.length} | ${p50.toFixed(1)} | ${p99.toFixed(1)} | ${c50.toFixed(0)} | ${(c50 / p50).toFixed(1)}× | ${Math.max(...stalls).toFixed(1)} | ${idleWorst.toFixed(1)} |`);
