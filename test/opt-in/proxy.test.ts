@@ -115,6 +115,21 @@ async function otlpReceiver(): Promise<{ port: number; spans: OtlpSpan[]; close(
   return { port: (server.address() as net.AddressInfo).port, spans, close: () => server.close() };
 }
 
+const ESTABLISHED = 0x01;
+const TIME_WAIT = 0x06;
+/** The loopback IPv4 TCP sockets of this host, from /proc/net/tcp: local and remote port, state. */
+function tcpEntries(): { local: number; remote: number; state: number }[] {
+  return fs
+    .readFileSync('/proc/net/tcp', 'utf8')
+    .split('\n')
+    .slice(1)
+    .filter((l) => l.trim().length > 0)
+    .map((l) => {
+      const f = l.trim().split(/\s+/);
+      return { local: Number.parseInt(f[1].split(':')[1], 16), remote: Number.parseInt(f[2].split(':')[1], 16), state: Number.parseInt(f[3], 16) };
+    });
+}
+
 describe('the service behind nginx (deploy/nginx.conf)', () => {
   let srv: TestServer;
   let nginx: ChildProcess;
@@ -295,6 +310,24 @@ describe('the service behind nginx (deploy/nginx.conf)', () => {
       expect(code).toBe('413');
     }
   });
+
+  it('closes idle upstream connections on its side before the service closes them (D248)', async () => {
+    const before = new Set(tcpEntries().filter((e) => e.remote === srv.port).map((e) => e.local));
+    const post = (): Promise<unknown> =>
+      fetch(`http://127.0.0.1:${port}/v1/charge_prices`, { method: 'POST', headers: { 'Content-Type': 'application/json', Connection: 'close' }, body: '{}' }).then((r) => r.arrayBuffer());
+    await Promise.all(Array.from({ length: 24 }, post));
+    // nginx's own ends of its connections to the service opened by the burst.
+    const upstream = new Set(tcpEntries().filter((e) => e.state === ESTABLISHED && e.remote === srv.port && !before.has(e.local)).map((e) => e.local));
+    expect(upstream.size).toBeGreaterThan(0);
+    const open = (): boolean => tcpEntries().some((e) => e.state === ESTABLISHED && e.remote === srv.port && upstream.has(e.local));
+    // Until each is closed: by nginx after its keepalive_timeout, or by the service after its idle close.
+    for (const end = Date.now() + 45_000; open() && Date.now() < end; ) await new Promise((r) => setTimeout(r, 200));
+    const now = tcpEntries();
+    // The side that closes first keeps the TIME_WAIT entry.
+    const closedByService = now.filter((e) => e.state === TIME_WAIT && e.local === srv.port && upstream.has(e.remote)).length;
+    const closedByNginx = now.filter((e) => e.state === TIME_WAIT && e.remote === srv.port && upstream.has(e.local)).length;
+    expect({ closedByService, closedByNginx }).toEqual({ closedByService: 0, closedByNginx: upstream.size });
+  }, 90_000);
 
   it('answers /health throughout a slowloris of several thousand connections from other addresses, and ends them after 10 s (D180)', async () => {
     // Each slow client sends part of a head, then a byte every 2 s: nginx holds a connection
