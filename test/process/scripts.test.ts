@@ -55,7 +55,8 @@ const ELSEWHERE: Record<string, string> = {
   'test:crash': '.ci/run (short mode)',
   'test:ocpi-diff': '.ci/run (short mode, OCPI_DIFF_CASES=10000)',
   'test:node-lts': 'by hand on a machine with glibc 2.38 or newer (D225)',
-  'test:node-root': '.ci/run (Node 22 in a Debian 13 root, D264); the usage test below',
+  'test:node-root': '.ci/run (Node 22 and 24 in a Debian 13 root, D264); the usage test below',
+  'test:trips': '.ci/run (TRIP_CASES=2000); npm test runs 300 corridors',
   'test:install': '.ci/run',
   'test:deploy': '.ci/run',
   'test:browser': '.ci/run',
@@ -93,6 +94,8 @@ const ELSEWHERE: Record<string, string> = {
   'bench:price-tiles': 'a measurement (bench/RESULTS.md)',
   'bench:catalog-memory': 'a measurement (bench/RESULTS.md)',
   'bench:metrics': 'a measurement (bench/RESULTS.md)',
+  'bench:sqlite-driver': 'a measurement (docs/decisions.md, D281)',
+  'bench:trips': 'a measurement (README, D272)',
 };
 
 const scripts = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
