@@ -18,12 +18,6 @@ export interface ResponseSink {
   writeStatus(status: string): unknown;
   writeHeader(key: string, value: string): unknown;
   end(body?: string | Uint8Array, closeConnection?: boolean): unknown;
-  /** Writes what the socket takes now of a body of `totalSize` bytes: [all of this chunk taken, answer complete]. */
-  tryEnd(chunk: Uint8Array, totalSize: number): [boolean, boolean];
-  /** Body bytes of this answer written so far. */
-  getWriteOffset(): number;
-  /** The socket takes more again: `offset` body bytes are written; return whether all offered was taken. */
-  onWritable(handler: (offset: number) => boolean): unknown;
   endWithoutBody(reportedContentLength?: number, closeConnection?: boolean): unknown;
   /** Body chunks; the ArrayBuffer is reused by the transport after the call. */
   onData(handler: (chunk: ArrayBuffer, isLast: boolean) => void): unknown;
@@ -82,8 +76,6 @@ export class Exchange {
   aborted = false;
   /** The answer was written (or dropped after an abort). */
   done = false;
-  /** D265: answered, and the rest of its body is written as the client reads. */
-  streaming = false;
   /** ETag of a cacheable answer (D95), or null. */
   etag: string | null = null;
   /** The RateLimit and RateLimit-Policy fields of a rate-limited route's answer (D217), or null. */

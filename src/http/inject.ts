@@ -55,16 +55,6 @@ class MemorySink implements ResponseSink {
     this.closed = closeConnection === true;
     this.finish();
   }
-  tryEnd(chunk: Uint8Array, _totalSize: number): [boolean, boolean] {
-    this.end(chunk);
-    return [true, true];
-  }
-  getWriteOffset(): number {
-    return 0;
-  }
-  onWritable(): void {
-    /* an in-process answer is taken whole */
-  }
   endWithoutBody(reportedContentLength?: number, closeConnection?: boolean): void {
     if (reportedContentLength !== undefined) this.headers['content-length'] ??= String(reportedContentLength);
     this.closed = closeConnection === true || this.headers.connection === 'close';

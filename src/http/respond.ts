@@ -19,8 +19,6 @@ const REASONS: Record<number, string> = {
   405: 'Method Not Allowed', 406: 'Not Acceptable', 409: 'Conflict', 413: 'Payload Too Large', 415: 'Unsupported Media Type',
   429: 'Too Many Requests', 500: 'Internal Server Error', 503: 'Service Unavailable',
 };
-/** D265: bodies from this size on are written as the socket takes them. */
-export const STREAM_MIN_BYTES = 64 * 1024;
 const statusLine = (s: number): string => `${s} ${REASONS[s] ?? ''}`.trimEnd();
 
 /**
@@ -80,8 +78,7 @@ export class Responder {
   /** Ends an exchange whose socket went away: its answer, if any comes, is dropped. */
   aborted(ex: Exchange): void {
     ex.aborted = true;
-    if (ex.streaming) this.streamed(ex);
-    else this.finish(ex);
+    this.finish(ex);
   }
 
   private finish(ex: Exchange): void {
@@ -196,52 +193,16 @@ export class Responder {
           res.writeHeader('Content-Length', String(byteLength(body)));
           res.endWithoutBody();
         }
-      } else if (!close && byteLength(body) >= STREAM_MIN_BYTES) ex.streaming = !this.stream(ex, body);
-      else res.end(typeof body === 'string' ? wireText(body) : body, close);
+      } else res.end(typeof body === 'string' ? wireText(body) : body, close);
     });
     ex.status = r.status;
-    if (!ex.streaming) this.finish(ex);
+    this.finish(ex);
     const bytesOut = body === undefined || ex.head ? 0 : byteLength(body);
     const ms = Math.round((performance.now() - ex.t0) * 1000) / 1000;
     this.o.accessLog(ex.reqId, ex.method, ex.routePath, r.status, ms, ex.remote, ex.keyName, ex.bytesIn, bytesOut, ex.path, ex.trace?.traceId, ex.trace?.spanId);
     this.o.observe?.(ex.method, ex.routePath, r.status, ms, bytesOut);
-    if (!ex.streaming) this.chargeWall(ex);
-  }
-
-  /** The time the request was in progress, for its class's budget (D176). */
-  private chargeWall(ex: Exchange): void {
-    // A refusal held for REFUSAL_DELAY_MS is not service the class used.
-    if (!ex.refused) this.o.budgets?.chargeWall(ex.cls, performance.now() - ex.t0);
-  }
-
-  /**
-   * D265: a large body is written as far as the socket takes it; the rest follows as the client
-   * reads, and the request stays in progress until then (its class's demand, the in-flight count
-   * that a drain waits for). The rest is copied once, as uWS's own `end` would: the body may be
-   * memory the next request reuses. Whether the answer is complete now.
-   */
-  private stream(ex: Exchange, body: string | Buffer): boolean {
-    const res = ex.res;
-    const bytes = typeof body === 'string' ? Buffer.from(body) : body;
-    const total = bytes.length;
-    const start = res.getWriteOffset();
-    if (res.tryEnd(bytes, total)[1]) return true;
-    const sent = res.getWriteOffset() - start;
-    const rest = Buffer.from(bytes.subarray(sent));
-    res.onWritable((offset) => {
-      const [ok, complete] = res.tryEnd(rest.subarray(offset - start - sent), total);
-      if (complete) this.streamed(ex);
-      return ok;
-    });
-    return false;
-  }
-
-  /** A streamed answer's last byte was taken (or its client went away). */
-  private streamed(ex: Exchange): void {
-    if (!ex.streaming) return;
-    ex.streaming = false;
-    this.finish(ex);
-    this.chargeWall(ex);
+    // A refusal held for REFUSAL_DELAY_MS is not service the class used (D176).
+    if (!ex.refused) this.o.budgets?.chargeWall(ex.cls, ms);
   }
 
   /** Answers an error: an ApiError (or one mapError knows) as it says, anything else 500. */
