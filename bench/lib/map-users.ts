@@ -10,6 +10,7 @@
  * were pending, p50/p99 of every tile answer, and the service's peak RSS.
  */
 import { latY, lngX } from '../../src/domain/stations/clusters.js';
+import { mulberry32 } from '../../src/domain/random.js';
 import { BENCH_KEY, rssOf } from './harness.js';
 import { generatedTariffs } from '../scenarios.js';
 
@@ -44,16 +45,7 @@ const CENTRES: Array<[number, number]> = [
 const ZOOMS = [3, 5, 6, 8, 10, 12, 14];
 const VIEW_MS = 3000;
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = mulberry32;
 
 /** The tiles of a 1024 × 768 px view (512 px tiles, as MapLibre asks for them) at zoom z. */
 function viewTiles(z: number, [lng, lat]: [number, number]): Array<[number, number]> {

@@ -7,6 +7,7 @@ import polyline from '@mapbox/polyline';
 import { badPointer } from './jsonapi/errors.js';
 import { bool, currency, startTime } from './jsonapi/schemas.js';
 import { startDate } from './price-inputs.js';
+import type { StationIndex } from '../domain/stations/index.js';
 
 const A = '/data/attributes';
 
@@ -91,4 +92,32 @@ function validPolyline(s: string): boolean {
     if (!open) values++;
   }
   return !open && values % 2 === 0;
+}
+
+/** The refinement members of an area, route or trip request (refinementSchema's). */
+export interface RefinementAttributes {
+  operator_ids?: string[];
+  country?: string;
+  free_parking?: boolean;
+  free_charging?: boolean;
+  facilities?: string[];
+  parking_type?: string;
+  plugs?: string[];
+  charge_points_power_gte?: number;
+  charge_points_power_lte?: number;
+}
+
+/** The stations a request's refinements accept, compiled for the index (D112). */
+export function compileRefinement(index: StationIndex, a: RefinementAttributes): ReturnType<StationIndex['compile']> {
+  return index.compile({
+    operatorIds: a.operator_ids,
+    countries: a.country === undefined ? undefined : [a.country],
+    freeParking: a.free_parking,
+    freeCharging: a.free_charging,
+    facilities: a.facilities,
+    parkingTypes: a.parking_type === undefined ? undefined : [a.parking_type],
+    plugs: a.plugs,
+    powerGte: a.charge_points_power_gte,
+    powerLte: a.charge_points_power_lte,
+  });
 }

@@ -12,7 +12,7 @@ import { CONTENT_TYPE, type ApiRequest, type ApiResponse, type Format, type Rout
 import { FeatureWriter } from '../station-features.js';
 import { StationPageWriter } from '../station-page.js';
 import { priceStations } from '../station-pricing.js';
-import { routePoints } from '../route-input.js';
+import { compileRefinement, routePoints } from '../route-input.js';
 import { currencyOf, startDayOf, vehicleOf } from '../price-inputs.js';
 import { aroundInto, haversineMeters } from '../../domain/stations/geo.js';
 import { Route } from '../../domain/stations/corridor.js';
@@ -42,19 +42,7 @@ export function areaPricesRoutes(ctx: AppContext): RouteDef[] {
   const writer = new StationPageWriter(index, ctx.companies, ctx.config.disabledExtBCountries, ctx.snapshot.meta.snapshotVersion);
   const features = new FeatureWriter(index, ctx.companies);
 
-  function refinement(a: AreaAttributes) {
-    return index.compile({
-      operatorIds: a.operator_ids,
-      countries: a.country === undefined ? undefined : [a.country],
-      freeParking: a.free_parking,
-      freeCharging: a.free_charging,
-      facilities: a.facilities,
-      parkingTypes: a.parking_type === undefined ? undefined : [a.parking_type],
-      plugs: a.plugs,
-      powerGte: a.charge_points_power_gte,
-      powerLte: a.charge_points_power_lte,
-    });
-  }
+  const refinement = (a: AreaAttributes) => compileRefinement(index, a);
 
   /** Prices the stations (bulk calculation) on the pool, split over the workers when many. */
   async function price(body: SearchBody<AreaAttributes>, indices: number[]): Promise<Map<number, Omit<Priced, 'distance' | 'detour'>>> {

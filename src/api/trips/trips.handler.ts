@@ -13,7 +13,7 @@ import { CONTENT_TYPE, type ApiRequest, type ApiResponse, type RouteDef } from '
 import { FeatureWriter } from '../station-features.js';
 import { StationPageWriter } from '../station-page.js';
 import { currencyOf, startDayOf, vehicleOf } from '../price-inputs.js';
-import { routePoints } from '../route-input.js';
+import { compileRefinement, routePoints } from '../route-input.js';
 import { Route } from '../../domain/stations/corridor.js';
 import { DEFAULT_CHARGE_PRICE_OPTIONS } from '../../domain/pricing/index.js';
 import { gridOf } from '../../domain/trips/search.js';
@@ -61,17 +61,7 @@ export function tripsRoutes(ctx: AppContext): RouteDef[] {
   /** The corridor's candidate stations in route order (then detour, then snapshot order), refined (D112). */
   function corridorOf(a: TripAttributes): Corridor {
     const points = routePoints(a.route);
-    const r = index.compile({
-      operatorIds: a.operator_ids,
-      countries: a.country === undefined ? undefined : [a.country],
-      freeParking: a.free_parking,
-      freeCharging: a.free_charging,
-      facilities: a.facilities,
-      parkingTypes: a.parking_type === undefined ? undefined : [a.parking_type],
-      plugs: a.plugs,
-      powerGte: a.charge_points_power_gte,
-      powerLte: a.charge_points_power_lte,
-    });
+    const r = compileRefinement(index, a);
     const route = new Route(points);
     const width = a.corridor ?? TRIP_DEFAULTS.corridor;
     const hit = route.stationsWithin(index, width, (i) => index.matches(i, r));
