@@ -204,10 +204,11 @@ export interface AreaRow {
 }
 
 /**
- * The area and route cases on a running service: 200 tariffs (the catalog's plus ones generated at
- * the snapshot's busiest operator), both paths' prices checked equal, then measured at each RTT.
+ * The tariffs and vehicle of the area and route cases: 200 tariffs (the catalog's plus ones
+ * generated at the snapshot's busiest operator and, with a route, at the three busiest along it)
+ * and a DC-capable car.
  */
-export async function runAreaCases(port: number, snapshot: string, route: { file: string; label: string } | null, o: AreaOptions): Promise<AreaRow[]> {
+export async function areaTariffs(port: number, snapshot: string, route: { file: string; label: string } | null): Promise<{ tariffs: string[]; vehicle: string }> {
   const fixture = pickFixture(snapshot);
   const catalog = (await req(port, 'GET', '/v1/tariffs')).data.map((t: { id: string }) => t.id) as string[];
   // Generated tariffs are own-operator tariffs (their EMP is the operator): half at the snapshot's
@@ -218,8 +219,16 @@ export async function runAreaCases(port: number, snapshot: string, route: { file
   const half = Math.ceil(missing / 2);
   const generated = await generateTariffs(port, (i) => (routeOps.length === 0 || i < half ? fixture.operator : routeOps[(i - half) % routeOps.length]), missing);
   const vehicles = (await req(port, 'GET', '/v2/vehicles')).data;
-  const vehicle = (vehicles.find((v: any) => v.attributes.dc_charger) ?? vehicles[0]).id;
-  const tariffs = [...catalog, ...generated].slice(0, 200);
+  const vehicle = (vehicles.find((v: any) => v.attributes.dc_charger) ?? vehicles[0]).id as string;
+  return { tariffs: [...catalog, ...generated].slice(0, 200), vehicle };
+}
+
+/**
+ * The area and route cases on a running service: 200 tariffs (the catalog's plus ones generated at
+ * the snapshot's busiest operator), both paths' prices checked equal, then measured at each RTT.
+ */
+export async function runAreaCases(port: number, snapshot: string, route: { file: string; label: string } | null, o: AreaOptions): Promise<AreaRow[]> {
+  const { tariffs, vehicle } = await areaTariffs(port, snapshot, route);
   const rows: AreaRow[] = [];
   for (const k of cases(route?.file ?? null, route?.label ?? '').filter((x) => o.only === null || o.only.test(x.name))) {
     // Same stations and prices both ways (membership: the client's radius searches cover the corridor).

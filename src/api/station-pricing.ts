@@ -4,27 +4,24 @@
  * priced station. More than 300 stations are split into one task per worker, run side by side.
  */
 import type { AppContext } from './context.js';
-import type { StationPricesTask } from '../pool/protocol.js';
+import type { StationPricesTask, TaskResult } from '../pool/protocol.js';
+import { decodeStationPriceRows, type StationPriceRows } from '../pool/price-rows.js';
 
-/** A priced station's cheapest pair (D91). */
-export interface StationPrice {
-  price: number;
-  energy: number;
-  duration: number;
-  plug: string;
-  power: number;
-  tariffId: string;
-}
+/** A priced station's cheapest pair (D91) in the rows of one task's answer (DNEW52B). */
+export type { StationPriceRows } from '../pool/price-rows.js';
 
-/** The task's rows: [position, price, energy, duration, plug, power, tariff id]. */
-type Row = [number, number, number, number, string, number, string];
+/**
+ * Called once per priced station: `j` its position in the `indices` priced, its pair in row `r`
+ * of `rows` (valid only during the call: the rows may lie in a shared output slot).
+ */
+export type FoundPrice = (j: number, rows: StationPriceRows, r: number) => void;
 
 /** Prices the stations `indices` (of ctx.stations); `found` is called once per priced station. */
 export async function priceStations(
   ctx: AppContext,
   base: Omit<StationPricesTask, 'stations'>,
   indices: readonly number[],
-  found: (i: number, p: StationPrice) => void,
+  found: FoundPrice,
 ): Promise<void> {
   if (indices.length === 0) return;
   const index = ctx.stations;
@@ -39,16 +36,16 @@ export async function priceStations(
   }
   // Every answer's output slot is freed, also when another part failed (503 overloaded, 500).
   const settled = await Promise.allSettled(runs);
-  const texts: string[] = [];
-  for (const r of settled) {
-    if (r.status !== 'fulfilled') continue;
-    texts.push(typeof r.value.body === 'string' ? r.value.body : r.value.body.toString('utf8'));
-    r.value.release?.();
+  try {
+    for (const r of settled) if (r.status === 'rejected') throw r.reason;
+    settled.forEach((r, k) => {
+      const body = (r as PromiseFulfilledResult<TaskResult>).value.body;
+      if (typeof body === 'string') throw new Error('station prices answered as text');
+      const rows = decodeStationPriceRows(body);
+      const at = k * size;
+      for (let q = 0; q < rows.n; q++) found(at + rows.position[q], rows, q);
+    });
+  } finally {
+    for (const r of settled) if (r.status === 'fulfilled') r.value.release?.();
   }
-  for (const r of settled) if (r.status === 'rejected') throw r.reason;
-  texts.forEach((text, k) => {
-    for (const [pos, price, energy, duration, plug, power, tariffId] of (JSON.parse(text) as { p: Row[] }).p) {
-      found(indices[k * size + pos], { price, energy, duration, plug, power, tariffId });
-    }
-  });
 }

@@ -149,10 +149,10 @@ export interface CdrCostTask {
 }
 
 /**
- * The bulk calculation (D91) over stations (area and route price search, D110–D114), with their
- * charge points narrowed to `plugs` (null: all) and power ≥ `chargePointsPowerGte`. Answers
- * `{"p":[[position,price,energy,duration,plug,power],…]}` per priced station, position in the
- * given stations, in input order.
+ * The bulk calculation (D91) over stations (area and route price search, D110–D114; price tiles, D198),
+ * with their charge points narrowed to `plugs` (null: all) and power ≥ `chargePointsPowerGte`.
+ * Answers station price rows (DNEW52B, src/pool/price-rows.ts): per priced station its position
+ * in the given stations, price, energy, duration, plug, power and tariff, in input order.
  */
 export interface StationPricesTask extends Omit<BulkRequest, 'stations'> {
   /**

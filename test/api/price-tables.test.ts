@@ -7,7 +7,44 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MAX_TILE_PRICING, PRICE_TABLES_BYTES, PriceTable, PriceTables } from '../../src/api/tiles/price-tables.js';
-import type { StationPrice } from '../../src/api/station-pricing.js';
+import type { FoundPrice } from '../../src/api/station-pricing.js';
+import { decodeStationPriceRows, encodeStationPriceRows } from '../../src/pool/price-rows.js';
+
+interface StationPrice {
+  price: number;
+  energy: number;
+  duration: number;
+  plug: string;
+  power: number;
+  tariffId: string;
+}
+
+/**
+ * Hands the prices of `indices` to `found` as `priceStations` does: one record with a row per
+ * priced station (`price(i)` not null), by position in `indices`.
+ */
+function give(found: FoundPrice, indices: readonly number[], price: (i: number) => StationPrice | null): void {
+  const priced: Array<[number, StationPrice]> = [];
+  indices.forEach((i, j) => {
+    const p = price(i);
+    if (p !== null) priced.push([j, p]);
+  });
+  const strings = [...new Set(priced.flatMap(([, p]) => [p.plug, p.tariffId]))];
+  const rows = decodeStationPriceRows(
+    encodeStationPriceRows(priced.length, strings, (v) => {
+      priced.forEach(([j, p], r) => {
+        v.position[r] = j;
+        v.price[r] = p.price;
+        v.energy[r] = p.energy;
+        v.duration[r] = p.duration;
+        v.power[r] = p.power;
+        v.plug[r] = strings.indexOf(p.plug);
+        v.tariff[r] = strings.indexOf(p.tariffId);
+      });
+    }),
+  );
+  for (let r = 0; r < rows.n; r++) found(rows.position[r], rows, r);
+}
 
 const priceOf = (i: number): StationPrice => ({ price: i / 10, energy: 20, duration: 30, plug: 'ccs', power: 50, tariffId: `t${i % 3}` });
 
@@ -15,10 +52,10 @@ const priceOf = (i: number): StationPrice => ({ price: i / 10, energy: 20, durat
 function recorder() {
   const asked: number[][] = [];
   const gates: Array<() => void> = [];
-  const work = async (indices: number[], found: (i: number, p: StationPrice) => void): Promise<void> => {
+  const work = async (indices: number[], found: FoundPrice): Promise<void> => {
     asked.push([...indices]);
     await new Promise<void>((r) => gates.push(r));
-    for (const i of indices) if (i % 2 === 0) found(i, priceOf(i));
+    give(found, indices, (i) => (i % 2 === 0 ? priceOf(i) : null));
   };
   return { asked, work, open: () => gates.splice(0).forEach((g) => g()) };
 }
@@ -49,14 +86,14 @@ describe('price tables (D198, D276, D277)', () => {
     const t = new PriceTable(10, 'EUR');
     let fail = true;
     let calls = 0;
-    const work = async (indices: number[], found: (i: number, p: StationPrice) => void): Promise<void> => {
+    const work = async (indices: number[], found: FoundPrice): Promise<void> => {
       calls++;
       await tick();
       if (fail) {
         fail = false;
         throw new Error('pool refused');
       }
-      for (const i of indices) found(i, priceOf(i));
+      give(found, indices, priceOf);
     };
     const a = t.fill([1, 2], work);
     const b = t.fill([2], work);
@@ -74,11 +111,11 @@ describe('price tables (D198, D276, D277)', () => {
     const t = new PriceTable(n, 'EUR');
     const sizes: number[] = [];
     let running = 0;
-    const work = async (indices: number[], found: (i: number, p: StationPrice) => void): Promise<void> => {
+    const work = async (indices: number[], found: FoundPrice): Promise<void> => {
       expect(++running).toBe(1);
       sizes.push(indices.length);
       await tick();
-      for (const i of indices) found(i, priceOf(i));
+      give(found, indices, priceOf);
       running--;
     };
     const all = Array.from({ length: n }, (_, i) => i);
@@ -95,8 +132,8 @@ describe('price tables (D198, D276, D277)', () => {
     const stations = 18_539;
     const tables = new PriceTables(PRICE_TABLES_BYTES);
     const all = Array.from({ length: stations }, (_, i) => i);
-    const work = async (indices: number[], found: (i: number, p: StationPrice) => void): Promise<void> => {
-      for (const i of indices) found(i, priceOf(i));
+    const work = async (indices: number[], found: FoundPrice): Promise<void> => {
+      give(found, indices, priceOf);
     };
     const held = [];
     for (let p = 0; p < 200; p++) {
@@ -139,7 +176,7 @@ describe('price tables (D198, D276, D277)', () => {
     const gen1 = tables.get('p', 1, 10, 'EUR');
     const r1 = recorder();
     await Promise.all([gen1.current.fill([0, 1, 2, 3], async (idx, found) => {
-      for (const i of idx) if (i !== 1) found(i, priceOf(i));
+      give(found, idx, (i) => (i !== 1 ? priceOf(i) : null));
     })]);
     // A tile of generation 1 is pricing stations 4 and 5 when the write lands.
     const inUse = gen1.current.fill([4, 5], r1.work);
@@ -155,7 +192,7 @@ describe('price tables (D198, D276, D277)', () => {
     // Generation 2 prices station 2 anew (its tariff changed) and finds no price for station 3.
     const newPrice = { ...priceOf(2), price: 9.5 };
     await gen2.current.fill([2, 3], async (idx, found) => {
-      for (const i of idx) if (i === 2) found(i, newPrice);
+      give(found, idx, (i) => (i === 2 ? newPrice : null));
     });
     expect([gen2.price(2), gen2.has(3), gen2.price(0)]).toEqual([9.5, false, 0]);
     expect(gen2.pending([0, 1, 2, 3])).toBe(2);
@@ -175,7 +212,7 @@ describe('price tables (D198, D276, D277)', () => {
     expect(tables.size).toBe(1);
     // Once the current generation knows as many stations, the previous one is dropped.
     await gen3.current.fill(Array.from({ length: 10 }, (_, i) => i), async (idx, found) => {
-      for (const i of idx) found(i, priceOf(i));
+      give(found, idx, priceOf);
     });
     expect(tables.get('p', 3, 10, 'EUR').previous).toBeNull();
   });

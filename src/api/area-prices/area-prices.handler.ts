@@ -12,6 +12,7 @@ import { CONTENT_TYPE, type ApiRequest, type ApiResponse, type Format, type Rout
 import { FeatureWriter } from '../station-features.js';
 import { StationPageWriter } from '../station-page.js';
 import { priceStations } from '../station-pricing.js';
+import { PreviewWriter, PricedStations, previewAttributesText } from './preview-writer.js';
 import { compileRefinement, routePoints } from '../route-input.js';
 import { currencyOf, startDayOf, vehicleOf } from '../price-inputs.js';
 import { aroundInto, haversineMeters } from '../../domain/stations/geo.js';
@@ -23,29 +24,19 @@ import { validateArea, validateRoute, type AreaAttributes, type SearchBody } fro
 const A = '/data/attributes';
 const HEAD_LENGTH = Buffer.byteLength('{"data":[');
 const MID = Buffer.from('],"included":[');
-const COMMA = Buffer.from(',');
-const EMPTY = Buffer.alloc(0);
-interface Priced {
-  index: number;
-  price: number;
-  energy: number;
-  duration: number;
-  plug: string;
-  power: number;
-  distance: number | null;
-  detour: number | null;
-}
+const COMMA = 0x2c;
 
 export function areaPricesRoutes(ctx: AppContext): RouteDef[] {
   const index = ctx.stations;
   const rates = ctx.snapshot.rates();
   const writer = new StationPageWriter(index, ctx.companies, ctx.config.disabledExtBCountries, ctx.snapshot.meta.snapshotVersion);
   const features = new FeatureWriter(index, ctx.companies);
+  const previews = new PreviewWriter(index);
 
   const refinement = (a: AreaAttributes) => compileRefinement(index, a);
 
   /** Prices the stations (bulk calculation) on the pool, split over the workers when many. */
-  async function price(body: SearchBody<AreaAttributes>, indices: number[]): Promise<Map<number, Omit<Priced, 'distance' | 'detour'>>> {
+  async function price(body: SearchBody<AreaAttributes>, indices: number[]): Promise<PricedStations> {
     const a = body.data.attributes;
     const rel = body.data.relationships;
     const base: Omit<StationPricesTask, 'stations'> = {
@@ -61,8 +52,9 @@ export function areaPricesRoutes(ctx: AppContext): RouteDef[] {
       chargePointsPowerGte: a.charge_points_power_gte ?? null,
       plugs: a.plugs ?? null,
     };
-    const out = new Map<number, Omit<Priced, 'distance' | 'detour'>>();
-    await priceStations(ctx, base, indices, (i, p) => out.set(i, { index: i, price: p.price, energy: p.energy, duration: p.duration, plug: p.plug, power: p.power }));
+    const out = new PricedStations(indices);
+    await priceStations(ctx, base, indices, (j, rows, r) => out.set(j, rows, r));
+    out.collect();
     return out;
   }
 
@@ -72,40 +64,39 @@ export function areaPricesRoutes(ctx: AppContext): RouteDef[] {
    * took about 5 ms of a 14 ms answer). As GeoJSON (D237): a feature per preview, its station's
    * properties and the preview's attributes.
    */
-  function answer(format: Format, currency: string, best: Priced[], considered: number, priced: number, more: boolean, withDetour: boolean): ApiResponse {
+  function answer(format: Format, currency: string, s: PricedStations, considered: number, limit: number, withDetour: boolean): ApiResponse {
     const cur = JSON.stringify(currency);
-    const previewAttributes = (b: Priced): string =>
-      `"energy":${b.energy},"duration":${b.duration},"price":${b.price},"currency":${cur},` +
-      `"distance":${b.distance === null ? 'null' : b.distance}${withDetour ? `,"detour":${b.detour}` : ''},"charge_point":{"plug":${JSON.stringify(b.plug)},"power":${b.power}}`;
-    const meta = `{"stations_considered":${considered},"stations_priced":${priced},"more_available":${more}}`;
-    const indices = best.map((b) => b.index);
+    const priced = s.order.length;
+    const best = priced > limit ? s.order.slice(0, limit) : s.order;
+    const meta = `{"stations_considered":${considered},"stations_priced":${priced},"more_available":${priced > limit}}`;
+    const indices = best.map((j) => s.indices[j]);
     if (format === 'geojson') {
       // Copied: this handler is async, and another answer may reuse the writer's buffer before this one is written.
-      const body = Buffer.from(features.collection({ indices, availability: null, extra: (j) => `,${previewAttributes(best[j])}`, members: `,"meta":${meta}` }));
+      const body = Buffer.from(features.collection({ indices, availability: null, extra: (k) => `,${previewAttributesText(s, best[k], cur, withDetour)}`, members: `,"meta":${meta}` }));
       return { status: 200, body, headers: { 'Content-Type': CONTENT_TYPE.geojson } };
     }
     const page = writer.page({ indices, moreAvailable: false, availability: null, companyFields: undefined, supportedEmpsFilter: undefined });
     // page = {"data":[<stations>],"included":[<operators>],"meta":{…}}
     const stations = page.subarray(HEAD_LENGTH, writer.midAt);
     const operators = page.subarray(writer.midAt + MID.length, writer.tailAt);
-    const data = best
-      .map((b) => {
-        const id = JSON.stringify(index.idAt(b.index));
-        return `{"id":${id},"type":"charge_price_preview","attributes":{${previewAttributes(b)}},"relationships":{"charging_station":{"data":{"type":"charging_station","id":${id}}}}}`;
-      })
-      .join(',');
-    const body = Buffer.concat([
-      Buffer.from(`{"data":[${data}],"included":[`),
-      stations,
-      stations.length > 0 && operators.length > 0 ? COMMA : EMPTY,
-      operators,
-      Buffer.from(`],"meta":${meta}}`),
-    ]);
+    const data = previews.write(s, best, cur, withDetour);
+    const tail = `],"meta":${meta}}`;
+    const comma = stations.length > 0 && operators.length > 0 ? 1 : 0;
+    // One fresh body (the writers' buffers are reused by the next answer): the previews, then the stations and operators.
+    const body = Buffer.allocUnsafe(data.length + MID.length + stations.length + comma + operators.length + tail.length);
+    let p = data.copy(body, 0);
+    p += MID.copy(body, p);
+    p += stations.copy(body, p);
+    if (comma === 1) body[p++] = COMMA;
+    p += operators.copy(body, p);
+    body.write(tail, p, 'latin1');
     return { status: 200, body };
   }
 
-  const byPrice = (x: Priced, y: Priced): number => x.price - y.price || (x.distance ?? 0) - (y.distance ?? 0) || x.index - y.index;
-  const byDistance = (x: Priced, y: Priced): number => (x.distance ?? 0) - (y.distance ?? 0) || x.price - y.price || x.index - y.index;
+  /** Orders of the priced positions: `price`, `distance` (D113) and `route`. */
+  const byPrice = (s: PricedStations) => (x: number, y: number): number => s.price[x] - s.price[y] || s.dist(x) - s.dist(y) || s.indices[x] - s.indices[y];
+  const byDistance = (s: PricedStations) => (x: number, y: number): number => s.dist(x) - s.dist(y) || s.price[x] - s.price[y] || s.indices[x] - s.indices[y];
+  const byRoute = (s: PricedStations) => (x: number, y: number): number => s.dist(x) - s.dist(y) || s.detour![x] - s.detour![y] || s.indices[x] - s.indices[y];
 
   async function area(req: ApiRequest): Promise<ApiResponse> {
     const body = validateArea(dropNulls(req.body));
@@ -131,17 +122,16 @@ export function areaPricesRoutes(ctx: AppContext): RouteDef[] {
       for (const i of index.kd.range(a.longitude_gte!, a.latitude_gte!, a.longitude_lte!, a.latitude_lte!)) if (accept(i)) indices.push(i);
       indices = indices.sort((x, y) => x - y);
     }
-    const prices = await price(body, indices);
-    const all: Priced[] = [];
-    for (const i of indices) {
-      const p = prices.get(i);
-      if (p !== undefined) all.push({ ...p, distance: distanceOf === null ? null : distanceOf(i), detour: null });
+    const priced = await price(body, indices);
+    if (distanceOf !== null) {
+      const distance = new Float64Array(indices.length);
+      for (const j of priced.order) distance[j] = distanceOf(indices[j]);
+      priced.distance = distance;
     }
     const sort = a.sort ?? 'price';
     if (sort === 'distance' && distanceOf === null) throw badPointer(`${A}/sort`, 'sort distance needs a radius area');
-    all.sort(sort === 'price' ? byPrice : byDistance);
-    const limit = a.limit ?? 100;
-    return answer(req.format, currencyOf(a.currency, rates), all.slice(0, limit), indices.length, all.length, all.length > limit, false);
+    priced.order.sort(sort === 'price' ? byPrice(priced) : byDistance(priced));
+    return answer(req.format, currencyOf(a.currency, rates), priced, indices.length, a.limit ?? 100, false);
   }
 
   async function route(req: ApiRequest): Promise<ApiResponse> {
@@ -151,16 +141,12 @@ export function areaPricesRoutes(ctx: AppContext): RouteDef[] {
     const points = routePoints(a.route);
     const r = refinement(a);
     const hit = new Route(points).stationsWithin(index, a.corridor ?? 2000, (i) => index.matches(i, r));
-    const prices = await price(body, hit.indices);
-    const all: Priced[] = [];
-    for (let j = 0; j < hit.indices.length; j++) {
-      const p = prices.get(hit.indices[j]);
-      if (p !== undefined) all.push({ ...p, distance: hit.along[j], detour: hit.detour[j] });
-    }
+    const priced = await price(body, hit.indices);
+    priced.distance = hit.along;
+    priced.detour = hit.detour;
     const sort = a.sort ?? 'route';
-    all.sort(sort === 'price' ? byPrice : (x, y) => (x.distance ?? 0) - (y.distance ?? 0) || (x.detour ?? 0) - (y.detour ?? 0) || x.index - y.index);
-    const limit = a.limit ?? 200;
-    return answer(req.format, currencyOf(a.currency, rates), all.slice(0, limit), hit.indices.length, all.length, all.length > limit, true);
+    priced.order.sort(sort === 'price' ? byPrice(priced) : byRoute(priced));
+    return answer(req.format, currencyOf(a.currency, rates), priced, hit.indices.length, a.limit ?? 200, true);
   }
 
   function checkCommon(a: AreaAttributes): void {

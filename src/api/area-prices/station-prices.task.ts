@@ -1,12 +1,13 @@
 /**
- * The bulk calculation over stations given by index for area and route price search (D110–D114), as
- * a compact document the handler reads (`{"p":[[position,price,energy,duration,plug,power,tariff id],…]}`).
+ * The bulk calculation over stations given by index for area and route price search (D110–D114)
+ * and price tiles (D198), as station price rows the handler reads where they lie (DNEW52B,
+ * src/pool/price-rows.ts): per priced station its position in the task, price, energy, duration,
+ * plug, power and tariff.
  */
 import { bulkPreview, type StationContext } from '../../domain/pricing/index.js';
 import type { StationPricesTask, TaskDocument, TaskEnv } from '../../pool/protocol.js';
+import { encodeStationPriceRows, StringTable } from '../../pool/price-rows.js';
 import { scratch } from '../price-scratch.js';
-
-const js = JSON.stringify;
 
 export function runStationPrices(env: TaskEnv, t: StationPricesTask): TaskDocument {
   const { catalog, rates, stations } = env;
@@ -28,10 +29,26 @@ export function runStationPrices(env: TaskEnv, t: StationPricesTask): TaskDocume
     contexts.push({ id: stations.idAt(i), country: stations.countryAt(i), cpo_id: op, charge_points: cps });
   }
   const previews = bulkPreview(catalog, { ...t, stations: contexts }, rates, scratch.bulk);
-  const parts: string[] = [];
-  for (const p of previews) {
-    const cp = contexts[p.station].charge_points[p.chargePoint];
-    parts.push(`[${at[p.station]},${js(p.price)},${js(p.energy)},${js(p.duration)},${js(cp.plug)},${js(cp.power)},${js(p.tariffId)}]`);
+  const table = new StringTable();
+  const plugOf = new Int32Array(previews.length);
+  const tariffOf = new Int32Array(previews.length);
+  for (let r = 0; r < previews.length; r++) {
+    const p = previews[r];
+    plugOf[r] = table.id(contexts[p.station].charge_points[p.chargePoint].plug);
+    tariffOf[r] = table.id(p.tariffId);
   }
-  return { status: 200, body: `{"p":[${parts.join(',')}]}` };
+  const body = encodeStationPriceRows(previews.length, table.strings, (rows) => {
+    for (let r = 0; r < previews.length; r++) {
+      const p = previews[r];
+      rows.position[r] = at[p.station];
+      // `+ 0`: −0 arrives as 0, as it did through JSON text.
+      rows.price[r] = p.price + 0;
+      rows.energy[r] = p.energy + 0;
+      rows.duration[r] = p.duration + 0;
+      rows.power[r] = contexts[p.station].charge_points[p.chargePoint].power + 0;
+      rows.plug[r] = plugOf[r];
+      rows.tariff[r] = tariffOf[r];
+    }
+  });
+  return { status: 200, body };
 }

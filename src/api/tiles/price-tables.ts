@@ -8,7 +8,7 @@
  * ever refused; after a catalog write the previous generation's table answers until the new one
  * has priced its stations.
  */
-import type { StationPrice } from '../station-pricing.js';
+import type { FoundPrice, StationPriceRows } from '../station-pricing.js';
 import type { PriceLookup } from './tile-writer.js';
 
 /** `slotOf` values below 1: not priced yet, being priced, priced without a price. */
@@ -20,7 +20,8 @@ export const MAX_TILE_PRICING = 100_000;
 /** D276: the default memory bound of a snapshot's tables (PRICE_TABLES_MB). */
 export const PRICE_TABLES_BYTES = 256 * 1024 * 1024;
 
-type Work = (indices: number[], found: (i: number, p: StationPrice) => void) => Promise<void>;
+/** Prices stations: `found(j, rows, r)` per priced one, `j` its position in `indices` (`priceStations`). */
+type Work = (indices: number[], found: FoundPrice) => Promise<void>;
 
 export class PriceTable implements PriceLookup {
   /** Per station: 1 + its slot when priced, else UNKNOWN, PRICING or NO_PRICE. */
@@ -81,7 +82,8 @@ export class PriceTable implements PriceLookup {
     return { tariffId: this.strings[this.ref[2 * k]], energy: n[4 * k + 1], duration: n[4 * k + 2], plug: this.strings[this.ref[2 * k + 1]], power: n[4 * k + 3] };
   }
 
-  private set(i: number, p: StationPrice): void {
+  /** Station i's price from row r of `rows`. */
+  private set(i: number, rows: StationPriceRows, r: number): void {
     const k = this.slots++;
     if (4 * this.slots > this.num.length) {
       // Doubling, but never beyond one slot per station (D276's 40 bytes per priced station).
@@ -93,12 +95,12 @@ export class PriceTable implements PriceLookup {
       ref.set(this.ref);
       this.ref = ref;
     }
-    this.num[4 * k] = p.price;
-    this.num[4 * k + 1] = p.energy;
-    this.num[4 * k + 2] = p.duration;
-    this.num[4 * k + 3] = p.power;
-    this.ref[2 * k] = this.intern(p.tariffId);
-    this.ref[2 * k + 1] = this.intern(p.plug);
+    this.num[4 * k] = rows.price[r];
+    this.num[4 * k + 1] = rows.energy[r];
+    this.num[4 * k + 2] = rows.duration[r];
+    this.num[4 * k + 3] = rows.power[r];
+    this.ref[2 * k] = this.intern(rows.strings[rows.tariff[r]]);
+    this.ref[2 * k + 1] = this.intern(rows.strings[rows.plug[r]]);
     this.slotOf[i] = k + 1;
     this.knownCount++;
   }
@@ -143,7 +145,7 @@ export class PriceTable implements PriceLookup {
   private run(mine: number[], work: Work): Promise<void> {
     const done = (async () => {
       try {
-        await work(mine, (i, p) => this.set(i, p));
+        await work(mine, (j, rows, r) => this.set(mine[j], rows, r));
         for (const i of mine) {
           if (this.slotOf[i] === PRICING) {
             this.slotOf[i] = NO_PRICE;
