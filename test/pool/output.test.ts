@@ -46,6 +46,7 @@ describe('a pricing worker answering through the slots', () => {
     plan<W extends PriceWorkShape>(w: W): Plan & { task: W['task'] };
     run(plan: Plan & { task: 'chargePrices' }, input: ChargePricesTask): Promise<TaskResult>;
     outputSlotsTaken(): number;
+    readonly workerAtomics: string | null;
     readonly splits: { merged: number; rerun: number };
     ready(): Promise<void>;
     close(): Promise<void>;
@@ -142,6 +143,11 @@ describe('a pricing worker answering through the slots', () => {
     showPriceUnavailable: true,
     lang: 'en',
     nowMs: Date.UTC(2026, 0, 15),
+  });
+
+  it('starts workers that wait for tasks on their message port, not in Atomics.wait (DNEW52B)', () => {
+    expect(pool.workerAtomics).toBe('disabled');
+    expect(inline.workerAtomics).toBeNull();
   });
 
   it('frees a slot when the answer is released; answers beyond the free slots come transferred; all equal inline answers', async () => {
