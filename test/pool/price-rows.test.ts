@@ -63,7 +63,15 @@ const rowOf = (v: StationPriceRows, r: number): Row => [v.position[r], v.price[r
 const same = (a: Row, b: Row): boolean => a.length === b.length && a.every((x, k) => Object.is(x, b[k]));
 
 function randomNumber(rnd: () => number): number {
-  switch (Math.floor(rnd() * 6)) {
+  switch (Math.floor(rnd() * 10)) {
+    case 6:
+      return Math.round(rnd() * 1e15) / 100;
+    case 7:
+      return Math.round(rnd() * 1e17);
+    case 8:
+      return Math.round(rnd() * 100) / 1000;
+    case 9:
+      return [0, 0.01, 0.1, 0.5, 1, 9.99, 10, 99.99, 100, 1e13 - 0.01, 1e13, 0.07, 1.005, 1.15, 2.675][Math.floor(rnd() * 15)];
     case 0:
       return Math.floor(rnd() * 1000);
     case 1:
@@ -195,7 +203,7 @@ describe('station price rows (DNEW52B)', () => {
       const rnd = mulberry32(7);
       const writer = new PreviewWriter(index);
       const plugs = ['ccs', 'Typ "2"', 'schuko ä', 'chademo'];
-      for (let c = 0; c < 300; c++) {
+      for (let c = 0; c < 600; c++) {
         const m = 1 + Math.floor(rnd() * 300);
         const indices = Array.from({ length: m }, () => Math.floor(rnd() * index.size));
         const s = new PricedStations(indices);

@@ -106,9 +106,45 @@ export class PreviewWriter extends GrowableBytes {
     return this.buf.subarray(0, this.pos);
   }
 
-  /** A number as `${x}` writes it. */
+  /**
+   * A number as `${x}` writes it. Whole numbers and those of at most two decimals (prices, most
+   * energies and powers) are written digit by digit, without a string: such an x is the double
+   * nearest to c / 100, and below 1e13 no shorter decimal lies within its rounding interval, so
+   * the shortest round-trip form is c / 100's digits (test/pool/price-rows.test.ts checks it
+   * against the template over random numbers).
+   */
   private putNumber(x: number): void {
+    if (x >= 0 && x < 1e13) {
+      const c = Math.round(x * 100);
+      if (c / 100 === x) {
+        const whole = Math.floor(c / 100);
+        const frac = c - whole * 100;
+        this.putDigits(whole);
+        if (frac === 0) return;
+        this.ensure(3);
+        const buf = this.buf;
+        buf[this.pos++] = 0x2e;
+        buf[this.pos++] = 0x30 + Math.floor(frac / 10);
+        if (frac % 10 !== 0) buf[this.pos++] = 0x30 + (frac % 10);
+        return;
+      }
+    }
     this.putLatin1(String(x));
+  }
+
+  /** The decimal digits of a whole number 0 ≤ v < 1e13. */
+  private putDigits(v: number): void {
+    let len = 1;
+    for (let t = v; t >= 10; t = Math.floor(t / 10)) len++;
+    this.ensure(len);
+    const buf = this.buf;
+    let p = this.pos + len;
+    this.pos = p;
+    do {
+      const q = Math.floor(v / 10);
+      buf[--p] = 0x30 + (v - q * 10);
+      v = q;
+    } while (v > 0);
   }
 
   /** The station's id as a JSON string: its bytes between quotes when none needs escaping (they are ASCII ids). */
