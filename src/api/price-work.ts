@@ -4,8 +4,8 @@
  * live with their features: src/api/prices (charge prices, bulk previews), src/api/tariff-details,
  * src/api/area-prices (station prices), src/api/cdr-cost (OCPI CDR costs), src/api/trips (trip plans).
  */
-import type { BulkTask, CdrCostTask, ChargePricesTask, StationPricesTask, TariffDetailsTask, TaskDocument, TaskEnv, TaskInputs, TaskName, TripPlanTask } from '../pool/protocol.js';
-import { runStationPrices } from './area-prices/station-prices.task.js';
+import type { BulkTask, CdrCostTask, ChargePricesTask, StationPricesMessage, TariffDetailsTask, TaskDocument, TaskEnv, TaskInputs, TaskName, TripPlanTask } from '../pool/protocol.js';
+import { runStationPricesMessage } from './area-prices/station-prices.task.js';
 import { runBulk, runChargePrices } from './prices/prices.tasks.js';
 import { runTariffDetails } from './tariff-details/tariff-details.task.js';
 import { runCdrCost } from './cdr-cost/cdr-cost.js';
@@ -23,7 +23,7 @@ export function runTask(env: TaskEnv, name: TaskName, input: TaskInputs[TaskName
     case 'tariffDetails':
       return runTariffDetails(env, input as TariffDetailsTask);
     case 'stationPrices':
-      return runStationPrices(env, input as StationPricesTask);
+      return runStationPricesMessage(env, input as StationPricesMessage);
     case 'cdrCost':
       return runCdrCost(input as CdrCostTask);
     case 'tripPlan':

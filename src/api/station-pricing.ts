@@ -29,10 +29,11 @@ export async function priceStations(
   const size = Math.ceil(indices.length / plan.parts);
   const runs = [];
   const current = ctx.prices.dispatchesStations(index.c.ids);
+  const text = JSON.stringify(base);
   for (let k = 0; k < plan.parts; k++) {
     const part = indices.slice(k * size, (k + 1) * size);
     const stations = current ? { indices: Int32Array.from(part) } : { ids: part.map((i) => index.idAt(i)) };
-    runs.push(ctx.prices.run(plan, { ...base, stations }));
+    runs.push(ctx.prices.run(plan, { base: text, stations }));
   }
   // Every answer's output slot is freed, also when another part failed (503 overloaded, 500).
   const settled = await Promise.allSettled(runs);

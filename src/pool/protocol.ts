@@ -196,11 +196,21 @@ export interface TripPlanTask {
   chargePointsPowerLte: number | null;
 }
 
+/**
+ * A station prices task as sent to a thread: everything but the stations as JSON text (one string
+ * per request, the same for each of its parts: a structured clone of its 200 tariff ids and the
+ * vehicle cost the main thread several times the text's), and the stations.
+ */
+export interface StationPricesMessage {
+  base: string;
+  stations: StationPricesTask['stations'];
+}
+
 export interface TaskInputs {
   chargePrices: ChargePricesTask;
   bulk: BulkTask;
   tariffDetails: TariffDetailsTask;
-  stationPrices: StationPricesTask;
+  stationPrices: StationPricesMessage;
   cdrCost: CdrCostTask;
   tripPlan: TripPlanTask;
 }

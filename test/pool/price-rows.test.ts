@@ -2,15 +2,15 @@
  * Station price rows (DNEW52B): the record round-trips every column exactly (aligned, unaligned,
  * in a shared output slot); the `stationPrices` task's rows equal, value for value, the JSON text
  * the task answered before (kept here as the twin) over random requests on the test snapshot and
- * catalog; and the area and route answers' previews written from the rows are byte for byte what
- * the text templates gave.
+ * catalog, also as the pool sends it (the base as JSON text); and the area and route answers'
+ * previews written from the rows are byte for byte what the text templates gave.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { bulkPreview, type StationContext } from '../../src/domain/pricing/index.js';
 import { mulberry32 } from '../../src/domain/random.js';
 import { StationIndex } from '../../src/domain/stations/index.js';
 import { VehicleRegistry } from '../../src/domain/vehicles/vehicle.js';
-import { runStationPrices } from '../../src/api/area-prices/station-prices.task.js';
+import { runStationPrices, runStationPricesMessage } from '../../src/api/area-prices/station-prices.task.js';
 import { PreviewWriter, PricedStations, previewAttributesText } from '../../src/api/area-prices/preview-writer.js';
 import { scratch } from '../../src/api/price-scratch.js';
 import { vehiclePricing } from '../../src/api/price-inputs.js';
@@ -192,6 +192,9 @@ describe('station price rows (DNEW52B)', () => {
         expect(doc.status).toBe(200);
         const v = decodeStationPriceRows(doc.body as Uint8Array);
         expect(v.n, `case ${c}`).toBe(want.length);
+        // As the pool sends it: everything but the stations as JSON text.
+        const { stations, ...base } = t;
+        expect(Buffer.from(runStationPricesMessage(env, { base: js(base), stations }).body as Uint8Array).equals(doc.body as Uint8Array), `case ${c} as a message`).toBe(true);
         for (let r = 0; r < v.n; r++) expect(same(rowOf(v, r), want[r]), `case ${c} row ${r}: ${js(rowOf(v, r))} ≠ ${js(want[r])}`).toBe(true);
         rows += v.n;
       }

@@ -5,9 +5,18 @@
  * plug, power and tariff.
  */
 import { bulkPreview, type StationContext } from '../../domain/pricing/index.js';
-import type { StationPricesTask, TaskDocument, TaskEnv } from '../../pool/protocol.js';
+import type { StationPricesMessage, StationPricesTask, TaskDocument, TaskEnv } from '../../pool/protocol.js';
 import { encodeStationPriceRows, StringTable } from '../../pool/price-rows.js';
 import { scratch } from '../price-scratch.js';
+
+/** The last base text parsed: the parts of one request, and a price tile profile's runs, send the same. */
+let lastBase: { text: string; base: Omit<StationPricesTask, 'stations'> } | null = null;
+
+/** Runs a task as the pool sends it (its base as JSON text, DNEW52B). */
+export function runStationPricesMessage(env: TaskEnv, m: StationPricesMessage): TaskDocument {
+  if (lastBase === null || lastBase.text !== m.base) lastBase = { text: m.base, base: JSON.parse(m.base) as Omit<StationPricesTask, 'stations'> };
+  return runStationPrices(env, { ...lastBase.base, stations: m.stations });
+}
 
 export function runStationPrices(env: TaskEnv, t: StationPricesTask): TaskDocument {
   const { catalog, rates, stations } = env;
