@@ -3,6 +3,7 @@
  * head synchronously (uWS invalidates it after the callback) and hands it to the request pipeline
  * (src/http/pipeline.ts) with uWS's response as the sink. Draining and closing on shutdown.
  */
+import './uws-env.js';
 import uWS from 'uWebSockets.js';
 import type { RouteDef } from '../api/types.js';
 import { Pipeline, type KeyLookup, type PipelineOptions } from './pipeline.js';
