@@ -9,7 +9,9 @@
  * writes for `logger.info({reqId, method, route, status, ms, remoteAddress, keyName, bytesIn,
  * bytesOut}, 'request')`: the same keys in the same order, the logger's time function and bindings, the same stream and flushing
  * (test/http/access-log.test.ts compares the two). A request whose trace is recorded adds
- * `trace_id` and `span_id` after `bytesOut` (D251).
+ * `trace_id` and `span_id` after `bytesOut` (D251). The lines of one turn of the event loop go to
+ * the stream as one write at the turn's end (DNEW52C1); lines still waiting at exit are written
+ * and flushed synchronously.
  */
 import pino, { type Logger } from 'pino';
 
@@ -44,19 +46,75 @@ interface PinoInternals {
   [key: symbol]: unknown;
 }
 
+interface LineStream {
+  write(line: string): unknown;
+  flushSync?(): void;
+}
+
+/** Access lines waiting for the end of their turn, per destination (DNEW52C1). */
+class TurnBatch {
+  private text = '';
+  private scheduled = false;
+  private readonly flushNow = (): void => this.flush();
+
+  constructor(private readonly stream: LineStream) {}
+
+  add(line: string): void {
+    this.text += line;
+    if (this.scheduled) return;
+    this.scheduled = true;
+    waiting.add(this);
+    setImmediate(this.flushNow);
+  }
+
+  flush(): void {
+    this.scheduled = false;
+    waiting.delete(this);
+    if (this.text.length === 0) return;
+    const text = this.text;
+    this.text = '';
+    this.stream.write(text);
+  }
+
+  /** At exit: the waiting lines written and the destination flushed synchronously. */
+  flushAtExit(): void {
+    this.flush();
+    try {
+      this.stream.flushSync?.();
+    } catch {
+      // A destination that is closed or not open yet has nothing more to take.
+    }
+  }
+}
+
+/** Batches with lines waiting; one exit handler for all of them. */
+const waiting = new Set<TurnBatch>();
+let exitHook = false;
+
+function batchFor(stream: LineStream): TurnBatch {
+  if (!exitHook) {
+    exitHook = true;
+    process.on('exit', () => {
+      for (const b of [...waiting]) b.flushAtExit();
+    });
+  }
+  return new TurnBatch(stream);
+}
+
 export function accessLog(logger: Logger): AccessLog {
   const internals = logger as unknown as PinoInternals;
-  const stream = internals[pino.symbols.streamSym] as { write(line: string): unknown };
+  const stream = internals[pino.symbols.streamSym] as LineStream;
   const time = internals[pino.symbols.timeSym] as () => string;
   const bindings = internals[pino.symbols.chindingsSym] as string;
   const info = logger.levels.values.info;
   const js = JSON.stringify;
+  const batch = batchFor(stream);
   return (reqId, method, route, status, ms, remoteAddress, keyName, bytesIn, bytesOut, path, traceId, spanId) => {
     if (!logger.isLevelEnabled('info')) return;
     // Trace and span ids are lower-case hex (W3C trace context): no escaping.
     const traced = traceId !== undefined && traceId.length > 0 ? `,"trace_id":"${traceId}","span_id":"${spanId}"` : '';
     const unrouted = route === null && path !== undefined ? `,"path":${js(path.length > 200 ? path.slice(0, 200) : path)}` : '';
-    stream.write(
+    batch.add(
       `{"level":${info}${time()}${bindings},"reqId":${js(reqId)},"method":${js(method)},"route":${route === null ? 'null' : js(route)}${unrouted},` +
         `"status":${status},"ms":${ms},"remoteAddress":${js(remoteAddress)},"keyName":${keyName === null ? 'null' : js(keyName)},` +
         `"bytesIn":${bytesIn},"bytesOut":${bytesOut}${traced},"msg":"request"}\n`,
