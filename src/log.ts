@@ -9,9 +9,9 @@
  * writes for `logger.info({reqId, method, route, status, ms, remoteAddress, keyName, bytesIn,
  * bytesOut}, 'request')`: the same keys in the same order, the logger's time function and bindings, the same stream and flushing
  * (test/http/access-log.test.ts compares the two). A request whose trace is recorded adds
- * `trace_id` and `span_id` after `bytesOut` (D251). The lines of one turn of the event loop go to
- * the stream as one write at the turn's end (DNEW52C1); lines still waiting at exit are written
- * and flushed synchronously.
+ * `trace_id` and `span_id` after `bytesOut` (D251). Lines go to the stream together, at most
+ * HOLD_MS after the first of them or once HOLD_CHARS wait (DNEW52C1); lines still waiting at exit
+ * are written and flushed synchronously.
  */
 import pino, { type Logger } from 'pino';
 
@@ -51,24 +51,33 @@ interface LineStream {
   flushSync?(): void;
 }
 
-/** Access lines waiting for the end of their turn, per destination (DNEW52C1). */
-class TurnBatch {
+/** Access lines wait at most this long (ms) … */
+const HOLD_MS = 20;
+/** … or until this many characters wait (sonic-boom's largest write, 16 KiB). */
+const HOLD_CHARS = 16 * 1024;
+
+/** Access lines waiting to be handed to their destination together (DNEW52C1). */
+class LineBatch {
   private text = '';
-  private scheduled = false;
+  private timer: NodeJS.Timeout | null = null;
   private readonly flushNow = (): void => this.flush();
 
   constructor(private readonly stream: LineStream) {}
 
   add(line: string): void {
     this.text += line;
-    if (this.scheduled) return;
-    this.scheduled = true;
-    waiting.add(this);
-    setImmediate(this.flushNow);
+    if (this.text.length >= HOLD_CHARS) this.flush();
+    else if (this.timer === null) {
+      waiting.add(this);
+      this.timer = setTimeout(this.flushNow, HOLD_MS);
+    }
   }
 
   flush(): void {
-    this.scheduled = false;
+    if (this.timer !== null) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
     waiting.delete(this);
     if (this.text.length === 0) return;
     const text = this.text;
@@ -87,18 +96,23 @@ class TurnBatch {
   }
 }
 
+/** Hands every waiting access line to its destination now (shutdown, tests reading the log). */
+export function flushAccessLines(): void {
+  for (const b of [...waiting]) b.flush();
+}
+
 /** Batches with lines waiting; one exit handler for all of them. */
-const waiting = new Set<TurnBatch>();
+const waiting = new Set<LineBatch>();
 let exitHook = false;
 
-function batchFor(stream: LineStream): TurnBatch {
+function batchFor(stream: LineStream): LineBatch {
   if (!exitHook) {
     exitHook = true;
     process.on('exit', () => {
       for (const b of [...waiting]) b.flushAtExit();
     });
   }
-  return new TurnBatch(stream);
+  return new LineBatch(stream);
 }
 
 export function accessLog(logger: Logger): AccessLog {
