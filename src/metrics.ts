@@ -211,6 +211,12 @@ function registerServiceState(reg: Registrar, sources: MetricSources): void {
   counter('cps_live_store_catch_ups_total', 'Catalog catch-ups that applied changes of other writers (D151).', () => sources.storeCatchUps());
 }
 
+/** The latency slot of one (route, method) and its request slots by status. */
+interface HotSlots {
+  l: LatencySlot;
+  byStatus: Map<number, RequestSlot>;
+}
+
 export class Metrics {
   readonly registry = new client.Registry();
   private readonly requests = new Map<string, RequestSlot>();
@@ -250,7 +256,7 @@ export class Metrics {
    * themselves (the route table's, whose hashes V8 keeps) instead of a label key concatenated per
    * request; filled by `slots`, bounded as the series are (D173).
    */
-  private readonly hot = new Map<string | null, Map<string, { l: LatencySlot; byStatus: Map<number, RequestSlot> }>>();
+  private readonly hot = new Map<string | null, Map<string, HotSlots>>();
   private hotCount = 0;
 
   /** Records one answered request (hot path: three map lookups and a few additions). */
@@ -295,9 +301,9 @@ export class Metrics {
     }
     if (this.hotCount < MAX_SERIES * 4) {
       let byMethod = this.hot.get(route);
-      if (byMethod === undefined) this.hot.set(route, (byMethod = new Map()));
+      if (byMethod === undefined) this.hot.set(route, (byMethod = new Map<string, HotSlots>()));
       let h = byMethod.get(rawMethod);
-      if (h === undefined) byMethod.set(rawMethod, (h = { l, byStatus: new Map() }));
+      if (h === undefined) byMethod.set(rawMethod, (h = { l, byStatus: new Map<number, RequestSlot>() }));
       h.byStatus.set(status, q);
       this.hotCount++;
     }
