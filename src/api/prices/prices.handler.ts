@@ -18,6 +18,8 @@ import { ApiError, badPointer } from '../jsonapi/errors.js';
 import { dropNulls } from '../jsonapi/validate.js';
 import type { ApiRequest, ApiResponse, RouteDef } from '../types.js';
 import { currencyOf, startDayOf, vehicleOf } from '../price-inputs.js';
+import type { ChargePricesTask } from '../../pool/protocol.js';
+import { ChargePriceAnswers } from './charge-price-answers.js';
 import { MAX_BULK_STATIONS, MAX_BULK_TARIFFS, validateBulk, validateChargePrices } from './prices.schema.js';
 
 const A = '/data/attributes';
@@ -50,6 +52,8 @@ const EXT_B_COUNTRIES: ReadonlyMap<string, string> = table<string>({
 export function pricesRoutes(ctx: AppContext): RouteDef[] {
   const rates = ctx.snapshot.rates();
   const st = ctx.stations;
+  const cacheBytes = ctx.config.chargePriceCacheMb * 1024 * 1024;
+  const answers = cacheBytes > 0 ? new ChargePriceAnswers(ctx, cacheBytes) : null;
 
   /**
    * D96: an alias of DATA_ADAPTER_ALIASES behaves exactly like its adapter; an unknown name is
@@ -165,7 +169,7 @@ export function pricesRoutes(ctx: AppContext): RouteDef[] {
     const candidates =
       listed !== null && include !== 'always' ? listed.length : ctx.prices.candidatesAt(cpoId) + (listed === null ? 0 : listed.length);
     const plan = ctx.prices.plan({ task: 'chargePrices', candidates, chargePoints: cps.length });
-    const r = await ctx.prices.run(plan, {
+    const task: ChargePricesTask = {
       station: {
         id: cpoId === '' ? null : stationInContext(cpoId, a.station.latitude, a.station.longitude),
         country,
@@ -179,8 +183,9 @@ export function pricesRoutes(ctx: AppContext): RouteDef[] {
       showPriceUnavailable: o.show_price_unavailable ?? false,
       lang: pickLanguage(req.headers.acceptLanguage),
       nowMs: Date.now(),
-    });
-    return r;
+    };
+    // D287: a repeated request is answered from memory while its stamp holds.
+    return answers === null ? ctx.prices.run(plan, task) : answers.answer(task, () => ctx.prices.run(plan, task));
   }
 
   async function bulkHandler(req: ApiRequest): Promise<ApiResponse> {
