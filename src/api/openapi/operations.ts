@@ -7,16 +7,12 @@
  * they are described here, and the examples exercise them against the running service.
  */
 import { validateSnapshotReload } from '../admin/admin.handler.js';
-import { validateArea, validateRoute } from '../area-prices/area-prices.schema.js';
 import { validateAvailabilityBulk, validateEvse } from '../availability/availability.handler.js';
 import { validateCdrCost } from '../cdr-cost/cdr-cost.js';
-import { validateCompanyPut } from '../companies/companies.schema.js';
 import { deviceBodySchema } from '../devices/devices.schema.js';
 import { validatePartnerFeedback, validateUserFeedbackOfType } from '../feedback/feedback.schema.js';
-import { validateBulk, validateChargePrices } from '../prices/prices.schema.js';
 import { validateTariffDetails } from '../tariff-details/tariff-details.schema.js';
-import { validateTariffPut } from '../tariffs/tariffs.schema.js';
-import { profileId, validateProfile } from '../tiles/price-profiles.js';
+import { profileId } from '../tiles/price-profiles.js';
 import { DEFAULT_CHARGE_PRICE_OPTIONS } from '../../domain/pricing/index.js';
 import { CSV_COLUMNS } from '../station-features.js';
 import type * as Schemas from '../schemas/index.js';
@@ -376,7 +372,6 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     headers: ['Location'],
     description: 'Tariffs and Set A (vehicle + battery_range) or Set B (energy + duration), with the options of the bulk preview. The id is derived from the normalised profile: 201 for a new one, 200 (renewed) for a known one. Profiles expire when unused (`PRICE_PROFILE_TTL_H`).',
     tag: 'Map',
-    body: validateProfile.schema,
     status: 201,
     response: (s) => s.PriceProfileDocument,
     example: { path: '/v1/price_profiles', body: { data: { type: 'price_profile', attributes: { battery_range: [10, 80] }, relationships: { tariffs, vehicle } } } },
@@ -443,7 +438,6 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     language: true,
     summary: 'Charge prices at a station or network (3)',
     tag: 'Prices',
-    body: validateChargePrices.schema,
     status: 200,
     response: (s) => s.ChargePricesDocument,
     example: {
@@ -464,7 +458,6 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     summary: 'Bulk price previews of up to 100 stations (8)',
     tag: 'Prices',
     query: [{ name: 'page[prices.size]', schema: { type: 'integer' }, description: 'Accepted and ignored (the original client sends it, D50)', deprecated: true }],
-    body: validateBulk.schema,
     status: 200,
     response: (s) => s.BulkDocument,
     example: {
@@ -481,7 +474,6 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'POST /v1/charge_prices/area': {
     summary: 'Cheapest or nearest priced stations in a radius or box (D110–D114)',
     tag: 'Prices',
-    body: validateArea.schema,
     status: 200,
     response: (s) => s.AreaDocument,
     otherMediaTypes: (s) => ({ 'application/geo+json': s.AreaFeatures }),
@@ -493,7 +485,6 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'POST /v1/charge_prices/route': {
     summary: 'Priced stations along a route, within a corridor (D110–D114)',
     tag: 'Prices',
-    body: validateRoute.schema,
     status: 200,
     response: (s) => s.RouteDocument,
     otherMediaTypes: (s) => ({ 'application/geo+json': s.RouteFeatures }),
@@ -586,7 +577,6 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     alsoSuccess: { '200': 'Updated (the version sent was the stored one + 1)' },
     summary: 'Create or update a raw tariff (12); optimistic version check',
     tag: 'Tariffs',
-    body: validateTariffPut.schema,
     status: 201,
     response: (s) => s.RawTariffDocument,
     example: {
@@ -626,7 +616,6 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     alsoSuccess: { '200': 'Updated (the version sent was the stored one + 1)' },
     summary: 'Create or update a company (7); optimistic version check',
     tag: 'Companies',
-    body: validateCompanyPut.schema,
     status: 201,
     response: (s) => s.CompanyDocument,
     example: {
