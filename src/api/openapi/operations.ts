@@ -10,8 +10,7 @@ import { validateSnapshotReload } from '../admin/admin.handler.js';
 import { validateAvailabilityBulk, validateEvse } from '../availability/availability.handler.js';
 import { validateCdrCost } from '../cdr-cost/cdr-cost.js';
 import { deviceBodySchema } from '../devices/devices.schema.js';
-import { validatePartnerFeedback, validateUserFeedbackOfType } from '../feedback/feedback.schema.js';
-import { validateTariffDetails } from '../tariff-details/tariff-details.schema.js';
+import { validateUserFeedbackOfType } from '../feedback/feedback.schema.js';
 import { profileId } from '../tiles/price-profiles.js';
 import { DEFAULT_CHARGE_PRICE_OPTIONS } from '../../domain/pricing/index.js';
 import { CSV_COLUMNS } from '../station-features.js';
@@ -536,7 +535,6 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'POST /v1/tariff_details': {
     summary: 'Tariff details and price benchmark at stations or a network (2)',
     tag: 'Prices',
-    body: validateTariffDetails.schema,
     status: 200,
     response: (s) => s.TariffDetailsDocument,
     example: { path: '/v1/tariff_details', body: { data: { type: 'tariff_details_request', attributes: { station: { id: [STATION_ID] } } } } },
@@ -675,7 +673,6 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'POST /v1/partner_feedback': {
     summary: 'Partner feedback (4)',
     tag: 'Feedback',
-    body: validatePartnerFeedback.schema,
     status: 204,
     example: { path: '/v1/partner_feedback', body: { data: { type: 'tariff_update', attributes: { content: 'New prices from 1 January', tariff: 'Flex', cpo: 'Example CPO', emp: 'Example Mobility', language: 'en' } } } },
   },
