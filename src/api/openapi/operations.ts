@@ -1,7 +1,7 @@
 /**
  * What the OpenAPI description (D121) says of each operation beyond the route table: a summary,
- * the query parameters, the request body's JSON Schema (the very object its validator compiles),
- * the success answer's schema and an example request. Example answers are captured from the
+ * the query parameters, the request body's JSON Schema where the route does not carry it
+ * (src/api/contract.ts; either way the very object its validator compiles), the success answer's schema and an example request. Example answers are captured from the
  * running service by `npm run openapi:examples` (examples.generated.ts). Query parameters are
  * parsed by the handlers' own parsers (src/api/jsonapi/query.ts, stations.query.ts), not by AJV:
  * they are described here, and the examples exercise them against the running service.
@@ -34,7 +34,11 @@ export interface OperationDoc {
   tag: string;
   description?: string;
   query?: readonly QueryParam[];
-  /** JSON Schema of the request body (the validator's), when the operation takes one. */
+  /**
+   * JSON Schema of the request body (the validator's) of a route whose handler checks its body
+   * itself (a choice of shapes, a check that must come first); a route written with `defineRoute`
+   * carries its body schema and states none here (both at once stops the start).
+   */
   body?: object;
   /** Status of the documented success answer. */
   status: 200 | 201 | 204;
