@@ -1,6 +1,6 @@
 /** JSON Schemas of the area and route price searches (D110–D113), compiled once. */
-import type { Static, TProperties } from '@sinclair/typebox';
-import { batteryRange, Const, Enum, Envelope, toMany, toOne, Type } from '../jsonapi/schemas.js';
+import type { TProperties } from '@sinclair/typebox';
+import { batteryRange, Const, Enum, Envelope, toMany, toOne, Type, type Static } from '../jsonapi/schemas.js';
 import { validatorOf } from '../jsonapi/validate.js';
 import { refinementSchema, routeSchema } from '../route-input.js';
 
