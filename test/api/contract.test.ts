@@ -79,3 +79,29 @@ describe('defineRoute', () => {
     }
   });
 });
+
+describe('the request schema builders', () => {
+  /** Key-sorted JSON: the builders write members in their own order. */
+  const canonical = (v: unknown): string =>
+    JSON.stringify(v, (_k, x: unknown) => (x !== null && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : 1))) : x));
+
+  it('write the JSON Schema TypeBox writes for the same calls (TypeBox is their straightforward twin)', async () => {
+    const { Type: T } = await import('@sinclair/typebox');
+    const { Type: L } = await import('../../src/api/jsonapi/schemas.js');
+    const build = (t: typeof L) =>
+      t.Object(
+        {
+          s: t.String({ minLength: 1, maxLength: 9 }),
+          n: t.Optional(t.Number({ minimum: 0 })),
+          i: t.Integer({ maximum: 3 }),
+          b: t.Optional(t.Boolean()),
+          a: t.Array(t.Object({ o: t.Optional(t.String()) }), { maxItems: 2 }),
+          u: t.Unsafe<'x'>({ const: 'x' }),
+          none: t.Optional(t.Object({ x: t.Optional(t.Integer()) }, { additionalProperties: false })),
+        },
+        { description: 'd' },
+      );
+    expect(canonical(build(L))).toBe(canonical(build(T as unknown as typeof L)));
+    expect(canonical(build(L))).toContain('"required":["s","i","a","u"]');
+  });
+});
