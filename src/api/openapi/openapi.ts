@@ -136,6 +136,9 @@ function pathParameters(r: RouteDef): object[] {
   return [...r.path.matchAll(/:([a-z_]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: r.params?.[m[1]]?.schema ?? { type: 'string' } }));
 }
 
+/** The request body's JSON Schema: the route's own (`defineRoute`), else the one its description names. */
+const bodyOf = (r: RouteDef, doc: OperationDoc): object | undefined => r.bodySchema?.schema ?? doc.body;
+
 /** `getV1ChargingStationsId` → `GetV1ChargingStationsId`. */
 const pascal = (id: string): string => id[0].toUpperCase() + id.slice(1);
 
@@ -146,6 +149,7 @@ const pascal = (id: string): string => id[0].toUpperCase() + id.slice(1);
  */
 function operation(r: RouteDef, doc: OperationDoc, S: typeof Schemas): Operation {
   const media = doc.mediaType ?? JSON_MEDIA;
+  const body = bodyOf(r, doc);
   const example = EXAMPLE_RESPONSES[keyOf(r)];
   const params: object[] = (doc.query ?? []).map((q) => ({ name: q.name, in: 'query', required: q.required ?? false, description: q.description, schema: q.schema, ...(q.deprecated ? { deprecated: true } : {}) }));
   params.push(...headerParameters(r, doc));
@@ -177,8 +181,8 @@ function operation(r: RouteDef, doc: OperationDoc, S: typeof Schemas): Operation
     tags: [doc.tag],
     ...securityOf(r, doc),
     ...(params.length > 0 ? { parameters: params } : {}),
-    ...(doc.body !== undefined
-      ? { requestBody: { required: true, content: { [JSON_MEDIA]: { schema: doc.body, example: doc.example.body }, [JSON_API_MEDIA]: { schema: doc.body } } } }
+    ...(body !== undefined
+      ? { requestBody: { required: true, content: { [JSON_MEDIA]: { schema: body, example: doc.example.body }, [JSON_API_MEDIA]: { schema: body } } } }
       : {}),
     responses,
     'x-example-request': { path: doc.example.path, ...(doc.example.headers ? { headers: doc.example.headers } : {}), ...(doc.example.stateful ? { stateful: true } : {}) },
@@ -213,7 +217,7 @@ function componentNames(routes: readonly RouteDef[], S: typeof Schemas): Map<obj
     give(answer, answer === OPENAPI_DOCUMENT_SCHEMA ? 'OpenApiDocument' : exported.get(answer));
     for (const other of Object.values(doc.otherMediaTypes?.(S) ?? {})) give(other, exported.get(other));
     for (const e of Object.values(doc.errorSchemas?.(S) ?? {})) give(e, exported.get(e));
-    give(doc.body, `${pascal(operationIdOf(r))}Body`);
+    give(bodyOf(r, doc), `${pascal(operationIdOf(r))}Body`);
   }
   return names;
 }
@@ -239,6 +243,7 @@ export function checkDescribed(routes: readonly RouteDef[]): void {
   for (const r of routes) {
     const k = keyOf(r);
     if (OPERATIONS[k] === undefined) throw new Error(`route ${k} has no description in src/api/openapi/operations.ts`);
+    if (r.bodySchema !== undefined && OPERATIONS[k].body !== undefined) throw new Error(`route ${k} has its body schema on the route and in src/api/openapi/operations.ts`);
     seen.add(k);
   }
   const orphans = Object.keys(OPERATIONS).filter((k) => !seen.has(k) && !OPTIONAL.has(k));
