@@ -186,7 +186,9 @@ interface Row {
 
 /** One service start with ADMISSION_BUDGETS=`budgets` (`default`: unset): price alone, then each flood. */
 async function measureSetting(budgets: string, snapshot: string, build: string, root: string | undefined): Promise<Row[]> {
-  const svc = await startService({ snapshot, env: budgets === 'default' ? {} : { ADMISSION_BUDGETS: budgets }, ...(root !== undefined ? { root } : {}) });
+  // Every price request priced (D287's answers kept in memory off): price goodput is price work.
+  const env: Record<string, string> = budgets === 'default' ? { CHARGE_PRICE_CACHE_MB: '0' } : { CHARGE_PRICE_CACHE_MB: '0', ADMISSION_BUDGETS: budgets };
+  const svc = await startService({ snapshot, env, ...(root !== undefined ? { root } : {}) });
   const rows: Row[] = [];
   try {
     const fixture = pickFixture(snapshot);

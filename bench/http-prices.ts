@@ -132,7 +132,7 @@ async function main(): Promise<void> {
   const results: Record<string, ScenarioResult[]> = {};
   for (const mode of o.modes) {
     const workers = mode === 'inline' ? 0 : o.workers;
-    const svc = await startService({ snapshot: snapshotPath, env: { WORKERS: String(workers) } });
+    const svc = await startService({ snapshot: snapshotPath, env: { WORKERS: String(workers), CHARGE_PRICE_CACHE_MB: '0' } }); // every request priced (D287 off)
     try {
       const t0 = performance.now();
       const tariffs = await generateTariffs(svc.port, fixture.operator, o.tariffs);

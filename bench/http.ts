@@ -20,6 +20,8 @@
  * compressed bodies decoding to the identity bytes) without any load; what `npm test` runs.
  * --only: the scenarios whose name matches; --profile: the service runs with node --cpu-prof and
  * writes its profiles (main thread and pricing workers) into the directory on exit.
+ * The service runs with its default settings, so a repeated charge price request is answered from
+ * memory (D287); `CHARGE_PRICE_CACHE_MB=0 npm run bench:http` measures every request priced.
  */
 import fs from 'node:fs';
 import os from 'node:os';

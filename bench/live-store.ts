@@ -66,8 +66,9 @@ async function checksOf(port: number): Promise<number> {
   return m === null ? 0 : Number(m[1]);
 }
 
-const sqlite = await startService({ snapshot, env: {} });
-const pg = await startService({ snapshot, env: { DATABASE_URL: databaseUrl } });
+// Every charge price request priced (D287's answers kept in memory off): each reads the store's catalog.
+const sqlite = await startService({ snapshot, env: { CHARGE_PRICE_CACHE_MB: '0' } });
+const pg = await startService({ snapshot, env: { CHARGE_PRICE_CACHE_MB: '0', DATABASE_URL: databaseUrl } });
 const targets = [
   { name: 'SQLite', svc: sqlite },
   { name: 'PostgreSQL', svc: pg },

@@ -127,7 +127,8 @@ async function main(): Promise<void> {
   const snapshot = defaultSnapshotPath();
   const rows: OverloadRow[] = [];
   for (const setting of SETTINGS) {
-    const env: Record<string, string> = {};
+    // Every request priced (D287's answers kept in memory off): this measures the pool under overload.
+    const env: Record<string, string> = { CHARGE_PRICE_CACHE_MB: '0' };
     if (setting.queueWaitMs !== null) env.MAX_QUEUE_WAIT_MS = String(setting.queueWaitMs);
     if (setting.refusalDelayMs !== null) env.REFUSAL_DELAY_MS = String(setting.refusalDelayMs);
     const label = `${setting.queueWaitMs ?? 'default'}/${setting.refusalDelayMs ?? 'default'}`;

@@ -10,7 +10,7 @@
  * `--check <n>` (with `--baseline`): instead of measuring, n seeded random requests of each kind —
  * area (radius or box, JSON or GeoJSON), route (a stretch of the Paris → Lyon route) and price
  * tiles (a new price profile each, zooms 5–16) — with random refinements, sort and limit, sent to
- * both builds, whose answers must be byte-equal (DNEW52B: the rows answer exactly what the JSON
+ * both builds, whose answers must be byte-equal (D288: the rows answer exactly what the JSON
  * text did).
  *
  *   npm run bench:station-prices [-- --baseline ../main] [--seconds 10] [--runs 3] [--connections 2]

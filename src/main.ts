@@ -2,7 +2,7 @@ import { startService, type Service } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { SigningKeyError } from './auth/token.js';
 import type { Logger } from 'pino';
-import { createLogger } from './log.js';
+import { createLogger, flushAccessLines } from './log.js';
 import { SnapshotFormatError } from './storage/snapshot.js';
 import { PortInUseError } from './http/server.js';
 import { DataDirError, StorageUnavailableError } from './storage/live.js';
@@ -43,6 +43,7 @@ async function main(): Promise<void> {
     logger.info({ signal, inFlight: svc.pipeline.inFlight() }, 'shutting down');
     svc.stop().then(
       () => {
+        flushAccessLines();
         logger.info('stopped');
         logger.flush(() => process.exit(0));
       },

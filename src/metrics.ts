@@ -60,6 +60,7 @@ export interface MetricSources {
   rateLimited(): number;
   /** GeoJSON and CSV page lookups by result (D262). */
   pageCache?(): Record<'hit' | 'miss', number>;
+  chargePriceCache?(): Record<'hit' | 'miss', number>;
   /** Read-your-writes checks of the shared live store (D151), and the catch-ups they or notifications caused. */
   storeChecks(): number;
   /** The PostgreSQL pool of the live store, or null (SQLite). */
@@ -194,6 +195,7 @@ function registerServiceState(reg: Registrar, sources: MetricSources): void {
   );
   counter('cps_storage_errors_total', 'Live-store operations that failed for the storage (D107, D152).', () => sources.storageErrors());
   counter('cps_rate_limited_total', 'Requests refused 429 by the rate limits (D109).', () => sources.rateLimited());
+  counterBy('cps_charge_price_cache_total', 'Charge price answers looked up in memory, by result: hit (served from memory) or miss (priced, D287).', 'result', () => sources.chargePriceCache?.() ?? { hit: 0, miss: 0 });
   counterBy('cps_page_cache_total', 'GeoJSON and CSV station pages looked up in the page cache, by result: hit (served from memory) or miss (written, D262).', 'result', () => sources.pageCache?.() ?? { hit: 0, miss: 0 });
   reg.custom(
     custom('cps_db_pool_connections', 'Connections of the PostgreSQL live store pool, by state: idle or busy (absent on SQLite).', 'gauge', () => {
@@ -209,6 +211,12 @@ function registerServiceState(reg: Registrar, sources: MetricSources): void {
   );
   counter('cps_live_store_checks_total', 'Generation queries of the read-your-writes check on a shared live store (D151).', () => sources.storeChecks());
   counter('cps_live_store_catch_ups_total', 'Catalog catch-ups that applied changes of other writers (D151).', () => sources.storeCatchUps());
+}
+
+/** The latency slot of one (route, method) and its request slots by status. */
+interface HotSlots {
+  l: LatencySlot;
+  byStatus: Map<number, RequestSlot>;
 }
 
 export class Metrics {
@@ -245,8 +253,33 @@ export class Metrics {
     );
   }
 
-  /** Records one answered request (hot path: two map lookups and a few additions). */
+  /**
+   * The slots of (route, method) and per status, found by the route template and method strings
+   * themselves (the route table's, whose hashes V8 keeps) instead of a label key concatenated per
+   * request; filled by `slots`, bounded as the series are (D173).
+   */
+  private readonly hot = new Map<string | null, Map<string, HotSlots>>();
+  private hotCount = 0;
+
+  /** Records one answered request (hot path: three map lookups and a few additions). */
   observe(rawMethod: string, route: string | null, status: number, ms: number, bytesOut: number): void {
+    const h = this.hot.get(route)?.get(rawMethod);
+    let l: LatencySlot;
+    let q = h?.byStatus.get(status);
+    if (h !== undefined && q !== undefined) l = h.l;
+    else [l, q] = this.slots(rawMethod, route, status);
+    const s = ms / 1000;
+    let k = 0;
+    while (k < BUCKETS.length && s > BUCKETS[k]) k++;
+    if (k < BUCKETS.length) l.buckets[k]++;
+    l.sum += s;
+    l.count++;
+    l.bytes += bytesOut;
+    q.count++;
+  }
+
+  /** The series of one request by their label keys (made when new, D173's caps), kept in `hot`. */
+  private slots(rawMethod: string, route: string | null, status: number): [LatencySlot, RequestSlot] {
     const rt = route ?? 'unmatched';
     // Clients choose the method: only the known ones become labels (bounded series).
     const method = KNOWN_METHODS.has(rawMethod) ? rawMethod : 'OTHER';
@@ -255,18 +288,11 @@ export class Metrics {
     if (l === undefined) {
       // Routes are templates and statuses the service's own, so the series are bounded by the
       // route table; the cap holds even if a label ever came from a request (D173).
-      const route = this.latency.size < MAX_SERIES ? rt : 'overflow';
-      key = method + ' ' + route;
-      l = this.latency.get(key) ?? { method, route, buckets: new Float64Array(BUCKETS.length), sum: 0, count: 0, bytes: 0 };
+      const label = this.latency.size < MAX_SERIES ? rt : 'overflow';
+      key = method + ' ' + label;
+      l = this.latency.get(key) ?? { method, route: label, buckets: new Float64Array(BUCKETS.length), sum: 0, count: 0, bytes: 0 };
       this.latency.set(key, l);
     }
-    const s = ms / 1000;
-    let k = 0;
-    while (k < BUCKETS.length && s > BUCKETS[k]) k++;
-    if (k < BUCKETS.length) l.buckets[k]++;
-    l.sum += s;
-    l.count++;
-    l.bytes += bytesOut;
     let rkey = key + ' ' + status;
     let q = this.requests.get(rkey);
     if (q === undefined) {
@@ -275,7 +301,15 @@ export class Metrics {
       q = this.requests.get(rkey) ?? { method, route: l.route, status: st, count: 0 };
       this.requests.set(rkey, q);
     }
-    q.count++;
+    if (this.hotCount < MAX_SERIES * 4) {
+      let byMethod = this.hot.get(route);
+      if (byMethod === undefined) this.hot.set(route, (byMethod = new Map<string, HotSlots>()));
+      let h = byMethod.get(rawMethod);
+      if (h === undefined) byMethod.set(rawMethod, (h = { l, byStatus: new Map<number, RequestSlot>() }));
+      h.byStatus.set(status, q);
+      this.hotCount++;
+    }
+    return [l, q];
   }
 
   get contentType(): string {

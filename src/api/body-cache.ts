@@ -99,12 +99,18 @@ export class PageCache {
     private readonly maxBytes = 48 * 1024 * 1024,
     private readonly maxBodyBytes = 2 * 1024 * 1024,
     private readonly maxKeyLength = 2048,
+    /** The page found by a lookup becomes the newest (least recently used out first); else oldest written out first. */
+    private readonly recentKept = false,
   ) {}
 
   get(key: string, stamp: string): KeptPage | undefined {
     const e = this.map.get(key);
     if (e !== undefined && e.stamp === stamp) {
       this.counts.hit++;
+      if (this.recentKept) {
+        this.map.delete(key);
+        this.map.set(key, e);
+      }
       return e;
     }
     this.counts.miss++;

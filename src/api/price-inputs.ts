@@ -7,11 +7,25 @@ import type { VehiclePricing } from '../domain/pricing/index.js';
 import type { Vehicle } from '../domain/vehicles/vehicle.js';
 import type { AppContext } from './context.js';
 import { badPointer, notFound } from './jsonapi/errors.js';
+import { bool, currency, startTime, Type } from './jsonapi/schemas.js';
 
 const VEHICLE_POINTER = '/data/relationships/vehicle/data/id';
 
 /** D148: the local date of the session's start, for days_of_week (checked to be a real date by the handler). */
-export const startDate = { type: 'string', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' } as const;
+export const startDate = Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' });
+
+/**
+ * The options of a bulk preview (D50) that a price profile takes too (D196): one definition of
+ * both requests' pricing options.
+ */
+export const bulkOptions = {
+  currency: Type.Optional(currency),
+  start_time: Type.Optional(startTime),
+  start_date: Type.Optional(startDate),
+  allow_unbalanced_load: Type.Optional(bool),
+  include_direct_payment: Type.Optional(bool),
+  charge_points_power_lte: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+};
 
 /** The ISO weekday of a `start_date` (0 when absent); 400 at `pointer` for a date that does not exist. */
 export function startDayOf(date: string | undefined, pointer: string): number {

@@ -5,50 +5,45 @@
  */
 import polyline from '@mapbox/polyline';
 import { badPointer } from './jsonapi/errors.js';
-import { bool, currency, startTime } from './jsonapi/schemas.js';
-import { startDate } from './price-inputs.js';
+import { bool, Pair, Type, type Static, type TObject } from './jsonapi/schemas.js';
+import { bulkOptions } from './price-inputs.js';
 import type { StationIndex } from '../domain/stations/index.js';
 
 const A = '/data/attributes';
 
-const power = { type: 'number', exclusiveMinimum: 0, maximum: 10000 } as const;
-const names = (max: number) => ({ type: 'array', minItems: 1, maxItems: max, items: { type: 'string', minLength: 1, maxLength: 200 } }) as const;
+const power = Type.Number({ exclusiveMinimum: 0, maximum: 10000 });
+const names = (max: number) => Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { minItems: 1, maxItems: max });
+const { Optional } = Type;
 
-/** Pricing inputs (as the bulk preview, D50) and station refinements (D26) of the price searches. */
+/** Pricing inputs (the bulk preview's, D50, with a bounded power) and station refinements (D26) of the price searches. */
 export const refinementSchema = {
-  currency,
-  start_time: startTime,
-  start_date: startDate,
-  allow_unbalanced_load: bool,
-  include_direct_payment: bool,
-  charge_points_power_lte: power,
-  charge_points_power_gte: power,
-  plugs: names(50),
-  operator_ids: names(1000),
-  country: { type: 'string', pattern: '^[A-Za-z]{2}$' },
-  free_parking: bool,
-  free_charging: bool,
-  facilities: names(50),
-  parking_type: { type: 'string', minLength: 1, maxLength: 100 },
-} as const;
+  ...bulkOptions,
+  charge_points_power_lte: Optional(power),
+  charge_points_power_gte: Optional(power),
+  plugs: Optional(names(50)),
+  operator_ids: Optional(names(1000)),
+  country: Optional(Type.String({ pattern: '^[A-Za-z]{2}$' })),
+  free_parking: Optional(bool),
+  free_charging: Optional(bool),
+  facilities: Optional(names(50)),
+  parking_type: Optional(Type.String({ minLength: 1, maxLength: 100 })),
+};
 
-/** `route` (exactly one of `polyline` and `coordinates`, checked by `routePoints`) and `corridor` (D111). */
-export const routeSchema = {
-  route: {
-    type: 'object',
-    additionalProperties: false,
-    properties: {
-      polyline: { type: 'string', minLength: 1, maxLength: 200_000 },
-      coordinates: { type: 'array', minItems: 2, maxItems: 10_000, items: { type: 'array', minItems: 2, maxItems: 2, items: { type: 'number' } } },
-    },
+/** A route: exactly one of `polyline` and `coordinates`, checked by `routePoints` (D111). */
+const RouteShape = Type.Object(
+  {
+    polyline: Optional(Type.String({ minLength: 1, maxLength: 200_000 })),
+    coordinates: Optional(Type.Array(Pair(), { minItems: 2, maxItems: 10_000 })),
   },
-  corridor: { type: 'number', minimum: 1, maximum: 20_000 },
-} as const;
+  { additionalProperties: false },
+);
+export type RouteInput = Static<typeof RouteShape>;
 
-export interface RouteInput {
-  polyline?: string;
-  coordinates?: [number, number][];
-}
+/** `route` and `corridor` (D111). */
+export const routeSchema = {
+  route: RouteShape,
+  corridor: Optional(Type.Number({ minimum: 1, maximum: 20_000 })),
+};
 
 /** The route as [longitude, latitude] points: decoded polyline (precision 5) or coordinates. */
 export function routePoints(r: RouteInput): [number, number][] {
@@ -94,18 +89,8 @@ function validPolyline(s: string): boolean {
   return !open && values % 2 === 0;
 }
 
-/** The refinement members of an area, route or trip request (refinementSchema's). */
-export interface RefinementAttributes {
-  operator_ids?: string[];
-  country?: string;
-  free_parking?: boolean;
-  free_charging?: boolean;
-  facilities?: string[];
-  parking_type?: string;
-  plugs?: string[];
-  charge_points_power_gte?: number;
-  charge_points_power_lte?: number;
-}
+/** The refinement members of an area, route or trip request. */
+export type RefinementAttributes = Static<TObject<typeof refinementSchema>>;
 
 /** The stations a request's refinements accept, compiled for the index (D112). */
 export function compileRefinement(index: StationIndex, a: RefinementAttributes): ReturnType<StationIndex['compile']> {

@@ -7,7 +7,7 @@ import type { AppContext } from './context.js';
 import type { StationPricesTask, TaskResult } from '../pool/protocol.js';
 import { decodeStationPriceRows, type StationPriceRows } from '../pool/price-rows.js';
 
-/** A priced station's cheapest pair (D91) in the rows of one task's answer (DNEW52B). */
+/** A priced station's cheapest pair (D91) in the rows of one task's answer (D288). */
 export type { StationPriceRows } from '../pool/price-rows.js';
 
 /**

@@ -1,7 +1,11 @@
 import type { Group } from '../auth/groups.js';
+import type { SchemaValidator } from './jsonapi/validate.js';
 
-/** The request as handlers see it: everything copied out of the transport synchronously. */
-export interface ApiRequest {
+/**
+ * The request as handlers see it: everything copied out of the transport synchronously. `B`: the
+ * body's type once the route's schema has checked it (`defineRoute`), else `unknown`.
+ */
+export interface ApiRequest<B = unknown> {
   readonly method: string;
   readonly path: string;
   /** Path parameters by name (`:id` → params.id), URL-decoded. */
@@ -9,8 +13,8 @@ export interface ApiRequest {
   /** Query parameters, URL-decoded; a repeated parameter keeps its last value (D9). */
   readonly query: ReadonlyMap<string, string>;
   readonly headers: RequestHeaders;
-  /** Parsed JSON body (routes with `body: true`), else undefined. */
-  readonly body: unknown;
+  /** Parsed JSON body (routes with `body: true`), else undefined; checked by the route's schema when it has one. */
+  readonly body: B;
   /** Group mask of the presented API key (0 on routes without a group). */
   readonly groups: number;
   /** The name of the presented API key (null on routes without a group; D261 counts by it). */
@@ -76,7 +80,7 @@ export interface CompressedForms {
   keep(enc: 'br' | 'gzip', body: Buffer): void;
 }
 
-export type Handler = (req: ApiRequest) => ApiResponse | Promise<ApiResponse>;
+export type Handler<B = unknown> = (req: ApiRequest<B>) => ApiResponse | Promise<ApiResponse>;
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -89,10 +93,15 @@ export interface RouteDef {
    * The first group names the route in the 403 title (D2).
    */
   readonly groups: readonly Group[] | null;
-  /** The route takes a JSON body (content type checked, size limited, parsed). */
   /** The route may answer 200 with `Price-Tile-Pending` before its answer is final (D278). */
   readonly partialAnswers?: boolean;
+  /** The route takes a JSON body (content type checked, size limited, parsed). */
   readonly body: boolean;
+  /**
+   * The body's contract (`defineRoute`): the validator the handler's input passes, whose JSON
+   * Schema the API description shows as the request body.
+   */
+  readonly bodySchema?: SchemaValidator<unknown>;
   /** The JSON body is any object, not a JSON:API document with `data` (OCPI receiver routes). */
   readonly bareBody?: boolean;
   /** Errors of this route carry no `code` (D6). */

@@ -10,6 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import './uws-env.js';
 import uWS from 'uWebSockets.js';
 
 export interface FixedResponse {

@@ -45,6 +45,20 @@ class MemorySink implements ResponseSink {
     this.status = Number.parseInt(status, 10);
   }
   writeHeader(key: string, value: string): void {
+    // uWS writes `key: value` and CRLF as given, so a value of CRLF-separated lines is that many
+    // headers on the wire (the responder writes its head so, D286).
+    if (!value.includes('\r\n')) {
+      this.addHeader(key, value);
+      return;
+    }
+    const lines = value.split('\r\n');
+    this.addHeader(key, lines[0]);
+    for (let i = 1; i < lines.length; i++) {
+      const colon = lines[i].indexOf(': ');
+      this.addHeader(lines[i].slice(0, colon), lines[i].slice(colon + 2));
+    }
+  }
+  private addHeader(key: string, value: string): void {
     const k = key.toLowerCase();
     this.headers[k] = this.headers[k] === undefined ? value : `${this.headers[k]}, ${value}`;
   }

@@ -93,6 +93,8 @@ function classOf(r: RouteDef): RouteClass {
 }
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
+/** The longest request target (path and query as sent) the service reads (D283). */
+export const MAX_TARGET_BYTES = 8192;
 
 export class Pipeline {
   private router: Router;
@@ -172,6 +174,8 @@ export class Pipeline {
         this.responder.fail(ex, new ApiError('BAD_REQUEST', 'conflicting Content-Length headers'), true);
         return;
       }
+      // D283: as nginx answers a request line over its 8 KiB buffers, so that a page's links fit a head.
+      if (h.path.length + (h.rawQuery.length > 0 ? h.rawQuery.length + 1 : 0) > MAX_TARGET_BYTES) throw new ApiError('URI_TOO_LONG', `request target longer than ${MAX_TARGET_BYTES} bytes`);
       if (!this.route(ex)) return;
       const tr = ex.trace;
       const t = tr === null ? 0 : performance.now();

@@ -12,6 +12,8 @@ import { ApiError, HeldRefusal, errorDocument, overloadedError, type ErrorObject
 import { CONTENT_TYPE, type ApiResponse } from '../api/types.js';
 import { ASYNC_MIN_BYTES, compressAsync, compressSync, type Encoding } from './compress.js';
 import { EXPOSE_HEADERS } from './cors.js';
+
+const EXPOSE_LINE = `\r\nAccess-Control-Expose-Headers: ${EXPOSE_HEADERS}`;
 import type { Exchange } from './exchange.js';
 
 const REASONS: Record<number, string> = {
@@ -55,6 +57,8 @@ export interface ResponderOptions {
   finished: (ex: Exchange) => void;
   /** The server is draining: answers close their connection. */
   draining: () => boolean;
+  /** Headers written one call each instead of as one block (the block's straightforward twin, for tests). */
+  headersOneByOne?: boolean;
 }
 
 export class Responder {
@@ -65,6 +69,8 @@ export class Responder {
    * ETag names the language (D95). Indexed by those two bits.
    */
   private readonly vary: readonly string[];
+  /** The fixed ends of heads by combination (D286; at most 3 × 4 × 3 × 3 × 2 of them). */
+  private readonly ends: (string | undefined)[] = [];
   /** Refused requests waiting for their answer to be due (D106), oldest first. */
   private held: Exchange[] = [];
   private heldTimer: NodeJS.Timeout | null = null;
@@ -155,33 +161,16 @@ export class Responder {
     const res = ex.res;
     res.cork(() => {
       res.writeStatus(statusLine(r.status));
-      res.writeHeader('X-Request-Id', ex.reqId);
-      if (ex.origin !== null) {
-        res.writeHeader('Access-Control-Allow-Origin', ex.origin);
-        res.writeHeader('Access-Control-Expose-Headers', EXPOSE_HEADERS);
-      }
-      if (r.headers) for (const k in r.headers) res.writeHeader(k, r.headers[k]);
-      if (ex.rateLimit !== null) {
-        res.writeHeader('RateLimit-Policy', ex.rateLimitPolicy!);
-        res.writeHeader('RateLimit', ex.rateLimit);
-      }
       const tagged = ex.etag !== null && r.final !== false && (r.status === 200 || r.status === 304);
-      if (tagged) {
-        res.writeHeader('ETag', ex.etag!);
-        res.writeHeader('Cache-Control', this.cacheControl);
-      }
-      const vary = this.vary[(ex.negotiated ? 1 : 0) | (tagged ? 2 : 0)];
+      const varyBits = (ex.negotiated ? 1 : 0) | (tagged ? 2 : 0);
+      if (this.o.headersOneByOne === true) this.headersOneByOne(ex, r, body === undefined, enc, tagged, varyBits);
+      else res.writeHeader('X-Request-Id', this.headBlock(ex, r, body === undefined, enc, tagged, varyBits));
       if (body === undefined) {
-        if (r.status === 304 && vary.length > 0) res.writeHeader('Vary', vary);
         // 204/304: no Content-Length at all (endWithoutBody with no arguments reports none).
         if (closeConnection) res.writeHeader('Connection', 'close');
         res.endWithoutBody();
         return;
       }
-      if (vary.length > 0) res.writeHeader('Vary', vary);
-      if (enc !== null) res.writeHeader('Content-Encoding', enc);
-      // JSON unless the handler said otherwise (GET /metrics, GeoJSON, CSV), as JSON:API's type when asked for (D236).
-      if (r.headers?.['Content-Type'] === undefined) res.writeHeader('Content-Type', ex.format === 'jsonapi' ? CONTENT_TYPE.jsonapi : CONTENT_TYPE.json);
       if (ex.head) {
         // The header written by hand keeps the connection alive (HEAD answers carry no body
         // either way). A HEAD answer that must close (D179, draining) is ended with
@@ -203,6 +192,67 @@ export class Responder {
     this.o.observe?.(ex.method, ex.routePath, r.status, ms, bytesOut);
     // A refusal held for REFUSAL_DELAY_MS is not service the class used (D176).
     if (!ex.refused) this.o.budgets?.chargeWall(ex.cls, ms);
+  }
+
+  /**
+   * The value of `X-Request-Id` followed by every other header of the answer's head up to its
+   * Content-Type, as one header write (D286): on the wire, uWS writes a header as `name:
+   * value` and CRLF, so a value holding CRLF-separated lines is those headers, in the order
+   * `headersOneByOne` writes them one call each (test/http/header-block.test.ts holds the bytes
+   * equal). The fixed end (Cache-Control, Vary, Content-Encoding, Content-Type) is built once per
+   * combination. Header values are the service's own (request ids are checked, D93).
+   */
+  private headBlock(ex: Exchange, r: ApiResponse, noBody: boolean, enc: Encoding | null, tagged: boolean, varyBits: number): string {
+    let h = ex.reqId;
+    if (ex.origin !== null) h += `\r\nAccess-Control-Allow-Origin: ${ex.origin}${EXPOSE_LINE}`;
+    const own = r.headers;
+    if (own) for (const k in own) h += `\r\n${k}: ${own[k]}`;
+    if (ex.rateLimit !== null) h += `\r\nRateLimit-Policy: ${ex.rateLimitPolicy!}\r\nRateLimit: ${ex.rateLimit}`;
+    if (tagged) h += `\r\nETag: ${ex.etag!}`;
+    const typed = noBody || own?.['Content-Type'] !== undefined ? 0 : ex.format === 'jsonapi' ? 2 : 1;
+    const key = (tagged ? 1 : 0) | (varyBits << 1) | ((noBody ? (r.status === 304 ? 1 : 2) : 0) << 3) | ((enc === null ? 0 : enc === 'gzip' ? 1 : 2) << 5) | (typed << 7);
+    let end = this.ends[key];
+    if (end === undefined) end = this.ends[key] = this.endOfHead(tagged, varyBits, noBody, r.status, enc, typed);
+    return h + end;
+  }
+
+  /** The fixed end of a head after its ETag (lines each starting with CRLF). */
+  private endOfHead(tagged: boolean, varyBits: number, noBody: boolean, status: number, enc: Encoding | null, typed: number): string {
+    let e = tagged ? `\r\nCache-Control: ${this.cacheControl}` : '';
+    const vary = this.vary[varyBits];
+    if (noBody) return status === 304 && vary.length > 0 ? `${e}\r\nVary: ${vary}` : e;
+    if (vary.length > 0) e += `\r\nVary: ${vary}`;
+    if (enc !== null) e += `\r\nContent-Encoding: ${enc}`;
+    if (typed !== 0) e += `\r\nContent-Type: ${typed === 2 ? CONTENT_TYPE.jsonapi : CONTENT_TYPE.json}`;
+    return e;
+  }
+
+  /** The same headers as `headBlock`, one write each: its straightforward form (tests). */
+  private headersOneByOne(ex: Exchange, r: ApiResponse, noBody: boolean, enc: Encoding | null, tagged: boolean, varyBits: number): void {
+    const res = ex.res;
+    res.writeHeader('X-Request-Id', ex.reqId);
+    if (ex.origin !== null) {
+      res.writeHeader('Access-Control-Allow-Origin', ex.origin);
+      res.writeHeader('Access-Control-Expose-Headers', EXPOSE_HEADERS);
+    }
+    if (r.headers) for (const k in r.headers) res.writeHeader(k, r.headers[k]);
+    if (ex.rateLimit !== null) {
+      res.writeHeader('RateLimit-Policy', ex.rateLimitPolicy!);
+      res.writeHeader('RateLimit', ex.rateLimit);
+    }
+    if (tagged) {
+      res.writeHeader('ETag', ex.etag!);
+      res.writeHeader('Cache-Control', this.cacheControl);
+    }
+    const vary = this.vary[varyBits];
+    if (noBody) {
+      if (r.status === 304 && vary.length > 0) res.writeHeader('Vary', vary);
+      return;
+    }
+    if (vary.length > 0) res.writeHeader('Vary', vary);
+    if (enc !== null) res.writeHeader('Content-Encoding', enc);
+    // JSON unless the handler said otherwise (GET /metrics, GeoJSON, CSV), as JSON:API's type when asked for (D236).
+    if (r.headers?.['Content-Type'] === undefined) res.writeHeader('Content-Type', ex.format === 'jsonapi' ? CONTENT_TYPE.jsonapi : CONTENT_TYPE.json);
   }
 
   /** Answers an error: an ApiError (or one mapError knows) as it says, anything else 500. */

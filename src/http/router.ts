@@ -7,8 +7,8 @@ export interface Match {
 
 interface PatternEntry {
   segments: string[];
-  /** Index → parameter name for `:name` segments. */
-  paramAt: Map<number, string>;
+  /** Per segment: its parameter name, or null for a literal segment. */
+  names: (string | null)[];
   byMethod: Map<string, RouteDef>;
 }
 
@@ -20,6 +20,8 @@ interface PatternEntry {
 export class Router {
   private readonly exact = new Map<string, Map<string, RouteDef>>();
   private readonly patterns: PatternEntry[] = [];
+  /** The patterns by segment count, in table order (a path is matched against its count's only). */
+  private readonly bySegments = new Map<number, PatternEntry[]>();
 
   constructor(routes: readonly RouteDef[]) {
     for (const r of routes) this.add(r);
@@ -36,12 +38,11 @@ export class Router {
     const segments = r.path.split('/');
     let entry = this.patterns.find((p) => p.segments.join('/') === r.path);
     if (!entry) {
-      const paramAt = new Map<number, string>();
-      segments.forEach((s, i) => {
-        if (s.startsWith(':')) paramAt.set(i, s.slice(1));
-      });
-      entry = { segments, paramAt, byMethod: new Map() };
+      entry = { segments, names: segments.map((x) => (x.startsWith(':') ? x.slice(1) : null)), byMethod: new Map() };
       this.patterns.push(entry);
+      let same = this.bySegments.get(segments.length);
+      if (same === undefined) this.bySegments.set(segments.length, (same = []));
+      same.push(entry);
     }
     if (entry.byMethod.has(r.method)) throw new Error(`duplicate route ${r.method} ${r.path}`);
     entry.byMethod.set(r.method, r);
@@ -62,16 +63,13 @@ export class Router {
       return r ? { route: r, params: {} } : { allow: [...ex.keys()] as Method[], template: p };
     }
     const segs = p.split('/');
-    for (const e of this.patterns) {
-      if (e.segments.length !== segs.length) continue;
+    const candidates = this.bySegments.get(segs.length);
+    if (candidates === undefined) return null;
+    for (const e of candidates) {
+      const names = e.names;
       let ok = true;
       for (let i = 0; i < segs.length; i++) {
-        if (e.paramAt.has(i)) {
-          if (segs[i].length === 0) {
-            ok = false;
-            break;
-          }
-        } else if (e.segments[i] !== segs[i]) {
+        if (names[i] !== null ? segs[i].length === 0 : e.segments[i] !== segs[i]) {
           ok = false;
           break;
         }
@@ -80,7 +78,10 @@ export class Router {
       const r = e.byMethod.get(method);
       if (!r) return { allow: [...e.byMethod.keys()] as Method[], template: e.segments.join('/') };
       const params: Record<string, string> = {};
-      for (const [i, name] of e.paramAt) params[name] = safeDecode(segs[i]);
+      for (let i = 0; i < names.length; i++) {
+        const name = names[i];
+        if (name !== null) params[name] = safeDecode(segs[i]);
+      }
       return { route: r, params };
     }
     return null;

@@ -3,9 +3,11 @@
  * head synchronously (uWS invalidates it after the callback) and hands it to the request pipeline
  * (src/http/pipeline.ts) with uWS's response as the sink. Draining and closing on shutdown.
  */
+import './uws-env.js';
 import uWS from 'uWebSockets.js';
 import type { RouteDef } from '../api/types.js';
 import { Pipeline, type KeyLookup, type PipelineOptions } from './pipeline.js';
+import type { RequestHead } from './exchange.js';
 
 export type { KeyLookup };
 
@@ -56,6 +58,172 @@ function lengthsDiffer(req: uWS.HttpRequest, first: string): boolean {
   return differ;
 }
 
+/**
+ * The request head as the pipeline needs it, one `getHeader` per field: the straightforward form
+ * of `copyHead`, which test/http/request-head.test.ts holds it equal to.
+ */
+export function copyHeadByName(res: uWS.HttpResponse, req: uWS.HttpRequest, tracing: boolean): RequestHead {
+  const contentLength = req.getHeader('content-length');
+  return {
+    method: req.getCaseSensitiveMethod().toUpperCase(),
+    path: req.getUrl(),
+    rawQuery: req.getQuery() ?? '',
+    headers: {
+      apiKey: req.getHeader('api-key'),
+      contentType: req.getHeader('content-type'),
+      acceptLanguage: req.getHeader('accept-language'),
+      authorization: req.getHeader('authorization'),
+      crmDeviceId: req.getHeader('crm-device-id'),
+      host: req.getHeader('host'),
+      forwardedProto: req.getHeader('x-forwarded-proto'),
+      forwardedFor: req.getHeader('x-forwarded-for'),
+    },
+    contentLength,
+    lengthConflict: contentLength.length > 0 && lengthsDiffer(req, contentLength),
+    xRequestId: req.getHeader('x-request-id'),
+    origin: req.getHeader('origin'),
+    acceptEncoding: req.getHeader('accept-encoding'),
+    accept: req.getHeader('accept'),
+    ifNoneMatch: req.getHeader('if-none-match'),
+    remote: Buffer.from(res.getRemoteAddressAsText()).toString(),
+    traceparent: tracing ? req.getHeader('traceparent') : '',
+    tracestate: tracing ? req.getHeader('tracestate') : '',
+  };
+}
+
+/**
+ * The header fields of one head, filled by one walk over its headers (D285). Each field holds
+ * the first header of its name, as `getHeader` answers; `lengthConflict` says that a later
+ * Content-Length differs from the first (D179). One instance per server, reset per request.
+ */
+export class HeadFields {
+  apiKey: string | undefined = undefined;
+  contentType: string | undefined = undefined;
+  acceptLanguage: string | undefined = undefined;
+  authorization: string | undefined = undefined;
+  crmDeviceId: string | undefined = undefined;
+  host: string | undefined = undefined;
+  forwardedProto: string | undefined = undefined;
+  forwardedFor: string | undefined = undefined;
+  contentLength: string | undefined = undefined;
+  lengthConflict = false;
+  xRequestId: string | undefined = undefined;
+  origin: string | undefined = undefined;
+  acceptEncoding: string | undefined = undefined;
+  accept: string | undefined = undefined;
+  ifNoneMatch: string | undefined = undefined;
+  traceparent: string | undefined = undefined;
+  tracestate: string | undefined = undefined;
+
+  reset(): void {
+    this.apiKey = this.contentType = this.acceptLanguage = this.authorization = this.crmDeviceId = undefined;
+    this.host = this.forwardedProto = this.forwardedFor = this.contentLength = this.xRequestId = undefined;
+    this.origin = this.acceptEncoding = this.accept = this.ifNoneMatch = this.traceparent = this.tracestate = undefined;
+    this.lengthConflict = false;
+  }
+
+  /** One header (uWS gives names in lower case). */
+  readonly take = (name: string, value: string): void => {
+    switch (name) {
+      case 'api-key':
+        this.apiKey ??= value;
+        break;
+      case 'accept':
+        this.accept ??= value;
+        break;
+      case 'accept-encoding':
+        this.acceptEncoding ??= value;
+        break;
+      case 'accept-language':
+        this.acceptLanguage ??= value;
+        break;
+      case 'if-none-match':
+        this.ifNoneMatch ??= value;
+        break;
+      case 'content-type':
+        this.contentType ??= value;
+        break;
+      case 'content-length':
+        if (this.contentLength === undefined) this.contentLength = value;
+        else if (value !== this.contentLength) this.lengthConflict = true;
+        break;
+      default:
+        this.takeRare(name, value);
+    }
+  };
+
+  private takeRare(name: string, value: string): void {
+    switch (name) {
+      case 'host':
+        this.host ??= value;
+        break;
+      case 'origin':
+        this.origin ??= value;
+        break;
+      case 'x-request-id':
+        this.xRequestId ??= value;
+        break;
+      case 'authorization':
+        this.authorization ??= value;
+        break;
+      case 'crm-device-id':
+        this.crmDeviceId ??= value;
+        break;
+      case 'x-forwarded-proto':
+        this.forwardedProto ??= value;
+        break;
+      case 'x-forwarded-for':
+        this.forwardedFor ??= value;
+        break;
+      case 'traceparent':
+        this.traceparent ??= value;
+        break;
+      case 'tracestate':
+        this.tracestate ??= value;
+        break;
+    }
+  }
+}
+
+/**
+ * The request head as the pipeline needs it, its headers read in one walk (D285): uWS's
+ * `forEach` hands each header once, where a `getHeader` per field searched the head fourteen
+ * times (3.0 µs per request against 1.0 µs for a client sending four headers, measured in a uWS
+ * handler; alike for a browser's dozen). `fields` is the server's one HeadFields.
+ */
+export function copyHead(res: uWS.HttpResponse, req: uWS.HttpRequest, tracing: boolean, fields: HeadFields = new HeadFields()): RequestHead {
+  const f = fields;
+  f.reset();
+  req.forEach(f.take);
+  const contentLength = f.contentLength ?? '';
+  return {
+    method: req.getCaseSensitiveMethod().toUpperCase(),
+    path: req.getUrl(),
+    rawQuery: req.getQuery() ?? '',
+    headers: {
+      apiKey: f.apiKey ?? '',
+      contentType: f.contentType ?? '',
+      acceptLanguage: f.acceptLanguage ?? '',
+      authorization: f.authorization ?? '',
+      crmDeviceId: f.crmDeviceId ?? '',
+      host: f.host ?? '',
+      forwardedProto: f.forwardedProto ?? '',
+      forwardedFor: f.forwardedFor ?? '',
+    },
+    contentLength,
+    lengthConflict: contentLength.length > 0 && f.lengthConflict,
+    xRequestId: f.xRequestId ?? '',
+    origin: f.origin ?? '',
+    acceptEncoding: f.acceptEncoding ?? '',
+    accept: f.accept ?? '',
+    ifNoneMatch: f.ifNoneMatch ?? '',
+    remote: Buffer.from(res.getRemoteAddressAsText()).toString(),
+    traceparent: tracing ? (f.traceparent ?? '') : '',
+    tracestate: tracing ? (f.tracestate ?? '') : '',
+  };
+}
+
+
 /** Listens on host:port; `reusePort` shares the port with other processes (SO_REUSEPORT, D97). */
 export function startServer(host: string, port: number, opts: ServerOptions, reusePort = false): Promise<HttpServer> {
   const pipeline = new Pipeline({ corsOrigins: '*', compression: false, compressMinBytes: 1024, cacheMaxAgeS: 60, refusalDelayMs: 0, ...opts });
@@ -67,34 +235,10 @@ export function startServer(host: string, port: number, opts: ServerOptions, reu
     conns.open += Number(count);
     if (Number(count) > 0) conns.accepted++;
   });
+  const fields = new HeadFields();
   app.any('/*', (res, req) => {
     // Copy everything needed from req synchronously: it is invalid after this function returns.
-    const contentLength = req.getHeader('content-length');
-    pipeline.handle(res, {
-      method: req.getCaseSensitiveMethod().toUpperCase(),
-      path: req.getUrl(),
-      rawQuery: req.getQuery() ?? '',
-      headers: {
-        apiKey: req.getHeader('api-key'),
-        contentType: req.getHeader('content-type'),
-        acceptLanguage: req.getHeader('accept-language'),
-        authorization: req.getHeader('authorization'),
-        crmDeviceId: req.getHeader('crm-device-id'),
-        host: req.getHeader('host'),
-        forwardedProto: req.getHeader('x-forwarded-proto'),
-        forwardedFor: req.getHeader('x-forwarded-for'),
-      },
-      contentLength,
-      lengthConflict: contentLength.length > 0 && lengthsDiffer(req, contentLength),
-      xRequestId: req.getHeader('x-request-id'),
-      origin: req.getHeader('origin'),
-      acceptEncoding: req.getHeader('accept-encoding'),
-      accept: req.getHeader('accept'),
-      ifNoneMatch: req.getHeader('if-none-match'),
-      remote: Buffer.from(res.getRemoteAddressAsText()).toString(),
-      traceparent: tracing ? req.getHeader('traceparent') : '',
-      tracestate: tracing ? req.getHeader('tracestate') : '',
-    });
+    pipeline.handle(res, copyHead(res, req, tracing, fields));
   });
 
   return new Promise((resolve, reject) => {

@@ -176,7 +176,7 @@ export class PricePool {
             // the few start-up and station-sync tasks sent past it, so it never refuses one.
             idleTimeout: 2 ** 31 - 1,
             // Idle workers wait for tasks on their message port, not blocked in Atomics.wait
-            // (DNEW52B): the main thread spent less CPU per station price answer that way.
+            // (D288): the main thread spent less CPU per station price answer that way.
             atomics: 'disabled',
             workerData: o.init,
           })
@@ -251,7 +251,7 @@ export class PricePool {
     }
   }
 
-  /** How idle workers wait for tasks: `disabled` is on their message port (DNEW52B; tests). */
+  /** How idle workers wait for tasks: `disabled` is on their message port (D288; tests). */
   get workerAtomics(): string | null {
     return this.piscina?.options.atomics ?? null;
   }

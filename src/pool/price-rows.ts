@@ -1,5 +1,5 @@
 /**
- * Station price rows (DNEW52B): what a `stationPrices` task answers — per priced station its
+ * Station price rows (D288): what a `stationPrices` task answers — per priced station its
  * cheapest pair — as one binary record rather than JSON text, so the main thread reads the numbers
  * where they lie (a shared output slot, or the transferred buffer) instead of parsing them again.
  *

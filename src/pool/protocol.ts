@@ -151,7 +151,7 @@ export interface CdrCostTask {
 /**
  * The bulk calculation (D91) over stations (area and route price search, D110–D114; price tiles, D198),
  * with their charge points narrowed to `plugs` (null: all) and power ≥ `chargePointsPowerGte`.
- * Answers station price rows (DNEW52B, src/pool/price-rows.ts): per priced station its position
+ * Answers station price rows (D288, src/pool/price-rows.ts): per priced station its position
  * in the given stations, price, energy, duration, plug, power and tariff, in input order.
  */
 export interface StationPricesTask extends Omit<BulkRequest, 'stations'> {

@@ -38,4 +38,19 @@ describe('Metrics series cap (D173)', () => {
     const total = [...text.matchAll(/^cps_http_requests_total\{[^}]*\} (\d+)/gm)].reduce((a, x) => a + Number(x[1]), 0);
     expect(total).toBe(20_000);
   });
+
+  it('counts repeated requests by the route and method strings as the label keys count them', async () => {
+    const m = new Metrics(sources);
+    const route = '/v1/charging_stations/:id';
+    for (let i = 0; i < 1000; i++) m.observe('GET', route, i % 10 === 0 ? 304 : 200, 0.2, 900);
+    for (let i = 0; i < 7; i++) m.observe('BREW', null, 404, 1, 50);
+    // The same route as another string object (a second route table after a snapshot swap).
+    for (let i = 0; i < 5; i++) m.observe('GET', ['/v1', 'charging_stations', ':id'].join('/'), 200, 0.2, 900);
+    const text = await m.text();
+    expect(text).toContain('cps_http_requests_total{route="/v1/charging_stations/:id",method="GET",status="200"} 905');
+    expect(text).toContain('cps_http_requests_total{route="/v1/charging_stations/:id",method="GET",status="304"} 100');
+    expect(text).toContain('cps_http_requests_total{route="unmatched",method="OTHER",status="404"} 7');
+    expect(text).toContain('cps_http_request_duration_seconds_count{route="/v1/charging_stations/:id",method="GET"} 1005');
+    expect(text).toMatch(/cps_http_response_bytes_total\{route="\/v1\/charging_stations\/:id"\} 904500\b/);
+  });
 });

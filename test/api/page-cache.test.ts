@@ -38,4 +38,16 @@ describe('PageCache (D262)', () => {
     expect(a.get('a', 's')).toBeUndefined();
     expect(a.get('c', 's')?.get('br')?.length).toBe(100);
   });
+
+  it('with recentKept, a page found is kept over pages written after it (least recently used out first)', () => {
+    const lru = new PageCache({ hit: 0, miss: 0 }, 3, 1 << 20, 1 << 16, 64, true);
+    const fifo = new PageCache({ hit: 0, miss: 0 }, 3, 1 << 20, 1 << 16, 64);
+    for (const c of [lru, fifo]) {
+      for (const k of ['a', 'b', 'c']) c.set(k, 's', Buffer.alloc(10), {});
+      expect(c.get('a', 's')).toBeDefined();
+      c.set('d', 's', Buffer.alloc(10), {});
+    }
+    expect(['a', 'b', 'c', 'd'].map((k) => lru.get(k, 's') !== undefined)).toEqual([true, false, true, true]);
+    expect(['a', 'b', 'c', 'd'].map((k) => fifo.get(k, 's') !== undefined)).toEqual([false, true, true, true]);
+  });
 });

@@ -383,6 +383,8 @@ function next(ts: readonly Template[]): Req {
 interface Outcome {
   status: number | 'hang' | 'reset' | 'hung up';
   ms: number;
+  /** What the client's error said, for a reset: the socket's (ECONNRESET) or its parser's (a head too large). */
+  error?: string;
 }
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
@@ -391,22 +393,22 @@ function sendHttp(port: number, r: Req): Promise<Outcome> {
   const t0 = performance.now();
   return new Promise((resolve) => {
     let settled = false;
-    const done = (status: Outcome['status']): void => {
+    const done = (status: Outcome['status'], error?: unknown): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      resolve({ status, ms: performance.now() - t0 });
+      resolve({ status, ms: performance.now() - t0, ...(error === undefined ? {} : { error: String((error as NodeJS.ErrnoException).code ?? error) + ` ${String(error)}` }) });
     };
     const req = http.request({ host: '127.0.0.1', port, method: r.method, path: r.path, agent, headers: { ...r.headers, ...(r.body ? { 'Content-Length': String(r.body.length) } : {}) } }, (res) => {
       res.on('data', () => undefined);
       res.on('end', () => done(res.statusCode ?? 0));
-      res.on('error', () => done('reset'));
+      res.on('error', (e) => done('reset', e));
     });
     const timer = setTimeout(() => {
       done('hang');
       req.destroy();
     }, HANG_MS);
-    req.on('error', () => done('reset'));
+    req.on('error', (e) => done('reset', e));
     req.end(r.body ?? undefined);
   });
 }
@@ -482,7 +484,7 @@ async function main(): Promise<void> {
       let why: string | null = null;
       if (typeof o.status === 'number' && o.status >= 500 && o.status !== 503) why = `status ${o.status}`;
       else if (o.status === 'hang') why = `no answer within ${HANG_MS} ms`;
-      else if (o.status === 'reset' && r.mode === 'normal') why = 'connection reset';
+      else if (o.status === 'reset' && r.mode === 'normal') why = `connection reset (${o.error ?? 'no error'})`;
       if (why !== null) failures.push({ why, req: r, outcome: o });
     }
   };

@@ -320,7 +320,11 @@ export async function startTestApp(opts: StartOptions = {}): Promise<TestApp> {
     databaseUrl,
     devKey,
     service,
-    stdout: () => out,
+    stdout: () => {
+      // Access lines wait a few ms to be written together (D284).
+      m.log.flushAccessLines();
+      return out;
+    },
     stop: () => service.stop(),
   };
 }

@@ -250,6 +250,17 @@ describe('the service behind nginx (deploy/nginx.conf)', () => {
     }
   });
 
+  it('passes a CSV page whose query makes a long Link header (D283; nginx answered 502 with its default buffer)', async () => {
+    const long = `${SEARCH}&filter[charge_points.plug.in]=type2,${'x'.repeat(3_000)}`;
+    const headers = { 'Api-Key': S, Accept: 'text/csv' };
+    const [direct, via] = [await get(srv.port, long, headers), await get(port, long, headers)];
+    expect(direct.status).toBe(200);
+    expect(via.status).toBe(200);
+    expect(via.headers.link!.length).toBeGreaterThan(6_000);
+    expect(via.headers.link).toBe(direct.headers.link);
+    expect(via.body.equals(direct.body)).toBe(true);
+  });
+
   it('answers vector tiles, TileJSON (at the address and scheme the client used) and the map page as the service alone does (D250)', async () => {
     for (const url of ['/v1/tiles/stations/9/259/176.mvt', '/map', '/map/map.js']) {
       const headers = { 'Api-Key': S, 'Accept-Encoding': 'gzip' };

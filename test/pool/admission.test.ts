@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, keyFor, startTestApp, type TestApp } from '../helpers/server.js';
-import { chargeBody, comp, heavySetup, putCompany, putTariff, seg } from './price-fixtures.js';
+import { chargeBody, comp, heavySetup, PRICE_EVERY_REQUEST, putCompany, putTariff, seg } from './price-fixtures.js';
 
 const W = keyFor('writer');
 const C = keyFor('costs');
@@ -17,7 +17,7 @@ describe('admission control (D106)', () => {
     beforeAll(async () => {
       srv = await startTestApp({
         keys: KEYS,
-        env: { WORKERS: '1', MAX_QUEUE: '2', MAX_QUEUE_WAIT_MS: '20000', PRICING_INLINE_MAX_EVALUATIONS: '0', REFUSAL_DELAY_MS: '300' },
+        env: { WORKERS: '1', MAX_QUEUE: '2', MAX_QUEUE_WAIT_MS: '20000', PRICING_INLINE_MAX_EVALUATIONS: '0', REFUSAL_DELAY_MS: '300', ...PRICE_EVERY_REQUEST },
       });
     });
     afterAll(async () => {
@@ -55,7 +55,7 @@ describe('admission control (D106)', () => {
   describe('waiting and deadlines', () => {
     let srv: TestApp;
     beforeAll(async () => {
-      srv = await startTestApp({ keys: KEYS, env: { WORKERS: '1', MAX_QUEUE_WAIT_MS: '1', PRICE_DEADLINE_MS: '10', PRICING_INLINE_MAX_EVALUATIONS: '0' } });
+      srv = await startTestApp({ keys: KEYS, env: { WORKERS: '1', MAX_QUEUE_WAIT_MS: '1', PRICE_DEADLINE_MS: '10', PRICING_INLINE_MAX_EVALUATIONS: '0', ...PRICE_EVERY_REQUEST } });
     });
     afterAll(async () => {
       await srv.stop();

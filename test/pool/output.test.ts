@@ -145,7 +145,7 @@ describe('a pricing worker answering through the slots', () => {
     nowMs: Date.UTC(2026, 0, 15),
   });
 
-  it('starts workers that wait for tasks on their message port, not in Atomics.wait (DNEW52B)', () => {
+  it('starts workers that wait for tasks on their message port, not in Atomics.wait (D288)', () => {
     expect(pool.workerAtomics).toBe('disabled');
     expect(inline.workerAtomics).toBeNull();
   });

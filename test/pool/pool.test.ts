@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Snapshot } from '../../src/storage/snapshot.js';
 import { call, keyFor, startTestApp, type TestApp } from '../helpers/server.js';
-import { chargeBody, comp, heavySetup, putCompany, putTariff, ref, seg } from './price-fixtures.js';
+import { chargeBody, comp, heavySetup, PRICE_EVERY_REQUEST, putCompany, putTariff, ref, seg } from './price-fixtures.js';
 
 const W = keyFor('writer');
 const C = keyFor('costs');
@@ -89,7 +89,7 @@ describe('price pool', () => {
   describe('a full queue', () => {
     let srv: TestApp;
     beforeAll(async () => {
-      srv = await startTestApp({ keys: KEYS, env: { WORKERS: '1', MAX_QUEUE: '1', PRICING_INLINE_MAX_EVALUATIONS: '0', REFUSAL_DELAY_MS: '0' } });
+      srv = await startTestApp({ keys: KEYS, env: { WORKERS: '1', MAX_QUEUE: '1', PRICING_INLINE_MAX_EVALUATIONS: '0', REFUSAL_DELAY_MS: '0', ...PRICE_EVERY_REQUEST } });
     });
     afterAll(async () => {
       await srv.stop();

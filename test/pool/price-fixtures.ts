@@ -104,6 +104,12 @@ export function chargeBody(o: {
   };
 }
 
+/**
+ * Settings under which every charge price request is priced (the answers of repeated requests not
+ * served from memory, D287): for tests of the pool's queue, deadlines and shutdown.
+ */
+export const PRICE_EVERY_REQUEST = { CHARGE_PRICE_CACHE_MB: '0' } as const;
+
 /** 300 tariffs of one EMP at a CPO (written with key `W`), and a 100-charge-point request: a few ms of price work per request. */
 export async function heavySetup(srv: Target, W: string): Promise<{ cpo: string; body: unknown }> {
   const emp = await putCompany(srv, W, {});

@@ -1,5 +1,5 @@
 /**
- * Station price rows (DNEW52B): the record round-trips every column exactly (aligned, unaligned,
+ * Station price rows (D288): the record round-trips every column exactly (aligned, unaligned,
  * in a shared output slot); the `stationPrices` task's rows equal, value for value, the JSON text
  * the task answered before (kept here as the twin) over random requests on the test snapshot and
  * catalog, also as the pool sends it (the base as JSON text); and the area and route answers'
@@ -87,7 +87,7 @@ function randomNumber(rnd: () => number): number {
   }
 }
 
-describe('station price rows (DNEW52B)', () => {
+describe('station price rows (D288)', () => {
   it('round-trips every column exactly: aligned, unaligned and in a shared output slot', () => {
     const rnd = mulberry32(52);
     for (let c = 0; c < 200; c++) {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { FeedbackStore } from '../../src/storage/feedback.js';
 import { openLiveStoreReadonly } from '../../src/storage/open.js';
 import { call, keyFor, startTestServer } from '../helpers/server.js';
-import { heavySetup } from '../pool/price-fixtures.js';
+import { heavySetup, PRICE_EVERY_REQUEST } from '../pool/price-fixtures.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -77,7 +77,7 @@ describe('graceful shutdown', () => {
 
 describe('the price pool at shutdown', () => {
   it('shutdown closes the pool: SIGTERM with busy workers exits 0', async () => {
-    const srv = await startTestServer({ keys: { writer: 'WriteTariffs,ReadTariffs', costs: 'ReadCosts' }, env: { WORKERS: '2' } });
+    const srv = await startTestServer({ keys: { writer: 'WriteTariffs,ReadTariffs', costs: 'ReadCosts' }, env: { WORKERS: '2', ...PRICE_EVERY_REQUEST } });
     const { body } = await heavySetup(srv, keyFor('writer'));
     const inFlight = Promise.all(Array.from({ length: 6 }, () => call(srv, 'POST', '/v1/charge_prices', { key: keyFor('costs'), body }).catch(() => null)));
     await new Promise((r) => setTimeout(r, 20));

@@ -1,124 +1,64 @@
 /** JSON Schemas of the account bodies (D200–D212), in the original web client's protocol. */
-import { envelope } from '../jsonapi/schemas.js';
-import { compile } from '../jsonapi/validate.js';
+import { envelope, Envelope, Type, type Static } from '../jsonapi/schemas.js';
+import { compile, validatorOf } from '../jsonapi/validate.js';
 
-const text = (max: number) => ({ type: 'string', minLength: 1, maxLength: max }) as const;
+const { Optional } = Type;
+const text = (max: number) => Type.String({ minLength: 1, maxLength: max });
 /** Long enough for any password the rules accept; the rules themselves are D202's. */
-const password = { type: 'string', maxLength: 1024 } as const;
-const email = { type: 'string', maxLength: 1024 } as const;
-const version = { type: 'integer', minimum: 1, maximum: 2_147_483_647 } as const;
+const password = Type.String({ maxLength: 1024 });
+const email = Type.String({ maxLength: 1024 });
+const version = Type.Integer({ minimum: 1, maximum: 2_147_483_647 });
 const id = text(100);
+/** The body's `data.type`, written `{"type": "string", "enum": [name]}` as the client's protocol always had it. */
+const named = <T extends string>(name: T) => Type.Unsafe<T>({ type: 'string', enum: [name] });
 
-export interface EmailAuthentication {
-  data: { type: 'email_authentication'; attributes: { email: string; password: string } };
-}
-export interface RefreshAuthentication {
-  data: { type: 'refresh_token_authentication'; attributes: { refresh_token: string } };
-}
+export const EmailAuthentication = Envelope({ type: named('email_authentication'), attributes: Type.Object({ email, password }) });
+export const emailAuthenticationSchema = validatorOf(EmailAuthentication);
 
-export const emailAuthenticationSchema = compile<EmailAuthentication>(envelope({
-  required: ['type', 'attributes'],
-  properties: {
-    type: { type: 'string', enum: ['email_authentication'] },
-    attributes: { type: 'object', required: ['email', 'password'], properties: { email, password } },
-  },
-}));
+export const RefreshAuthentication = Envelope({ type: named('refresh_token_authentication'), attributes: Type.Object({ refresh_token: text(200) }) });
+export const refreshAuthenticationSchema = validatorOf(RefreshAuthentication);
 
-export const refreshAuthenticationSchema = compile<RefreshAuthentication>(envelope({
-  required: ['type', 'attributes'],
-  properties: {
-    type: { type: 'string', enum: ['refresh_token_authentication'] },
-    attributes: { type: 'object', required: ['refresh_token'], properties: { refresh_token: text(200) } },
-  },
-}));
+export const SignupBody = Envelope({
+  type: named('user'),
+  attributes: Type.Object({
+    email,
+    password,
+    username: Type.String({ minLength: 1, maxLength: 50, pattern: '^[^\\u0000-\\u001f\\u007f]+$' }),
+    language: Optional(Type.String({ pattern: '^[A-Za-z]{2}$' })),
+  }),
+});
+export type SignupBody = Static<typeof SignupBody>;
+export const signupSchema = validatorOf(SignupBody);
 
-export interface SignupBody {
-  data: { type: 'user'; attributes: { email: string; password: string; username: string; language?: string } };
-}
+export const TriggerResetBody = Envelope({ type: named('trigger_reset_password'), attributes: Type.Object({ email }) });
+export const triggerResetSchema = validatorOf(TriggerResetBody);
 
-export const signupSchema = compile<SignupBody>(envelope({
-  required: ['type', 'attributes'],
-  properties: {
-    type: { type: 'string', enum: ['user'] },
-    attributes: {
-      type: 'object',
-      required: ['email', 'password', 'username'],
-      properties: { email, password, username: { ...text(50), pattern: '^[^\\u0000-\\u001f\\u007f]+$' }, language: { type: 'string', pattern: '^[A-Za-z]{2}$' } },
-    },
-  },
-}));
+export const ResetBody = Envelope({ type: named('password_reset'), attributes: Type.Object({ token: text(200), password }) });
+export const resetSchema = validatorOf(ResetBody);
 
-export interface TriggerResetBody {
-  data: { type: 'trigger_reset_password'; attributes: { email: string } };
-}
+const ref = <T extends string>(type: T) => Type.Object({ id, type: named(type) });
+const tariffRefs = Type.Array(ref('tariff'), { maxItems: 200 });
 
-export const triggerResetSchema = compile<TriggerResetBody>(envelope({
-  required: ['type', 'attributes'],
-  properties: {
-    type: { type: 'string', enum: ['trigger_reset_password'] },
-    attributes: { type: 'object', required: ['email'], properties: { email } },
-  },
-}));
-
-export interface ResetBody {
-  data: { type: 'password_reset'; attributes: { token: string; password: string } };
-}
-
-export const resetSchema = compile<ResetBody>(envelope({
-  required: ['type', 'attributes'],
-  properties: {
-    type: { type: 'string', enum: ['password_reset'] },
-    attributes: { type: 'object', required: ['token', 'password'], properties: { token: text(200), password } },
-  },
-}));
-
-const ref = (type: string) => ({ type: 'object', required: ['id', 'type'], properties: { id, type: { type: 'string', enum: [type] } } }) as const;
-const tariffRefs = { type: 'array', maxItems: 200, items: ref('tariff') } as const;
-
-export interface Ref {
-  id: string;
-  type: string;
-}
+/** A reference of the settings: `{id, type}`. */
+export type Ref = Static<ReturnType<typeof ref>>;
 
 /** The usual JSON:API update of the settings (D211). */
-export interface SettingsBody {
-  data: { type: 'user_settings'; id: string; attributes: { version: number }; relationships: { vehicle: { data: Ref }; tariffs?: { data: Ref[] } } };
-}
-
-export const settingsSchema = compile<SettingsBody>(envelope({
-  required: ['type', 'id', 'attributes', 'relationships'],
-  properties: {
-    type: { type: 'string', enum: ['user_settings'] },
-    id,
-    attributes: { type: 'object', required: ['version'], properties: { version } },
-    relationships: {
-      type: 'object',
-      required: ['vehicle'],
-      properties: {
-        vehicle: { type: 'object', required: ['data'], properties: { data: ref('car') } },
-        tariffs: { type: 'object', required: ['data'], properties: { data: tariffRefs } },
-      },
-    },
-  },
-}));
+export const SettingsBody = Envelope({
+  type: named('user_settings'),
+  id,
+  attributes: Type.Object({ version }),
+  relationships: Type.Object({
+    vehicle: Type.Object({ data: ref('car') }),
+    tariffs: Optional(Type.Object({ data: tariffRefs })),
+  }),
+});
+export const settingsSchema = validatorOf(SettingsBody);
 
 /** The wrapped form the client sends on its first login (D211): no `data.type`. */
-export interface WrappedSettingsBody {
-  data: { attributes: { data: { version: number; vehicle: Ref; tariffs?: Ref[] } } };
-}
-
-export const wrappedSettingsSchema = compile<WrappedSettingsBody>(envelope({
-  required: ['attributes'],
-  properties: {
-    attributes: {
-      type: 'object',
-      required: ['data'],
-      properties: {
-        data: { type: 'object', required: ['version', 'vehicle'], properties: { version, vehicle: ref('car'), tariffs: tariffRefs } },
-      },
-    },
-  },
-}));
+export const WrappedSettingsBody = Envelope({
+  attributes: Type.Object({ data: Type.Object({ version, vehicle: ref('car'), tariffs: Optional(tariffRefs) }) }),
+});
+export const wrappedSettingsSchema = validatorOf(WrappedSettingsBody);
 
 /** A product source as a client presents it (D239): its `type` and that type's fields. */
 export interface ProductSource {

@@ -7,7 +7,6 @@
  */
 import type { AppContext } from '../context.js';
 import { badPointer } from '../jsonapi/errors.js';
-import { dropNulls } from '../jsonapi/validate.js';
 import { CONTENT_TYPE, type ApiRequest, type ApiResponse, type Format, type RouteDef } from '../types.js';
 import { FeatureWriter } from '../station-features.js';
 import { StationPageWriter } from '../station-page.js';
@@ -19,12 +18,16 @@ import { aroundInto, haversineMeters } from '../../domain/stations/geo.js';
 import { Route } from '../../domain/stations/corridor.js';
 import { DEFAULT_CHARGE_PRICE_OPTIONS } from '../../domain/pricing/index.js';
 import type { StationPricesTask } from '../../pool/protocol.js';
-import { validateArea, validateRoute, type AreaAttributes, type SearchBody } from './area-prices.schema.js';
+import { validateArea, validateRoute, type AreaBody, type RouteBody } from './area-prices.schema.js';
+import { defineRoute } from '../contract.js';
 
 const A = '/data/attributes';
 const HEAD_LENGTH = Buffer.byteLength('{"data":[');
 const MID = Buffer.from('],"included":[');
 const COMMA = 0x2c;
+
+/** The members both searches share. */
+type Attributes = (AreaBody | RouteBody)['data']['attributes'];
 
 export function areaPricesRoutes(ctx: AppContext): RouteDef[] {
   const index = ctx.stations;
@@ -33,10 +36,10 @@ export function areaPricesRoutes(ctx: AppContext): RouteDef[] {
   const features = new FeatureWriter(index, ctx.companies);
   const previews = new PreviewWriter(index);
 
-  const refinement = (a: AreaAttributes) => compileRefinement(index, a);
+  const refinement = (a: Attributes) => compileRefinement(index, a);
 
   /** Prices the stations (bulk calculation) on the pool, split over the workers when many. */
-  async function price(body: SearchBody<AreaAttributes>, indices: number[]): Promise<PricedStations> {
+  async function price(body: AreaBody | RouteBody, indices: number[]): Promise<PricedStations> {
     const a = body.data.attributes;
     const rel = body.data.relationships;
     const base: Omit<StationPricesTask, 'stations'> = {
@@ -98,8 +101,8 @@ export function areaPricesRoutes(ctx: AppContext): RouteDef[] {
   const byDistance = (s: PricedStations) => (x: number, y: number): number => s.dist(x) - s.dist(y) || s.price[x] - s.price[y] || s.indices[x] - s.indices[y];
   const byRoute = (s: PricedStations) => (x: number, y: number): number => s.dist(x) - s.dist(y) || s.detour![x] - s.detour![y] || s.indices[x] - s.indices[y];
 
-  async function area(req: ApiRequest): Promise<ApiResponse> {
-    const body = validateArea(dropNulls(req.body));
+  async function area(req: ApiRequest<AreaBody>): Promise<ApiResponse> {
+    const body = req.body;
     const a = body.data.attributes;
     checkCommon(a);
     const hasRadius = a.latitude !== undefined || a.longitude !== undefined || a.radius !== undefined;
@@ -134,8 +137,8 @@ export function areaPricesRoutes(ctx: AppContext): RouteDef[] {
     return answer(req.format, currencyOf(a.currency, rates), priced, indices.length, a.limit ?? 100, false);
   }
 
-  async function route(req: ApiRequest): Promise<ApiResponse> {
-    const body = validateRoute(dropNulls(req.body));
+  async function route(req: ApiRequest<RouteBody>): Promise<ApiResponse> {
+    const body = req.body;
     const a = body.data.attributes;
     checkCommon(a);
     const points = routePoints(a.route);
@@ -149,7 +152,7 @@ export function areaPricesRoutes(ctx: AppContext): RouteDef[] {
     return answer(req.format, currencyOf(a.currency, rates), priced, hit.indices.length, a.limit ?? 200, true);
   }
 
-  function checkCommon(a: AreaAttributes): void {
+  function checkCommon(a: Attributes): void {
     if (!(a.battery_range[0] < a.battery_range[1])) throw badPointer(`${A}/battery_range`, 'battery_range start must be below its end');
     if (a.charge_points_power_gte !== undefined && a.charge_points_power_lte !== undefined && a.charge_points_power_gte > a.charge_points_power_lte) {
       throw badPointer(`${A}/charge_points_power_gte`, 'charge_points_power_gte must not be above charge_points_power_lte');
@@ -157,7 +160,7 @@ export function areaPricesRoutes(ctx: AppContext): RouteDef[] {
   }
 
   return [
-    { method: 'POST', path: '/v1/charge_prices/area', groups: ['ReadCosts'], body: true, priceWork: true, fresh: true, formats: ['geojson'], handler: area },
-    { method: 'POST', path: '/v1/charge_prices/route', groups: ['ReadCosts'], body: true, priceWork: true, fresh: true, formats: ['geojson'], handler: route },
+    defineRoute({ method: 'POST', path: '/v1/charge_prices/area', groups: ['ReadCosts'], input: validateArea, priceWork: true, fresh: true, formats: ['geojson'], handler: area }),
+    defineRoute({ method: 'POST', path: '/v1/charge_prices/route', groups: ['ReadCosts'], input: validateRoute, priceWork: true, fresh: true, formats: ['geojson'], handler: route }),
   ];
 }

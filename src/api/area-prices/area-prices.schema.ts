@@ -1,106 +1,44 @@
 /** JSON Schemas of the area and route price searches (D110–D113), compiled once. */
-import { batteryRange, envelope, toMany, toOne } from '../jsonapi/schemas.js';
-import { compile } from '../jsonapi/validate.js';
+import type { TProperties } from '@sinclair/typebox';
+import { batteryRange, Const, Enum, Envelope, toMany, toOne, Type, type Static } from '../jsonapi/schemas.js';
+import { validatorOf } from '../jsonapi/validate.js';
 import { refinementSchema, routeSchema } from '../route-input.js';
 
 export const MAX_AREA_TARIFFS = 200;
 
-export interface AreaAttributes {
-  battery_range: [number, number];
-  currency?: string;
-  start_time?: number;
-  start_date?: string;
-  allow_unbalanced_load?: boolean;
-  include_direct_payment?: boolean;
-  charge_points_power_lte?: number;
-  charge_points_power_gte?: number;
-  plugs?: string[];
-  latitude?: number;
-  longitude?: number;
-  radius?: number;
-  latitude_gte?: number;
-  latitude_lte?: number;
-  longitude_gte?: number;
-  longitude_lte?: number;
-  sort?: 'price' | 'distance' | 'route';
-  limit?: number;
-  operator_ids?: string[];
-  country?: string;
-  free_parking?: boolean;
-  free_charging?: boolean;
-  facilities?: string[];
-  parking_type?: string;
-}
+const { Optional } = Type;
+const lat = Type.Number({ minimum: -90, maximum: 90 });
+const lon = Type.Number({ minimum: -180, maximum: 180 });
+const limit = Optional(Type.Integer({ minimum: 1, maximum: 1000 }));
 
-export interface RouteAttributes extends AreaAttributes {
-  route: { polyline?: string; coordinates?: [number, number][] };
-  corridor?: number;
-}
-
-export interface SearchBody<T> {
-  data: {
-    type?: string;
-    attributes: T;
-    relationships: {
-      tariffs: { data: { id: string; type?: string }[] };
-      vehicle: { data: { id: string; type?: string } };
-    };
-  };
-}
-
-const lat = { type: 'number', minimum: -90, maximum: 90 } as const;
-const lon = { type: 'number', minimum: -180, maximum: 180 } as const;
-
-/** What both searches share: pricing inputs (as the bulk preview, D50) and station refinements (D26). */
-const common = { battery_range: batteryRange, ...refinementSchema } as const;
-
-const relationships = {
-  type: 'object',
-  required: ['tariffs', 'vehicle'],
-  properties: {
-    tariffs: toMany('tariff', MAX_AREA_TARIFFS, { minItems: 1 }),
-    vehicle: toOne('car'),
-  },
-} as const;
-
-const document = (type: string, attributes: object, required: string[]) =>
-  envelope({
-  required: ['attributes', 'relationships'],
-  properties: {
-    type: { const: type },
-    attributes: { type: 'object', required, additionalProperties: false, properties: attributes },
-    relationships,
-  },
+const relationships = Type.Object({
+  tariffs: toMany('tariff', MAX_AREA_TARIFFS, { minItems: 1 }),
+  vehicle: toOne('car'),
 });
 
-export const validateArea = compile<SearchBody<AreaAttributes>>(
-  document(
-    'area_price_preview_request',
-    {
-      ...common,
-      latitude: lat,
-      longitude: lon,
-      radius: { type: 'number', minimum: 1, maximum: 200_000 },
-      latitude_gte: lat,
-      latitude_lte: lat,
-      longitude_gte: lon,
-      longitude_lte: lon,
-      sort: { enum: ['price', 'distance'] },
-      limit: { type: 'integer', minimum: 1, maximum: 1000 },
-    },
-    ['battery_range'],
-  ),
-);
+/** A search request: pricing inputs (as the bulk preview, D50) and station refinements (D26) besides its own members. */
+const search = <T extends string, P extends TProperties>(type: T, attributes: P) =>
+  Envelope({
+    type: Optional(Const(type)),
+    attributes: Type.Object({ battery_range: batteryRange, ...refinementSchema, ...attributes }, { additionalProperties: false }),
+    relationships,
+  });
 
-export const validateRoute = compile<SearchBody<RouteAttributes>>(
-  document(
-    'route_price_preview_request',
-    {
-      ...common,
-      ...routeSchema,
-      sort: { enum: ['route', 'price'] },
-      limit: { type: 'integer', minimum: 1, maximum: 1000 },
-    },
-    ['battery_range', 'route'],
-  ),
-);
+export const AreaBody = search('area_price_preview_request', {
+  latitude: Optional(lat),
+  longitude: Optional(lon),
+  radius: Optional(Type.Number({ minimum: 1, maximum: 200_000 })),
+  latitude_gte: Optional(lat),
+  latitude_lte: Optional(lat),
+  longitude_gte: Optional(lon),
+  longitude_lte: Optional(lon),
+  sort: Optional(Enum(['price', 'distance'])),
+  limit,
+});
+export type AreaBody = Static<typeof AreaBody>;
+
+export const RouteBody = search('route_price_preview_request', { ...routeSchema, sort: Optional(Enum(['route', 'price'])), limit });
+export type RouteBody = Static<typeof RouteBody>;
+
+export const validateArea = validatorOf(AreaBody);
+export const validateRoute = validatorOf(RouteBody);

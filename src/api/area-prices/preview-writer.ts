@@ -1,6 +1,6 @@
 /**
  * The priced stations of one area or route price search (D113) as typed columns by position in
- * the stations priced (no object per station, DNEW52B), and the writer of the answer's previews:
+ * the stations priced (no object per station, D288), and the writer of the answer's previews:
  * written as bytes into a buffer reused across requests, byte for byte what the templates of
  * `previewAttributesText` give (test/pool/price-rows.test.ts keeps that twin).
  */

@@ -1,6 +1,6 @@
 /**
  * The bulk calculation over stations given by index for area and route price search (D110–D114)
- * and price tiles (D198), as station price rows the handler reads where they lie (DNEW52B,
+ * and price tiles (D198), as station price rows the handler reads where they lie (D288,
  * src/pool/price-rows.ts): per priced station its position in the task, price, energy, duration,
  * plug, power and tariff.
  */
@@ -12,7 +12,7 @@ import { scratch } from '../price-scratch.js';
 /** The last base text parsed: the parts of one request, and a price tile profile's runs, send the same. */
 let lastBase: { text: string; base: Omit<StationPricesTask, 'stations'> } | null = null;
 
-/** Runs a task as the pool sends it (its base as JSON text, DNEW52B). */
+/** Runs a task as the pool sends it (its base as JSON text, D288). */
 export function runStationPricesMessage(env: TaskEnv, m: StationPricesMessage): TaskDocument {
   if (lastBase === null || lastBase.text !== m.base) lastBase = { text: m.base, base: JSON.parse(m.base) as Omit<StationPricesTask, 'stations'> };
   return runStationPrices(env, { ...lastBase.base, stations: m.stations });

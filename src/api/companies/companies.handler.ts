@@ -11,11 +11,11 @@ import type { AppContext } from '../context.js';
 import { ApiError, badParameter, badPointer, notFound, versionConflict, type ErrorObject, pointerError } from '../jsonapi/errors.js';
 import { bool, csv, fields, page } from '../jsonapi/query.js';
 import { sparse } from '../jsonapi/document.js';
-import { dropNulls } from '../jsonapi/validate.js';
+import { defineRoute } from '../contract.js';
 import { noContent, type ApiRequest, type ApiResponse, type RouteDef } from '../types.js';
 import { BodyCache, queryKey } from '../body-cache.js';
 import { COMPANY_FIELDS, CompanyDocuments } from './companies.document.js';
-import { validateCompanyPut } from './companies.schema.js';
+import { validateCompanyPut, type CompanyPutBody } from './companies.schema.js';
 
 const Q_LIMIT = 10;
 
@@ -39,8 +39,8 @@ export function companiesRoutes(ctx: AppContext): RouteDef[] {
     return sorted.list;
   };
 
-  const put = async (req: ApiRequest): Promise<ApiResponse> => {
-    const body = validateCompanyPut(dropNulls(req.body));
+  const put = async (req: ApiRequest<CompanyPutBody>): Promise<ApiResponse> => {
+    const body = req.body;
     const d = body.data;
     const id = req.params.id;
     if (d.id !== id) throw badPointer('/data/id', 'data.id must equal the company id of the path');
@@ -180,7 +180,7 @@ export function companiesRoutes(ctx: AppContext): RouteDef[] {
 
   return [
     { method: 'GET', path: '/v1/companies', groups: ['ReadTariffs'], body: false, handler: list, fresh: true, cache: snapshotAndCatalog(ctx) },
-    { method: 'PUT', path: '/v1/companies/:id', groups: ['WriteTariffs'], body: true, handler: put },
+    defineRoute({ method: 'PUT', path: '/v1/companies/:id', groups: ['WriteTariffs'], input: validateCompanyPut, handler: put }),
     { method: 'DELETE', path: '/v1/companies/:id', groups: ['WriteTariffs'], body: false, handler: del },
   ];
 }

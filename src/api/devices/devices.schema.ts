@@ -1,6 +1,6 @@
 /** JSON Schema of the device registration body (spec endpoint 5, D44), compiled once at load. */
-import { envelope } from '../jsonapi/schemas.js';
-import { compile } from '../jsonapi/validate.js';
+import { Envelope, Type, type Static } from '../jsonapi/schemas.js';
+import { validatorOf } from '../jsonapi/validate.js';
 
 export const NOTIFICATION_TYPES = [
   'promotion_external_generic',
@@ -14,44 +14,26 @@ export const USER_PRODUCTS = ['mobile_premium'] as const;
 export const UUID_V4_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$';
 export const TWO_LETTERS_PATTERN = '^[A-Za-z]{2}$';
 
-export interface DeviceBody {
-  data: {
-    id: string;
-    type: 'crm_device';
-    attributes: {
-      fcmToken: string;
-      country: string;
-      language: string;
-      app_version: string;
-      os_version: string;
-      user_products: string[];
-      disabled_notifications: string[];
-    };
-  };
-}
+const nonEmpty = Type.String({ minLength: 1 });
+const strings = <const T extends readonly string[]>(values: T) => Type.Array(Type.Unsafe<T[number]>({ type: 'string', enum: values }));
 
-const nonEmpty = { type: 'string', minLength: 1 } as const;
+/** Checked after the bearer token (403 before 400), so in the handler rather than by `defineRoute`. */
+export const DeviceBody = Envelope({
+  id: Type.String({ pattern: UUID_V4_PATTERN }),
+  type: Type.Unsafe<'crm_device'>({ type: 'string', enum: ['crm_device'] }),
+  attributes: Type.Object({
+    fcmToken: nonEmpty,
+    country: Type.String({ pattern: TWO_LETTERS_PATTERN }),
+    language: Type.String({ pattern: TWO_LETTERS_PATTERN }),
+    app_version: nonEmpty,
+    os_version: nonEmpty,
+    user_products: strings(USER_PRODUCTS),
+    disabled_notifications: strings(NOTIFICATION_TYPES),
+  }),
+});
+export type DeviceBody = Static<typeof DeviceBody>;
 
-export const deviceBodySchema = compile<DeviceBody>(envelope({
-  required: ['id', 'type', 'attributes'],
-  properties: {
-    id: { type: 'string', pattern: UUID_V4_PATTERN },
-    type: { type: 'string', enum: ['crm_device'] },
-    attributes: {
-      type: 'object',
-      required: ['fcmToken', 'country', 'language', 'app_version', 'os_version', 'user_products', 'disabled_notifications'],
-      properties: {
-        fcmToken: nonEmpty,
-        country: { type: 'string', pattern: TWO_LETTERS_PATTERN },
-        language: { type: 'string', pattern: TWO_LETTERS_PATTERN },
-        app_version: nonEmpty,
-        os_version: nonEmpty,
-        user_products: { type: 'array', items: { type: 'string', enum: USER_PRODUCTS } },
-        disabled_notifications: { type: 'array', items: { type: 'string', enum: NOTIFICATION_TYPES } },
-      },
-    },
-  },
-}));
+export const deviceBodySchema = validatorOf(DeviceBody);
 
 const PATTERN_TITLES: Record<string, string> = {
   [UUID_V4_PATTERN]: 'must be a UUID version 4',

@@ -9,9 +9,11 @@ import { FeedbackStore, type UserFeedbackInput } from '../../storage/feedback.js
 import type { AppContext } from '../context.js';
 import { dropNulls } from '../jsonapi/validate.js';
 import { noContent, type ApiRequest, type ApiResponse, type RouteDef } from '../types.js';
+import { defineRoute } from '../contract.js';
 import {
   ATTRIBUTES_OF,
   validatePartnerFeedback,
+  type PartnerFeedbackBody,
   validateUserFeedbackEnvelope,
   validateUserFeedbackOfType,
 } from './feedback.schema.js';
@@ -70,14 +72,14 @@ export function feedbackRoutes(ctx: AppContext): RouteDef[] {
     return noContent();
   };
 
-  const partnerFeedback = async (req: ApiRequest): Promise<ApiResponse> => {
-    const { type, attributes: a } = validatePartnerFeedback(dropNulls(req.body)).data;
+  const partnerFeedback = async (req: ApiRequest<PartnerFeedbackBody>): Promise<ApiResponse> => {
+    const { type, attributes: a } = req.body.data;
     await store.addPartnerFeedback({ type, content: a.content, tariff: a.tariff, cpo: a.cpo, emp: a.emp, language: a.language });
     return noContent();
   };
 
   return [
     { method: 'POST', path: '/v1/user_feedback', groups: ['WriteUserFeedback'], body: true, handler: userFeedback },
-    { method: 'POST', path: '/v1/partner_feedback', groups: ['WriteUserFeedback'], body: true, handler: partnerFeedback },
+    defineRoute({ method: 'POST', path: '/v1/partner_feedback', groups: ['WriteUserFeedback'], input: validatePartnerFeedback, handler: partnerFeedback }),
   ];
 }

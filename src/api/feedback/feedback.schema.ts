@@ -2,8 +2,8 @@
  * JSON Schemas of the feedback bodies (spec endpoints 4 and 6, D43, D45), compiled once at load.
  * Required strings may be empty; lengths are maxima in characters (code points).
  */
-import { envelope } from '../jsonapi/schemas.js';
-import { compile, type SchemaValidator } from '../jsonapi/validate.js';
+import { envelope, Envelope, Type, type Static } from '../jsonapi/schemas.js';
+import { compile, validatorOf, type SchemaValidator } from '../jsonapi/validate.js';
 
 export const USER_FEEDBACK_TYPES = ['other_feedback', 'missing_price', 'missing_station', 'missing_vehicle', 'wrong_price'] as const;
 export type UserFeedbackType = (typeof USER_FEEDBACK_TYPES)[number];
@@ -125,19 +125,11 @@ export const validateUserFeedbackOfType: Readonly<Record<UserFeedbackType, Schem
     ]),
   ) as Record<UserFeedbackType, SchemaValidator<UserFeedbackBody>>;
 
-export interface PartnerFeedbackBody {
-  data: { type: 'tariff_update'; attributes: { content: string; tariff: string; cpo: string; emp: string; language: string } };
-}
-
 /** D43: all five strings required, may be empty, no length limits. */
-export const validatePartnerFeedback = compile<PartnerFeedbackBody>(envelope({
-  required: ['type', 'attributes'],
-  properties: {
-    type: { type: 'string', enum: ['tariff_update'] },
-    attributes: {
-      type: 'object',
-      required: ['content', 'tariff', 'cpo', 'emp', 'language'],
-      properties: { content: str(), tariff: str(), cpo: str(), emp: str(), language: str() },
-    },
-  },
-}));
+export const PartnerFeedbackBody = Envelope({
+  type: Type.Unsafe<'tariff_update'>({ type: 'string', enum: ['tariff_update'] }),
+  attributes: Type.Object({ content: Type.String(), tariff: Type.String(), cpo: Type.String(), emp: Type.String(), language: Type.String() }),
+});
+export type PartnerFeedbackBody = Static<typeof PartnerFeedbackBody>;
+
+export const validatePartnerFeedback = validatorOf(PartnerFeedbackBody);

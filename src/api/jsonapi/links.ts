@@ -27,17 +27,31 @@ export function pageLinks(path: string, query: Query, page: { number: number; si
   return links;
 }
 
+/** The longest `Link` header a CSV page carries (D283): with the other headers, a head under 12 KiB. */
+export const LINK_HEADER_MAX = 10_240;
+/** Which links a bounded `Link` header keeps first (D283): the one a client pages on, then back. */
+const LINK_PRIORITY = ['next', 'prev', 'first', 'self', 'last'] as const;
+const LINK_ORDER = ['self', 'first', 'prev', 'next', 'last'] as const;
+
 /**
- * The links as an RFC 8288 `Link` field (the CSV answers of D238): a URI reference may not hold
- * the brackets and commas the JSON links leave readable, so they are encoded here.
+ * The links as an RFC 8288 `Link` field (the CSV answers of D238), at most `max` bytes: links are
+ * taken in LINK_PRIORITY while they fit and written in D238's order; empty when none fits (D283).
+ * A URI reference may not hold the brackets and commas the JSON links leave readable, so they are
+ * encoded here.
  */
-export function linkHeader(links: PageLinks): string {
-  const out: string[] = [];
-  for (const rel of ['self', 'first', 'prev', 'next', 'last'] as const) {
+export function linkHeader(links: PageLinks, max = LINK_HEADER_MAX): string {
+  const kept = new Map<string, string>();
+  let used = 0;
+  for (const rel of LINK_PRIORITY) {
     const url = links[rel];
-    if (url !== undefined) out.push(`<${url.replace(/\[/g, '%5B').replace(/\]/g, '%5D').replace(/,/g, '%2C')}>; rel="${rel}"`);
+    if (url === undefined) continue;
+    const part = `<${url.replace(/\[/g, '%5B').replace(/\]/g, '%5D').replace(/,/g, '%2C')}>; rel="${rel}"`;
+    const cost = part.length + (kept.size > 0 ? 2 : 0);
+    if (used + cost > max) continue;
+    kept.set(rel, part);
+    used += cost;
   }
-  return out.join(', ');
+  return LINK_ORDER.filter((rel) => kept.has(rel)).map((rel) => kept.get(rel)).join(', ');
 }
 
 /** `,"links":{…}` to splice before a document's closing brace. */

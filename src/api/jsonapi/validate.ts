@@ -9,6 +9,7 @@
  */
 import { Ajv, type ErrorObject as AjvError, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import type { Static, TSchema } from '@sinclair/typebox';
 import { ApiError, type ErrorObject, pointerError } from './errors.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv, formats?: string[]) => Ajv;
@@ -49,10 +50,18 @@ export function compile<T>(schema: object): SchemaValidator<T> {
 }
 
 /**
+ * The validator of a TypeBox schema: what it hands over is the schema's `Static` type, so the
+ * handler's input and the validated JSON Schema are one definition.
+ */
+export function validatorOf<S extends TSchema>(schema: S): SchemaValidator<Static<S>, S> {
+  return compile<Static<S>>(schema) as SchemaValidator<Static<S>, S>;
+}
+
+/**
  * A compiled body validator and the JSON Schema it checks (the OpenAPI description shows the same
  * schema); `compiled` says whether its schema was compiled yet.
  */
-export type SchemaValidator<T> = ((data: unknown) => T) & { readonly schema: object; readonly compiled: boolean };
+export type SchemaValidator<T, S extends object = object> = ((data: unknown) => T) & { readonly schema: S; readonly compiled: boolean };
 
 const declared: object[] = [];
 

@@ -25,7 +25,7 @@ export const HEADERS: Record<string, object> = {
   Location: { description: 'The address of the resource created or found', schema: text },
   'Content-Security-Policy': { description: 'The account pages\' policy (D209): scripts of the service only, no framing', schema: text },
   'Referrer-Policy': { description: '`no-referrer`: the token in the page\'s address goes nowhere (D209)', schema: text },
-  Link: { description: 'CSV answers (D238): the paging links of D235 as RFC 8288 links, `<url>; rel="next"`…', schema: text },
+  Link: { description: 'CSV answers (D238): the paging links of D235 as RFC 8288 links, `<url>; rel="next"`…, at most 10,240 bytes: `next`, `prev`, `first`, `self` are kept in that order while they fit, and the header is absent when none fits (D283)', schema: text },
   'X-More-Available': { description: 'CSV answers (D238): `meta.more_available`', schema: { type: 'string', enum: ['true', 'false'] } },
   'Price-Tile-Pending': {
     description: 'Price tiles (D278): the answer is not final, this many of the tile\'s stations are still being priced (shown without a price, or with the price of the catalog before the last write); no ETag, `Cache-Control: no-store, max-age=1`: ask again after it',

@@ -73,6 +73,7 @@ const ERROR_TEXT: Record<string, string> = {
   '406': '`Accept` names `application/vnd.api+json` only with media type parameters other than `profile` (JSON:API 1.1, D236)',
   '409': 'Version conflict: `version` must be the stored version + 1, or 1 to create (D47); or a conflicting operation',
   '413': 'Body too large',
+  '414': 'Request target (path and query) longer than 8,192 bytes (D283)',
   '415': 'Content type not JSON, or the JSON:API type with a parameter other than `profile` (D12, D236)',
   '422': 'No trip plan reaches the destination (D271): `meta.runs_out` says where the car runs out',
   '429': 'Rate limit exceeded (`Retry-After`; `RateLimit` and `RateLimit-Policy` state the limits, D217)',
@@ -90,6 +91,7 @@ const ERROR_EXAMPLE: Record<string, { code: string; title: string; source?: Reco
   '406': { code: 'NOT_ACCEPTABLE', title: 'Accept names application/vnd.api+json only with media type parameters other than profile' },
   '409': { code: 'VERSION_CONFLICT', title: 'Version conflict' },
   '413': { code: 'PAYLOAD_TOO_LARGE', title: 'request body too large' },
+  '414': { code: 'URI_TOO_LONG', title: 'request target longer than 8192 bytes' },
   '415': { code: 'UNSUPPORTED_MEDIA_TYPE', title: 'unsupported media type' },
   '422': { code: 'NO_TRIP_PLAN', title: 'no trip plan reaches the destination' },
   '429': { code: 'TOO_MANY_REQUESTS', title: 'rate limit exceeded' },
@@ -112,6 +114,8 @@ function errorsOf(r: RouteDef, doc: OperationDoc): string[] {
   if (r.priceWork === true) out.push('500');
   if (r.path.includes(':') || r.body) out.push('404');
   out.push('405');
+  // D283: from the pipeline, before routing, on every route.
+  out.push('414');
   if (jsonApiRoute(r)) out.push('406');
   if (((r.method === 'PUT' || r.method === 'DELETE') && r.clientErrors !== true) || r.path === '/admin/snapshot') out.push('409');
   if (r.body) out.push('413', '415');
@@ -132,6 +136,9 @@ function pathParameters(r: RouteDef): object[] {
   return [...r.path.matchAll(/:([a-z_]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: r.params?.[m[1]]?.schema ?? { type: 'string' } }));
 }
 
+/** The request body's JSON Schema: the route's own (`defineRoute`), else the one its description names. */
+const bodyOf = (r: RouteDef, doc: OperationDoc): object | undefined => r.bodySchema?.schema ?? doc.body;
+
 /** `getV1ChargingStationsId` → `GetV1ChargingStationsId`. */
 const pascal = (id: string): string => id[0].toUpperCase() + id.slice(1);
 
@@ -142,6 +149,7 @@ const pascal = (id: string): string => id[0].toUpperCase() + id.slice(1);
  */
 function operation(r: RouteDef, doc: OperationDoc, S: typeof Schemas): Operation {
   const media = doc.mediaType ?? JSON_MEDIA;
+  const body = bodyOf(r, doc);
   const example = EXAMPLE_RESPONSES[keyOf(r)];
   const params: object[] = (doc.query ?? []).map((q) => ({ name: q.name, in: 'query', required: q.required ?? false, description: q.description, schema: q.schema, ...(q.deprecated ? { deprecated: true } : {}) }));
   params.push(...headerParameters(r, doc));
@@ -163,8 +171,8 @@ function operation(r: RouteDef, doc: OperationDoc, S: typeof Schemas): Operation
   const kind = r.clientErrors === true ? 'C' : jsonApiRoute(r) ? 'E' : 'J';
   const own = doc.errorSchemas?.(S) ?? {};
   for (const s of [...errorsOf(r, doc), ...(doc.errors ?? []), ...Object.keys(own)].sort()) {
-    // 405 comes from the router, before a route's own error shape applies: always D5's shape.
-    responses[s] = doc.pageErrors?.includes(s) === true ? pageError(s) : s in own ? ownError(s, own[s], r.groups !== null) : { $ref: `#/components/responses/${s === '405' ? 'E' : kind}${s}` };
+    // 405 and 414 come before routing, before a route's own error shape applies: always D5's shape.
+    responses[s] = doc.pageErrors?.includes(s) === true ? pageError(s) : s in own ? ownError(s, own[s], r.groups !== null) : { $ref: `#/components/responses/${s === '405' || s === '414' ? 'E' : kind}${s}` };
   }
   return {
     operationId: operationIdOf(r),
@@ -173,8 +181,8 @@ function operation(r: RouteDef, doc: OperationDoc, S: typeof Schemas): Operation
     tags: [doc.tag],
     ...securityOf(r, doc),
     ...(params.length > 0 ? { parameters: params } : {}),
-    ...(doc.body !== undefined
-      ? { requestBody: { required: true, content: { [JSON_MEDIA]: { schema: doc.body, example: doc.example.body }, [JSON_API_MEDIA]: { schema: doc.body } } } }
+    ...(body !== undefined
+      ? { requestBody: { required: true, content: { [JSON_MEDIA]: { schema: body, example: doc.example.body }, [JSON_API_MEDIA]: { schema: body } } } }
       : {}),
     responses,
     'x-example-request': { path: doc.example.path, ...(doc.example.headers ? { headers: doc.example.headers } : {}), ...(doc.example.stateful ? { stateful: true } : {}) },
@@ -209,7 +217,7 @@ function componentNames(routes: readonly RouteDef[], S: typeof Schemas): Map<obj
     give(answer, answer === OPENAPI_DOCUMENT_SCHEMA ? 'OpenApiDocument' : exported.get(answer));
     for (const other of Object.values(doc.otherMediaTypes?.(S) ?? {})) give(other, exported.get(other));
     for (const e of Object.values(doc.errorSchemas?.(S) ?? {})) give(e, exported.get(e));
-    give(doc.body, `${pascal(operationIdOf(r))}Body`);
+    give(bodyOf(r, doc), `${pascal(operationIdOf(r))}Body`);
   }
   return names;
 }
@@ -235,6 +243,7 @@ export function checkDescribed(routes: readonly RouteDef[]): void {
   for (const r of routes) {
     const k = keyOf(r);
     if (OPERATIONS[k] === undefined) throw new Error(`route ${k} has no description in src/api/openapi/operations.ts`);
+    if (r.bodySchema !== undefined && OPERATIONS[k].body !== undefined) throw new Error(`route ${k} has its body schema on the route and in src/api/openapi/operations.ts`);
     seen.add(k);
   }
   const orphans = Object.keys(OPERATIONS).filter((k) => !seen.has(k) && !OPTIONAL.has(k));

@@ -1,22 +1,17 @@
 /**
  * What the OpenAPI description (D121) says of each operation beyond the route table: a summary,
- * the query parameters, the request body's JSON Schema (the very object its validator compiles),
- * the success answer's schema and an example request. Example answers are captured from the
+ * the query parameters, the request body's JSON Schema where the route does not carry it
+ * (src/api/contract.ts; either way the very object its validator compiles), the success answer's schema and an example request. Example answers are captured from the
  * running service by `npm run openapi:examples` (examples.generated.ts). Query parameters are
  * parsed by the handlers' own parsers (src/api/jsonapi/query.ts, stations.query.ts), not by AJV:
  * they are described here, and the examples exercise them against the running service.
  */
 import { validateSnapshotReload } from '../admin/admin.handler.js';
-import { validateArea, validateRoute } from '../area-prices/area-prices.schema.js';
 import { validateAvailabilityBulk, validateEvse } from '../availability/availability.handler.js';
 import { validateCdrCost } from '../cdr-cost/cdr-cost.js';
-import { validateCompanyPut } from '../companies/companies.schema.js';
 import { deviceBodySchema } from '../devices/devices.schema.js';
-import { validatePartnerFeedback, validateUserFeedbackOfType } from '../feedback/feedback.schema.js';
-import { validateBulk, validateChargePrices } from '../prices/prices.schema.js';
-import { validateTariffDetails } from '../tariff-details/tariff-details.schema.js';
-import { validateTariffPut } from '../tariffs/tariffs.schema.js';
-import { profileId, validateProfile } from '../tiles/price-profiles.js';
+import { validateUserFeedbackOfType } from '../feedback/feedback.schema.js';
+import { profileId } from '../tiles/price-profiles.js';
 import { DEFAULT_CHARGE_PRICE_OPTIONS } from '../../domain/pricing/index.js';
 import { CSV_COLUMNS } from '../station-features.js';
 import type * as Schemas from '../schemas/index.js';
@@ -39,7 +34,11 @@ export interface OperationDoc {
   tag: string;
   description?: string;
   query?: readonly QueryParam[];
-  /** JSON Schema of the request body (the validator's), when the operation takes one. */
+  /**
+   * JSON Schema of the request body (the validator's) of a route whose handler checks its body
+   * itself (a choice of shapes, a check that must come first); a route written with `defineRoute`
+   * carries its body schema and states none here (both at once stops the start).
+   */
   body?: object;
   /** Status of the documented success answer. */
   status: 200 | 201 | 204;
@@ -376,7 +375,6 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     headers: ['Location'],
     description: 'Tariffs and Set A (vehicle + battery_range) or Set B (energy + duration), with the options of the bulk preview. The id is derived from the normalised profile: 201 for a new one, 200 (renewed) for a known one. Profiles expire when unused (`PRICE_PROFILE_TTL_H`).',
     tag: 'Map',
-    body: validateProfile.schema,
     status: 201,
     response: (s) => s.PriceProfileDocument,
     example: { path: '/v1/price_profiles', body: { data: { type: 'price_profile', attributes: { battery_range: [10, 80] }, relationships: { tariffs, vehicle } } } },
@@ -443,7 +441,6 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     language: true,
     summary: 'Charge prices at a station or network (3)',
     tag: 'Prices',
-    body: validateChargePrices.schema,
     status: 200,
     response: (s) => s.ChargePricesDocument,
     example: {
@@ -464,7 +461,6 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     summary: 'Bulk price previews of up to 100 stations (8)',
     tag: 'Prices',
     query: [{ name: 'page[prices.size]', schema: { type: 'integer' }, description: 'Accepted and ignored (the original client sends it, D50)', deprecated: true }],
-    body: validateBulk.schema,
     status: 200,
     response: (s) => s.BulkDocument,
     example: {
@@ -481,7 +477,6 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'POST /v1/charge_prices/area': {
     summary: 'Cheapest or nearest priced stations in a radius or box (D110–D114)',
     tag: 'Prices',
-    body: validateArea.schema,
     status: 200,
     response: (s) => s.AreaDocument,
     otherMediaTypes: (s) => ({ 'application/geo+json': s.AreaFeatures }),
@@ -493,7 +488,6 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'POST /v1/charge_prices/route': {
     summary: 'Priced stations along a route, within a corridor (D110–D114)',
     tag: 'Prices',
-    body: validateRoute.schema,
     status: 200,
     response: (s) => s.RouteDocument,
     otherMediaTypes: (s) => ({ 'application/geo+json': s.RouteFeatures }),
@@ -545,7 +539,6 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'POST /v1/tariff_details': {
     summary: 'Tariff details and price benchmark at stations or a network (2)',
     tag: 'Prices',
-    body: validateTariffDetails.schema,
     status: 200,
     response: (s) => s.TariffDetailsDocument,
     example: { path: '/v1/tariff_details', body: { data: { type: 'tariff_details_request', attributes: { station: { id: [STATION_ID] } } } } },
@@ -586,7 +579,6 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     alsoSuccess: { '200': 'Updated (the version sent was the stored one + 1)' },
     summary: 'Create or update a raw tariff (12); optimistic version check',
     tag: 'Tariffs',
-    body: validateTariffPut.schema,
     status: 201,
     response: (s) => s.RawTariffDocument,
     example: {
@@ -626,7 +618,6 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     alsoSuccess: { '200': 'Updated (the version sent was the stored one + 1)' },
     summary: 'Create or update a company (7); optimistic version check',
     tag: 'Companies',
-    body: validateCompanyPut.schema,
     status: 201,
     response: (s) => s.CompanyDocument,
     example: {
@@ -686,7 +677,6 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'POST /v1/partner_feedback': {
     summary: 'Partner feedback (4)',
     tag: 'Feedback',
-    body: validatePartnerFeedback.schema,
     status: 204,
     example: { path: '/v1/partner_feedback', body: { data: { type: 'tariff_update', attributes: { content: 'New prices from 1 January', tariff: 'Flex', cpo: 'Example CPO', emp: 'Example Mobility', language: 'en' } } } },
   },

@@ -1,5 +1,4 @@
 /** The OpenAPI description of trip plans (D267–D271), joined into OPERATIONS (operations.ts). */
-import { validateTripPlan } from '../trips/trips.schema.js';
 import type * as Schemas from '../schemas/index.js';
 
 type S = typeof Schemas;
@@ -16,7 +15,6 @@ export const TRIP_OPERATIONS = {
     tag: 'Prices',
     description:
       'The plan minimizes price + time_value × (charging + detour) hours with no arrival below min_soc, exactly on the grid of charge levels (soc_step); each charge is priced as POST /v1/charge_prices prices the vehicle with that battery_range at that station. 422 `NO_TRIP_PLAN` when no plan reaches the destination, with where the car runs out and the start charge that would do (`meta.runs_out`).',
-    body: validateTripPlan.schema,
     status: 200 as const,
     response: (s: S) => s.TripPlanDocument,
     otherMediaTypes: (s: S) => ({ 'application/geo+json': s.TripPlanFeatures }),

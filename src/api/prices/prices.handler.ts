@@ -15,10 +15,12 @@ import {
 } from '../../domain/pricing/index.js';
 import type { AppContext } from '../context.js';
 import { ApiError, badPointer } from '../jsonapi/errors.js';
-import { dropNulls } from '../jsonapi/validate.js';
 import type { ApiRequest, ApiResponse, RouteDef } from '../types.js';
 import { currencyOf, startDayOf, vehicleOf } from '../price-inputs.js';
-import { MAX_BULK_STATIONS, MAX_BULK_TARIFFS, validateBulk, validateChargePrices } from './prices.schema.js';
+import type { ChargePricesTask } from '../../pool/protocol.js';
+import { defineRoute } from '../contract.js';
+import { ChargePriceAnswers } from './charge-price-answers.js';
+import { type BulkBody, type ChargePricesBody, MAX_BULK_STATIONS, MAX_BULK_TARIFFS, validateBulk, validateChargePrices } from './prices.schema.js';
 
 const A = '/data/attributes';
 const O = '/data/attributes/options';
@@ -50,6 +52,8 @@ const EXT_B_COUNTRIES: ReadonlyMap<string, string> = table<string>({
 export function pricesRoutes(ctx: AppContext): RouteDef[] {
   const rates = ctx.snapshot.rates();
   const st = ctx.stations;
+  const cacheBytes = ctx.config.chargePriceCacheMb * 1024 * 1024;
+  const answers = cacheBytes > 0 ? new ChargePriceAnswers(ctx, cacheBytes) : null;
 
   /**
    * D96: an alias of DATA_ADAPTER_ALIASES behaves exactly like its adapter; an unknown name is
@@ -112,10 +116,8 @@ export function pricesRoutes(ctx: AppContext): RouteDef[] {
     });
   }
 
-  async function chargePricesHandler(req: ApiRequest): Promise<ApiResponse> {
-    const raw = dropNulls(req.body);
-    resolveAdapterAlias(raw);
-    const body = validateChargePrices(raw);
+  async function chargePricesHandler(req: ApiRequest<ChargePricesBody>): Promise<ApiResponse> {
+    const body = req.body;
     const a = body.data.attributes;
     const o = a.options;
     const rel = body.data.relationships ?? {};
@@ -165,7 +167,7 @@ export function pricesRoutes(ctx: AppContext): RouteDef[] {
     const candidates =
       listed !== null && include !== 'always' ? listed.length : ctx.prices.candidatesAt(cpoId) + (listed === null ? 0 : listed.length);
     const plan = ctx.prices.plan({ task: 'chargePrices', candidates, chargePoints: cps.length });
-    const r = await ctx.prices.run(plan, {
+    const task: ChargePricesTask = {
       station: {
         id: cpoId === '' ? null : stationInContext(cpoId, a.station.latitude, a.station.longitude),
         country,
@@ -179,13 +181,14 @@ export function pricesRoutes(ctx: AppContext): RouteDef[] {
       showPriceUnavailable: o.show_price_unavailable ?? false,
       lang: pickLanguage(req.headers.acceptLanguage),
       nowMs: Date.now(),
-    });
-    return r;
+    };
+    // D287: a repeated request is answered from memory while its stamp holds.
+    return answers === null ? ctx.prices.run(plan, task) : answers.answer(task, () => ctx.prices.run(plan, task));
   }
 
-  async function bulkHandler(req: ApiRequest): Promise<ApiResponse> {
-    // D50: limits before any other work (even before schema validation of the items).
-    const raw = req.body as { data?: { relationships?: Record<string, { data?: unknown } | undefined> } };
+  /** D50: limits before any other work (even before schema validation of the items). */
+  function bulkLimits(body: unknown): void {
+    const raw = body as { data?: { relationships?: Record<string, { data?: unknown } | undefined> } };
     const rels = raw.data?.relationships;
     if (rels !== null && typeof rels === 'object') {
       const s = rels.charging_stations?.data;
@@ -197,7 +200,10 @@ export function pricesRoutes(ctx: AppContext): RouteDef[] {
         throw badPointer('/data/relationships/tariffs/data', `at most ${MAX_BULK_TARIFFS} tariffs per request`);
       }
     }
-    const body = validateBulk(dropNulls(req.body));
+  }
+
+  async function bulkHandler(req: ApiRequest<BulkBody>): Promise<ApiResponse> {
+    const body = req.body;
     const a = body.data.attributes;
     const rel = body.data.relationships;
     if (!(a.battery_range[0] < a.battery_range[1])) {
@@ -223,8 +229,8 @@ export function pricesRoutes(ctx: AppContext): RouteDef[] {
   }
 
   return [
-    { method: 'POST', path: '/v1/charge_prices', groups: ['ReadCosts'], body: true, priceWork: true, fresh: true, handler: chargePricesHandler },
-    { method: 'POST', path: '/v1/charge_prices/bulk', groups: ['ReadCosts'], body: true, priceWork: true, fresh: true, handler: bulkHandler },
+    defineRoute({ method: 'POST', path: '/v1/charge_prices', groups: ['ReadCosts'], input: validateChargePrices, before: resolveAdapterAlias, priceWork: true, fresh: true, handler: chargePricesHandler }),
+    defineRoute({ method: 'POST', path: '/v1/charge_prices/bulk', groups: ['ReadCosts'], input: validateBulk, before: bulkLimits, priceWork: true, fresh: true, handler: bulkHandler }),
   ];
 }
 

@@ -111,7 +111,7 @@ const tariffRelationships = {
   cpo: ToOneOrNull('company'),
 };
 const TariffType = Type.Union([Type.Literal('tariff'), Type.Literal('sub_tariff')]);
-const rawTariff = (attributes: TSchema, relationships: TSchema) =>
+const rawTariff = <A extends TSchema, R extends TSchema>(attributes: A, relationships: R) =>
   Closed({ id: Id, type: TariffType, attributes, relationships });
 
 export const RawTariff = rawTariff(TariffAttributes, Closed(tariffRelationships));

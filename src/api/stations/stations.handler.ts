@@ -125,7 +125,8 @@ function featureAnswers(
     const meta = `{"more_available":${more},${metaRest}`;
     const body = features.collection({ indices, availability: avail, members: `,"meta":${meta}${linksMember(links)}` });
     if (format === 'geojson') return { status: 200, body, headers: { 'Content-Type': CONTENT_TYPE.geojson } };
-    const headers = { 'Content-Type': CONTENT_TYPE.csv, Link: linkHeader(links), 'X-More-Available': String(more), 'X-Snapshot-Version': snapshotVersion };
+    const link = linkHeader(links);
+    const headers: Record<string, string> = { 'Content-Type': CONTENT_TYPE.csv, ...(link.length > 0 ? { Link: link } : {}), 'X-More-Available': String(more), 'X-Snapshot-Version': snapshotVersion };
     return { status: 200, body: csv.write(body), headers };
   };
 

@@ -6,16 +6,16 @@
  */
 import type { AppContext } from '../context.js';
 import { badPointer } from '../jsonapi/errors.js';
-import { dropNulls } from '../jsonapi/validate.js';
 import type { ApiRequest, ApiResponse, RouteDef } from '../types.js';
 import type { TariffDetailsFilter } from '../../pool/protocol.js';
-import { validateTariffDetails } from './tariff-details.schema.js';
+import { validateTariffDetails, type TariffDetailsBody } from './tariff-details.schema.js';
+import { defineRoute } from '../contract.js';
 
 const S = '/data/attributes/station';
 
 export function tariffDetailsRoutes(ctx: AppContext): RouteDef[] {
-  async function handler(req: ApiRequest): Promise<ApiResponse> {
-    const body = validateTariffDetails(dropNulls(req.body));
+  async function handler(req: ApiRequest<TariffDetailsBody>): Promise<ApiResponse> {
+    const body = req.body;
     const a = body.data.attributes;
     const s = a.station;
     const tariffs = body.data.relationships?.tariffs?.data.map((t) => t.id) ?? null;
@@ -59,5 +59,5 @@ export function tariffDetailsRoutes(ctx: AppContext): RouteDef[] {
     return op === null ? 0 : ctx.prices.candidatesAt(op);
   }
 
-  return [{ method: 'POST', path: '/v1/tariff_details', groups: ['ViewPriceBenchmark'], body: true, priceWork: true, fresh: true, handler }];
+  return [defineRoute({ method: 'POST', path: '/v1/tariff_details', groups: ['ViewPriceBenchmark'], input: validateTariffDetails, priceWork: true, fresh: true, handler })];
 }

@@ -1,82 +1,34 @@
 /** JSON Schema of the tariff details request (endpoint 2, D31–D32), compiled once. */
-import { compile } from '../jsonapi/validate.js';
-import { bool, chargePoint, envelope, toMany } from '../jsonapi/schemas.js';
-
+import { validatorOf } from '../jsonapi/validate.js';
+import { bool, chargePoint, Const, Enum, Envelope, toMany, Type, type Static } from '../jsonapi/schemas.js';
 
 export const MAX_DETAIL_STATIONS = 50;
 
-export interface TariffDetailsBody {
-  data: {
-    type?: string;
-    attributes: {
-      station: {
-        country?: string;
-        id?: string[];
-        operator?: { id: string; type: 'company' };
-        charge_point?: { power: number; plug: string };
-      };
-      filter?: {
-        brand_restricted_tariffs?: boolean;
-        foreign_tariffs?: boolean;
-        provider_customer_tariffs?: boolean;
-        tariffs_without_prices?: boolean;
-        average_prices?: boolean;
-        dimensions?: ('minute' | 'parking_minute' | 'kwh' | 'session')[];
-      };
-    };
-    relationships?: { tariffs?: { data: { id: string; type?: string }[] } };
-  };
-}
+const { Optional } = Type;
 
-export const validateTariffDetails = compile<TariffDetailsBody>(envelope({
-  required: ['attributes'],
-  properties: {
-    // Any value, as before it was named: stated so that typed clients may send the client's `tariff_details_request`.
-    type: { description: 'Not read (the original client sends `tariff_details_request`)' },
-    attributes: {
-      type: 'object',
-      required: ['station'],
-      properties: {
-        station: {
-          type: 'object',
-          properties: {
-            country: { type: 'string', pattern: '^[A-Za-z]{2}$' },
-            id: {
-              type: 'array',
-              minItems: 1,
-              maxItems: MAX_DETAIL_STATIONS,
-              items: { type: 'string', minLength: 1, maxLength: 200 },
-            },
-            operator: {
-              type: 'object',
-              required: ['id', 'type'],
-              properties: { id: { type: 'string', minLength: 1, maxLength: 200 }, type: { const: 'company' } },
-            },
-            charge_point: chargePoint,
-          },
-        },
-        filter: {
-          type: 'object',
-          properties: {
-            brand_restricted_tariffs: bool,
-            foreign_tariffs: bool,
-            provider_customer_tariffs: bool,
-            tariffs_without_prices: bool,
-            average_prices: bool,
-            dimensions: {
-              type: 'array',
-              maxItems: 4,
-              items: { enum: ['minute', 'parking_minute', 'kwh', 'session'] },
-            },
-          },
-        },
-      },
-    },
-    relationships: {
-      type: 'object',
-      properties: {
-        tariffs: toMany('tariff', 10000),
-      },
-    },
-  },
-}));
+export const TariffDetailsBody = Envelope({
+  // Any value, as before it was named: stated so that typed clients may send the client's `tariff_details_request`.
+  type: Optional(Type.Unsafe<unknown>({ description: 'Not read (the original client sends `tariff_details_request`)' })),
+  attributes: Type.Object({
+    station: Type.Object({
+      country: Optional(Type.String({ pattern: '^[A-Za-z]{2}$' })),
+      id: Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { minItems: 1, maxItems: MAX_DETAIL_STATIONS })),
+      operator: Optional(Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }), type: Const('company') })),
+      charge_point: Optional(chargePoint),
+    }),
+    filter: Optional(
+      Type.Object({
+        brand_restricted_tariffs: Optional(bool),
+        foreign_tariffs: Optional(bool),
+        provider_customer_tariffs: Optional(bool),
+        tariffs_without_prices: Optional(bool),
+        average_prices: Optional(bool),
+        dimensions: Optional(Type.Array(Enum(['minute', 'parking_minute', 'kwh', 'session']), { maxItems: 4 })),
+      }),
+    ),
+  }),
+  relationships: Optional(Type.Object({ tariffs: Optional(toMany('tariff', 10000)) })),
+});
+export type TariffDetailsBody = Static<typeof TariffDetailsBody>;
+
+export const validateTariffDetails = validatorOf(TariffDetailsBody);

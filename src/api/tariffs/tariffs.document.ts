@@ -2,6 +2,7 @@
 import type { CompanyRegistry } from '../../domain/companies/registry.js';
 import { totalMonthlyFee, type StoredTariff } from '../../domain/tariffs/model.js';
 import type { ResourceObject } from '../jsonapi/document.js';
+import type { RawTariffResource, SimpleTariffResource } from '../schemas/tariffs.js';
 
 export const TARIFF_ATTRIBUTES = [
   'name',
@@ -34,9 +35,35 @@ export const TARIFF_ATTRIBUTES = [
 
 export const TARIFF_FIELDS: readonly string[] = [...TARIFF_ATTRIBUTES, 'price_selection', 'min_price', 'max_price', 'vehicle_brands', 'super_tariffs', 'emp', 'cpo'];
 
-export function rawTariffResource(t: StoredTariff, companies: CompanyRegistry): ResourceObject {
-  const attributes: Record<string, unknown> = {};
-  for (const k of TARIFF_ATTRIBUTES) attributes[k] = t[k];
+export function rawTariffResource(t: StoredTariff, companies: CompanyRegistry): RawTariffResource {
+  const attributes: RawTariffResource['attributes'] = {
+    name: t.name,
+    created_at: t.created_at,
+    updated_at: t.updated_at,
+    version: t.version,
+    monthly_min_sales: t.monthly_min_sales,
+    monthly_fee: t.monthly_fee,
+    yearly_service_fee: t.yearly_service_fee,
+    is_flat_rate: t.is_flat_rate,
+    is_direct_payment: t.is_direct_payment,
+    provider_customer_only: t.provider_customer_only,
+    currency: t.currency,
+    notes: t.notes,
+    url: t.url,
+    no_price_policy: t.no_price_policy,
+    no_price_reason: t.no_price_reason,
+    apply_prices_to_sub_tariff: t.apply_prices_to_sub_tariff,
+    supported_countries: t.supported_countries,
+    tags: t.tags,
+    prices: t.prices,
+    is_card_payment: t.is_card_payment,
+    is_secondary_tariff: t.is_secondary_tariff,
+    existing_customer_only: t.existing_customer_only,
+    integration_status: t.integration_status,
+    system_tags: t.system_tags,
+    branding: t.branding,
+    charge_card_id: t.charge_card_id,
+  };
   // D147, D149: only on tariffs that select the first match (other tariffs read as before).
   if (t.price_selection === 'first_match') {
     attributes.price_selection = t.price_selection;
@@ -56,7 +83,7 @@ export function rawTariffResource(t: StoredTariff, companies: CompanyRegistry): 
   };
 }
 
-export function simpleTariffResource(t: StoredTariff, companies: CompanyRegistry): ResourceObject {
+export function simpleTariffResource(t: StoredTariff, companies: CompanyRegistry): SimpleTariffResource {
   const emp = companies.get(t.emp_id);
   return {
     id: t.id,
@@ -84,23 +111,23 @@ export function simpleTariffResource(t: StoredTariff, companies: CompanyRegistry
   };
 }
 
-interface Cached {
+interface Cached<R> {
   t: StoredTariff;
   gen: number;
-  res: ResourceObject;
+  res: R;
   json: string;
 }
 
 /** Per-record serialization cache, valid while the record and the company registry are unchanged. */
-export class ResourceCache {
-  private readonly cache = new Map<string, Cached>();
+export class ResourceCache<R extends ResourceObject> {
+  private readonly cache = new Map<string, Cached<R>>();
 
   constructor(
     private readonly companies: CompanyRegistry,
-    private readonly build: (t: StoredTariff, companies: CompanyRegistry) => ResourceObject,
+    private readonly build: (t: StoredTariff, companies: CompanyRegistry) => R,
   ) {}
 
-  private get(t: StoredTariff): Cached {
+  private get(t: StoredTariff): Cached<R> {
     const gen = this.companies.generation;
     const hit = this.cache.get(t.id);
     if (hit !== undefined && hit.t === t && hit.gen === gen) return hit;
@@ -110,7 +137,7 @@ export class ResourceCache {
     return c;
   }
 
-  resource(t: StoredTariff): ResourceObject {
+  resource(t: StoredTariff): R {
     return this.get(t).res;
   }
 

@@ -17,7 +17,7 @@ import type { AppContext } from '../context.js';
 import { sparse } from '../jsonapi/document.js';
 import { ApiError, badParameter, badPointer, notFound, versionConflict, type ErrorObject, pointerError } from '../jsonapi/errors.js';
 import { bool, csv, fields, page } from '../jsonapi/query.js';
-import { dropNulls } from '../jsonapi/validate.js';
+import { defineRoute } from '../contract.js';
 import { noContent, type ApiRequest, type ApiResponse, type RouteDef } from '../types.js';
 import { BodyCache, queryKey } from '../body-cache.js';
 import { ResourceCache, TARIFF_FIELDS, rawTariffResource, simpleTariffResource } from './tariffs.document.js';
@@ -158,8 +158,8 @@ export function tariffsRoutes(ctx: AppContext): RouteDef[] {
   const raw = new ResourceCache(ctx.companies, rawTariffResource);
   const simple = new ResourceCache(ctx.companies, simpleTariffResource);
 
-  const put = async (req: ApiRequest): Promise<ApiResponse> => {
-    const body = validateTariffPut(dropNulls(req.body));
+  const put = async (req: ApiRequest<TariffPutBody>): Promise<ApiResponse> => {
+    const body = req.body;
     const d = body.data;
     const id = req.params.id;
     if (d.id !== id) throw badPointer('/data/id', 'data.id must equal the tariff id of the path');
@@ -349,7 +349,7 @@ export function tariffsRoutes(ctx: AppContext): RouteDef[] {
   return [
     { method: 'GET', path: '/v1/tariffs', groups: ['ReadSimpleTariffs'], body: false, fresh: true, handler: listSimple, cache: snapshotAndCatalog(ctx) },
     { method: 'GET', path: '/v2/tariffs', groups: ['ReadTariffs'], body: false, fresh: true, codeless: true, handler: listRaw, cache: snapshotAndCatalog(ctx) },
-    { method: 'PUT', path: '/v2/tariffs/:id', groups: ['WriteTariffs'], body: true, codeless: true, handler: put },
+    defineRoute({ method: 'PUT', path: '/v2/tariffs/:id', groups: ['WriteTariffs'], input: validateTariffPut, codeless: true, handler: put }),
     { method: 'DELETE', path: '/v2/tariffs/:id', groups: ['WriteTariffs'], body: false, codeless: true, handler: del },
   ];
 }

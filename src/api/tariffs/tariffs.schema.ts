@@ -1,202 +1,96 @@
 /** JSON Schemas of the raw tariff PUT (endpoint 12, D56–D57), compiled once at module load. */
-import { compile, UUID } from '../jsonapi/validate.js';
-import { bool, currency, ref as sharedRef, envelope } from '../jsonapi/schemas.js';
+import { validatorOf } from '../jsonapi/validate.js';
+import { bool, currency, Enum, Envelope, ref as sharedRef, Type, type Static, type TSchema } from '../jsonapi/schemas.js';
 
-const num0 = { type: 'number', minimum: 0, maximum: 1e9 } as const;
-const country = { type: 'string', pattern: '^[A-Za-z]{2}$' } as const;
-const ref = (type: string) => sharedRef(type, 100);
+const { Optional } = Type;
+const num0 = Type.Number({ minimum: 0, maximum: 1e9 });
+const country = Type.String({ pattern: '^[A-Za-z]{2}$' });
+const ref = <T extends string>(type: T) => sharedRef(type, 100);
+const list = <T extends TSchema>(items: T, maxItems: number) => Optional(Type.Array(items, { maxItems }));
 
-const restriction = {
-  type: 'object',
-  required: ['allowance'],
-  properties: {
-    allowance: { enum: ['allow', 'deny'] },
-    charge_point_powers: { type: 'array', maxItems: 50, items: { type: 'number', minimum: 0, maximum: 10000 } },
-    charge_point_energy_type: { enum: ['ac', 'dc'] },
-    cpo_ids: { type: 'array', maxItems: 1000, items: { type: 'string', minLength: 1, maxLength: 100 } },
-    countries: { type: 'array', maxItems: 300, items: country },
-    car_ac_phase: { type: 'integer', minimum: 1, maximum: 3 },
-    charge_point_power_is_range: bool,
-  },
-} as const;
+const restriction = Type.Object({
+  allowance: Enum(['allow', 'deny']),
+  charge_point_powers: list(Type.Number({ minimum: 0, maximum: 10000 }), 50),
+  charge_point_energy_type: Optional(Enum(['ac', 'dc'])),
+  cpo_ids: list(Type.String({ minLength: 1, maxLength: 100 }), 1000),
+  countries: list(country, 300),
+  car_ac_phase: Optional(Type.Integer({ minimum: 1, maximum: 3 })),
+  charge_point_power_is_range: Optional(bool),
+});
 
-const segment = {
-  type: 'object',
-  required: ['dimension', 'price'],
-  properties: {
-    dimension: { enum: ['minute', 'kwh', 'session', 'parking_minute'] },
-    price: num0,
-    range_gte: { type: 'integer', minimum: 0, maximum: 1e9 },
-    range_lt: { type: 'integer', minimum: 0, maximum: 1e9 },
-    billing_increment: { type: 'number', exclusiveMinimum: 0, maximum: 1e6 },
-    currency,
-    time_of_day_start: { type: 'integer', minimum: 0, maximum: 1439 },
-    time_of_day_end: { type: 'integer', minimum: 0, maximum: 1440 },
-    days_of_week: { type: 'array', minItems: 1, maxItems: 7, uniqueItems: true, items: { type: 'integer', minimum: 1, maximum: 7 } },
-    is_average_price: bool,
-    occupancy_gte: { type: 'integer', minimum: 0, maximum: 100 },
-    occupancy_lt: { type: 'integer', minimum: 0, maximum: 100 },
-  },
-} as const;
+const segment = Type.Object({
+  dimension: Enum(['minute', 'kwh', 'session', 'parking_minute']),
+  price: num0,
+  range_gte: Optional(Type.Integer({ minimum: 0, maximum: 1e9 })),
+  range_lt: Optional(Type.Integer({ minimum: 0, maximum: 1e9 })),
+  billing_increment: Optional(Type.Number({ exclusiveMinimum: 0, maximum: 1e6 })),
+  currency: Optional(currency),
+  time_of_day_start: Optional(Type.Integer({ minimum: 0, maximum: 1439 })),
+  time_of_day_end: Optional(Type.Integer({ minimum: 0, maximum: 1440 })),
+  days_of_week: Optional(Type.Array(Type.Integer({ minimum: 1, maximum: 7 }), { minItems: 1, maxItems: 7, uniqueItems: true })),
+  is_average_price: Optional(bool),
+  occupancy_gte: Optional(Type.Integer({ minimum: 0, maximum: 100 })),
+  occupancy_lt: Optional(Type.Integer({ minimum: 0, maximum: 100 })),
+});
 
-const component = {
-  type: 'object',
-  required: ['decomposition'],
-  properties: {
-    restrictions: { type: 'array', maxItems: 20, items: restriction },
-    decomposition: { type: 'array', maxItems: 100, items: segment },
-  },
-} as const;
+const component = Type.Object({
+  restrictions: list(restriction, 20),
+  decomposition: Type.Array(segment, { maxItems: 100 }),
+});
 
-const tag = {
-  type: 'object',
-  required: ['kind', 'localized_text'],
-  properties: {
-    kind: { type: 'string', minLength: 1, maxLength: 50 },
-    localized_text: {
-      type: 'object',
-      propertyNames: { maxLength: 10 },
-      additionalProperties: { type: 'string', maxLength: 2000 },
-    },
-    url: { type: 'string', maxLength: 2000 },
-    show_until: { type: 'integer', minimum: 0 },
-    hide_for_owners: bool,
-  },
-} as const;
+const tag = Type.Object({
+  kind: Type.String({ minLength: 1, maxLength: 50 }),
+  localized_text: Type.Unsafe<Record<string, string>>({ type: 'object', propertyNames: { maxLength: 10 }, additionalProperties: { type: 'string', maxLength: 2000 } }),
+  url: Optional(Type.String({ maxLength: 2000 })),
+  show_until: Optional(Type.Integer({ minimum: 0 })),
+  hide_for_owners: Optional(bool),
+});
 
-export interface RefBody {
-  type?: string;
-  id: string;
-}
+export const TariffPutBody = Envelope({
+  id: Type.String({ format: 'uuid' }),
+  type: Enum(['tariff', 'sub_tariff']),
+  attributes: Type.Object({
+    name: Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    version: Type.Integer({ minimum: 1, description: 'Optimistic lock (D47): 1 to create, the stored version + 1 to update (read it from the last answer); any other value answers 409 Version conflict and changes nothing.', examples: [1, 4] }),
+    monthly_min_sales: Optional(num0),
+    monthly_fee: Optional(num0),
+    yearly_service_fee: Optional(num0),
+    is_flat_rate: Optional(bool),
+    is_direct_payment: Optional(bool),
+    provider_customer_only: Optional(bool),
+    currency: Optional(currency),
+    notes: Optional(Type.String({ maxLength: 10000 })),
+    url: Optional(Type.String({ maxLength: 2000 })),
+    no_price_policy: Optional(Enum(['inherit', 'hide', 'show_reason'])),
+    no_price_reason: Optional(Enum(['inherit', 'prices_per_station', 'not_public', 'not_yet_listed', 'no_reliable_data_available'])),
+    apply_prices_to_sub_tariff: Optional(bool),
+    supported_countries: list(country, 300),
+    tags: list(tag, 50),
+    prices: list(component, 200),
+    price_selection: Optional(Enum(['sum', 'first_match'])),
+    min_price: Optional(num0),
+    max_price: Optional(num0),
+    is_card_payment: Optional(bool),
+    is_secondary_tariff: Optional(bool),
+    existing_customer_only: Optional(bool),
+    integration_status: Optional(Enum(['pending', 'in_progress', 'complete'])),
+    system_tags: list(Type.String({ maxLength: 100 }), 50),
+    branding: Optional(
+      Type.Object({
+        background_color: Type.String({ maxLength: 50 }),
+        text_color: Type.String({ maxLength: 50 }),
+        logo_url: Type.String({ maxLength: 2000 }),
+      }),
+    ),
+    charge_card_id: Optional(Type.Unsafe<string | number>({ type: ['string', 'integer'], maxLength: 100 })),
+  }),
+  relationships: Type.Object({
+    emp: Type.Object({ data: ref('company') }),
+    cpo: Optional(Type.Object({ data: Optional(ref('company')) })),
+    super_tariffs: Optional(Type.Object({ data: list(ref('tariff'), 100) })),
+    vehicle_brands: Optional(Type.Object({ data: list(ref('brand'), 500) })),
+  }),
+});
+export type TariffPutBody = Static<typeof TariffPutBody>;
 
-export interface RestrictionBody {
-  allowance: 'allow' | 'deny';
-  charge_point_powers?: number[];
-  charge_point_energy_type?: 'ac' | 'dc';
-  cpo_ids?: string[];
-  countries?: string[];
-  car_ac_phase?: number;
-  charge_point_power_is_range?: boolean;
-}
-
-export interface SegmentBody {
-  dimension: 'minute' | 'kwh' | 'session' | 'parking_minute';
-  price: number;
-  range_gte?: number;
-  range_lt?: number;
-  billing_increment?: number;
-  currency?: string;
-  time_of_day_start?: number;
-  time_of_day_end?: number;
-  days_of_week?: number[];
-  is_average_price?: boolean;
-  occupancy_gte?: number;
-  occupancy_lt?: number;
-}
-
-export interface TariffPutBody {
-  data: {
-    id: string;
-    type: 'tariff' | 'sub_tariff';
-    attributes: {
-      name?: string;
-      version: number;
-      monthly_min_sales?: number;
-      monthly_fee?: number;
-      yearly_service_fee?: number;
-      is_flat_rate?: boolean;
-      is_direct_payment?: boolean;
-      provider_customer_only?: boolean;
-      currency?: string;
-      notes?: string;
-      url?: string;
-      no_price_policy?: 'inherit' | 'hide' | 'show_reason';
-      no_price_reason?: 'inherit' | 'prices_per_station' | 'not_public' | 'not_yet_listed' | 'no_reliable_data_available';
-      apply_prices_to_sub_tariff?: boolean;
-      supported_countries?: string[];
-      tags?: Array<{
-        kind: string;
-        localized_text: Record<string, string>;
-        url?: string;
-        show_until?: number;
-        hide_for_owners?: boolean;
-      }>;
-      prices?: Array<{ restrictions?: RestrictionBody[]; decomposition: SegmentBody[] }>;
-      price_selection?: 'sum' | 'first_match';
-      min_price?: number;
-      max_price?: number;
-      is_card_payment?: boolean;
-      is_secondary_tariff?: boolean;
-      existing_customer_only?: boolean;
-      integration_status?: 'pending' | 'in_progress' | 'complete';
-      system_tags?: string[];
-      branding?: { background_color: string; text_color: string; logo_url: string };
-      charge_card_id?: string | number;
-    };
-    relationships: {
-      emp: { data: RefBody };
-      cpo?: { data?: RefBody };
-      super_tariffs?: { data?: RefBody[] };
-      vehicle_brands?: { data?: RefBody[] };
-    };
-  };
-}
-
-export const validateTariffPut = compile<TariffPutBody>(envelope({
-  required: ['id', 'type', 'attributes', 'relationships'],
-  properties: {
-    id: UUID,
-    type: { enum: ['tariff', 'sub_tariff'] },
-    attributes: {
-      type: 'object',
-      required: ['version'],
-      properties: {
-        name: { type: 'string', minLength: 1, maxLength: 200 },
-        version: { type: 'integer', minimum: 1, description: 'Optimistic lock (D47): 1 to create, the stored version + 1 to update (read it from the last answer); any other value answers 409 Version conflict and changes nothing.', examples: [1, 4] },
-        monthly_min_sales: num0,
-        monthly_fee: num0,
-        yearly_service_fee: num0,
-        is_flat_rate: bool,
-        is_direct_payment: bool,
-        provider_customer_only: bool,
-        currency,
-        notes: { type: 'string', maxLength: 10000 },
-        url: { type: 'string', maxLength: 2000 },
-        no_price_policy: { enum: ['inherit', 'hide', 'show_reason'] },
-        no_price_reason: { enum: ['inherit', 'prices_per_station', 'not_public', 'not_yet_listed', 'no_reliable_data_available'] },
-        apply_prices_to_sub_tariff: bool,
-        supported_countries: { type: 'array', maxItems: 300, items: country },
-        tags: { type: 'array', maxItems: 50, items: tag },
-        prices: { type: 'array', maxItems: 200, items: component },
-        price_selection: { enum: ['sum', 'first_match'] },
-        min_price: num0,
-        max_price: num0,
-        is_card_payment: bool,
-        is_secondary_tariff: bool,
-        existing_customer_only: bool,
-        integration_status: { enum: ['pending', 'in_progress', 'complete'] },
-        system_tags: { type: 'array', maxItems: 50, items: { type: 'string', maxLength: 100 } },
-        branding: {
-          type: 'object',
-          required: ['background_color', 'text_color', 'logo_url'],
-          properties: {
-            background_color: { type: 'string', maxLength: 50 },
-            text_color: { type: 'string', maxLength: 50 },
-            logo_url: { type: 'string', maxLength: 2000 },
-          },
-        },
-        charge_card_id: { type: ['string', 'integer'], maxLength: 100 },
-      },
-    },
-    relationships: {
-      type: 'object',
-      required: ['emp'],
-      properties: {
-        emp: { type: 'object', required: ['data'], properties: { data: ref('company') } },
-        cpo: { type: 'object', properties: { data: ref('company') } },
-        super_tariffs: { type: 'object', properties: { data: { type: 'array', maxItems: 100, items: ref('tariff') } } },
-        vehicle_brands: { type: 'object', properties: { data: { type: 'array', maxItems: 500, items: ref('brand') } } },
-      },
-    },
-  },
-}));
+export const validateTariffPut = validatorOf(TariffPutBody);

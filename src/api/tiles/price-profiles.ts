@@ -13,9 +13,10 @@ import { DEFAULT_CHARGE_PRICE_OPTIONS } from '../../domain/pricing/index.js';
 import { Attempts } from '../../auth/rate-limit.js';
 import type { AppContext } from '../context.js';
 import { ApiError, badParameter, badPointer } from '../jsonapi/errors.js';
-import { batteryRange, bool, currency, duration, envelope, energy, startTime, toMany, toOne } from '../jsonapi/schemas.js';
-import { compile, dropNulls } from '../jsonapi/validate.js';
-import { currencyOf, startDate, startDayOf, vehicleOf } from '../price-inputs.js';
+import { batteryRange, Const, duration, Envelope, energy, toMany, toOne, Type, type Static } from '../jsonapi/schemas.js';
+import { validatorOf } from '../jsonapi/validate.js';
+import { bulkOptions, currencyOf, startDayOf, vehicleOf } from '../price-inputs.js';
+import { defineRoute } from '../contract.js';
 import type { ApiRequest, ApiResponse, RouteDef } from '../types.js';
 
 const A = '/data/attributes';
@@ -23,52 +24,20 @@ export const MAX_PROFILE_TARIFFS = 200;
 /** A replica writes a profile's use at most this often (D196). */
 export const TOUCH_EVERY_MS = 60 * 60 * 1000;
 
-interface ProfileBody {
-  data: {
-    type?: string;
-    attributes: {
-      battery_range?: [number, number];
-      energy?: number;
-      duration?: number;
-      currency?: string;
-      start_time?: number;
-      start_date?: string;
-      allow_unbalanced_load?: boolean;
-      include_direct_payment?: boolean;
-      charge_points_power_lte?: number;
-    };
-    relationships: {
-      tariffs: { data: { id: string; type?: string }[] };
-      vehicle?: { data: { id: string; type?: string } };
-    };
-  };
-}
+/** A price profile's request (D196): the bulk preview's options, Set A or Set B. */
+export const ProfileBody = Envelope({
+  type: Type.Optional(Const('price_profile')),
+  attributes: Type.Object({
+    battery_range: Type.Optional(batteryRange),
+    energy: Type.Optional(energy),
+    duration: Type.Optional(duration),
+    ...bulkOptions,
+  }),
+  relationships: Type.Object({ tariffs: toMany('tariff', MAX_PROFILE_TARIFFS), vehicle: Type.Optional(toOne('car')) }),
+});
+export type ProfileBody = Static<typeof ProfileBody>;
 
-export const validateProfile = compile<ProfileBody>(envelope({
-  required: ['attributes', 'relationships'],
-  properties: {
-    type: { const: 'price_profile' },
-    attributes: {
-      type: 'object',
-      properties: {
-        battery_range: batteryRange,
-        energy,
-        duration,
-        currency,
-        start_time: startTime,
-        start_date: startDate,
-        allow_unbalanced_load: bool,
-        include_direct_payment: bool,
-        charge_points_power_lte: { type: 'number', exclusiveMinimum: 0 },
-      },
-    },
-    relationships: {
-      type: 'object',
-      required: ['tariffs'],
-      properties: { tariffs: toMany('tariff', MAX_PROFILE_TARIFFS), vehicle: toOne('car') },
-    },
-  },
-}));
+export const validateProfile = validatorOf(ProfileBody);
 
 /** A profile in its normalised form (D196): the key order is part of its id. */
 export interface PriceProfile {
@@ -86,8 +55,8 @@ export interface PriceProfile {
 }
 
 /** The normalised profile of a request body (400/404 as the bulk preview's, D196). */
-export function normalisedProfile(ctx: AppContext, raw: unknown): PriceProfile {
-  const d = validateProfile(dropNulls(raw)).data;
+export function normalisedProfile(ctx: AppContext, body: ProfileBody): PriceProfile {
+  const d = body.data;
   const a = d.attributes;
   const vehicle = d.relationships.vehicle?.data.id;
   const setA = vehicle !== undefined || a.battery_range !== undefined;
@@ -287,7 +256,7 @@ function resource(id: string, p: PriceProfile, expiresAt: number): PriceProfileD
 export function priceProfileRoutes(ctx: AppContext, profiles: PriceProfiles): RouteDef[] {
   // D261: new profiles per key and hour (on PostgreSQL counted for all replicas together, D219's table).
   const newProfiles = new Attempts('price-profiles-new', ctx.config.priceProfilesNewPerKey, 3600, ctx.live.sharedAttempts);
-  const create = async (req: ApiRequest): Promise<ApiResponse> => {
+  const create = async (req: ApiRequest<ProfileBody>): Promise<ApiResponse> => {
     const p = normalisedProfile(ctx, req.body);
     const now = Date.now();
     // D261: new profiles per key are limited; registering one that exists is a use, never refused.
@@ -307,7 +276,7 @@ export function priceProfileRoutes(ctx: AppContext, profiles: PriceProfiles): Ro
     return { status: 200, body: JSON.stringify(resource(id, found.profile, found.expiresAt)) };
   };
   return [
-    { method: 'POST', path: '/v1/price_profiles', groups: ['ReadCosts'], body: true, handler: create },
+    defineRoute({ method: 'POST', path: '/v1/price_profiles', groups: ['ReadCosts'], input: validateProfile, handler: create }),
     { method: 'GET', path: '/v1/price_profiles/:id', groups: ['ReadCosts'], body: false, handler: read },
   ];
 }

@@ -8,7 +8,6 @@
 import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { badPointer } from '../jsonapi/errors.js';
-import { dropNulls } from '../jsonapi/validate.js';
 import { CONTENT_TYPE, type ApiRequest, type ApiResponse, type RouteDef } from '../types.js';
 import { FeatureWriter } from '../station-features.js';
 import { StationPageWriter } from '../station-page.js';
@@ -18,7 +17,8 @@ import { Route } from '../../domain/stations/corridor.js';
 import { DEFAULT_CHARGE_PRICE_OPTIONS } from '../../domain/pricing/index.js';
 import { gridOf } from '../../domain/trips/search.js';
 import type { TripPlanTask } from '../../pool/protocol.js';
-import { validateTripPlan, type TripAttributes } from './trips.schema.js';
+import { validateTripPlan, type TripAttributes, type TripBody } from './trips.schema.js';
+import { defineRoute } from '../contract.js';
 
 const A = '/data/attributes';
 /** D270: candidate stations and level pairs × tariffs at most. */
@@ -70,7 +70,7 @@ export function tripsRoutes(ctx: AppContext): RouteDef[] {
   }
 
   /** Everything of the request the task needs, checked (400 with a pointer, D267 and D270). */
-  function taskOf(body: ReturnType<typeof validateTripPlan>, c: Corridor): TripPlanTask {
+  function taskOf(body: TripBody, c: Corridor): TripPlanTask {
     const a = body.data.attributes;
     const rel = body.data.relationships;
     const startSoc = a.start_soc ?? TRIP_DEFAULTS.start_soc;
@@ -121,8 +121,8 @@ export function tripsRoutes(ctx: AppContext): RouteDef[] {
     };
   }
 
-  async function plan(req: ApiRequest): Promise<ApiResponse> {
-    const body = validateTripPlan(dropNulls(req.body));
+  async function plan(req: ApiRequest<TripBody>): Promise<ApiResponse> {
+    const body = req.body;
     const c = corridorOf(body.data.attributes);
     const task = taskOf(body, c);
     const { pairs } = gridOf(task.minSoc, task.maxSoc, task.step);
@@ -192,5 +192,5 @@ export function tripsRoutes(ctx: AppContext): RouteDef[] {
     return { status: 200, body, headers: { 'Content-Type': CONTENT_TYPE.geojson } };
   }
 
-  return [{ method: 'POST', path: '/v1/trip_plans', groups: ['ReadCosts'], body: true, priceWork: true, fresh: true, formats: ['geojson'], handler: plan }];
+  return [defineRoute({ method: 'POST', path: '/v1/trip_plans', groups: ['ReadCosts'], input: validateTripPlan, priceWork: true, fresh: true, formats: ['geojson'], handler: plan })];
 }

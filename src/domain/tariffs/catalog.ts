@@ -24,6 +24,7 @@ export class TariffCatalog {
   private readonly subsBySuper = new Map<string, Set<string>>();
   private sortedCache: StoredTariff[] | null = null;
   private byEmpCache: Map<string, StoredTariff[]> | null = null;
+  private showUntilCache: Float64Array | null = null;
   private readonly listeners: CatalogListener[] = [];
   private gen: number;
 
@@ -53,6 +54,19 @@ export class TariffCatalog {
   /** All records ordered by id (cached until the next write). */
   all(): readonly StoredTariff[] {
     return (this.sortedCache ??= [...this.byId.values()].sort(byIdAsc));
+  }
+
+  /**
+   * The distinct `show_until` instants of every tag of every record, ascending (cached until the
+   * next write): how many lie before an instant says which tags are shown then (D42).
+   */
+  showUntilTimes(): Float64Array {
+    if (this.showUntilCache === null) {
+      const seen = new Set<number>();
+      for (const t of this.byId.values()) for (const g of t.tags) if (g.show_until != null) seen.add(g.show_until);
+      this.showUntilCache = Float64Array.from(seen).sort();
+    }
+    return this.showUntilCache;
   }
 
   /** Records of one EMP, ordered by id. */
@@ -136,12 +150,14 @@ export class TariffCatalog {
     }
     this.sortedCache = null;
     this.byEmpCache = null;
+    this.showUntilCache = null;
   }
 
   private unlinkSupers(t: StoredTariff): void {
     for (const s of t.super_tariff_ids) this.subsBySuper.get(s)?.delete(t.id);
     this.sortedCache = null;
     this.byEmpCache = null;
+    this.showUntilCache = null;
   }
 
   private bump(generation: number): void {

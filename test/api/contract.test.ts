@@ -1,0 +1,107 @@
+/**
+ * A route's body contract (src/api/contract.ts): the route's schema is the one AJV checks and the
+ * one the API description shows, the handler runs only on a body that passed it, and its input is
+ * typed from the schema (the `@ts-expect-error` lines fail `tsc` if the type were loose).
+ */
+import { describe, expect, it } from 'vitest';
+import { defineRoute } from '../../src/api/contract.js';
+import { ApiError } from '../../src/api/jsonapi/errors.js';
+import { validateBulk } from '../../src/api/prices/prices.schema.js';
+import { checkDescribed } from '../../src/api/openapi/openapi.js';
+import { OPERATIONS } from '../../src/api/openapi/operations.js';
+import type { ApiRequest } from '../../src/api/types.js';
+
+const bulk = OPERATIONS['POST /v1/charge_prices/bulk'].example.body;
+const request = (body: unknown): ApiRequest => ({ body }) as ApiRequest;
+
+describe('defineRoute', () => {
+  const seen: unknown[] = [];
+  const order: string[] = [];
+  const route = defineRoute({
+    method: 'POST',
+    path: '/v1/charge_prices/bulk',
+    groups: ['ReadCosts'],
+    input: validateBulk,
+    before: () => void order.push('before'),
+    handler: (req) => {
+      order.push('handler');
+      seen.push(req.body);
+      const ids: string[] = req.body.data.relationships.tariffs.data.map((t) => t.id);
+      // @ts-expect-error: the body's type is the schema's, and the schema has no such member.
+      void req.body.data.attributes.nonsense;
+      // @ts-expect-error: battery_range is a pair of numbers.
+      const s: string = req.body.data.attributes.battery_range[0];
+      return { status: 200, body: JSON.stringify([ids, s]) };
+    },
+  });
+
+  it('carries its body schema, the validator\'s own', () => {
+    expect(route.body).toBe(true);
+    expect(route.bodySchema).toBe(validateBulk);
+    expect(route.bodySchema!.schema).toBe(validateBulk.schema);
+  });
+
+  it('hands the handler the body it checked, nulls of optional members dropped (D8)', async () => {
+    const body = structuredClone(bulk) as { data: { attributes: Record<string, unknown> } };
+    body.data.attributes.currency = null;
+    order.length = 0;
+    await route.handler(request(body));
+    expect(order).toEqual(['before', 'handler']);
+    expect(seen.at(-1)).toBe(body);
+    expect('currency' in body.data.attributes).toBe(false);
+  });
+
+  it('answers 400 with a pointer before the handler runs on a body the schema refuses', () => {
+    const body = structuredClone(bulk) as { data: { attributes: Record<string, unknown> } };
+    body.data.attributes.battery_range = [10];
+    order.length = 0;
+    let error: unknown;
+    try {
+      void route.handler(request(body));
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).status).toBe(400);
+    expect(JSON.stringify((error as ApiError).errors)).toContain('/data/attributes/battery_range');
+    expect(order).toEqual(['before']);
+  });
+
+  it('a body schema stated on the route and in the description as well stops the start', () => {
+    const doubled = { ...route, method: 'POST' as const, path: '/v1/charge_prices/bulk' };
+    const saved = OPERATIONS['POST /v1/charge_prices/bulk'];
+    const mutable = OPERATIONS as Record<string, typeof saved>;
+    mutable['POST /v1/charge_prices/bulk'] = { ...saved, body: validateBulk.schema };
+    try {
+      expect(() => checkDescribed([doubled])).toThrow(/body schema on the route and in src\/api\/openapi\/operations.ts/);
+    } finally {
+      mutable['POST /v1/charge_prices/bulk'] = saved;
+    }
+  });
+});
+
+describe('the request schema builders', () => {
+  /** Key-sorted JSON: the builders write members in their own order. */
+  const canonical = (v: unknown): string =>
+    JSON.stringify(v, (_k, x: unknown) => (x !== null && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : 1))) : x));
+
+  it('write the JSON Schema TypeBox writes for the same calls (TypeBox is their straightforward twin)', async () => {
+    const { Type: T } = await import('@sinclair/typebox');
+    const { Type: L } = await import('../../src/api/jsonapi/schemas.js');
+    const build = (t: typeof L) =>
+      t.Object(
+        {
+          s: t.String({ minLength: 1, maxLength: 9 }),
+          n: t.Optional(t.Number({ minimum: 0 })),
+          i: t.Integer({ maximum: 3 }),
+          b: t.Optional(t.Boolean()),
+          a: t.Array(t.Object({ o: t.Optional(t.String()) }), { maxItems: 2 }),
+          u: t.Unsafe<'x'>({ const: 'x' }),
+          none: t.Optional(t.Object({ x: t.Optional(t.Integer()) }, { additionalProperties: false })),
+        },
+        { description: 'd' },
+      );
+    expect(canonical(build(L))).toBe(canonical(build(T as unknown as typeof L)));
+    expect(canonical(build(L))).toContain('"required":["s","i","a","u"]');
+  });
+});
