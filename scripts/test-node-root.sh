@@ -78,10 +78,11 @@ bind /proc /proc
 bind /dev /dev
 bind /sys /sys
 packages="python3 make g++ ca-certificates git"
-# Benches: PostgreSQL for deploy/postgres.sh, ss and pgrep for its processes' CPU time. No service
-# starts on install (policy-rc.d), so nothing runs in the root but what the benches start and stop.
+# Benches: PostgreSQL for deploy/postgres.sh (and its runuser: util-linux, not in a minbase Debian 13;
+# /usr/sbin on PATH), ss and pgrep for its processes' CPU time. No service starts on install
+# (policy-rc.d), so nothing runs in the root but what the benches start and stop.
 if [[ ${#benches[@]} -gt 0 ]]; then
-  packages="$packages postgresql iproute2 procps"
+  packages="$packages postgresql util-linux iproute2 procps"
   printf '#!/bin/sh\nexit 101\n' >"$rootfs/usr/sbin/policy-rc.d" && chmod +x "$rootfs/usr/sbin/policy-rc.d"
   mkdir -p "$rootfs/etc/postgresql-common" && echo 'create_main_cluster = false' >"$rootfs/etc/postgresql-common/createcluster.conf"
 fi
@@ -105,7 +106,7 @@ for v in "${versions[@]}"; do
   [[ -n "$platform" && -x "$platform/bin/node" ]] || { echo "no node binary or headers in the npm package node@$v" >&2; exit 1; }
   [[ -x "$rootfs/opt/node$v/node_modules/.bin/npm" ]] || { echo "no npm in the npm package npm@${NPM_VERSION:-11}" >&2; exit 1; }
   nodedir=${platform#"$rootfs"}
-  env_v=("${ca_env[@]}" PATH="$nodedir/bin:/opt/node$v/node_modules/.bin:/usr/local/bin:/usr/bin:/bin" npm_config_nodedir="$nodedir" npm_config_update_notifier=false CI=true)
+  env_v=("${ca_env[@]}" PATH="$nodedir/bin:/opt/node$v/node_modules/.bin:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin" npm_config_nodedir="$nodedir" npm_config_update_notifier=false CI=true)
   echo "node $(in_root "${env_v[@]}" node --version), npm $(in_root "${env_v[@]}" npm --version)"
   rm -rf "$work/src$v" && mkdir -p "$work/src$v"
   (cd "$repo" && git ls-files -z | xargs -0 -I{} cp --parents {} "$work/src$v/")
@@ -119,6 +120,8 @@ for v in "${versions[@]}"; do
   [[ ${#omit[@]} -eq 0 || ! -e "$work/src$v/node_modules/better-sqlite3" ]] || { echo "npm ci --omit=optional installed better-sqlite3" >&2; exit 1; }
   t3=$(date +%s)
   if [[ ${#benches[@]} -gt 0 ]]; then
+    # The default snapshot the benches read (the service builds it on its first start; a bench may open it first).
+    in_root "${env_v[@]}" sh -c 'cd /src && npm run --silent snapshot:build -- --no-progress' >>"$work/bench$v.log" 2>&1 || { tail -40 "$work/bench$v.log" >&2; exit 1; }
     for b in "${benches[@]}"; do
       name=${b%%@*}
       driver=$([[ "$b" == *@* ]] && echo "${b#*@}" || true)
