@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# `npm run test:node-root [-- <major>...]`: `npm ci` and the whole `npm test` on Node 22 and 24
-# (default; or the majors given) in a Debian 13 (trixie) root built on this host (D264).
+# `npm run test:node-root [-- <major>...] [--omit-optional] [--bench <name>[@<driver>]]...`: `npm ci`
+# and the whole `npm test` on Node 22 and 24 (default; or the majors given) in a Debian 13 (trixie)
+# root built on this host (D264).
 # Node 22 and 24 need glibc >= 2.38 (uWebSockets.js's binaries for their ABIs, D225); a Debian 12
 # host has 2.36, so the suite runs in a root of Debian 13 (glibc 2.41), made here each run:
 #   debootstrap --variant=minbase trixie <dir> <Debian mirror>   (DEBIAN_MIRROR, default the one apt uses here)
@@ -11,14 +12,28 @@
 # cached between runs. Needs root, debootstrap, the npm registry and a Debian mirror.
 # NODE_ROOT_TRY="<pkg>@<version> ..." installs those packages over the locked tree after `npm ci`
 # (npm install --no-save, in the copy only), to measure a dependency move before making it.
+# --omit-optional: `npm ci --omit=optional` (no better-sqlite3: what Node 22/24 need, D281).
+# --bench <name>[@<driver>]: `npm run bench:<name>` in place of `npm test` (repeatable; in order),
+# with SQLITE_DRIVER=<driver> when one is named and NODE_ROOT_BENCH_ARGS as its arguments; PostgreSQL
+# (Debian's, no cluster of its own: benches start a throw-away one with deploy/postgres.sh) is installed then.
 # Prints each version's install and test times.
 set -euo pipefail
-if [[ "${1:-}" == "--help" || "${1:-}" == "-h" ]]; then
-  echo "usage: npm run test:node-root [-- <major>...]   npm ci and npm test on each Node major (default 22 24) in a Debian 13 root built with debootstrap (needs root)"
-  exit 0
-fi
-for v in "$@"; do [[ "$v" =~ ^[0-9]+$ ]] || { echo "test:node-root: not a Node major version: $v" >&2; exit 2; }; done
-versions=("$@")
+usage="usage: npm run test:node-root [-- <major>...] [--omit-optional] [--bench <name>[@node:sqlite|@better-sqlite3]]...   npm ci and npm test (or the benches named) on each Node major (default 22 24) in a Debian 13 root built with debootstrap (needs root)"
+versions=()
+benches=()
+omit=()
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    -h | --help) echo "$usage"; exit 0 ;;
+    --omit-optional) omit=(--omit=optional); shift ;;
+    --bench)
+      [[ "${2:-}" =~ ^[a-z0-9-]+(:[a-z0-9-]+)?(@(node:sqlite|better-sqlite3))?$ ]] || { echo "test:node-root: --bench takes <name>[@node:sqlite|@better-sqlite3], not '${2:-}'" >&2; exit 2; }
+      benches+=("$2"); shift 2 ;;
+    -*) echo "test:node-root: unknown option $1" >&2; echo "$usage" >&2; exit 2 ;;
+    *) [[ "$1" =~ ^[0-9]+$ ]] || { echo "test:node-root: not a Node major version: $1" >&2; exit 2; }
+      versions+=("$1"); shift ;;
+  esac
+done
 [[ ${#versions[@]} -gt 0 ]] || versions=(22 24)
 [[ $(id -u) -eq 0 ]] || { echo "test:node-root: needs root (debootstrap, chroot, mount)" >&2; exit 1; }
 command -v debootstrap >/dev/null || { echo "test:node-root: debootstrap is not installed (apt-get install debootstrap)" >&2; exit 1; }
@@ -62,7 +77,16 @@ cp /etc/resolv.conf "$rootfs/etc/resolv.conf"
 bind /proc /proc
 bind /dev /dev
 bind /sys /sys
-in_root sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3 make g++ ca-certificates git >/dev/null' >"$work/apt.log" 2>&1 || { tail -20 "$work/apt.log" >&2; exit 1; }
+packages="python3 make g++ ca-certificates git"
+# Benches: PostgreSQL for deploy/postgres.sh (and its runuser: util-linux, not in a minbase Debian 13;
+# /usr/sbin on PATH), ss and pgrep for its processes' CPU time. No service starts on install
+# (policy-rc.d), so nothing runs in the root but what the benches start and stop.
+if [[ ${#benches[@]} -gt 0 ]]; then
+  packages="$packages postgresql util-linux iproute2 procps"
+  printf '#!/bin/sh\nexit 101\n' >"$rootfs/usr/sbin/policy-rc.d" && chmod +x "$rootfs/usr/sbin/policy-rc.d"
+  mkdir -p "$rootfs/etc/postgresql-common" && echo 'create_main_cluster = false' >"$rootfs/etc/postgresql-common/createcluster.conf"
+fi
+in_root sh -c "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o Dpkg::Options::=--force-confold --no-install-recommends $packages >/dev/null" >"$work/apt.log" 2>&1 || { tail -20 "$work/apt.log" >&2; exit 1; }
 # A TLS-inspecting proxy's CA bundle of this host (as NODE_EXTRA_CA_CERTS names it), for npm in the root.
 ca_env=()
 if [[ -n "${NODE_EXTRA_CA_CERTS:-}" && -f "$NODE_EXTRA_CA_CERTS" ]]; then
@@ -76,27 +100,41 @@ for v in "${versions[@]}"; do
   echo "== Node $v"
   # The npm registry's `node` package (its platform part holds bin/node and include/node, the
   # headers better-sqlite3 compiles against) and `npm` (NPM_VERSION, default 11), into /opt/node<v>.
-  npm install --silent --no-audit --no-fund --prefix "$rootfs/opt/node$v" "node@$v" "npm@${NPM_VERSION:-11}" >/dev/null
+  # With a cache of its own (the host's npm cache stays untouched by this run).
+  npm install --silent --no-audit --no-fund --cache "$work/npm-cache" --prefix "$rootfs/opt/node$v" "node@$v" "npm@${NPM_VERSION:-11}" >/dev/null
   platform=$(find "$rootfs/opt/node$v/node_modules" -path '*/include/node/node_version.h' -print -quit | sed 's|/include/node/node_version.h||')
   [[ -n "$platform" && -x "$platform/bin/node" ]] || { echo "no node binary or headers in the npm package node@$v" >&2; exit 1; }
   [[ -x "$rootfs/opt/node$v/node_modules/.bin/npm" ]] || { echo "no npm in the npm package npm@${NPM_VERSION:-11}" >&2; exit 1; }
   nodedir=${platform#"$rootfs"}
-  env_v=("${ca_env[@]}" PATH="$nodedir/bin:/opt/node$v/node_modules/.bin:/usr/local/bin:/usr/bin:/bin" npm_config_nodedir="$nodedir" npm_config_update_notifier=false CI=true)
+  env_v=("${ca_env[@]}" PATH="$nodedir/bin:/opt/node$v/node_modules/.bin:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin" npm_config_nodedir="$nodedir" npm_config_update_notifier=false CI=true)
   echo "node $(in_root "${env_v[@]}" node --version), npm $(in_root "${env_v[@]}" npm --version)"
   rm -rf "$work/src$v" && mkdir -p "$work/src$v"
   (cd "$repo" && git ls-files -z | xargs -0 -I{} cp --parents {} "$work/src$v/")
   bind "$work/src$v" /src
   t2=$(date +%s)
-  in_root "${env_v[@]}" sh -c 'cd /src && npm ci --no-audit --no-fund' >"$work/ci$v.log" 2>&1 || { tail -30 "$work/ci$v.log" >&2; exit 1; }
+  in_root "${env_v[@]}" sh -c "cd /src && npm ci --no-audit --no-fund ${omit[*]}" >"$work/ci$v.log" 2>&1 || { tail -30 "$work/ci$v.log" >&2; exit 1; }
   if [[ -n "${NODE_ROOT_TRY:-}" ]]; then
     echo "trying $NODE_ROOT_TRY over the lock"
     in_root "${env_v[@]}" sh -c "cd /src && npm install --no-save --no-audit --no-fund $NODE_ROOT_TRY" >>"$work/ci$v.log" 2>&1 || { tail -30 "$work/ci$v.log" >&2; exit 1; }
   fi
+  [[ ${#omit[@]} -eq 0 || ! -e "$work/src$v/node_modules/better-sqlite3" ]] || { echo "npm ci --omit=optional installed better-sqlite3" >&2; exit 1; }
   t3=$(date +%s)
-  in_root "${env_v[@]}" sh -c 'cd /src && npm test' >"$work/test$v.log" 2>&1 || { tail -60 "$work/test$v.log" >&2; exit 1; }
-  t4=$(date +%s)
-  grep -E "Test Files|Tests " "$work/test$v.log" | sed 's/\x1b\[[0-9;]*m//g'
-  echo "Node $v: npm ci $((t3 - t2)) s, npm test $((t4 - t3)) s"
+  if [[ ${#benches[@]} -gt 0 ]]; then
+    # The default snapshot the benches read (the service builds it on its first start; a bench may open it first).
+    in_root "${env_v[@]}" sh -c 'cd /src && npm run --silent snapshot:build -- --no-progress' >>"$work/bench$v.log" 2>&1 || { tail -40 "$work/bench$v.log" >&2; exit 1; }
+    for b in "${benches[@]}"; do
+      name=${b%%@*}
+      driver=$([[ "$b" == *@* ]] && echo "${b#*@}" || true)
+      echo "-- bench:$name${driver:+ (SQLITE_DRIVER=$driver)}"
+      in_root "${env_v[@]}" ${driver:+SQLITE_DRIVER=$driver} sh -c "cd /src && npm run --silent bench:$name -- ${NODE_ROOT_BENCH_ARGS:-}" 2>>"$work/bench$v.log" || { tail -40 "$work/bench$v.log" >&2; exit 1; }
+    done
+    echo "Node $v: npm ci $((t3 - t2)) s, benches $(($(date +%s) - t3)) s"
+  else
+    in_root "${env_v[@]}" sh -c 'cd /src && npm test' >"$work/test$v.log" 2>&1 || { tail -60 "$work/test$v.log" >&2; exit 1; }
+    t4=$(date +%s)
+    grep -E "Test Files|Tests " "$work/test$v.log" | sed 's/\x1b\[[0-9;]*m//g'
+    echo "Node $v: npm ci $((t3 - t2)) s, npm test $((t4 - t3)) s"
+  fi
   umount "$rootfs/src" && unset 'mounted[-1]'
   rm -rf "$work/src$v"
 done

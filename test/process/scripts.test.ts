@@ -55,7 +55,7 @@ const ELSEWHERE: Record<string, string> = {
   'test:crash': '.ci/run (short mode)',
   'test:ocpi-diff': '.ci/run (short mode, OCPI_DIFF_CASES=10000)',
   'test:node-lts': 'by hand on a machine with glibc 2.38 or newer (D225)',
-  'test:node-root': '.ci/run (Node 22 and 24 in a Debian 13 root, D264); the usage test below',
+  'test:node-root': '.ci/run (Node 22 and 24 in a Debian 13 root, D264); the usage test below; --bench and --omit-optional by hand (D289)',
   'test:trips': '.ci/run (TRIP_CASES=2000); npm test runs 300 corridors',
   'test:install': '.ci/run',
   'test:deploy': '.ci/run',
@@ -79,7 +79,7 @@ const ELSEWHERE: Record<string, string> = {
   'bench:contract': '.ci/run (--check)',
   'bench:postgis': '.ci/run (--check)',
   'bench:replicas': '.ci/run (--check)',
-  'bench:live-store': '.ci/run (--check)',
+  'bench:live-store': '.ci/run (--check); on Node 22/24 per SQLite driver: npm run test:node-root -- --bench live-store@<driver> (D289)',
   'bench:pg-client': 'a measurement (bench/RESULTS.md)',
   'bench:http:stations': 'bench:http restricted to station scenarios',
   'bench:http:prices': 'a measurement (bench/RESULTS.md)',
@@ -94,7 +94,7 @@ const ELSEWHERE: Record<string, string> = {
   'bench:price-tiles': 'a measurement (bench/RESULTS.md)',
   'bench:catalog-memory': 'a measurement (bench/RESULTS.md)',
   'bench:metrics': 'a measurement (bench/RESULTS.md)',
-  'bench:sqlite-driver': 'a measurement (docs/decisions.md, D281)',
+  'bench:sqlite-driver': 'a measurement (docs/decisions.md, D281); on Node 22/24: npm run test:node-root -- --bench sqlite-driver (D289)',
   'bench:trips': 'a measurement (README, D272)',
 };
 
@@ -142,6 +142,17 @@ describe('npm run scripts', () => {
     );
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/not a Node major version: lts/);
+    // --bench <name>[@<driver>] and --omit-optional (D289): named in the usage, checked before anything is built.
+    expect(help.stdout).toMatch(/--omit-optional/);
+    expect(help.stdout).toMatch(/--bench <name>\[@node:sqlite\|@better-sqlite3\]/);
+    for (const args of [['24', '--bench', 'live-store;rm'], ['24', '--bench', 'live-store@sqlite3'], ['24', '--bench'], ['24', '--no-such-option']]) {
+      const r = await run('bash', [file, ...args], { cwd: ROOT }).then(
+        () => ({ code: 0, stderr: '' }),
+        (e: { code: number; stderr: string }) => e,
+      );
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr, args.join(' ')).toMatch(args[1] === '--bench' ? /--bench takes <name>\[@node:sqlite\|@better-sqlite3\]/ : /unknown option --no-such-option/);
+    }
   });
 
   it('run their check modes', { timeout: 60_000 }, async () => {
