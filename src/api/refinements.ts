@@ -2,7 +2,7 @@
  * The refinements of D26 as station search, the map tiles and the clusters take them: parsed from a
  * query, in canonical form (D191) and compiled against the station index.
  */
-import { bool, csv, float, type Query } from './jsonapi/query.js';
+import { Q, given, type QueryField } from './jsonapi/query.js';
 import type { CompanyRegistry } from '../domain/companies/registry.js';
 import type { Refinement, StationIndex } from '../domain/stations/index.js';
 
@@ -87,27 +87,27 @@ export interface RefinementQuery {
   countries?: string[];
 }
 
-/** Parses the refinements of D26 from a query (400 naming the parameter when malformed). */
-export function parseRefinements(q: Query, operators = true): RefinementQuery {
-  const out: RefinementQuery = {};
-  const set = <K extends keyof RefinementQuery>(k: K, v: RefinementQuery[K] | undefined): void => {
-    if (v !== undefined) out[k] = v;
-  };
-  if (operators) {
-    set('operatorIds', csv(q, 'filter[operator.id]'));
-    set('evseOperators', csv(q, 'filter[evse_operator]'));
-  }
-  set('plugs', csv(q, 'filter[charge_points.plug.in]'));
-  set('powerGte', float(q, 'filter[charge_points.power.gte]'));
-  set('powerLte', float(q, 'filter[charge_points.power.lte]'));
-  set('supportedEmps', csv(q, 'filter[operator.supported_emps.id]'));
-  set('freeCharging', bool(q, 'filter[free_charging]'));
-  set('freeParking', bool(q, 'filter[free_parking]'));
-  set('facilities', csv(q, 'filter[facilities]'));
-  set('parkingTypes', csv(q, 'filter[parking_type]'));
-  set('countries', csv(q, 'filter[country]'));
-  return out;
-}
+/** The operator refinements (D26): station search takes them as search types of their own too. */
+export const OPERATOR_FIELDS = {
+  operatorIds: Q.csv('filter[operator.id]', 'Operators'),
+  evseOperators: Q.csv('filter[evse_operator]', 'EVSE operators (eMI3)'),
+};
+
+/** The other refinements of D26, in the order they are parsed. */
+export const STATION_FIELDS = {
+  plugs: Q.csv('filter[charge_points.plug.in]', 'Plugs'),
+  powerGte: Q.number('filter[charge_points.power.gte]', 'Minimum power (kW)'),
+  powerLte: Q.number('filter[charge_points.power.lte]', 'Maximum power (kW)'),
+  supportedEmps: Q.csv('filter[operator.supported_emps.id]', 'EMPs supported at the station'),
+  freeCharging: Q.bool('filter[free_charging]', 'Only free charging'),
+  freeParking: Q.bool('filter[free_parking]', 'Only free parking'),
+  facilities: Q.csv('filter[facilities]', 'Facilities nearby'),
+  parkingTypes: Q.csv('filter[parking_type]', 'Parking types'),
+  countries: Q.csv('filter[country]', 'Countries'),
+};
+
+/** The refinements of D26 as the map routes take them (400 naming the parameter when malformed). */
+export const REFINEMENTS: QueryField<RefinementQuery> = Q.group({ ...OPERATOR_FIELDS, ...STATION_FIELDS }, given);
 
 /**
  * One string per set of equal refinements (D191): lists deduplicated and sorted, folded to the case

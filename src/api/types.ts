@@ -1,4 +1,5 @@
 import type { Group } from '../auth/groups.js';
+import type { QuerySchema } from './jsonapi/query.js';
 import type { SchemaValidator } from './jsonapi/validate.js';
 
 /**
@@ -147,6 +148,11 @@ export interface RouteDef {
   readonly notJsonApi?: boolean;
   /** Representations besides JSON the handler writes when `Accept` prefers them (D237, D238). */
   readonly formats?: readonly ('geojson' | 'csv')[];
+  /**
+   * The query's contract (`defineQueryRoute`): the parameters the API description states, and the
+   * parser whose typed result the handler receives.
+   */
+  readonly querySchema?: QuerySchema<unknown>;
   /** The path parameters as the API description states them (absent: a string of any form). */
   readonly params?: Readonly<Record<string, PathParam>>;
   readonly handler: Handler;

@@ -1,10 +1,17 @@
 /**
  * A route's body contract (src/api/contract.ts): the route's schema is the one AJV checks and the
  * one the API description shows, the handler runs only on a body that passed it, and its input is
- * typed from the schema (the `@ts-expect-error` lines fail `tsc` if the type were loose).
+ * typed from the schema (the `@ts-expect-error` lines fail `tsc` if the type were loose). A route's
+ * query contract: every parameter the description states is one its parser reads, and the
+ * handler's input is typed from the declaration.
  */
 import { describe, expect, it } from 'vitest';
-import { defineRoute } from '../../src/api/contract.js';
+import { defineQueryRoute, defineRoute } from '../../src/api/contract.js';
+import { parseQueryString, type QuerySchema } from '../../src/api/jsonapi/query.js';
+import { SEARCH } from '../../src/api/stations/stations.query.js';
+import { READ_QUERY } from '../../src/api/stations/stations.handler.js';
+import { CLUSTERS_QUERY } from '../../src/api/tiles/clusters.handler.js';
+import { MAP_QUERY, tileAddress } from '../../src/api/tiles/tiles.handler.js';
 import { ApiError } from '../../src/api/jsonapi/errors.js';
 import { validateBulk } from '../../src/api/prices/prices.schema.js';
 import { checkDescribed } from '../../src/api/openapi/openapi.js';
@@ -77,6 +84,76 @@ describe('defineRoute', () => {
     } finally {
       mutable['POST /v1/charge_prices/bulk'] = saved;
     }
+  });
+});
+
+/** The 400 a parse throws: its `source.parameter` and title. */
+function refusal(parse: () => unknown): { parameter?: string; title: string } | null {
+  try {
+    parse();
+    return null;
+  } catch (e) {
+    if (!(e instanceof ApiError)) throw e;
+    return { parameter: e.errors[0].source?.parameter, title: e.errors[0].title };
+  }
+}
+
+describe('defineQueryRoute', () => {
+  /** A query each parser takes (a search type and a box where they are required). */
+  const QUERIES: Array<[string, QuerySchema<unknown>, string]> = [
+    ['station search', SEARCH, 'filter[id]=a'],
+    ['station read', READ_QUERY, ''],
+    ['clusters', CLUSTERS_QUERY, 'filter[latitude.gte]=1&filter[latitude.lte]=2&filter[longitude.gte]=1&filter[longitude.lte]=2&zoom=3'],
+    ['map routes', MAP_QUERY, ''],
+  ];
+
+  it.each(QUERIES)('%s: every parameter the description states is one its parser reads, a malformed value refused naming it', (_name, query, base) => {
+    expect(refusal(() => query.parse(parseQueryString(base)))).toBeNull();
+    expect(query.params.length).toBeGreaterThan(0);
+    for (const p of query.params) {
+      const type = (p.schema as { type: string }).type;
+      const bad = type === 'string' ? '' : 'x';
+      const q = parseQueryString(base);
+      q.set(p.name, bad);
+      expect(refusal(() => query.parse(q)), p.name).toMatchObject({ parameter: p.name });
+    }
+  });
+
+  it('states the bounds its parser holds the values to (D25: latitudes within ±90)', () => {
+    const lat = SEARCH.params.find((p) => p.name === 'filter[latitude.gte]')!;
+    expect(lat.schema).toEqual({ type: 'number', minimum: -90, maximum: 90 });
+    const q = parseQueryString('filter[latitude.gte]=90.5&filter[latitude.lte]=91&filter[longitude.gte]=1&filter[longitude.lte]=2');
+    expect(refusal(() => SEARCH.parse(q))).toEqual({ parameter: 'filter[latitude.gte]', title: 'filter[latitude.gte] must be between -90 and 90' });
+  });
+
+  it('hands the handler the query typed, the path parsed first', async () => {
+    const order: string[] = [];
+    const route = defineQueryRoute({
+      method: 'GET',
+      path: '/v1/tiles/stations/:z/:x/:y',
+      groups: null,
+      pathInput: (params) => (order.push('path'), tileAddress(params)),
+      query: MAP_QUERY,
+      handler: (_req, q, { z }) => {
+        // @ts-expect-error: powerGte is a number.
+        const s: string = q.refinements.powerGte!;
+        return { status: 200, body: JSON.stringify([z, q.refinements.plugs, s]) };
+      },
+    });
+    expect(route.querySchema).toBe(MAP_QUERY);
+    const req = (y: string, query: string): ApiRequest => ({ params: { z: '1', x: '0', y }, query: parseQueryString(query) }) as unknown as ApiRequest;
+    const answer = await route.handler(req('1.mvt', 'filter[charge_points.plug.in]=ccs,type2'));
+    expect(answer.body).toBe('[1,["ccs","type2"],null]');
+    // Both wrong: the path answers, as the handlers did before their query had a contract.
+    expect(refusal(() => route.handler(req('9.mvt', 'filter[free_parking]=maybe')))).toMatchObject({ parameter: 'y' });
+    expect(order).toEqual(['path', 'path']);
+  });
+
+  it('a query stated on the route and in the description as well stops the start', () => {
+    const key = 'GET /v1/tariffs';
+    const route = defineQueryRoute({ method: 'GET', path: '/v1/tariffs', groups: null, query: MAP_QUERY, handler: () => ({ status: 204 }) });
+    expect(OPERATIONS[key].query).toBeDefined();
+    expect(() => checkDescribed([route])).toThrow(/query on the route and in src\/api\/openapi\/operations.ts/);
   });
 });
 

@@ -109,3 +109,123 @@ export function fields(q: Query, type: string, allowed: readonly string[]): Set<
   }
   return new Set(list);
 }
+
+// ---- Query contracts: each parameter's description and its parser in one declaration ----
+
+/** A query parameter as the API description states it. */
+export interface QueryParam {
+  readonly name: string;
+  readonly schema: object;
+  readonly description: string;
+  readonly required?: boolean;
+  /** Kept for the original client; the bracketed form is the one to use. */
+  readonly deprecated?: true;
+}
+
+/**
+ * A route's query: the parameters it states, in the order they are parsed, and the parser (D9,
+ * every malformed value a 400 naming its parameter) that turns the query into the handler's input.
+ */
+export interface QuerySchema<Q> {
+  readonly params: readonly QueryParam[];
+  parse(query: ReadonlyMap<string, string>): Q;
+}
+
+
+/** One or more query parameters: what the API description states of them, and their parser. */
+export interface QueryField<T> {
+  readonly params: readonly QueryParam[];
+  parse(q: Query): T;
+}
+
+const field = <T>(name: string, schema: object, description: string, parse: (q: Query) => T): QueryField<T> => ({
+  params: [{ name, schema, description }],
+  parse,
+});
+const bounds = (min: number, max: number): object => ({ ...(min > -Infinity ? { minimum: min } : {}), ...(max < Infinity ? { maximum: max } : {}) });
+
+/** The parameter kinds of D9, each with its parser's 400s (the same titles as the functions above). */
+export const Q = {
+  /** A comma-separated list (`max`: most items, beyond them `tooMany` as the 400's detail). */
+  csv: (name: string, description: string, max?: { items: number; tooMany: string }): QueryField<string[] | undefined> =>
+    field(name, { type: 'string' }, `${description} (comma-separated)`, (q) => {
+      const v = csv(q, name);
+      if (max !== undefined && v !== undefined && v.length > max.items) throw badParameter(name, max.tooMany);
+      return v;
+    }),
+  bool: (name: string, description: string): QueryField<boolean | undefined> => field(name, { type: 'boolean' }, description, (q) => bool(q, name)),
+  number: (name: string, description: string, min = -Infinity, max = Infinity): QueryField<number | undefined> =>
+    field(name, { type: 'number', ...bounds(min, max) }, description, (q) => float(q, name, min, max)),
+  integer: (name: string, description: string, min = -Infinity, max = Infinity): QueryField<number | undefined> =>
+    field(name, { type: 'integer', ...bounds(min, max) }, description, (q) => int(q, name, min, max)),
+  /** A string as sent (`minLength` 1: present but empty → 400). */
+  text: (name: string, description: string): QueryField<string | undefined> =>
+    field(name, { type: 'string', minLength: 1 }, description, (q) => {
+      const v = q.get(name);
+      if (v !== undefined && v.length === 0) throw badParameter(name, `${name} must not be empty`);
+      return v;
+    }),
+  /** Sparse fieldset `fields[type]` (D16). */
+  fields: (type: string, allowed: readonly string[], description: string): QueryField<Set<string> | undefined> =>
+    field(`fields[${type}]`, { type: 'string' }, `${description} (comma-separated)`, (q) => fields(q, type, allowed)),
+  /** `page[size]` and `page[number]` (D15). */
+  page: (def: number, max: number, description: string): QueryField<Page> => ({
+    params: [
+      { name: 'page[size]', schema: { type: 'integer', minimum: 1, maximum: max }, description: `Items per page (${description})` },
+      { name: 'page[number]', schema: { type: 'integer', minimum: 1 }, description: 'Page, from 1' },
+    ],
+    parse: (q) => page(q, def, max),
+  }),
+  /**
+   * Fields parsed in order and then checked together (rules between parameters, which come after
+   * the values they relate): one field of a declaration.
+   */
+  group: <F extends Record<string, QueryField<unknown>>, T>(fields: F, rule: (v: QueryOf<F>) => T): QueryField<T> => {
+    const s = defineQuery(fields);
+    return { params: s.params, parse: (q) => rule(s.parse(q)) };
+  },
+  /** The field required: absent → 400 `<name> is required`. */
+  required: <T>(f: QueryField<T | undefined>): QueryField<T> => {
+    const { name } = f.params[0];
+    return {
+      params: [{ ...f.params[0], required: true }],
+      parse: (q) => {
+        const v = f.parse(q);
+        if (v === undefined) throw badParameter(name, `${name} is required`);
+        return v;
+      },
+    };
+  },
+};
+
+/** The handler's input of a route's query contract. */
+export type QueryInput<S> = S extends QuerySchema<infer T> ? T : never;
+
+/** The typed query of a declaration: each member the result of its field's parser. */
+export type QueryOf<F extends Record<string, QueryField<unknown>>> = { [K in keyof F]: ReturnType<F[K]['parse']> };
+
+/**
+ * A route's query from its fields: the API description's parameters in declaration order (those
+ * named in `listedFirst` first, in its order), and a parser that runs the fields' parsers in
+ * declaration order (the first malformed value answers 400).
+ */
+export function defineQuery<F extends Record<string, QueryField<unknown>>>(fields: F, listedFirst: readonly string[] = []): QuerySchema<QueryOf<F>> {
+  const entries = Object.entries(fields);
+  const params = entries.flatMap(([, f]) => f.params);
+  const rank = (p: QueryParam): number => (listedFirst.includes(p.name) ? listedFirst.indexOf(p.name) : listedFirst.length);
+  return {
+    params: [...params].sort((a, b) => rank(a) - rank(b)),
+    parse: (q) => {
+      const out: Record<string, unknown> = {};
+      for (const [k, f] of entries) out[k] = f.parse(q);
+      return out as QueryOf<F>;
+    },
+  };
+}
+
+/** The members of a parsed query that were given (absent parameters leave no member). */
+export function given<T extends object>(v: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) if (x !== undefined) out[k] = x;
+  return out as { [K in keyof T]?: Exclude<T[K], undefined> };
+}

@@ -13,6 +13,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { ApiRequest, ApiResponse, RouteDef } from '../types.js';
 import { notFound } from '../jsonapi/errors.js';
+import type { QueryParam } from '../jsonapi/query.js';
 import { EXAMPLE_RESPONSES } from './examples.generated.js';
 import { ACCOUNT_OPERATIONS, OPENAPI_DOCUMENT_SCHEMA, OPERATIONS, type OperationDoc } from './operations.js';
 import type * as Schemas from '../schemas/index.js';
@@ -108,7 +109,7 @@ function errorExample(status: string, kind: 'E' | 'C'): object {
 /** Which error answers an operation can give. */
 function errorsOf(r: RouteDef, doc: OperationDoc): string[] {
   const out: string[] = [];
-  if (r.body || r.path.includes(':') || (doc.query?.length ?? 0) > 0) out.push('400');
+  if (r.body || r.path.includes(':') || queryOf(r, doc).length > 0) out.push('400');
   if (r.groups !== null) out.push('403');
   // A pricing worker that dies during the request: 500, the worker replaced, the service serving (test/pool).
   if (r.priceWork === true) out.push('500');
@@ -136,6 +137,9 @@ function pathParameters(r: RouteDef): object[] {
   return [...r.path.matchAll(/:([a-z_]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: r.params?.[m[1]]?.schema ?? { type: 'string' } }));
 }
 
+/** The query parameters: the route's own (`defineQueryRoute`), else those its description names. */
+const queryOf = (r: RouteDef, doc: OperationDoc): readonly QueryParam[] => r.querySchema?.params ?? doc.query ?? [];
+
 /** The request body's JSON Schema: the route's own (`defineRoute`), else the one its description names. */
 const bodyOf = (r: RouteDef, doc: OperationDoc): object | undefined => r.bodySchema?.schema ?? doc.body;
 
@@ -151,7 +155,7 @@ function operation(r: RouteDef, doc: OperationDoc, S: typeof Schemas): Operation
   const media = doc.mediaType ?? JSON_MEDIA;
   const body = bodyOf(r, doc);
   const example = EXAMPLE_RESPONSES[keyOf(r)];
-  const params: object[] = (doc.query ?? []).map((q) => ({ name: q.name, in: 'query', required: q.required ?? false, description: q.description, schema: q.schema, ...(q.deprecated ? { deprecated: true } : {}) }));
+  const params: object[] = queryOf(r, doc).map((q) => ({ name: q.name, in: 'query', required: q.required ?? false, description: q.description, schema: q.schema, ...(q.deprecated ? { deprecated: true } : {}) }));
   params.push(...headerParameters(r, doc));
   const success: ResponseDoc = { description: doc.summary, headers: { ...successHeaders(r), ...Object.fromEntries((doc.headers ?? []).map((h) => [h, { $ref: `#/components/headers/${h}` }])) } };
   if (doc.status !== 204) {
@@ -244,6 +248,7 @@ export function checkDescribed(routes: readonly RouteDef[]): void {
     const k = keyOf(r);
     if (OPERATIONS[k] === undefined) throw new Error(`route ${k} has no description in src/api/openapi/operations.ts`);
     if (r.bodySchema !== undefined && OPERATIONS[k].body !== undefined) throw new Error(`route ${k} has its body schema on the route and in src/api/openapi/operations.ts`);
+    if (r.querySchema !== undefined && OPERATIONS[k].query !== undefined) throw new Error(`route ${k} has its query on the route and in src/api/openapi/operations.ts`);
     seen.add(k);
   }
   const orphans = Object.keys(OPERATIONS).filter((k) => !seen.has(k) && !OPTIONAL.has(k));

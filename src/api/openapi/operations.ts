@@ -20,14 +20,7 @@ import {
   emailAuthenticationSchema, productsSchema, refreshAuthenticationSchema, resetSchema, settingsSchema, signupSchema, triggerResetSchema, wrappedSettingsSchema,
 } from '../accounts/accounts.schema.js';
 
-export interface QueryParam {
-  name: string;
-  schema: object;
-  description: string;
-  required?: boolean;
-  /** Kept for the original client; the bracketed form is the one to use. */
-  deprecated?: true;
-}
+import type { QueryParam } from '../jsonapi/query.js';
 
 export interface OperationDoc {
   summary: string;
@@ -119,23 +112,8 @@ const page = (size: string): QueryParam[] => [
   { name: 'page[number]', schema: { type: 'integer', minimum: 1 }, description: 'Page, from 1' },
 ];
 const csv = (name: string, description: string, required = false): QueryParam => ({ name, schema: str, description: `${description} (comma-separated)`, required });
-const num = (name: string, description: string): QueryParam => ({ name, schema: { type: 'number' }, description });
 const boolParam = (name: string, description: string): QueryParam => ({ name, schema: { type: 'boolean' }, description });
 
-/** The refinements of station search (D26), as the map routes take them too. */
-const REFINEMENTS: QueryParam[] = [
-  csv('filter[operator.id]', 'Operators'),
-  csv('filter[evse_operator]', 'EVSE operators (eMI3)'),
-  csv('filter[charge_points.plug.in]', 'Plugs'),
-  num('filter[charge_points.power.gte]', 'Minimum power (kW)'),
-  num('filter[charge_points.power.lte]', 'Maximum power (kW)'),
-  csv('filter[operator.supported_emps.id]', 'EMPs supported at the station'),
-  boolParam('filter[free_charging]', 'Only free charging'),
-  boolParam('filter[free_parking]', 'Only free parking'),
-  csv('filter[facilities]', 'Facilities nearby'),
-  csv('filter[parking_type]', 'Parking types'),
-  csv('filter[country]', 'Countries'),
-];
 
 const feedbackSchema = { oneOf: Object.values(validateUserFeedbackOfType).map((v) => v.schema) };
 
@@ -311,20 +289,6 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'GET /v1/charging_stations': {
     summary: 'Search stations (1): radius, box, ids, refinements',
     tag: 'Stations',
-    query: [
-      csv('filter[id]', 'Station ids, at most 50'),
-      num('filter[latitude]', 'Radius search centre'),
-      num('filter[longitude]', 'Radius search centre'),
-      { name: 'filter[radius]', schema: { type: 'integer', minimum: 1 }, description: 'Radius in metres' },
-      num('filter[latitude.gte]', 'Box: lower latitude'),
-      num('filter[latitude.lte]', 'Box: upper latitude'),
-      num('filter[longitude.gte]', 'Box: lower longitude'),
-      num('filter[longitude.lte]', 'Box: upper longitude'),
-      boolParam('export', 'Every station, page by page (the export search type, D26)'),
-      ...REFINEMENTS,
-      csv('fields[company]', 'Company fields: name, supported_emps'),
-      ...page('default 400, at most 1000'),
-    ],
     status: 200,
     response: (s) => s.StationListDocument,
     otherMediaTypes: (s) => ({
@@ -337,15 +301,6 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     summary: 'Station clusters of a zoom in a box (D194)',
     description: 'Below zoom 14 the clusters of D190 whose centres lie in the box (`station_cluster`; a cluster of one as the station); from zoom 14 the stations of the box. Refinements as station search.',
     tag: 'Map',
-    query: [
-      { ...num('filter[latitude.gte]', 'Box: lower latitude'), required: true },
-      { ...num('filter[latitude.lte]', 'Box: upper latitude'), required: true },
-      { ...num('filter[longitude.gte]', 'Box: lower longitude'), required: true },
-      { ...num('filter[longitude.lte]', 'Box: upper longitude'), required: true },
-      { name: 'zoom', schema: { type: 'integer', minimum: 0, maximum: 20 }, description: 'Map zoom', required: true },
-      ...REFINEMENTS,
-      ...page('default 400, at most 1000'),
-    ],
     status: 200,
     response: (s) => s.ClusterListDocument,
     example: { path: '/v1/charging_stations/clusters?filter[latitude.gte]=48.7&filter[latitude.lte]=49&filter[longitude.gte]=2.1&filter[longitude.lte]=2.6&zoom=9&page[size]=3' },
@@ -354,7 +309,6 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     summary: 'Vector tile of stations and clusters (D190)',
     description: 'Mapbox Vector Tile 2.1. Layer `clusters` below zoom 14, `stations` from zoom 14; 204 for a tile without a feature. Refinements as station search.',
     tag: 'Map',
-    query: REFINEMENTS,
     status: 200,
     alsoEmpty: { '204': 'A tile without a feature: no body' },
     mediaType: 'application/vnd.mapbox-vector-tile',
@@ -364,7 +318,6 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'GET /v1/tiles/stations.json': {
     summary: 'TileJSON 3.0.0 of the station tiles (D193)',
     tag: 'Map',
-    query: REFINEMENTS,
     status: 200,
     response: (s) => s.TileJson,
     example: { path: '/v1/tiles/stations.json?filter[charge_points.power.gte]=50' },
@@ -390,7 +343,6 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     summary: 'Vector tile of stations and clusters with a profile’s cheapest prices (D197)',
     description: 'The tile of D190, each station with the bulk preview of the profile (`price`, `currency`, `tariff_id`, `energy`, `duration`, `plug`, `power`) and each cluster with its cheapest station (`price`, `tariff_id`, `price_station_id`, `priced_count`). Refinements as station search; plug and power refinements narrow the charge points priced (D113). A tile whose stations are not all priced within `PRICE_TILE_WAIT_MS` answers what is priced with `Price-Tile-Pending` and `Cache-Control: no-store, max-age=1` (D278): ask again after it.',
     tag: 'Map',
-    query: REFINEMENTS,
     status: 200,
     alsoEmpty: { '204': 'A tile without a feature: no body' },
     mediaType: 'application/vnd.mapbox-vector-tile',
@@ -416,7 +368,6 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     language: true,
     summary: 'Read one station (15)',
     tag: 'Stations',
-    query: [boolParam('availability', '`available_count` of each charge point (null = unknown); keys of group ReadStationsWithAvailability only (403 for others, D3)')],
     status: 200,
     response: (s) => s.StationDocument,
     example: { path: `/v1/charging_stations/${STATION_ID}` },

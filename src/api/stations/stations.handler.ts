@@ -11,15 +11,21 @@ import { GROUP_BIT } from '../../auth/groups.js';
 import { pickLanguage } from '../../domain/language.js';
 import type { AppContext } from '../context.js';
 import { forbidden, notFound } from '../jsonapi/errors.js';
-import { bool } from '../jsonapi/query.js';
+import { Q, defineQuery } from '../jsonapi/query.js';
+import { defineQueryRoute } from '../contract.js';
 import { CONTENT_TYPE, json, type ApiRequest, type ApiResponse, type RouteDef } from '../types.js';
 import type { AvailabilityLookup, AvailabilityView } from '../evse-availability.js';
 import { StationPageWriter } from '../station-page.js';
 import { SingleStationWriter, singleStationDocument } from './station-read.js';
-import { parseSearch } from './stations.query.js';
+import { SEARCH, type SearchQuery } from './stations.query.js';
 import { EmpOperatorMasks, compileRefinement } from '../refinements.js';
 
 const WITH_AVAILABILITY = GROUP_BIT.ReadStationsWithAvailability;
+
+/** The single read's query (D3). */
+export const READ_QUERY = defineQuery({
+  availability: Q.bool('availability', '`available_count` of each charge point (null = unknown); keys of group ReadStationsWithAvailability only (403 for others, D3)'),
+});
 
 /** `pages`: the kept GeoJSON and CSV pages of this route table (D262; a snapshot swap starts a new one). */
 export function stationsRoutes(ctx: AppContext, availability: AvailabilityView, pages = new PageCache()): RouteDef[] {
@@ -30,8 +36,7 @@ export function stationsRoutes(ctx: AppContext, availability: AvailabilityView, 
   const cache = stationAnswer(ctx, availability);
   const keptFeatureAnswer = featureAnswers(ctx, availability, empMasks, cache, pages);
 
-  const search = (req: ApiRequest): ApiResponse => {
-    const q = parseSearch(req.query);
+  const search = (req: ApiRequest, q: SearchQuery): ApiResponse => {
     if (req.format === 'geojson' || req.format === 'csv') return keptFeatureAnswer(req, q);
     const refinement = compileRefinement(index, empMasks, q);
     const r = index.search(q.primary, refinement, q.page.offset, q.page.size);
@@ -48,8 +53,8 @@ export function stationsRoutes(ctx: AppContext, availability: AvailabilityView, 
     return { status: 200, body };
   };
 
-  const single = (req: ApiRequest): ApiResponse => {
-    const withAvail = bool(req.query, 'availability') === true;
+  const single = (req: ApiRequest, q: { availability: boolean | undefined }): ApiResponse => {
+    const withAvail = q.availability === true;
     if (withAvail && (req.groups & WITH_AVAILABILITY) === 0) {
       throw forbidden('action read_stations_with_availability not allowed');
     }
@@ -70,23 +75,23 @@ export function stationsRoutes(ctx: AppContext, availability: AvailabilityView, 
   };
 
   return [
-    {
+    defineQueryRoute({
       method: 'GET',
       path: '/v1/charging_stations',
       groups: ['ReadStations', 'ReadStationsWithAvailability'],
-      body: false,
       formats: ['geojson', 'csv'],
+      query: SEARCH,
       handler: search,
       cache,
-    },
-    {
+    }),
+    defineQueryRoute({
       method: 'GET',
       path: '/v1/charging_stations/:id',
       groups: ['ReadStations', 'ReadStationsWithAvailability'],
-      body: false,
+      query: READ_QUERY,
       handler: single,
       cache,
-    },
+    }),
   ];
 }
 
@@ -97,7 +102,7 @@ function featureAnswers(
   empMasks: EmpOperatorMasks,
   cache: (req: ApiRequest) => string,
   pages: PageCache,
-): (req: ApiRequest, q: ReturnType<typeof parseSearch>) => ApiResponse {
+): (req: ApiRequest, q: SearchQuery) => ApiResponse {
   const index = ctx.stations;
   const features = new FeatureWriter(index, ctx.companies);
   const csv = new CsvWriter();
@@ -105,7 +110,7 @@ function featureAnswers(
   const metaRest = `"disabled_ext_b_countries":${JSON.stringify(ctx.config.disabledExtBCountries)},"snapshot_version":${JSON.stringify(snapshotVersion)}}`;
 
   /** D262: a GeoJSON or CSV page from the cache while its validator holds, else written and kept. */
-  const keptFeatureAnswer = (req: ApiRequest, q: ReturnType<typeof parseSearch>): ApiResponse => {
+  const keptFeatureAnswer = (req: ApiRequest, q: SearchQuery): ApiResponse => {
     const format = req.format as 'geojson' | 'csv';
     const withAvail = (req.groups & WITH_AVAILABILITY) !== 0;
     const key = `${format}\u0002${withAvail ? 1 : 0}\u0002${queryKey(req.query)}`;

@@ -1,8 +1,11 @@
-/** Query parsing of the station search (D25, D26, D15, D16, D29); every failure is a 400 with `source.parameter`. */
+/**
+ * The station search's query (D25, D26, D15, D16, D29): one declaration states the parameters in
+ * the API description and parses them; every failure is a 400 with `source.parameter`.
+ */
 import type { PrimarySearch } from '../../domain/stations/index.js';
 import { badParameter } from '../jsonapi/errors.js';
-import { BBOX, PAGE_DEFAULT, PAGE_MAX, parseRefinements, type RefinementQuery } from '../refinements.js';
-import { bool, csv, fields, float, int, page, type Page, type Query } from '../jsonapi/query.js';
+import { BBOX, OPERATOR_FIELDS, PAGE_DEFAULT, PAGE_MAX, STATION_FIELDS, type RefinementQuery } from '../refinements.js';
+import { Q, defineQuery, given, type Page, type QueryOf, type QuerySchema } from '../jsonapi/query.js';
 
 export const RADIUS = ['filter[latitude]', 'filter[longitude]', 'filter[radius]'] as const;
 export const MAX_IDS = 50;
@@ -13,78 +16,92 @@ export interface SearchQuery extends RefinementQuery {
   page: Page;
 }
 
-const lat = (q: Query, name: string): number | undefined => float(q, name, -90, 90);
-const lon = (q: Query, name: string): number | undefined => float(q, name, -180, 180);
+const lat = (name: string, description: string) => Q.number(name, description, -90, 90);
+const lon = (name: string, description: string) => Q.number(name, description, -180, 180);
 
-export function parseSearch(q: Query): SearchQuery {
-  // Values first (malformed → 400 naming the parameter), then the search-type rules.
-  const latGte = lat(q, BBOX[0]);
-  const latLte = lat(q, BBOX[1]);
-  const lonGte = lon(q, BBOX[2]);
-  const lonLte = lon(q, BBOX[3]);
-  const cLat = lat(q, RADIUS[0]);
-  const cLon = lon(q, RADIUS[1]);
-  const radius = int(q, RADIUS[2], 1);
-  const ids = csv(q, 'filter[id]');
-  if (ids !== undefined && ids.length > MAX_IDS) throw badParameter('filter[id]', `filter[id] allows at most ${MAX_IDS} ids`);
-  const exp = bool(q, 'export') === true;
-  const operatorIds = csv(q, 'filter[operator.id]');
-  const evseOperators = csv(q, 'filter[evse_operator]');
+/** The search type's parameters: values first (malformed → 400 naming the parameter), then the rules between them. */
+const SEARCH_FIELDS = {
+  latGte: lat(BBOX[0], 'Box: lower latitude'),
+  latLte: lat(BBOX[1], 'Box: upper latitude'),
+  lonGte: lon(BBOX[2], 'Box: lower longitude'),
+  lonLte: lon(BBOX[3], 'Box: upper longitude'),
+  latitude: lat(RADIUS[0], 'Radius search centre'),
+  longitude: lon(RADIUS[1], 'Radius search centre'),
+  radius: Q.integer(RADIUS[2], 'Radius in metres', 1),
+  id: Q.csv('filter[id]', `Station ids, at most ${MAX_IDS}`, { items: MAX_IDS, tooMany: `filter[id] allows at most ${MAX_IDS} ids` }),
+  export: Q.bool('export', 'Every station, page by page (the export search type, D26)'),
+  ...OPERATOR_FIELDS,
+};
 
-  const bboxGiven = [latGte, latLte, lonGte, lonLte].filter((v) => v !== undefined).length;
+
+type Search = Pick<SearchQuery, 'primary' | 'operatorIds' | 'evseOperators'>;
+
+/** The search type (D25, D26): exactly one of bbox, radius, id, export, or the operator searches. */
+function searchOf(v: QueryOf<typeof SEARCH_FIELDS>): Search {
+  const box = [v.latGte, v.latLte, v.lonGte, v.lonLte];
+  const bboxGiven = box.filter((x) => x !== undefined).length;
   if (bboxGiven > 0 && bboxGiven < 4) {
-    const missing = BBOX.find((n) => !q.has(n))!;
+    const missing = BBOX[box.indexOf(undefined)];
     throw badParameter(missing, `bounding box search needs all of ${BBOX.join(', ')}; ${missing} is missing`);
   }
-  const radiusGiven = [cLat, cLon, radius].filter((v) => v !== undefined).length;
+  const centre = [v.latitude, v.longitude, v.radius];
+  const radiusGiven = centre.filter((x) => x !== undefined).length;
   if (radiusGiven > 0 && radiusGiven < 3) {
-    const missing = RADIUS.find((n) => !q.has(n))!;
+    const missing = RADIUS[centre.indexOf(undefined)];
     throw badParameter(missing, `radius search needs all of ${RADIUS.join(', ')}; ${missing} is missing`);
   }
   const types: Array<{ p: PrimarySearch; param: string }> = [];
   if (bboxGiven === 4) {
-    if (latGte! > latLte!) throw badParameter(BBOX[0], 'filter[latitude.gte] must not be greater than filter[latitude.lte]');
-    if (lonGte! > lonLte!) throw badParameter(BBOX[2], 'filter[longitude.gte] must not be greater than filter[longitude.lte]');
-    types.push({ p: { kind: 'bbox', latGte: latGte!, latLte: latLte!, lonGte: lonGte!, lonLte: lonLte! }, param: BBOX[0] });
+    if (v.latGte! > v.latLte!) throw badParameter(BBOX[0], 'filter[latitude.gte] must not be greater than filter[latitude.lte]');
+    if (v.lonGte! > v.lonLte!) throw badParameter(BBOX[2], 'filter[longitude.gte] must not be greater than filter[longitude.lte]');
+    types.push({ p: { kind: 'bbox', latGte: v.latGte!, latLte: v.latLte!, lonGte: v.lonGte!, lonLte: v.lonLte! }, param: BBOX[0] });
   }
-  if (radiusGiven === 3) {
-    types.push({ p: { kind: 'radius', latitude: cLat!, longitude: cLon!, radius: radius! }, param: RADIUS[0] });
-  }
-  if (ids !== undefined) types.push({ p: { kind: 'id', ids }, param: 'filter[id]' });
-  if (exp) types.push({ p: { kind: 'export' }, param: 'export' });
+  if (radiusGiven === 3) types.push({ p: { kind: 'radius', latitude: v.latitude!, longitude: v.longitude!, radius: v.radius! }, param: RADIUS[0] });
+  if (v.id !== undefined) types.push({ p: { kind: 'id', ids: v.id }, param: 'filter[id]' });
+  if (v.export === true) types.push({ p: { kind: 'export' }, param: 'export' });
   if (types.length > 1) {
     throw badParameter(types[1].param, `only one search type is allowed (bbox, radius, id or export); got ${types.map((t) => t.p.kind).join(' and ')}`);
   }
-  let primary: PrimarySearch;
-  let opRefine: string[] | undefined;
-  let evseRefine: string[] | undefined;
+  const { operatorIds, evseOperators } = v;
   if (types.length === 1) {
-    primary = types[0].p;
+    const primary = types[0].p;
     if (primary.kind === 'id' || primary.kind === 'export') {
       if (operatorIds !== undefined) throw badParameter('filter[operator.id]', `filter[operator.id] cannot be combined with the ${primary.kind} search`);
       if (evseOperators !== undefined) throw badParameter('filter[evse_operator]', `filter[evse_operator] cannot be combined with the ${primary.kind} search`);
-    } else {
-      opRefine = operatorIds;
-      evseRefine = evseOperators;
+      return { primary };
     }
-  } else if (operatorIds !== undefined && evseOperators !== undefined) {
-    throw badParameter('filter[evse_operator]', 'filter[operator.id] and filter[evse_operator] together need a bbox or radius search');
-  } else if (operatorIds !== undefined) {
-    primary = { kind: 'operator', operatorIds };
-  } else if (evseOperators !== undefined) {
-    primary = { kind: 'evse_operator', evseOperators };
-  } else {
-    throw badParameter('filter', 'a search type is required: bbox, radius, filter[id], export=true, filter[operator.id] or filter[evse_operator]');
+    return { primary, ...given({ operatorIds, evseOperators }) };
   }
-
-  const out: SearchQuery = { primary, page: page(q, PAGE_DEFAULT, PAGE_MAX) };
-  if (opRefine !== undefined) out.operatorIds = opRefine;
-  if (evseRefine !== undefined) out.evseOperators = evseRefine;
-  const set = <K extends keyof SearchQuery>(k: K, v: SearchQuery[K] | undefined): void => {
-    if (v !== undefined) out[k] = v;
-  };
-  Object.assign(out, parseRefinements(q, false));
-  set('companyFields', fields(q, 'company', ['name', 'supported_emps']));
-  return out;
+  if (operatorIds !== undefined && evseOperators !== undefined) {
+    throw badParameter('filter[evse_operator]', 'filter[operator.id] and filter[evse_operator] together need a bbox or radius search');
+  }
+  if (operatorIds !== undefined) return { primary: { kind: 'operator', operatorIds } };
+  if (evseOperators !== undefined) return { primary: { kind: 'evse_operator', evseOperators } };
+  throw badParameter('filter', 'a search type is required: bbox, radius, filter[id], export=true, filter[operator.id] or filter[evse_operator]');
 }
 
+/** `GET /v1/charging_stations`'s query: the search type, then the page, the refinements and the company fields. */
+const SEARCH_QUERY = defineQuery(
+  {
+    search: Q.group(SEARCH_FIELDS, searchOf),
+    page: Q.page(PAGE_DEFAULT, PAGE_MAX, `default ${PAGE_DEFAULT}, at most ${PAGE_MAX}`),
+    refinements: Q.group(STATION_FIELDS, given),
+    companyFields: Q.fields('company', ['name', 'supported_emps'], 'Company fields: name, supported_emps'),
+  },
+  // As the description lists them: the search types, the refinements, the fields and the page.
+  ['filter[id]', ...RADIUS, ...BBOX, 'export', 'filter[operator.id]', 'filter[evse_operator]', ...Object.values(STATION_FIELDS).map((f) => f.params[0].name), 'fields[company]'],
+);
+
+/** The station search's query contract: its parameters, and the search as the index runs it. */
+export const SEARCH: QuerySchema<SearchQuery> = {
+  params: SEARCH_QUERY.params,
+  parse: (q) => {
+    const v = SEARCH_QUERY.parse(q);
+    const out: SearchQuery = { primary: v.search.primary, page: v.page };
+    if (v.search.operatorIds !== undefined) out.operatorIds = v.search.operatorIds;
+    if (v.search.evseOperators !== undefined) out.evseOperators = v.search.evseOperators;
+    Object.assign(out, v.refinements);
+    if (v.companyFields !== undefined) out.companyFields = v.companyFields;
+    return out;
+  },
+};

@@ -11,10 +11,11 @@ import { stationAnswer } from '../cache.js';
 import type { AppContext } from '../context.js';
 import type { AvailabilityView } from '../evse-availability.js';
 import { badParameter } from '../jsonapi/errors.js';
-import { float, int, page, type Query } from '../jsonapi/query.js';
+import { Q, defineQuery, type QueryInput } from '../jsonapi/query.js';
+import { defineQueryRoute } from '../contract.js';
 import type { StationPageWriter } from '../station-page.js';
 import { EmpOperatorMasks } from '../refinements.js';
-import { BBOX, PAGE_DEFAULT, PAGE_MAX } from '../refinements.js';
+import { BBOX, PAGE_DEFAULT, PAGE_MAX, REFINEMENTS } from '../refinements.js';
 import type { ApiRequest, ApiResponse, RouteDef } from '../types.js';
 import type { MapView } from './map-view.js';
 import { STATION_GROUPS, mapFilter } from './tiles.handler.js';
@@ -29,16 +30,26 @@ interface Box {
   east: number;
 }
 
-function parseBox(q: Query): Box {
-  const v = BBOX.map((name, k) => {
-    const x = float(q, name, k < 2 ? -90 : -180, k < 2 ? 90 : 180);
-    if (x === undefined) throw badParameter(name, `${name} is required`);
-    return x;
-  });
-  if (v[0] > v[1]) throw badParameter(BBOX[0], 'filter[latitude.gte] must not be greater than filter[latitude.lte]');
-  if (v[2] > v[3]) throw badParameter(BBOX[2], 'filter[longitude.gte] must not be greater than filter[longitude.lte]');
-  return { south: v[0], north: v[1], west: v[2], east: v[3] };
-}
+const lat = (name: string, description: string) => Q.required(Q.number(name, description, -90, 90));
+const lon = (name: string, description: string) => Q.required(Q.number(name, description, -180, 180));
+
+/** The box (each side required), then the rule between its sides. */
+const BOX = Q.group(
+  { south: lat(BBOX[0], 'Box: lower latitude'), north: lat(BBOX[1], 'Box: upper latitude'), west: lon(BBOX[2], 'Box: lower longitude'), east: lon(BBOX[3], 'Box: upper longitude') },
+  (b): Box => {
+    if (b.south > b.north) throw badParameter(BBOX[0], 'filter[latitude.gte] must not be greater than filter[latitude.lte]');
+    if (b.west > b.east) throw badParameter(BBOX[2], 'filter[longitude.gte] must not be greater than filter[longitude.lte]');
+    return b;
+  },
+);
+
+/** The clusters' query: the box, the zoom, the refinements of D26 and the page. */
+export const CLUSTERS_QUERY = defineQuery({
+  box: BOX,
+  zoom: Q.required(Q.integer('zoom', 'Map zoom', 0, MAX_ZOOM)),
+  refinements: REFINEMENTS,
+  page: Q.page(PAGE_DEFAULT, PAGE_MAX, `default ${PAGE_DEFAULT}, at most ${PAGE_MAX}`),
+});
 
 /** Positions of zoom z's clusters whose points lie in the box, ascending. */
 function clustersIn(ct: ClusterTiles, z: number, b: Box): number[] {
@@ -76,12 +87,8 @@ export function clustersRoutes(ctx: AppContext, view: MapView, availability: Ava
   const index = ctx.stations;
   const masks = new EmpOperatorMasks(index, ctx.companies);
 
-  const handler = async (req: ApiRequest): Promise<ApiResponse> => {
-    const box = parseBox(req.query);
-    const zoom = int(req.query, 'zoom', 0, MAX_ZOOM);
-    if (zoom === undefined) throw badParameter('zoom', 'zoom is required');
-    const f = mapFilter(ctx, masks, req.query);
-    const pg = page(req.query, PAGE_DEFAULT, PAGE_MAX);
+  const handler = async (req: ApiRequest, { box, zoom, refinements, page: pg }: QueryInput<typeof CLUSTERS_QUERY>): Promise<ApiResponse> => {
+    const f = mapFilter(ctx, masks, refinements);
     // The writer's buffer is reused by the next page: copied before anything else runs.
     const pageBytes = (indices: number[], more: boolean): Buffer =>
       Buffer.from(
@@ -109,5 +116,5 @@ export function clustersRoutes(ctx: AppContext, view: MapView, availability: Ava
     return { status: 200, body: JSON.stringify(doc) };
   };
 
-  return [{ method: 'GET', path: '/v1/charging_stations/clusters', groups: STATION_GROUPS, body: false, handler, cache: stationAnswer(ctx, availability) }];
+  return [defineQueryRoute({ method: 'GET', path: '/v1/charging_stations/clusters', groups: STATION_GROUPS, query: CLUSTERS_QUERY, handler, cache: stationAnswer(ctx, availability) })];
 }

@@ -14,7 +14,8 @@ import type { ApiRequest, ApiResponse, RouteDef } from '../types.js';
 import type { MapView } from './map-view.js';
 import { PriceTables, type GenerationPrices } from './price-tables.js';
 import { profileOf, profileTask, type Narrowing, type PriceProfile, type PriceProfiles } from './price-profiles.js';
-import { MVT_TYPE, TILE_PARAMS, mapFilter, tileAddress, type MapFilter } from './tiles.handler.js';
+import { MAP_QUERY, MVT_TYPE, TILE_PARAMS, mapFilter, tileAddress, type MapFilter, type MapQuery, type TileAddress } from './tiles.handler.js';
+import { defineQueryRoute } from '../contract.js';
 import { STATION_ZOOM, clusterMembers, priceClusterTile, priceStationTile, tileStations } from './tile-writer.js';
 
 /** The charge points a price tile prices, from its refinements (D197, as D113). */
@@ -88,9 +89,8 @@ export function priceTilesRoutes(ctx: AppContext, view: MapView, profiles: Price
     return { body: priceClusterTile(clusters, ctx.stations, prices, z, x, y), pending };
   };
 
-  const tile = async (req: ApiRequest): Promise<ApiResponse> => {
-    const { z, x, y } = tileAddress(req.params);
-    const f = mapFilter(ctx, masks, req.query);
+  const tile = async (req: ApiRequest, q: MapQuery, { z, x, y }: TileAddress): Promise<ApiResponse> => {
+    const f = mapFilter(ctx, masks, q.refinements);
     const { profile, id } = await profileOf(profiles, req.params.profile_id);
     const generation = ctx.tariffs.generation;
     const key = `p|${id}|${z}/${x}/${y}|${f.key}|${generation}`;
@@ -111,6 +111,6 @@ export function priceTilesRoutes(ctx: AppContext, view: MapView, profiles: Price
   const cache = (req: ApiRequest): string | null =>
     profiles.cached(req.params.profile_id) === undefined ? null : `${ctx.snapshot.meta.snapshotVersion}.${ctx.tariffs.generation}`;
   return [
-    { method: 'GET', path: '/v1/tiles/prices/:profile_id/:z/:x/:y', params: TILE_PARAMS, groups: ['ReadCosts'], body: false, priceWork: true, answersWhenSaturated: true, fresh: true, notJsonApi: true, partialAnswers: true, handler: tile, cache },
+    defineQueryRoute({ method: 'GET', path: '/v1/tiles/prices/:profile_id/:z/:x/:y', params: TILE_PARAMS, pathInput: tileAddress, query: MAP_QUERY, groups: ['ReadCosts'], priceWork: true, answersWhenSaturated: true, fresh: true, notJsonApi: true, partialAnswers: true, handler: tile, cache }),
   ];
 }

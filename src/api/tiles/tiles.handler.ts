@@ -9,9 +9,10 @@ import { schemeOf } from '../client-address.js';
 import type { AppContext } from '../context.js';
 import type { AvailabilityView } from '../evse-availability.js';
 import { badParameter } from '../jsonapi/errors.js';
-import type { Query } from '../jsonapi/query.js';
+import { defineQuery } from '../jsonapi/query.js';
+import { defineQueryRoute } from '../contract.js';
 import { EmpOperatorMasks, compileRefinement } from '../refinements.js';
-import { parseRefinements, refinementKey, type RefinementQuery } from '../refinements.js';
+import { REFINEMENTS, refinementKey, type RefinementQuery } from '../refinements.js';
 import type { ApiRequest, ApiResponse, PathParam, RouteDef } from '../types.js';
 import { ClusterBuilder } from './cluster-builder.js';
 import type { MapView } from './map-view.js';
@@ -40,8 +41,17 @@ export const TILE_PARAMS: Readonly<Record<'z' | 'x' | 'y', PathParam>> = {
   y: { schema: { type: 'integer', minimum: 0, description: 'Row, below 2^z' }, suffix: '.mvt' },
 };
 
+export interface TileAddress {
+  z: number;
+  x: number;
+  y: number;
+}
+
+/** The parsed query of the map routes. */
+export type MapQuery = { refinements: RefinementQuery };
+
 /** z, x and y of a tile path (400 naming the one that is wrong). */
-export function tileAddress(params: Readonly<Record<string, string>>): { z: number; x: number; y: number } {
+export function tileAddress(params: Readonly<Record<string, string>>): TileAddress {
   const num = (name: string, raw: string, max: number): number => {
     if (!/^\d{1,8}$/.test(raw)) throw badParameter(name, `${name} must be a whole number`);
     const n = Number(raw);
@@ -63,8 +73,10 @@ export interface MapFilter {
   refinement: Refinement | null;
 }
 
-export function mapFilter(ctx: AppContext, masks: EmpOperatorMasks, q: Query): MapFilter {
-  const query = parseRefinements(q);
+/** The query of the map routes: the refinements of D26. */
+export const MAP_QUERY = defineQuery({ refinements: REFINEMENTS });
+
+export function mapFilter(ctx: AppContext, masks: EmpOperatorMasks, query: RefinementQuery): MapFilter {
   let key = refinementKey(query);
   // Which operators an EMP list admits changes with company writes (D66).
   if (query.supportedEmps !== undefined) key += `@${ctx.companies.generation}`;
@@ -82,9 +94,8 @@ export function tilesRoutes(ctx: AppContext, view: MapView, availability: Availa
     return clusterTile(await view.clusters(f.key, f.refinement), ctx.stations, z, x, y);
   };
 
-  const tile = async (req: ApiRequest): Promise<ApiResponse> => {
-    const { z, x, y } = tileAddress(req.params);
-    const f = mapFilter(ctx, masks, req.query);
+  const tile = async (req: ApiRequest, q: MapQuery, { z, x, y }: TileAddress): Promise<ApiResponse> => {
+    const f = mapFilter(ctx, masks, q.refinements);
     const headers = { 'Content-Type': MVT_TYPE };
     // Live counts change with every status update: those tiles are built for each request, never kept (D192); the route's ETag covers them.
     if ((req.groups & WITH_AVAILABILITY) !== 0 && z >= STATION_ZOOM) {
@@ -98,7 +109,6 @@ export function tilesRoutes(ctx: AppContext, view: MapView, availability: Availa
   };
 
   const tileJson = (req: ApiRequest): ApiResponse => {
-    mapFilter(ctx, masks, req.query);
     const host = req.headers.host.length > 0 ? req.headers.host : `127.0.0.1:${ctx.config.port}`;
     const scheme = schemeOf(req.headers.forwardedProto);
     const qs = [...req.query].map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
@@ -121,8 +131,9 @@ export function tilesRoutes(ctx: AppContext, view: MapView, availability: Availa
   const cache = stationAnswer(ctx, availability);
   const tileCache = (req: ApiRequest): string | null => (Number(req.params.z) >= STATION_ZOOM ? cache(req) : `${ctx.snapshot.meta.snapshotVersion}.${ctx.tariffs.generation}`);
   return [
-    { method: 'GET', path: '/v1/tiles/stations/:z/:x/:y', params: TILE_PARAMS, groups: STATION_GROUPS, body: false, notJsonApi: true, handler: tile, cache: tileCache },
-    { method: 'GET', path: '/v1/tiles/stations.json', groups: STATION_GROUPS, body: false, notJsonApi: true, handler: tileJson, cache: (req) => `${ctx.snapshot.meta.snapshotVersion}|${req.headers.host}|${req.headers.forwardedProto}` },
+    defineQueryRoute({ method: 'GET', path: '/v1/tiles/stations/:z/:x/:y', params: TILE_PARAMS, pathInput: tileAddress, query: MAP_QUERY, groups: STATION_GROUPS, notJsonApi: true, handler: tile, cache: tileCache }),
+    // The refinements are checked (400 naming the parameter) and passed on to the tiles' address as sent.
+    defineQueryRoute({ method: 'GET', path: '/v1/tiles/stations.json', query: MAP_QUERY, groups: STATION_GROUPS, notJsonApi: true, handler: tileJson, cache: (req) => `${ctx.snapshot.meta.snapshotVersion}|${req.headers.host}|${req.headers.forwardedProto}` }),
   ];
 }
 
