@@ -9,15 +9,42 @@ import { companyHead, deleteCompany, existingCompanies, writeCompany } from '../
 import { logChange, nextGeneration, tariffsOfEmp } from '../../storage/tariffs.js';
 import type { AppContext } from '../context.js';
 import { ApiError, badParameter, badPointer, notFound, versionConflict, type ErrorObject, pointerError } from '../jsonapi/errors.js';
-import { bool, csv, fields, page } from '../jsonapi/query.js';
+import { Q, defineQuery, type Query, type QueryInput } from '../jsonapi/query.js';
 import { sparse } from '../jsonapi/document.js';
-import { defineRoute } from '../contract.js';
+import { defineQueryRoute, defineRoute } from '../contract.js';
 import { noContent, type ApiRequest, type ApiResponse, type RouteDef } from '../types.js';
 import { BodyCache, queryKey } from '../body-cache.js';
 import { COMPANY_FIELDS, CompanyDocuments } from './companies.document.js';
 import { validateCompanyPut, type CompanyPutBody } from './companies.schema.js';
 
 const Q_LIMIT = 10;
+
+/** `q`: the name search, trimmed and lower-cased; not combined with a filter. */
+const nameSearch = (q: Query): string | undefined => {
+  const search = q.get('q');
+  if (search === undefined) return undefined;
+  const term = search.trim().toLowerCase();
+  if (term.length === 0) throw badParameter('q', 'q must not be empty');
+  for (const k of q.keys()) {
+    if (k.startsWith('filter[')) throw badParameter('q', `q cannot be combined with ${k}`);
+  }
+  return term;
+};
+
+/** The company list's query (D16, D15, the name search and the filters, parsed in that order). */
+export const COMPANY_LIST_QUERY = defineQuery(
+  {
+    fields: Q.fields('company', COMPANY_FIELDS, 'Members of a company'),
+    page: Q.page(100, 100, 'default 100, at most 100'),
+    q: Q.param('q', { type: 'string', minLength: 1 }, 'Name search: exact matches, then names starting with it (case-insensitive), at most 10; not combined with filter[…]', nameSearch),
+    // A name search takes no filter (refused above): they are read only without one.
+    filters: Q.group(
+      { ids: Q.csv('filter[id]', 'Only these ids'), isEmp: Q.bool('filter[is_emp]', 'EMPs'), isCpo: Q.bool('filter[is_cpo]', 'CPOs') },
+      (v) => v,
+    ),
+  },
+  ['q', 'filter[id]', 'filter[is_emp]', 'filter[is_cpo]', 'fields[company]'],
+);
 
 export function companiesRoutes(ctx: AppContext): RouteDef[] {
   // evse_operator values of each operator's stations, computed once (the snapshot is immutable).
@@ -126,23 +153,15 @@ export function companiesRoutes(ctx: AppContext): RouteDef[] {
   };
 
   const bodies = new BodyCache();
-  const list = (req: ApiRequest): ApiResponse => {
+  const list = (req: ApiRequest, { fields: fieldset, page: pg, q: term, filters }: QueryInput<typeof COMPANY_LIST_QUERY>): ApiResponse => {
     const q = req.query;
     const key = queryKey(q);
     const stamp = String(ctx.companies.generation);
     const hit = bodies.get(key, stamp);
     if (hit !== undefined) return { status: 200, body: hit };
-    const fieldset = fields(q, 'company', COMPANY_FIELDS);
-    const pg = page(q, 100, 100);
     let matches: Company[];
     let overall: number;
-    const search = q.get('q');
-    if (search !== undefined) {
-      const term = search.trim().toLowerCase();
-      if (term.length === 0) throw badParameter('q', 'q must not be empty');
-      for (const k of q.keys()) {
-        if (k.startsWith('filter[')) throw badParameter('q', `q cannot be combined with ${k}`);
-      }
+    if (term !== undefined) {
       const exact: Company[] = [];
       const prefix: Company[] = [];
       for (const c of sortedCompanies()) {
@@ -153,9 +172,7 @@ export function companiesRoutes(ctx: AppContext): RouteDef[] {
       matches = exact.concat(prefix).slice(0, Q_LIMIT);
       overall = matches.length;
     } else {
-      const ids = csv(q, 'filter[id]');
-      const isEmp = bool(q, 'filter[is_emp]');
-      const isCpo = bool(q, 'filter[is_cpo]');
+      const { ids, isEmp, isCpo } = filters;
       const idSet = ids === undefined ? undefined : new Set(ids.map((s) => s.toLowerCase()));
       const all = sortedCompanies();
       matches =
@@ -179,7 +196,7 @@ export function companiesRoutes(ctx: AppContext): RouteDef[] {
   };
 
   return [
-    { method: 'GET', path: '/v1/companies', groups: ['ReadTariffs'], body: false, handler: list, fresh: true, cache: snapshotAndCatalog(ctx) },
+    defineQueryRoute({ method: 'GET', path: '/v1/companies', groups: ['ReadTariffs'], query: COMPANY_LIST_QUERY, handler: list, fresh: true, cache: snapshotAndCatalog(ctx) }),
     defineRoute({ method: 'PUT', path: '/v1/companies/:id', groups: ['WriteTariffs'], input: validateCompanyPut, handler: put }),
     { method: 'DELETE', path: '/v1/companies/:id', groups: ['WriteTariffs'], body: false, handler: del },
   ];

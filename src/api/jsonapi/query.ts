@@ -138,19 +138,21 @@ export interface QueryField<T> {
   parse(q: Query): T;
 }
 
-const field = <T>(name: string, schema: object, description: string, parse: (q: Query) => T): QueryField<T> => ({
-  params: [{ name, schema, description }],
-  parse,
-});
+function field<T>(name: string, schema: object, description: string, parse: (q: Query) => T): QueryField<T> {
+  return {
+    params: [{ name, schema, description }],
+    parse,
+  };
+}
 const bounds = (min: number, max: number): object => ({ ...(min > -Infinity ? { minimum: min } : {}), ...(max < Infinity ? { maximum: max } : {}) });
 
 /** The parameter kinds of D9, each with its parser's 400s (the same titles as the functions above). */
 export const Q = {
-  /** A comma-separated list (`max`: most items, beyond them `tooMany` as the 400's detail). */
-  csv: (name: string, description: string, max?: { items: number; tooMany: string }): QueryField<string[] | undefined> =>
-    field(name, { type: 'string' }, `${description} (comma-separated)`, (q) => {
+  /** A comma-separated list; `check` refuses items the parameter does not take (400 naming it). */
+  csv: (name: string, description: string, check?: (items: string[]) => void): QueryField<string[] | undefined> =>
+    field(name, { type: 'string', minLength: 1 }, `${description} (comma-separated)`, (q) => {
       const v = csv(q, name);
-      if (max !== undefined && v !== undefined && v.length > max.items) throw badParameter(name, max.tooMany);
+      if (check !== undefined && v !== undefined) check(v);
       return v;
     }),
   bool: (name: string, description: string): QueryField<boolean | undefined> => field(name, { type: 'boolean' }, description, (q) => bool(q, name)),
@@ -158,16 +160,19 @@ export const Q = {
     field(name, { type: 'number', ...bounds(min, max) }, description, (q) => float(q, name, min, max)),
   integer: (name: string, description: string, min = -Infinity, max = Infinity): QueryField<number | undefined> =>
     field(name, { type: 'integer', ...bounds(min, max) }, description, (q) => int(q, name, min, max)),
-  /** A string as sent (`minLength` 1: present but empty → 400). */
-  text: (name: string, description: string): QueryField<string | undefined> =>
-    field(name, { type: 'string', minLength: 1 }, description, (q) => {
-      const v = q.get(name);
-      if (v !== undefined && v.length === 0) throw badParameter(name, `${name} must not be empty`);
-      return v;
-    }),
+  /** A parameter of its own kind: its schema, and its parser (400 naming it). */
+  param: field,
+  /**
+   * A parameter and the original client's unbracketed form of it (deprecated): the bracketed one
+   * when given, else the other.
+   */
+  either: <T>(named: QueryField<T>, alias: QueryField<T>): QueryField<T> => ({
+    params: [...named.params, ...alias.params.map((p) => ({ ...p, deprecated: true as const }))],
+    parse: (q) => (q.has(named.params[0].name) ? named.parse(q) : alias.parse(q)),
+  }),
   /** Sparse fieldset `fields[type]` (D16). */
   fields: (type: string, allowed: readonly string[], description: string): QueryField<Set<string> | undefined> =>
-    field(`fields[${type}]`, { type: 'string' }, `${description} (comma-separated)`, (q) => fields(q, type, allowed)),
+    field(`fields[${type}]`, { type: 'string', minLength: 1 }, `${description} (comma-separated)`, (q) => fields(q, type, allowed)),
   /** `page[size]` and `page[number]` (D15). */
   page: (def: number, max: number, description: string): QueryField<Page> => ({
     params: [

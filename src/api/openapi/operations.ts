@@ -111,8 +111,6 @@ const page = (size: string): QueryParam[] => [
   { name: 'page[size]', schema: { type: 'integer', minimum: 1 }, description: `Items per page (${size})` },
   { name: 'page[number]', schema: { type: 'integer', minimum: 1 }, description: 'Page, from 1' },
 ];
-const csv = (name: string, description: string, required = false): QueryParam => ({ name, schema: str, description: `${description} (comma-separated)`, required });
-const boolParam = (name: string, description: string): QueryParam => ({ name, schema: { type: 'boolean' }, description });
 
 
 const feedbackSchema = { oneOf: Object.values(validateUserFeedbackOfType).map((v) => v.schema) };
@@ -375,7 +373,6 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'GET /v1/charging_stations/statistics': {
     summary: 'Charge point statistics (9)',
     tag: 'Stations',
-    query: [csv('filter[country]', 'Countries'), csv('include', 'operator: the operators with their eMI3 operator ids in `included`')],
     status: 200,
     response: (s) => s.StatisticsDocument,
     example: { path: '/v1/charging_stations/statistics?filter[country]=FR' },
@@ -383,7 +380,6 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'GET /v1/country_statistics': {
     summary: 'Country statistics (11)',
     tag: 'Stations',
-    query: [csv('filter[country]', 'Countries'), { name: 'filter[year]', schema: { type: 'integer' }, description: 'Year' }, { name: 'filter[month]', schema: { type: 'integer', minimum: 1, maximum: 12 }, description: 'Month' }, ...page('default 100, at most 100')],
     status: 200,
     response: (s) => s.CountryStatisticsDocument,
     example: { path: '/v1/country_statistics?filter[country]=DE&page[size]=2' },
@@ -497,14 +493,6 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'GET /v1/tariffs': {
     summary: 'Tariff metadata (14)',
     tag: 'Tariffs',
-    query: [
-      boolParam('filter[provider_customer_only]', 'Only provider-customer tariffs'),
-      boolParam('filter[direct_payment]', 'Only direct-payment tariffs'),
-      csv('filter[id]', 'Only these ids'),
-      { ...boolParam('provider_customer_only', 'The same as filter[provider_customer_only] (the original client\'s form)'), deprecated: true },
-      { ...boolParam('direct_payment', 'The same as filter[direct_payment] (the original client\'s form)'), deprecated: true },
-      { ...csv('id', 'The same as filter[id] (the original client\'s form)'), deprecated: true },
-    ],
     status: 200,
     response: (s) => s.SimpleTariffListDocument,
     example: { path: `/v1/tariffs?filter[id]=${TARIFF_ID}` },
@@ -512,16 +500,6 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'GET /v2/tariffs': {
     summary: 'Raw tariffs of one EMP (13)',
     tag: 'Tariffs',
-    query: [
-      { name: 'filter[emp.id]', schema: { type: 'string', minLength: 1 }, description: 'The EMP', required: true },
-      csv('filter[id]', 'Only these ids'),
-      csv('filter[type]', 'tariff, sub_tariff'),
-      csv('filter[cpo.id]', 'Sub tariffs of these CPOs'),
-      csv('filter[super_tariffs.id]', 'Sub tariffs of these tariffs'),
-      csv('fields[tariff]', 'Members of a tariff'),
-      csv('fields[sub_tariff]', 'Members of a sub tariff'),
-      ...page('default 100, at most 100'),
-    ],
     status: 200,
     response: (s) => s.RawTariffListDocument,
     example: { path: `/v2/tariffs?filter[emp.id]=${EMP_ID}&page[size]=1` },
@@ -553,14 +531,6 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'GET /v1/companies': {
     summary: 'List companies (10)',
     tag: 'Companies',
-    query: [
-      { name: 'q', schema: { type: 'string', minLength: 1 }, description: 'Name search: exact matches, then names starting with it (case-insensitive), at most 10; not combined with filter[…]' },
-      csv('filter[id]', 'Only these ids'),
-      boolParam('filter[is_emp]', 'EMPs'),
-      boolParam('filter[is_cpo]', 'CPOs'),
-      csv('fields[company]', 'Members of a company'),
-      ...page('default 100, at most 100'),
-    ],
     status: 200,
     response: (s) => s.CompanyListDocument,
     example: { path: `/v1/companies?filter[id]=${OPERATOR_ID}` },
@@ -607,13 +577,6 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'GET /v2/vehicles': {
     summary: 'List vehicles (18)',
     tag: 'Vehicles',
-    query: [
-      { name: 'q', schema: str, description: 'Text search over brand, model and variant' },
-      csv('filter[id]', 'Only these cars (with their AC power table and DC curve)'),
-      csv('filter[manufacturer.id]', 'Only cars of these brands'),
-      csv('fields[car]', 'Members of a car'),
-      ...page('100 per page'),
-    ],
     status: 200,
     response: (s) => s.CarV2ListDocument,
     example: { path: '/v2/vehicles?q=530e' },

@@ -28,7 +28,9 @@ const SEARCH_FIELDS = {
   latitude: lat(RADIUS[0], 'Radius search centre'),
   longitude: lon(RADIUS[1], 'Radius search centre'),
   radius: Q.integer(RADIUS[2], 'Radius in metres', 1),
-  id: Q.csv('filter[id]', `Station ids, at most ${MAX_IDS}`, { items: MAX_IDS, tooMany: `filter[id] allows at most ${MAX_IDS} ids` }),
+  id: Q.csv('filter[id]', `Station ids, at most ${MAX_IDS}`, (ids) => {
+    if (ids.length > MAX_IDS) throw badParameter('filter[id]', `filter[id] allows at most ${MAX_IDS} ids`);
+  }),
   export: Q.bool('export', 'Every station, page by page (the export search type, D26)'),
   ...OPERATOR_FIELDS,
 };

@@ -17,13 +17,36 @@ import {
 } from '../../domain/stations/statistics.js';
 import type { AppContext } from '../context.js';
 import { badParameter } from '../jsonapi/errors.js';
-import { csv, int, page } from '../jsonapi/query.js';
+import { Q, defineQuery, type QueryField, type QueryInput } from '../jsonapi/query.js';
+import { defineQueryRoute } from '../contract.js';
 import { json, type ApiRequest, type ApiResponse, type RouteDef } from '../types.js';
 
 interface CountryRecord {
   id: string;
   attributes: CountryStatisticsAttributes;
 }
+
+/** Countries, upper-cased as the records hold them. */
+const countries = (): QueryField<string[] | undefined> => {
+  const f = Q.csv('filter[country]', 'Countries');
+  return { params: f.params, parse: (q) => f.parse(q)?.map((c) => c.toUpperCase()) };
+};
+
+/** The charge point statistics' query (9). */
+export const CHARGE_POINT_QUERY = defineQuery({
+  countries: countries(),
+  include: Q.csv('include', 'operator: the operators with their eMI3 operator ids in `included`', (include) => {
+    for (const v of include) if (v !== 'operator') throw badParameter('include', `include "${v}" is not supported; allowed: operator`);
+  }),
+});
+
+/** The country statistics' query (11). */
+export const COUNTRY_QUERY = defineQuery({
+  countries: countries(),
+  year: Q.integer('filter[year]', 'Year'),
+  month: Q.integer('filter[month]', 'Month', 1, 12),
+  page: Q.page(100, 100, 'default 100, at most 100'),
+});
 
 export function statisticsRoutes(ctx: AppContext): RouteDef[] {
   const columns = ctx.stations.c;
@@ -35,10 +58,7 @@ export function statisticsRoutes(ctx: AppContext): RouteDef[] {
   const year = ctx.snapshot.meta.statisticsYear;
   const month = ctx.snapshot.meta.statisticsMonth;
 
-  const chargePoints = (req: ApiRequest): ApiResponse => {
-    const countries = csv(req.query, 'filter[country]')?.map((c) => c.toUpperCase());
-    const include = csv(req.query, 'include');
-    for (const v of include ?? []) if (v !== 'operator') throw badParameter('include', `include "${v}" is not supported; allowed: operator`);
+  const chargePoints = (_req: ApiRequest, { countries, include }: QueryInput<typeof CHARGE_POINT_QUERY>): ApiResponse => {
     cpStats ??= chargePointStatistics(columns);
     const wanted = countries === undefined ? null : new Set(countries);
     const data: unknown[] = [];
@@ -91,11 +111,7 @@ export function statisticsRoutes(ctx: AppContext): RouteDef[] {
     return records;
   };
 
-  const countryStatistics = (req: ApiRequest): ApiResponse => {
-    const countries = csv(req.query, 'filter[country]')?.map((c) => c.toUpperCase());
-    const y = int(req.query, 'filter[year]');
-    const m = int(req.query, 'filter[month]', 1, 12);
-    const p = page(req.query, 100, 100);
+  const countryStatistics = (req: ApiRequest, { countries, year: y, month: m, page: p }: QueryInput<typeof COUNTRY_QUERY>): ApiResponse => {
     const wanted = countries === undefined ? null : new Set(countries);
     const all = countryRecords().filter(
       (r) =>
@@ -112,15 +128,15 @@ export function statisticsRoutes(ctx: AppContext): RouteDef[] {
   };
 
   return [
-    {
+    defineQueryRoute({
       method: 'GET',
       path: '/v1/charging_stations/statistics',
       groups: ['ReadChargePointStatistics'],
-      body: false,
       codeless: true,
+      query: CHARGE_POINT_QUERY,
       handler: chargePoints,
       cache: snapshotAndCatalog(ctx),
-    },
-    { method: 'GET', path: '/v1/country_statistics', groups: ['ReadCountryStatistics'], body: false, codeless: true, handler: countryStatistics, cache: snapshotAndCatalog(ctx) },
+    }),
+    defineQueryRoute({ method: 'GET', path: '/v1/country_statistics', groups: ['ReadCountryStatistics'], codeless: true, query: COUNTRY_QUERY, handler: countryStatistics, cache: snapshotAndCatalog(ctx) }),
   ];
 }

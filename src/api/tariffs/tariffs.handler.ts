@@ -16,8 +16,8 @@ import { deleteTariff, getStoredTariff, nextGeneration, subTariffsReferencing, t
 import type { AppContext } from '../context.js';
 import { sparse } from '../jsonapi/document.js';
 import { ApiError, badParameter, badPointer, notFound, versionConflict, type ErrorObject, pointerError } from '../jsonapi/errors.js';
-import { bool, csv, fields, page } from '../jsonapi/query.js';
-import { defineRoute } from '../contract.js';
+import { Q, defineQuery, type QueryInput } from '../jsonapi/query.js';
+import { defineQueryRoute, defineRoute } from '../contract.js';
 import { noContent, type ApiRequest, type ApiResponse, type RouteDef } from '../types.js';
 import { BodyCache, queryKey } from '../body-cache.js';
 import { ResourceCache, TARIFF_FIELDS, rawTariffResource, simpleTariffResource } from './tariffs.document.js';
@@ -152,6 +152,35 @@ function checkCurrencyRule(prices: readonly StoredComponent[], tariffCurrency: s
 
 const unique = (ids: readonly string[]): string[] => [...new Set(ids)];
 
+/** The raw tariff list's query (13): the EMP required, the filters, the fieldsets and the page. */
+export const RAW_LIST_QUERY = defineQuery({
+  emp: Q.required(Q.csv('filter[emp.id]', 'The EMPs')),
+  ids: Q.csv('filter[id]', 'Only these ids'),
+  types: Q.csv('filter[type]', 'tariff, sub_tariff', (types) => {
+    for (const t of types) {
+      if (t !== 'tariff' && t !== 'sub_tariff') throw badParameter('filter[type]', 'filter[type] must be tariff or sub_tariff');
+    }
+  }),
+  cpo: Q.csv('filter[cpo.id]', 'Sub tariffs of these CPOs'),
+  supers: Q.csv('filter[super_tariffs.id]', 'Sub tariffs of these tariffs'),
+  fTariff: Q.fields('tariff', TARIFF_FIELDS, 'Members of a tariff'),
+  fSub: Q.fields('sub_tariff', TARIFF_FIELDS, 'Members of a sub tariff'),
+  page: Q.page(100, 100, 'default 100, at most 100'),
+});
+
+/** The tariff metadata's query (14): each filter also in the original client's unbracketed form. */
+export const SIMPLE_LIST_QUERY = defineQuery(
+  {
+    pco: Q.either(
+      Q.bool('filter[provider_customer_only]', 'Only provider-customer tariffs'),
+      Q.bool('provider_customer_only', 'The same as filter[provider_customer_only] (the original client\'s form)'),
+    ),
+    direct: Q.either(Q.bool('filter[direct_payment]', 'Only direct-payment tariffs'), Q.bool('direct_payment', 'The same as filter[direct_payment] (the original client\'s form)')),
+    ids: Q.either(Q.csv('filter[id]', 'Only these ids'), Q.csv('id', 'The same as filter[id] (the original client\'s form)')),
+  },
+  ['filter[provider_customer_only]', 'filter[direct_payment]', 'filter[id]'],
+);
+
 export function tariffsRoutes(ctx: AppContext): RouteDef[] {
   const rates = ctx.snapshot.rates();
   const brandIds = new Set(ctx.snapshot.brands().map((b) => b.id));
@@ -271,26 +300,12 @@ export function tariffsRoutes(ctx: AppContext): RouteDef[] {
   };
 
   const rawBodies = new BodyCache(64);
-  const listRaw = (req: ApiRequest): ApiResponse => {
+  const listRaw = (req: ApiRequest, { emp, ids, types, cpo, supers, fTariff, fSub, page: pg }: QueryInput<typeof RAW_LIST_QUERY>): ApiResponse => {
     const q = req.query;
     const key = queryKey(q);
     const stamp = `${ctx.tariffs.generation}/${ctx.companies.generation}`;
     const hit = rawBodies.get(key, stamp);
     if (hit !== undefined) return { status: 200, body: hit };
-    const emp = csv(q, 'filter[emp.id]');
-    if (emp === undefined) throw badParameter('filter[emp.id]', 'filter[emp.id] is required');
-    const ids = csv(q, 'filter[id]');
-    const types = csv(q, 'filter[type]');
-    if (types !== undefined) {
-      for (const t of types) {
-        if (t !== 'tariff' && t !== 'sub_tariff') throw badParameter('filter[type]', 'filter[type] must be tariff or sub_tariff');
-      }
-    }
-    const cpo = csv(q, 'filter[cpo.id]');
-    const supers = csv(q, 'filter[super_tariffs.id]');
-    const fTariff = fields(q, 'tariff', TARIFF_FIELDS);
-    const fSub = fields(q, 'sub_tariff', TARIFF_FIELDS);
-    const pg = page(q, 100, 100);
     const idSet = ids === undefined ? undefined : new Set(ids.map((s) => s.toLowerCase()));
     const cpoSet = cpo === undefined ? undefined : new Set(cpo);
     const superSet = supers === undefined ? undefined : new Set(supers);
@@ -321,19 +336,13 @@ export function tariffsRoutes(ctx: AppContext): RouteDef[] {
     return { status: 200, body: rawBodies.set(key, stamp, `{"data":[${parts.join(',')}],"meta":{"overall_count":${matches.length}}${links}}`) };
   };
 
-  const boolParam = (q: ReadonlyMap<string, string>, name: string): boolean | undefined =>
-    q.has(`filter[${name}]`) ? bool(q, `filter[${name}]`) : bool(q, name);
-
   const simpleBodies = new BodyCache(64);
-  const listSimple = (req: ApiRequest): ApiResponse => {
+  const listSimple = (req: ApiRequest, { pco, direct, ids }: QueryInput<typeof SIMPLE_LIST_QUERY>): ApiResponse => {
     const q = req.query;
     const key = queryKey(q);
     const stamp = `${ctx.tariffs.generation}/${ctx.companies.generation}`;
     const hit = simpleBodies.get(key, stamp);
     if (hit !== undefined) return { status: 200, body: hit };
-    const pco = boolParam(q, 'provider_customer_only');
-    const direct = boolParam(q, 'direct_payment');
-    const ids = q.has('filter[id]') ? csv(q, 'filter[id]') : csv(q, 'id');
     const idSet = ids === undefined ? undefined : new Set(ids.map((x) => x.toLowerCase()));
     const parts: string[] = [];
     for (const t of ctx.tariffs.all()) {
@@ -347,8 +356,8 @@ export function tariffsRoutes(ctx: AppContext): RouteDef[] {
   };
 
   return [
-    { method: 'GET', path: '/v1/tariffs', groups: ['ReadSimpleTariffs'], body: false, fresh: true, handler: listSimple, cache: snapshotAndCatalog(ctx) },
-    { method: 'GET', path: '/v2/tariffs', groups: ['ReadTariffs'], body: false, fresh: true, codeless: true, handler: listRaw, cache: snapshotAndCatalog(ctx) },
+    defineQueryRoute({ method: 'GET', path: '/v1/tariffs', groups: ['ReadSimpleTariffs'], fresh: true, query: SIMPLE_LIST_QUERY, handler: listSimple, cache: snapshotAndCatalog(ctx) }),
+    defineQueryRoute({ method: 'GET', path: '/v2/tariffs', groups: ['ReadTariffs'], fresh: true, codeless: true, query: RAW_LIST_QUERY, handler: listRaw, cache: snapshotAndCatalog(ctx) }),
     defineRoute({ method: 'PUT', path: '/v2/tariffs/:id', groups: ['WriteTariffs'], input: validateTariffPut, codeless: true, handler: put }),
     { method: 'DELETE', path: '/v2/tariffs/:id', groups: ['WriteTariffs'], body: false, codeless: true, handler: del },
   ];

@@ -15,13 +15,38 @@ import type { Vehicle } from '../../domain/vehicles/vehicle.js';
 import type { AppContext } from '../context.js';
 import { sparse } from '../jsonapi/document.js';
 import { badParameter } from '../jsonapi/errors.js';
-import { csv, fields, page } from '../jsonapi/query.js';
+import { Q, defineQuery, type Query, type QueryInput } from '../jsonapi/query.js';
+import { defineQueryRoute } from '../contract.js';
 import type { ApiRequest, ApiResponse, RouteDef } from '../types.js';
 import { V2_CAR_FIELDS, v1Car, v2Car, vehicleBrand } from './vehicles.document.js';
 
 /** D63: page size default and maximum; at most 25 `q` results. */
 export const V2_PAGE_SIZE = 100;
 export const Q_LIMIT = 25;
+
+/** `q`: the text search as sent; not combined with a filter, not blank. */
+const textSearch = (q: Query): string | undefined => {
+  const text = q.get('q');
+  if (text === undefined) return undefined;
+  for (const k of q.keys()) {
+    if (k.startsWith('filter[')) throw badParameter('q', `q cannot be combined with ${k}`);
+  }
+  if (text.trim().length === 0) throw badParameter('q', 'q must not be empty');
+  return text;
+};
+
+/** The vehicle list's query (18): fieldset, page, the text search, else the filters. */
+export const VEHICLE_LIST_QUERY = defineQuery(
+  {
+    fields: Q.fields('car', V2_CAR_FIELDS, 'Members of a car'),
+    page: Q.page(V2_PAGE_SIZE, V2_PAGE_SIZE, `${V2_PAGE_SIZE} per page`),
+    text: Q.param('q', { type: 'string', minLength: 1 }, 'Text search over brand, model and variant', textSearch),
+    // A text search takes no filter (refused above): they are read only without one.
+    ids: Q.csv('filter[id]', 'Only these cars (with their AC power table and DC curve)'),
+    brands: Q.csv('filter[manufacturer.id]', 'Only cars of these brands'),
+  },
+  ['q', 'filter[id]', 'filter[manufacturer.id]', 'fields[car]'],
+);
 
 export function vehiclesRoutes(ctx: AppContext): RouteDef[] {
   const reg = ctx.vehicles;
@@ -40,22 +65,13 @@ export function vehiclesRoutes(ctx: AppContext): RouteDef[] {
   const brandJson = new Map<string, string>();
   for (const b of reg.brands) brandJson.set(b.id, JSON.stringify(vehicleBrand(b)));
 
-  const v2 = (req: ApiRequest): ApiResponse => {
+  const v2 = (req: ApiRequest, { fields: fieldSet, page: pg, text, ids, brands }: QueryInput<typeof VEHICLE_LIST_QUERY>): ApiResponse => {
     const q = req.query;
     const full = (req.groups & GROUP_BIT.ReadVehiclesFull) !== 0;
-    const fieldSet = fields(q, 'car', V2_CAR_FIELDS);
-    const pg = page(q, V2_PAGE_SIZE, V2_PAGE_SIZE);
-    const text = q.get('q');
     let matches: readonly Vehicle[];
     if (text !== undefined) {
-      for (const k of q.keys()) {
-        if (k.startsWith('filter[')) throw badParameter('q', `q cannot be combined with ${k}`);
-      }
-      if (text.trim().length === 0) throw badParameter('q', 'q must not be empty');
       matches = search.search(text, Q_LIMIT);
     } else {
-      const ids = csv(q, 'filter[id]');
-      const brands = csv(q, 'filter[manufacturer.id]');
       if (ids === undefined && brands === undefined) {
         matches = reg.list;
       } else {
@@ -98,6 +114,6 @@ export function vehiclesRoutes(ctx: AppContext): RouteDef[] {
       handler: () => ({ status: 200, body: brandsBody }),
       cache,
     },
-    { method: 'GET', path: '/v2/vehicles', groups: ['ReadVehicles'], body: false, handler: v2, cache },
+    defineQueryRoute({ method: 'GET', path: '/v2/vehicles', groups: ['ReadVehicles'], query: VEHICLE_LIST_QUERY, handler: v2, cache }),
   ];
 }
