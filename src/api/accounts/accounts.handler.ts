@@ -5,6 +5,8 @@
  */
 import type { AppContext } from '../context.js';
 import { ApiError } from '../jsonapi/errors.js';
+import { defineQuery } from '../jsonapi/query.js';
+import { defineQueryRoute } from '../contract.js';
 import { json, noContent, type ApiRequest, type ApiResponse, type RouteDef } from '../types.js';
 import { AccountService, limit } from './account-service.js';
 import { emailAuthenticationSchema, refreshAuthenticationSchema, resetSchema, signupSchema, triggerResetSchema } from './accounts.schema.js';
@@ -15,6 +17,14 @@ const typeOf = (body: unknown): unknown => (body as { data?: { type?: unknown } 
 
 const tokenPair = (p: { access_token: string; refresh_token: string }): ApiResponse =>
   json(200, { data: { type: 'authentication_result', attributes: p } });
+
+/**
+ * The mail links' query: the token as sent ('' when absent); a token of the wrong form or unknown
+ * answers the invalid-link page, not a 400 (D243).
+ */
+const TOKEN_QUERY = defineQuery({
+  token: { params: [{ name: 'token', schema: { type: 'string' }, description: 'The token of the mail', required: true }], parse: (q) => q.get('token') ?? '' },
+});
 
 export function accountRoutes(ctx: AppContext): RouteDef[] {
   const deps = ctx.accounts;
@@ -40,16 +50,14 @@ export function accountRoutes(ctx: AppContext): RouteDef[] {
     return noContent();
   };
 
-  const confirm = async (req: ApiRequest): Promise<ApiResponse> => {
+  const confirm = async (req: ApiRequest, { token }: { token: string }): Promise<ApiResponse> => {
     if ((await deps.limits.pagesPerClient.take(svc.client(req))) > 0) return tooManyPage();
-    const token = req.query.get('token') ?? '';
     return TOKEN_RE.test(token) && (await svc.confirm(token)) ? confirmedPage(appUrl) : invalidLinkPage(appUrl);
   };
 
   // D243: the form only for a token that can still be used; its look-up counts like a confirmation's.
-  const resetForm = async (req: ApiRequest): Promise<ApiResponse> => {
+  const resetForm = async (req: ApiRequest, { token }: { token: string }): Promise<ApiResponse> => {
     if ((await deps.limits.pagesPerClient.take(svc.client(req))) > 0) return tooManyPage();
-    const token = req.query.get('token') ?? '';
     if (!TOKEN_RE.test(token) || !(await svc.resetUsable(token))) return invalidLinkPage(appUrl);
     return resetPage(token, `${prefix}/account/reset`, `${prefix}/account/reset.js`, appUrl);
   };
@@ -73,8 +81,8 @@ export function accountRoutes(ctx: AppContext): RouteDef[] {
     { method: 'POST', ...at('/v1/authenticate'), groups: g, ...auth, handler: authenticate },
     { method: 'POST', ...at('/v1/users'), groups: g, ...auth, handler: signup },
     { method: 'POST', ...at('/v1/trigger_reset_password'), groups: g, ...auth, handler: triggerReset },
-    { method: 'GET', ...at('/account/confirm'), ...page, handler: confirm },
-    { method: 'GET', ...at('/account/reset'), ...page, handler: resetForm },
+    defineQueryRoute({ method: 'GET', ...at('/account/confirm'), ...page, query: TOKEN_QUERY, handler: confirm }),
+    defineQueryRoute({ method: 'GET', ...at('/account/reset'), ...page, query: TOKEN_QUERY, handler: resetForm }),
     { method: 'GET', ...at('/account/reset.js'), ...page, handler: script },
     { method: 'POST', ...at('/account/reset'), groups: null, body: true, clientErrors: true, handler: reset },
     ...userRoutes(ctx, svc, prefix),

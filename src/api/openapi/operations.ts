@@ -2,9 +2,10 @@
  * What the OpenAPI description (D121) says of each operation beyond the route table: a summary,
  * the query parameters, the request body's JSON Schema where the route does not carry it
  * (src/api/contract.ts; either way the very object its validator compiles), the success answer's schema and an example request. Example answers are captured from the
- * running service by `npm run openapi:examples` (examples.generated.ts). Query parameters are
- * parsed by the handlers' own parsers (src/api/jsonapi/query.ts, stations.query.ts), not by AJV:
- * they are described here, and the examples exercise them against the running service.
+ * running service by `npm run openapi:examples` (examples.generated.ts). A route's query is
+ * stated on the route (`defineQueryRoute`, src/api/jsonapi/query.ts), where one declaration is both
+ * its parameters here and its parser; only parameters no parser reads (accepted and ignored for
+ * the original client) are listed below.
  */
 import { validateSnapshotReload } from '../admin/admin.handler.js';
 import { validateAvailabilityBulk, validateEvse } from '../availability/availability.handler.js';
@@ -159,7 +160,6 @@ const ACCOUNT_DOCS: Record<string, OperationDoc> = {
     headers: ['Content-Security-Policy', 'Referrer-Policy', 'Cache-Control'],
     summary: 'The confirmation link of a signup mail: confirms the address, shows a page (D209)',
     tag: 'Accounts',
-    query: [{ name: 'token', schema: { type: 'string' }, description: 'The token of the mail', required: true }],
     status: 200,
     mediaType: 'text/html',
     example: { path: `/account/confirm?token=${PAGE_TOKEN}`, stateful: true },
@@ -170,7 +170,6 @@ const ACCOUNT_DOCS: Record<string, OperationDoc> = {
     headers: ['Content-Security-Policy', 'Referrer-Policy', 'Cache-Control'],
     summary: 'The reset link of a mail: a page that sets a new password (D209); an unusable link shows the invalid-link page (D243)',
     tag: 'Accounts',
-    query: [{ name: 'token', schema: { type: 'string' }, description: 'The token of the mail', required: true }],
     status: 200,
     mediaType: 'text/html',
     example: { path: `/account/reset?token=${PAGE_TOKEN}`, stateful: true },
