@@ -5,11 +5,11 @@
  */
 
 export interface ExternalSourceMapping {
-  ext_a_ids: unknown[] | null;
+  ext_a_ids: string[] | null;
   ext_b_names: string[] | null;
-  ext_b_charge_card_ids: unknown[] | null;
-  sheet_names: unknown[] | null;
-  ext_c_operator_ids: unknown[] | null;
+  ext_b_charge_card_ids: string[] | null;
+  sheet_names: string[] | null;
+  ext_c_operator_ids: string[] | null;
   evse_operator_ids: string[];
 }
 
