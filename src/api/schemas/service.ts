@@ -16,8 +16,9 @@ export const CarV1 = Resource(
   { manufacturer: ToOne('brand') },
 );
 export const CarV1ListDocument = Closed({ data: Type.Array(CarV1) });
+export type CarV1 = Static<typeof CarV1>;
 
-const CarV2Attributes = Closed({
+export const CarV2Attributes = Closed({
   ev_type: Lit('bev', 'phev'),
     model: Type.String(),
     release_year: Nullable('integer'),
@@ -43,6 +44,7 @@ export const CarV2 = Closed({
   attributes: Type.Optional(Type.Partial(CarV2Attributes)),
   relationships: Type.Optional(Closed({ manufacturer: ToOne('vehicle_brand') })),
 });
+export type CarV2Attributes = Static<typeof CarV2Attributes>;
 const Brand = Resource('vehicle_brand', Closed({ name: Type.String() }));
 export const CarV2ListDocument = Closed({ data: Type.Array(CarV2), included: Type.Optional(Type.Array(Brand)), meta: OverallCount, links: PageLinks });
 export const BrandListDocument = Closed({ data: Type.Array(Brand), meta: OverallCount });

@@ -1,9 +1,10 @@
 /** Resource objects of the vehicle endpoints (D62, D63): `car` (v1 and v2 shapes) and `vehicle_brand`. */
 import type { Brand, Vehicle } from '../../domain/vehicles/vehicle.js';
 import type { ResourceObject } from '../jsonapi/document.js';
+import type { CarV1, CarV2Attributes } from '../schemas/service.js';
 
 /** `/v1/vehicles` record (D62); `manufacturer` is of type `brand` (D16). */
-export function v1Car(v: Vehicle): ResourceObject {
+export function v1Car(v: Vehicle): CarV1 {
   return {
     id: v.id,
     type: 'car',
@@ -53,23 +54,24 @@ export const V2_CAR_FIELDS = [
 
 /** `/v2/vehicles` record (D63); `full` adds the two attributes of the ReadVehiclesFull group. */
 export function v2Car(v: Vehicle, full: boolean): ResourceObject {
-  const a: Record<string, unknown> = {
+  // Members in the order of D63; the full-only ones where the key holds ReadVehiclesFull. Frozen arrays, only serialized.
+  const a: CarV2Attributes = {
     ev_type: v.ev_type,
     model: v.model,
     release_year: v.release_year,
     variant: v.variant,
     usable_battery_size: v.usable_battery_size,
     ac_phases: v.ac_phases,
-    ac_ports: v.ac_ports,
+    ac_ports: v.ac_ports as string[],
     ac_max_power: v.ac_max_power,
+    ...(full ? { ac_power_per_charging_point: acPowerPerChargingPoint(v.ac_map) } : {}),
+    dc_ports: v.dc_ports,
+    dc_max_power: v.dc_max_power,
+    ...(full ? { dc_charging_curve: v.dc_curve ?? [] } : {}),
+    dc_default_charging_curve: v.dc_default_charging_curve,
+    energy_consumption: { average_consumption: v.average_consumption },
+    dc_charge_ports: v.dc_ports,
   };
-  if (full) a.ac_power_per_charging_point = acPowerPerChargingPoint(v.ac_map);
-  a.dc_ports = v.dc_ports;
-  a.dc_max_power = v.dc_max_power;
-  if (full) a.dc_charging_curve = v.dc_curve ?? [];
-  a.dc_default_charging_curve = v.dc_default_charging_curve;
-  a.energy_consumption = { average_consumption: v.average_consumption };
-  a.dc_charge_ports = v.dc_ports;
   return {
     id: v.id,
     type: 'car',

@@ -19,8 +19,8 @@ export interface Vehicle {
   readonly brand_id: string;
   /** Brand name as the data set writes it. */
   readonly brand: string;
-  /** `bev` or `phev`. */
-  readonly ev_type: string;
+  /** `bev` or `phev` (D63, DNEW50B). */
+  readonly ev_type: EvType;
   /** `car` or `motorbike` in the data set (all are served as type `car`). */
   readonly vehicle_type: string;
   readonly model: string;
@@ -62,6 +62,16 @@ export interface VehicleSource {
 }
 
 export class VehicleDataError extends Error {}
+
+/** A vehicle's drive (D63): battery electric or plug-in hybrid. */
+export type EvType = 'bev' | 'phev';
+
+/** The row's `type` (DNEW50B): `bev` or `phev`, absent or empty `bev`; anything else is a data error. */
+function evType(id: string, t: unknown): EvType {
+  if (t === undefined || t === null || t === '' || t === 'bev') return 'bev';
+  if (t === 'phev') return 'phev';
+  throw new VehicleDataError(`vehicle ${id}: type ${JSON.stringify(t)} is neither bev nor phev`);
+}
 
 const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
@@ -118,7 +128,7 @@ export function vehicleFromRow(row: VehicleSource, brandName?: string): Vehicle 
     id: row.id.toLowerCase(),
     brand_id: row.brand_id.toLowerCase(),
     brand: clean(str(d.brand)) || brandName || '',
-    ev_type: str(d.type) || 'bev',
+    ev_type: evType(row.id, d.type),
     vehicle_type: str(d.vehicle_type) || 'car',
     model,
     variant,
