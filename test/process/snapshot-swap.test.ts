@@ -64,6 +64,9 @@ describe('hot snapshot swap (SIGHUP, POST /admin/snapshot)', () => {
       { data: { type: 'stations' } },
       { data: { attributes: { path: 'a'.repeat(5000) } } },
       { data: { attributes: [] } },
+      // Nulls are checked as sent: a null path is not an absent one (which would reload SNAPSHOT).
+      { data: { attributes: { path: null } } },
+      { data: { type: null } },
     ]) {
       const r = await call(srv, 'POST', '/admin/snapshot', { key: ADMIN, body });
       expect(r.status, JSON.stringify(body)).toBe(400);

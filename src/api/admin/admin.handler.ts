@@ -8,44 +8,47 @@
 import type { SnapshotDocument } from '../schemas/service.js';
 import fs from 'node:fs';
 import path from 'node:path';
-import { envelope } from '../jsonapi/schemas.js';
+import { Envelope, Type, type Static } from '../jsonapi/schemas.js';
 import type { AppContext } from '../context.js';
 import { ApiError, badPointer } from '../jsonapi/errors.js';
-import { compile } from '../jsonapi/validate.js';
+import { validatorOf } from '../jsonapi/validate.js';
+import { defineRoute } from '../contract.js';
 import { json, type ApiRequest, type ApiResponse, type RouteDef } from '../types.js';
 import { SwapError, type ClusterAnswer, type SnapshotControl, type SwapResult } from '../snapshot-control.js';
 import type { SwapSource } from '../../storage/snapshot-swaps.js';
 
 export { SwapError, type ClusterControl, type SnapshotControl, type SwapFailure, type SwapResult } from '../snapshot-control.js';
 
-interface ReloadAttributes {
-  path?: string;
-  url?: string;
-  sha256?: string;
-  scope?: 'cluster' | 'replica';
-}
+const { Optional } = Type;
+const path4096 = { minLength: 1, maxLength: 4096 };
 
-export const validateSnapshotReload = compile<{ data: { type?: string; attributes?: ReloadAttributes } }>(envelope({
-  properties: {
-    type: { type: 'string', enum: ['snapshot_reload'] },
-    attributes: {
-      type: 'object',
-      additionalProperties: false,
-      properties: {
-        path: { type: 'string', minLength: 1, maxLength: 4096 },
-        url: { type: 'string', minLength: 1, maxLength: 4096, pattern: '^https?://' },
-        sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' },
-        scope: { type: 'string', enum: ['cluster', 'replica'] },
-      },
-      // `url` and `sha256` together (draft 2020-12's dependentRequired, in the draft-07 words the validators compile).
-      allOf: [
-        { if: { required: ['url'] }, then: { required: ['sha256'] } },
-        { if: { required: ['sha256'] }, then: { required: ['url'] } },
-      ],
-      not: { required: ['path', 'url'] },
-    },
+/** The reload's attributes: a file of SNAPSHOT_DIR, or a URL with its digest (D220), and the scope. */
+const ReloadAttributes = Type.Object(
+  {
+    path: Optional(Type.String(path4096)),
+    url: Optional(Type.String({ ...path4096, pattern: '^https?://' })),
+    sha256: Optional(Type.String({ pattern: '^[0-9a-f]{64}$' })),
+    scope: Optional(Type.Unsafe<'cluster' | 'replica'>({ type: 'string', enum: ['cluster', 'replica'] })),
   },
-}));
+  {
+    additionalProperties: false,
+    // `url` and `sha256` together (draft 2020-12's dependentRequired, in the draft-07 words the validators compile).
+    allOf: [
+      { if: { required: ['url'] }, then: { required: ['sha256'] } },
+      { if: { required: ['sha256'] }, then: { required: ['url'] } },
+    ],
+    not: { required: ['path', 'url'] },
+  },
+);
+type ReloadAttributes = Static<typeof ReloadAttributes>;
+
+export const SnapshotReloadBody = Envelope({
+  type: Optional(Type.Unsafe<'snapshot_reload'>({ type: 'string', enum: ['snapshot_reload'] })),
+  attributes: Optional(ReloadAttributes),
+});
+export type SnapshotReloadBody = Static<typeof SnapshotReloadBody>;
+export const validateSnapshotReload = validatorOf(SnapshotReloadBody);
+
 
 /**
  * The file `given` names, relative to SNAPSHOT_DIR or absolute, as its real path, when it lies
@@ -170,8 +173,8 @@ function swapAnswer(r: SwapResult, cluster: ClusterAnswer | null): ApiResponse {
 export function adminRoutes(ctx: AppContext): RouteDef[] {
   const control = ctx.snapshots;
   if (control === undefined) return [];
-  const reload = async (req: ApiRequest): Promise<ApiResponse> => {
-    const a = validateSnapshotReload(req.body).data.attributes ?? {};
+  const reload = async (req: ApiRequest<SnapshotReloadBody>): Promise<ApiResponse> => {
+    const a = req.body.data.attributes ?? {};
     try {
       const r = await control.reload(await fileToLoad(ctx, control, a));
       const cluster = control.cluster === null || a.scope === 'replica' ? null : await control.cluster.announce(r, sourceOf(ctx, control, a, r));
@@ -182,5 +185,6 @@ export function adminRoutes(ctx: AppContext): RouteDef[] {
     }
   };
   // An operator's swap is never refused for load (D176).
-  return [{ method: 'POST', path: '/admin/snapshot', groups: ['Admin'], body: true, admission: 'probe', handler: reload }];
+  // Nulls are checked as sent (D8's dropping never applied here: `"path": null` is refused).
+  return [defineRoute({ method: 'POST', path: '/admin/snapshot', groups: ['Admin'], input: validateSnapshotReload, keepNulls: true, admission: 'probe', handler: reload })];
 }

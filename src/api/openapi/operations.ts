@@ -7,7 +7,6 @@
  * its parameters here and its parser; only parameters no parser reads (accepted and ignored for
  * the original client) are listed below.
  */
-import { validateSnapshotReload } from '../admin/admin.handler.js';
 import { validateAvailabilityBulk, validateEvse } from '../availability/availability.handler.js';
 import { validateCdrCost } from '../cdr-cost/cdr-cost.js';
 import { deviceBodySchema } from '../devices/devices.schema.js';
@@ -615,7 +614,6 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'POST /admin/snapshot': {
     summary: 'Load a station snapshot without a restart, from SNAPSHOT_DIR or a URL, on every replica of a PostgreSQL store (D133, D220)',
     tag: 'Operations',
-    body: validateSnapshotReload.schema,
     status: 200,
     response: (s) => s.SnapshotDocument,
     example: { path: '/admin/snapshot', body: { data: { type: 'snapshot_reload', attributes: {} } } },
