@@ -13,6 +13,7 @@ import { READ_QUERY } from '../../src/api/stations/stations.handler.js';
 import { CLUSTERS_QUERY } from '../../src/api/tiles/clusters.handler.js';
 import { MAP_QUERY, tileAddress } from '../../src/api/tiles/tiles.handler.js';
 import { COMPANY_LIST_QUERY } from '../../src/api/companies/companies.handler.js';
+import { productsSchema } from '../../src/api/accounts/accounts.schema.js';
 import { RAW_LIST_QUERY, SIMPLE_LIST_QUERY } from '../../src/api/tariffs/tariffs.handler.js';
 import { VEHICLE_LIST_QUERY } from '../../src/api/vehicles/vehicles.handler.js';
 import { CHARGE_POINT_QUERY, COUNTRY_QUERY } from '../../src/api/statistics/statistics.handler.js';
@@ -171,6 +172,18 @@ describe('defineQueryRoute', () => {
     } finally {
       mutable[key] = saved;
     }
+  });
+});
+
+describe('bodies checked in their handlers, typed from their schemas', () => {
+  it('a product source: its named fields typed as the schema states them (D239)', () => {
+    const b = productsSchema({ data: { type: 'user_products', attributes: { source: { type: 'code', code: 'ABC', quota_year: 2025 } } } });
+    const code: string | undefined = b.data.attributes.source.code;
+    const year: number | string | undefined = b.data.attributes.source.quota_year;
+    // @ts-expect-error: the type is a string.
+    const t: number = b.data.attributes.source.type;
+    expect([code, year, t]).toEqual(['ABC', 2025, 'code']);
+    expect(refusal(() => productsSchema({ data: { type: 'user_products', attributes: { source: { type: 'code', code: 5 } } } }))).toMatchObject({ title: expect.any(String) });
   });
 });
 

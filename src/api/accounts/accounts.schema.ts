@@ -1,6 +1,6 @@
 /** JSON Schemas of the account bodies (D200–D212), in the original web client's protocol. */
-import { envelope, Envelope, Type, type Static } from '../jsonapi/schemas.js';
-import { compile, validatorOf } from '../jsonapi/validate.js';
+import { Envelope, Type, type Static } from '../jsonapi/schemas.js';
+import { validatorOf } from '../jsonapi/validate.js';
 
 const { Optional } = Type;
 const text = (max: number) => Type.String({ minLength: 1, maxLength: max });
@@ -60,43 +60,27 @@ export const WrappedSettingsBody = Envelope({
 });
 export const wrappedSettingsSchema = validatorOf(WrappedSettingsBody);
 
+const sourceField = Optional(Type.String({ maxLength: 254 }));
+
 /** A product source as a client presents it (D239): its `type` and that type's fields. */
-export interface ProductSource {
-  type: string;
-  [field: string]: unknown;
-}
-
-export interface ProductsBody {
-  data: { type: 'user_products'; attributes: { source: ProductSource } };
-}
-
-const sourceField = { type: 'string', maxLength: 254 } as const;
-
-export const productsSchema = compile<ProductsBody>(envelope({
-  required: ['type', 'attributes'],
-  properties: {
-    type: { type: 'string', enum: ['user_products'] },
-    attributes: {
-      type: 'object',
-      required: ['source'],
-      properties: {
-        source: {
-          type: 'object',
-          description: 'A product source (D239): `type` `code` with `code`; `emc_membership` with `member_number` and `card_number`; `carbonify_thg` with `email`, `country` and `quota_year`. A source that fits none is answered 404 PRODUCT_SOURCE_NOT_FOUND.',
-          required: ['type'],
-          maxProperties: 16,
-          properties: {
-            type: text(40),
-            code: sourceField,
-            member_number: sourceField,
-            card_number: sourceField,
-            email: sourceField,
-            country: sourceField,
-            quota_year: { type: ['integer', 'string'], maxLength: 8 },
-          },
-          additionalProperties: { type: ['string', 'number', 'boolean', 'null'], maxLength: 254 },
-        },
-      },
-    },
+const ProductSource = Type.Object(
+  {
+    type: text(40),
+    code: sourceField,
+    member_number: sourceField,
+    card_number: sourceField,
+    email: sourceField,
+    country: sourceField,
+    quota_year: Optional(Type.Unsafe<number | string>({ type: ['integer', 'string'], maxLength: 8 })),
   },
-}));
+  {
+    description: 'A product source (D239): `type` `code` with `code`; `emc_membership` with `member_number` and `card_number`; `carbonify_thg` with `email`, `country` and `quota_year`. A source that fits none is answered 404 PRODUCT_SOURCE_NOT_FOUND.',
+    maxProperties: 16,
+    additionalProperties: { type: ['string', 'number', 'boolean', 'null'], maxLength: 254 },
+  },
+);
+
+export const ProductsBody = Envelope({ type: named('user_products'), attributes: Type.Object({ source: ProductSource }) });
+export type ProductsBody = Static<typeof ProductsBody>;
+export const productsSchema = validatorOf(ProductsBody);
+
