@@ -89,6 +89,17 @@ describe('POST /v1/ocpi/cdr_cost', () => {
     expect(Math.abs(r.json.data.attributes.total_cost.excl_vat - 0.383)).toBeLessThanOrEqual(0.02);
   });
 
+  it('checks the body as sent: a null is a value OCPI gives, not an absent member (a null CDR currency or timezone is refused)', async () => {
+    for (const [attributes, pointer] of [
+      [{ tariff: complex, cdr: { ...monday, currency: null } }, '/data/attributes/cdr/currency'],
+      [{ tariff: complex, cdr: monday, timezone: null }, '/data/attributes/timezone'],
+    ] as const) {
+      const r = await call(srv, 'POST', PATH, { key: C, body: body(attributes) });
+      expect(r.status, r.text).toBe(400);
+      expect(r.json.errors.map((e: { source?: { pointer?: string } }) => e.source?.pointer)).toContain(pointer);
+    }
+  });
+
   it('npm run ocpi:cost prints the same document', async () => {
     const dir = fs.mkdtempSync(path.join(srv.dataDir, 'cli-'));
     fs.writeFileSync(path.join(dir, 't.json'), JSON.stringify(complex));

@@ -5,7 +5,7 @@
  * same document from files.
  */
 import type { CdrCostDocument } from '../schemas/prices.js';
-import { envelope } from '../jsonapi/schemas.js';
+import { Const, Envelope, Type, type Static } from '../jsonapi/schemas.js';
 import { createHash } from 'node:crypto';
 import { CdrTooComplex, cdrCostBounded, checkBound, elementsOf, isTimeZone, preparedTariff, type OcpiSessionInput, type OcpiTariffInput } from '../../domain/ocpi/cdr-cost.js';
 import type { AppContext } from '../context.js';
@@ -13,7 +13,10 @@ import { ocpiInstant } from '../../domain/ocpi/instant.js';
 
 export { ocpiInstant };
 import { ApiError, type ErrorObject, pointerError } from '../jsonapi/errors.js';
-import { compile } from '../jsonapi/validate.js';
+import { validatorOf } from '../jsonapi/validate.js';
+import { defineRoute } from '../contract.js';
+
+const { Optional } = Type;
 import type { ApiRequest, ApiResponse, RouteDef } from '../types.js';
 import type { CdrCostTask, TaskDocument } from '../../pool/protocol.js';
 
@@ -63,106 +66,101 @@ export const CDR_DIMENSIONS = [
   'FLAT',
 ] as const;
 
-export interface CdrCostAttributes {
-  tariff: OcpiTariffInput;
-  cdr: { id?: string; currency?: string; start_date_time: string; end_date_time?: string; stop_date_time?: string; charging_periods: OcpiSessionInput['charging_periods'] };
-  timezone?: string;
-}
-
-const attributesSchema = {
+/** An OCPI Tariff as the service prices it (the OCPI model's type, D140). */
+const tariffSchema = Type.Unsafe<OcpiTariffInput>({
   type: 'object',
-  required: ['tariff', 'cdr'],
+  required: ['currency', 'elements'],
   properties: {
-    tariff: {
-      type: 'object',
-      required: ['currency', 'elements'],
-      properties: {
-        currency: { type: 'string', pattern: '^[A-Z]{3}$' },
-        min_price: price,
-        max_price: price,
-        elements: {
-          type: 'array',
-          minItems: 1,
-          maxItems: 1000,
-          items: {
-            type: 'object',
-            required: ['price_components'],
+    currency: { type: 'string', pattern: '^[A-Z]{3}$' },
+    min_price: price,
+    max_price: price,
+    elements: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 1000,
+      items: {
+        type: 'object',
+        required: ['price_components'],
+        properties: {
+          price_components: {
+            type: 'array',
+            minItems: 1,
+            maxItems: 10,
+            items: {
+              type: 'object',
+              required: ['type', 'price'],
+              properties: {
+                type: { enum: ['ENERGY', 'FLAT', 'PARKING_TIME', 'TIME'] },
+                price: num0,
+                vat: { type: ['number', 'null'], minimum: 0, maximum: 100 },
+                step_size: { type: ['integer', 'null'], minimum: 0, maximum: 1e9 },
+              },
+            },
+          },
+          restrictions: {
+            type: ['object', 'null'],
             properties: {
-              price_components: {
-                type: 'array',
-                minItems: 1,
-                maxItems: 10,
-                items: {
-                  type: 'object',
-                  required: ['type', 'price'],
-                  properties: {
-                    type: { enum: ['ENERGY', 'FLAT', 'PARKING_TIME', 'TIME'] },
-                    price: num0,
-                    vat: { type: ['number', 'null'], minimum: 0, maximum: 100 },
-                    step_size: { type: ['integer', 'null'], minimum: 0, maximum: 1e9 },
-                  },
-                },
-              },
-              restrictions: {
-                type: ['object', 'null'],
-                properties: {
-                  start_time: HHMM,
-                  end_time: HHMM,
-                  start_date: DATE,
-                  end_date: DATE,
-                  min_kwh: optNum,
-                  max_kwh: optNum,
-                  min_current: optNum,
-                  max_current: optNum,
-                  min_power: optNum,
-                  max_power: optNum,
-                  min_duration: { type: ['integer', 'null'], minimum: 0, maximum: 1e9 },
-                  max_duration: { type: ['integer', 'null'], minimum: 0, maximum: 1e9 },
-                  day_of_week: { type: ['array', 'null'], maxItems: 7, items: { enum: ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'] } },
-                  reservation: { enum: ['RESERVATION', 'RESERVATION_EXPIRES', null] },
-                },
-              },
+              start_time: HHMM,
+              end_time: HHMM,
+              start_date: DATE,
+              end_date: DATE,
+              min_kwh: optNum,
+              max_kwh: optNum,
+              min_current: optNum,
+              max_current: optNum,
+              min_power: optNum,
+              max_power: optNum,
+              min_duration: { type: ['integer', 'null'], minimum: 0, maximum: 1e9 },
+              max_duration: { type: ['integer', 'null'], minimum: 0, maximum: 1e9 },
+              day_of_week: { type: ['array', 'null'], maxItems: 7, items: { enum: ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'] } },
+              reservation: { enum: ['RESERVATION', 'RESERVATION_EXPIRES', null] },
             },
           },
         },
       },
     },
-    cdr: {
-      type: 'object',
-      required: ['start_date_time', 'charging_periods'],
-      properties: {
-        id: { type: 'string', maxLength: 200 },
-        currency: { type: 'string', pattern: '^[A-Z]{3}$' },
-        start_date_time: DATE_TIME,
-        end_date_time: DATE_TIME,
-        stop_date_time: DATE_TIME,
-        charging_periods: {
-          type: 'array',
-          minItems: 1,
-          maxItems: MAX_PERIODS,
-          items: {
-            type: 'object',
-            required: ['start_date_time', 'dimensions'],
-            properties: {
-              start_date_time: DATE_TIME,
-              dimensions: {
-                type: 'array',
-                maxItems: 20,
-                items: { type: 'object', required: ['type', 'volume'], properties: { type: { enum: CDR_DIMENSIONS }, volume: num0 } },
-              },
-            },
-          },
-        },
-      },
-    },
-    timezone: { type: 'string', minLength: 1, maxLength: 64 },
   },
-} as const;
+});
 
-export const validateCdrCost = compile<{ data: { type: 'ocpi_cdr_cost_request'; attributes: CdrCostAttributes } }>(envelope({
-  required: ['type', 'attributes'],
-  properties: { type: { const: 'ocpi_cdr_cost_request' }, attributes: attributesSchema },
-}));
+const dateTime = Type.Unsafe<string>(DATE_TIME);
+/** The charging periods of a CDR (OCPI 2.2.1 and 2.1.1 dimensions). */
+const periodsSchema = Type.Unsafe<OcpiSessionInput['charging_periods']>({
+  type: 'array',
+  minItems: 1,
+  maxItems: MAX_PERIODS,
+  items: {
+    type: 'object',
+    required: ['start_date_time', 'dimensions'],
+    properties: {
+      start_date_time: DATE_TIME,
+      dimensions: {
+        type: 'array',
+        maxItems: 20,
+        items: { type: 'object', required: ['type', 'volume'], properties: { type: { enum: CDR_DIMENSIONS }, volume: num0 } },
+      },
+    },
+  },
+});
+
+/** The request: an OCPI Tariff, the CDR (2.2.1 `end_date_time` or 2.1.1 `stop_date_time`) and the time zone. */
+export const CdrCostBody = Envelope({
+  type: Const('ocpi_cdr_cost_request'),
+  attributes: Type.Object({
+    tariff: tariffSchema,
+    cdr: Type.Object({
+      id: Optional(Type.String({ maxLength: 200 })),
+      currency: Optional(Type.String({ pattern: '^[A-Z]{3}$' })),
+      start_date_time: dateTime,
+      end_date_time: Optional(dateTime),
+      stop_date_time: Optional(dateTime),
+      charging_periods: periodsSchema,
+    }),
+    timezone: Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  }),
+});
+export type CdrCostBody = Static<typeof CdrCostBody>;
+export type CdrCostAttributes = CdrCostBody['data']['attributes'];
+export const validateCdrCost = validatorOf(CdrCostBody);
 
 /** The checks a schema cannot make; every failure with its pointer (under `base`). */
 export function checkCdrCost(a: CdrCostAttributes, base = A): ErrorObject[] {
@@ -219,7 +217,11 @@ export interface PreparedCdrCost {
 
 /** Validates a request body and bounds its cost; throws ApiError (400) with every failure. */
 export function prepareCdrCost(body: unknown): PreparedCdrCost {
-  const a = validateCdrCost(body).data.attributes;
+  return prepareChecked(validateCdrCost(body).data.attributes);
+}
+
+/** Bounds the cost of a request its schema passed: the checks a schema cannot make first (400 with every failure). */
+function prepareChecked(a: CdrCostAttributes): PreparedCdrCost {
   const errors = checkCdrCost(a);
   if (errors.length > 0) throw ApiError.many(400, errors);
   // The tariff's text keys its preparation, kept by content on this thread and the pricing one (D280).
@@ -306,10 +308,11 @@ export function warmCdrCost(): number {
 
 export function cdrCostRoutes(ctx: AppContext): RouteDef[] {
   // Planned like other price work (D226): inline when its bound is small, else in a pricing worker.
-  const handler = (req: ApiRequest): Promise<ApiResponse> => {
-    const p = prepareCdrCost(req.body);
+  const handler = (req: ApiRequest<CdrCostBody>): Promise<ApiResponse> => {
+    const p = prepareChecked(req.body.data.attributes);
     return ctx.prices.run(ctx.prices.plan({ task: 'cdrCost', checks: p.checks }), p.task);
   };
-  return [{ method: 'POST', path: '/v1/ocpi/cdr_cost', groups: ['ReadCosts'], body: true, admission: 'cost', handler }];
+  // OCPI's nulls are values (`"vat": null`, `"restrictions": null`): the body is checked as sent.
+  return [defineRoute({ method: 'POST', path: '/v1/ocpi/cdr_cost', groups: ['ReadCosts'], input: validateCdrCost, keepNulls: true, admission: 'cost', handler })];
 }
 

@@ -8,7 +8,6 @@
  * the original client) are listed below.
  */
 import { validateAvailabilityBulk, validateEvse } from '../availability/availability.handler.js';
-import { validateCdrCost } from '../cdr-cost/cdr-cost.js';
 import { deviceBodySchema } from '../devices/devices.schema.js';
 import { validateUserFeedbackOfType } from '../feedback/feedback.schema.js';
 import { profileId } from '../tiles/price-profiles.js';
@@ -450,7 +449,6 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'POST /v1/ocpi/cdr_cost': {
     summary: 'Cost of a charging session under an OCPI 2.2.1 or 2.1.1 Tariff (D140–D146)',
     tag: 'Prices',
-    body: validateCdrCost.schema,
     status: 200,
     response: (s) => s.CdrCostDocument,
     example: {
