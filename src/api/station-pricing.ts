@@ -4,7 +4,7 @@
  * priced station. More than 300 stations are split into one task per worker, run side by side.
  */
 import type { AppContext } from './context.js';
-import type { StationPricesTask, TaskResult } from '../pool/protocol.js';
+import type { StationPricesTask } from '../pool/protocol.js';
 import { decodeStationPriceRows, type StationPriceRows } from '../pool/price-rows.js';
 
 /** A priced station's cheapest pair (D91) in the rows of one task's answer (D288). */
