@@ -40,6 +40,8 @@ const snapshot = path.join(ROOT, 'snapshots/default.sqlite');
 
 let pgDir: string | null = null;
 let databaseUrl = process.env.DATABASE_URL ?? '';
+// The SQLite service must not inherit it (the harness passes this process's environment on).
+delete process.env.DATABASE_URL;
 if (databaseUrl === '') {
   pgDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cps-live-store-pg-'));
   const out = execFileSync('bash', [path.join(ROOT, 'deploy/postgres.sh'), 'start', path.join(pgDir, 'pg')], { encoding: 'utf8' });
@@ -73,6 +75,11 @@ const targets = [
   { name: 'SQLite', svc: sqlite },
   { name: 'PostgreSQL', svc: pg },
 ] as const;
+// Each service on the store it is named for, as its start-up log says ("live store open").
+for (const [t, kind] of [[targets[0], 'sqlite'], [targets[1], 'postgres']] as const) {
+  const said = /"store":"([a-z]+)"[^\n]*"msg":"live store open"/.exec(t.svc.startLog)?.[1];
+  if (said !== kind) throw new Error(`the ${t.name} service opened the ${said ?? 'unknown'} live store`);
+}
 let exitCode = 0;
 try {
   const f = pickFixture(snapshot);

@@ -111,6 +111,8 @@ export const BENCH_KEY = 'bench-key-all-groups-0001';
 interface Child {
   proc: ChildProcess;
   port: number;
+  /** What the process wrote on stdout up to its ready line (its start-up log). */
+  startLog: string;
   stop(): Promise<void>;
 }
 
@@ -130,6 +132,7 @@ export function spawnAndWait(args: string[], env: Record<string, string>, ready:
           resolve({
             proc,
             port: p,
+            startLog: buf,
             stop: () =>
               new Promise((done) => {
                 if (proc.exitCode !== null) return done();

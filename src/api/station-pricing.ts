@@ -4,7 +4,7 @@
  * priced station. More than 300 stations are split into one task per worker, run side by side.
  */
 import type { AppContext } from './context.js';
-import type { StationPricesTask, TaskResult } from '../pool/protocol.js';
+import type { StationPricesTask } from '../pool/protocol.js';
 import { decodeStationPriceRows, type StationPriceRows } from '../pool/price-rows.js';
 
 /** A priced station's cheapest pair (D91) in the rows of one task's answer (D288). */
@@ -38,9 +38,11 @@ export async function priceStations(
   // Every answer's output slot is freed, also when another part failed (503 overloaded, 500).
   const settled = await Promise.allSettled(runs);
   try {
+    // A failed part fails the request before any part's prices are taken.
     for (const r of settled) if (r.status === 'rejected') throw r.reason;
     settled.forEach((r, k) => {
-      const body = (r as PromiseFulfilledResult<TaskResult>).value.body;
+      if (r.status === 'rejected') return;
+      const body = r.value.body;
       if (typeof body === 'string') throw new Error('station prices answered as text');
       const rows = decodeStationPriceRows(body);
       const at = k * size;

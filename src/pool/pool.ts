@@ -50,6 +50,18 @@ import { childSpan } from '../tracing.js';
 /** Compiled worker module, located relative to this module (dist/src/pool → dist/workers). */
 export const WORKER_FILE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../workers/pricing.worker.js');
 
+/**
+ * The workers' Node options (D290): the process's own, without require(esm) where the runtime has
+ * it. Piscina loads the worker file with `require` first; with require(esm) (Node 20.19+, 22.12+)
+ * that loads this ESM worker synchronously, and a worker terminated in the middle of it (a signal
+ * during start-up ends the process, D102) aborts the whole process with a V8 fatal error
+ * ("v8::Module::IsGraphAsync must be used on an instantiated module", SIGABRT). Without it,
+ * `require` refuses the file and Piscina imports it, which a termination ends cleanly.
+ */
+export function workerExecArgv(): string[] | undefined {
+  return process.features.require_module ? [...process.execArgv, '--no-experimental-require-module'] : undefined;
+}
+
 export interface PoolOptions {
   workers: number;
   maxQueue: number;
@@ -179,6 +191,7 @@ export class PricePool {
             // (D288): the main thread spent less CPU per station price answer that way.
             atomics: 'disabled',
             workerData: o.init,
+            execArgv: workerExecArgv(),
           })
         : null;
     this.piscina?.on('error', (e: unknown) => o.logger.error({ err: e }, 'pricing worker error'));

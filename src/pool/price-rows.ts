@@ -72,19 +72,3 @@ export function decodeStationPriceRows(record: Uint8Array): StationPriceRows {
   const text = Buffer.from(bytes.buffer, tableAt, head[1]).toString('utf8');
   return columns(bytes.buffer, bytes.byteOffset, n, JSON.parse(text) as string[]);
 }
-
-/** Distinct strings by first use: the string table of a record. */
-export class StringTable {
-  readonly strings: string[] = [];
-  private readonly ids = new Map<string, number>();
-
-  id(s: string): number {
-    let k = this.ids.get(s);
-    if (k === undefined) {
-      k = this.strings.length;
-      this.strings.push(s);
-      this.ids.set(s, k);
-    }
-    return k;
-  }
-}

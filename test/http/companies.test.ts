@@ -181,7 +181,7 @@ describe('companies over HTTP', () => {
     ['mapping an array', (b: any) => (b.data.attributes.external_source_mapping = []), '/data/attributes/external_source_mapping'],
     ['evse_operator_ids of numbers', (b: any) => (b.data.attributes.external_source_mapping = { evse_operator_ids: [1] }), '/data/attributes/external_source_mapping/evse_operator_ids/0'],
     ['ext_b_names a string', (b: any) => (b.data.attributes.external_source_mapping = { ext_b_names: 'x' }), '/data/attributes/external_source_mapping/ext_b_names'],
-    // DNEW50A: the external id lists hold strings, as the answer's schema says.
+    // D291: the external id lists hold strings, as the answer's schema says.
     ['ext_a_ids with a number', (b: any) => (b.data.attributes.external_source_mapping = { ext_a_ids: ['a', 1] }), '/data/attributes/external_source_mapping/ext_a_ids/1'],
     ['ext_b_charge_card_ids with an object', (b: any) => (b.data.attributes.external_source_mapping = { ext_b_charge_card_ids: [{ id: 'x' }] }), '/data/attributes/external_source_mapping/ext_b_charge_card_ids/0'],
     ['sheet_names with a boolean', (b: any) => (b.data.attributes.external_source_mapping = { sheet_names: ['Sheet 1', true] }), '/data/attributes/external_source_mapping/sheet_names/1'],

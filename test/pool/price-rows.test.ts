@@ -6,11 +6,11 @@
  * previews written from the rows are byte for byte what the text templates gave.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { bulkPreview, type StationContext } from '../../src/domain/pricing/index.js';
+import { bulkPreview } from '../../src/domain/pricing/index.js';
 import { mulberry32 } from '../../src/domain/random.js';
 import { StationIndex } from '../../src/domain/stations/index.js';
 import { VehicleRegistry } from '../../src/domain/vehicles/vehicle.js';
-import { runStationPrices, runStationPricesMessage } from '../../src/api/area-prices/station-prices.task.js';
+import { pricedStationContexts, runStationPrices, runStationPricesMessage } from '../../src/api/area-prices/station-prices.task.js';
 import { PreviewWriter, PricedStations, previewAttributesText } from '../../src/api/area-prices/preview-writer.js';
 import { scratch } from '../../src/api/price-scratch.js';
 import { vehiclePricing } from '../../src/api/price-inputs.js';
@@ -29,24 +29,8 @@ const js = JSON.stringify;
 
 /** The twin: the task's answer as JSON text, as it was written before the rows. */
 function stationPricesText(env: TaskEnv, t: StationPricesTask): string {
-  const { catalog, rates, stations } = env;
-  const contexts: StationContext[] = [];
-  const at: number[] = [];
-  const plugs = t.plugs === null ? null : new Set(t.plugs.map((p) => p.toLowerCase()));
-  const gte = t.chargePointsPowerGte;
-  const given = t.stations;
-  const count = 'indices' in given ? given.indices.length : given.ids.length;
-  for (let pos = 0; pos < count; pos++) {
-    const i = 'indices' in given ? given.indices[pos] : stations.find(given.ids[pos]);
-    if (!(i >= 0 && i < stations.d.n)) continue;
-    const op = stations.operatorAt(i);
-    if (op === null) continue;
-    let cps = stations.chargePointsAt(i);
-    if (plugs !== null || gte !== null) cps = cps.filter((cp) => (plugs === null || plugs.has(cp.plug.toLowerCase())) && (gte === null || cp.power >= gte));
-    if (cps.length === 0) continue;
-    at.push(pos);
-    contexts.push({ id: stations.idAt(i), country: stations.countryAt(i), cpo_id: op, charge_points: cps });
-  }
+  const { catalog, rates } = env;
+  const { contexts, at } = pricedStationContexts(env, t);
   const previews = bulkPreview(catalog, { ...t, stations: contexts }, rates, scratch.bulk);
   const parts: string[] = [];
   for (const p of previews) {

@@ -96,6 +96,7 @@ const ELSEWHERE: Record<string, string> = {
   'bench:metrics': 'a measurement (bench/RESULTS.md)',
   'bench:sqlite-driver': 'a measurement (docs/decisions.md, D281); on Node 22/24: npm run test:node-root -- --bench sqlite-driver (D289)',
   'bench:trips': 'a measurement (README, D272)',
+  'bench:station-prices': 'a measurement against another checkout (README, D288); its byte-equality check needs that checkout too (--check <n> --baseline <dir>)',
 };
 
 const scripts = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;

@@ -53,6 +53,30 @@ describe('start-up and restart', () => {
     }
   });
 
+  it('SIGTERM while the pricing workers still load their module ends the process with exit 0, not an abort (D290)', async () => {
+    // The workers start before the main thread's cdr_cost set-up and may still be loading when it
+    // logs `cdr_cost ready`; a loaded machine widens that window. Without D290 3 of 40 such starts
+    // aborted (SIGABRT) at load 8; this catches it in some runs, the pool test below in every one.
+    const dataDir = freshDataDir();
+    for (let i = 0; i < 8; i++) {
+      const proc = spawn(process.execPath, [MAIN], {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? '', PORT: '0', DATA_DIR: dataDir, SNAPSHOT: inject('testSnapshot'), LOG_LEVEL: 'info', WORKERS: String(2 + (i % 3) * 2) },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      proc.stdout.on('data', (d: Buffer) => {
+        stdout += d.toString();
+        if (!proc.killed && stdout.includes('"cdr_cost ready"')) proc.kill('SIGTERM');
+      });
+      const r = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => proc.on('close', (code, signal) => resolve({ code, signal })));
+      expect(proc.killed, `start ${i} reached cdr_cost ready: ${stdout.slice(-500)}`).toBe(true);
+      expect(r, `start ${i}: ${stderr.slice(0, 300)}`).toEqual({ code: 0, signal: null });
+    }
+  }, 120_000);
+
   it('a restart keeps API keys and acknowledged writes', async () => {
     const first = await startTestServer({ keys: { writer: 'WriteUserFeedback,ReadVehicles' } });
     const fb = {

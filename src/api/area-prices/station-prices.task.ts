@@ -6,7 +6,8 @@
  */
 import { bulkPreview, type StationContext } from '../../domain/pricing/index.js';
 import type { StationPricesMessage, StationPricesTask, TaskDocument, TaskEnv } from '../../pool/protocol.js';
-import { encodeStationPriceRows, StringTable } from '../../pool/price-rows.js';
+import { encodeStationPriceRows } from '../../pool/price-rows.js';
+import { Interner } from '../../domain/interner.js';
 import { scratch } from '../price-scratch.js';
 
 /** The last base text parsed: the parts of one request, and a price tile profile's runs, send the same. */
@@ -18,8 +19,12 @@ export function runStationPricesMessage(env: TaskEnv, m: StationPricesMessage): 
   return runStationPrices(env, { ...lastBase.base, stations: m.stations });
 }
 
-export function runStationPrices(env: TaskEnv, t: StationPricesTask): TaskDocument {
-  const { catalog, rates, stations } = env;
+/**
+ * The task's stations that can be priced, as pricing contexts (their charge points narrowed by
+ * the plug and power filters), with each one's position in the task (`at`).
+ */
+export function pricedStationContexts(env: TaskEnv, t: StationPricesTask): { contexts: StationContext[]; at: number[] } {
+  const { stations } = env;
   const contexts: StationContext[] = [];
   const at: number[] = [];
   const plugs = t.plugs === null ? null : new Set(t.plugs.map((p) => p.toLowerCase()));
@@ -37,16 +42,21 @@ export function runStationPrices(env: TaskEnv, t: StationPricesTask): TaskDocume
     at.push(pos);
     contexts.push({ id: stations.idAt(i), country: stations.countryAt(i), cpo_id: op, charge_points: cps });
   }
-  const previews = bulkPreview(catalog, { ...t, stations: contexts }, rates, scratch.bulk);
-  const table = new StringTable();
+  return { contexts, at };
+}
+
+export function runStationPrices(env: TaskEnv, t: StationPricesTask): TaskDocument {
+  const { contexts, at } = pricedStationContexts(env, t);
+  const previews = bulkPreview(env.catalog, { ...t, stations: contexts }, env.rates, scratch.bulk);
+  const table = new Interner();
   const plugOf = new Int32Array(previews.length);
   const tariffOf = new Int32Array(previews.length);
   for (let r = 0; r < previews.length; r++) {
     const p = previews[r];
-    plugOf[r] = table.id(contexts[p.station].charge_points[p.chargePoint].plug);
-    tariffOf[r] = table.id(p.tariffId);
+    plugOf[r] = table.of(contexts[p.station].charge_points[p.chargePoint].plug);
+    tariffOf[r] = table.of(p.tariffId);
   }
-  const body = encodeStationPriceRows(previews.length, table.strings, (rows) => {
+  const body = encodeStationPriceRows(previews.length, table.values, (rows) => {
     for (let r = 0; r < previews.length; r++) {
       const p = previews[r];
       rows.position[r] = at[p.station];

@@ -5,7 +5,7 @@ import { validatorOf } from '../jsonapi/validate.js';
 const { Optional } = Type;
 const companyRef = ref('company', 100);
 const toOneRef = Optional(Type.Object({ data: Optional(companyRef) }));
-/** An id list of the external sources: strings, at most 1000 (DNEW50A: as the answer's schema states them). */
+/** An id list of the external sources: strings, at most 1000 (D291: as the answer's schema states them). */
 const idList = Optional(Type.Array(Type.String(), { maxItems: 1000 }));
 const names = (maxLength: number, minLength?: number) =>
   Optional(Type.Array(Type.String({ ...(minLength !== undefined ? { minLength } : {}), maxLength }), { maxItems: 1000 }));

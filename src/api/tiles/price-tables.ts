@@ -10,6 +10,7 @@
  */
 import type { FoundPrice, StationPriceRows } from '../station-pricing.js';
 import type { PriceLookup } from './tile-writer.js';
+import { Interner } from '../../domain/interner.js';
 
 /** `slotOf` values below 1: not priced yet, being priced, priced without a price. */
 const UNKNOWN = 0;
@@ -33,8 +34,7 @@ export class PriceTable implements PriceLookup {
   private slots = 0;
   /** Stations priced or known to have no price. */
   private knownCount = 0;
-  private readonly strings: string[] = [];
-  private readonly stringIds = new Map<string, number>();
+  private readonly strings = new Interner();
   private readonly inflight = new Set<Promise<void>>();
   /** Replaced by a newer generation or dropped: no new run is started for it (D277). */
   private retired = false;
@@ -79,7 +79,7 @@ export class PriceTable implements PriceLookup {
   pair(i: number): { tariffId: string; energy: number; duration: number; plug: string; power: number } {
     const k = this.slotOf[i] - 1;
     const n = this.num;
-    return { tariffId: this.strings[this.ref[2 * k]], energy: n[4 * k + 1], duration: n[4 * k + 2], plug: this.strings[this.ref[2 * k + 1]], power: n[4 * k + 3] };
+    return { tariffId: this.strings.values[this.ref[2 * k]], energy: n[4 * k + 1], duration: n[4 * k + 2], plug: this.strings.values[this.ref[2 * k + 1]], power: n[4 * k + 3] };
   }
 
   /** Station i's price from row r of `rows`. */
@@ -99,20 +99,10 @@ export class PriceTable implements PriceLookup {
     this.num[4 * k + 1] = rows.energy[r];
     this.num[4 * k + 2] = rows.duration[r];
     this.num[4 * k + 3] = rows.power[r];
-    this.ref[2 * k] = this.intern(rows.strings[rows.tariff[r]]);
-    this.ref[2 * k + 1] = this.intern(rows.strings[rows.plug[r]]);
+    this.ref[2 * k] = this.strings.of(rows.strings[rows.tariff[r]]);
+    this.ref[2 * k + 1] = this.strings.of(rows.strings[rows.plug[r]]);
     this.slotOf[i] = k + 1;
     this.knownCount++;
-  }
-
-  private intern(s: string): number {
-    let k = this.stringIds.get(s);
-    if (k === undefined) {
-      k = this.strings.length;
-      this.strings.push(s);
-      this.stringIds.set(s, k);
-    }
-    return k;
   }
 
   /**

@@ -20,6 +20,7 @@ import type {
   TariffInput,
 } from './model.js';
 import { totalMonthlyFee } from '../tariffs/model.js';
+import { Interner } from '../interner.js';
 
 export const DIM_SESSION = 0;
 export const DIM_KWH = 1;
@@ -182,23 +183,6 @@ export interface CpoCandidates {
 
 /** Usability of an EMP at a CPO (D66). */
 export type Usability = 'direct' | 'roaming' | 'none';
-
-class Interner {
-  readonly values: string[] = [];
-  private readonly index = new Map<string, number>();
-  of(v: string): number {
-    let i = this.index.get(v);
-    if (i === undefined) {
-      i = this.values.length;
-      this.values.push(v);
-      this.index.set(v, i);
-    }
-    return i;
-  }
-  find(v: string): number {
-    return this.index.get(v) ?? -1;
-  }
-}
 
 /**
  * Typed arrays of one block carved out of one ArrayBuffer (doubles first, then 32-bit, then

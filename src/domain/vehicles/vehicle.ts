@@ -19,7 +19,7 @@ export interface Vehicle {
   readonly brand_id: string;
   /** Brand name as the data set writes it. */
   readonly brand: string;
-  /** `bev` or `phev` (D63, DNEW50B). */
+  /** `bev` or `phev` (D63, D292). */
   readonly ev_type: EvType;
   /** `car` or `motorbike` in the data set (all are served as type `car`). */
   readonly vehicle_type: string;
@@ -66,7 +66,7 @@ export class VehicleDataError extends Error {}
 /** A vehicle's drive (D63): battery electric or plug-in hybrid. */
 export type EvType = 'bev' | 'phev';
 
-/** The row's `type` (DNEW50B): `bev` or `phev`, absent or empty `bev`; anything else is a data error. */
+/** The row's `type` (D292): `bev` or `phev`, absent or empty `bev`; anything else is a data error. */
 function evType(id: string, t: unknown): EvType {
   if (t === undefined || t === null || t === '' || t === 'bev') return 'bev';
   if (t === 'phev') return 'phev';

@@ -1,4 +1,4 @@
-/** A snapshot vehicle's type (DNEW50B): `bev` or `phev`, absent → `bev`, anything else a data error. */
+/** A snapshot vehicle's type (D292): `bev` or `phev`, absent → `bev`, anything else a data error. */
 import { describe, expect, it } from 'vitest';
 import { VehicleDataError, vehicleFromRow } from '../../../src/domain/vehicles/vehicle.js';
 
