@@ -9,7 +9,6 @@
  */
 import { validateAvailabilityBulk, validateEvse } from '../availability/availability.handler.js';
 import { deviceBodySchema } from '../devices/devices.schema.js';
-import { validateUserFeedbackOfType } from '../feedback/feedback.schema.js';
 import { profileId } from '../tiles/price-profiles.js';
 import { DEFAULT_CHARGE_PRICE_OPTIONS } from '../../domain/pricing/index.js';
 import { CSV_COLUMNS } from '../station-features.js';
@@ -111,8 +110,6 @@ const page = (size: string): QueryParam[] => [
   { name: 'page[number]', schema: { type: 'integer', minimum: 1 }, description: 'Page, from 1' },
 ];
 
-
-const feedbackSchema = { oneOf: Object.values(validateUserFeedbackOfType).map((v) => v.schema) };
 
 // ---- Accounts (D200–D213): the original web client's protocol; errors in its shape (D201) ----
 
@@ -580,7 +577,6 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'POST /v1/user_feedback': {
     summary: 'User feedback (6)',
     tag: 'Feedback',
-    body: feedbackSchema,
     status: 204,
     example: { path: '/v1/user_feedback', body: { data: { type: 'missing_vehicle', attributes: { notes: 'Please add it', email: 'driver@example.org', context: 'vehicle list', language: 'en', brand: 'Example', model: 'EV 1' } } } },
   },
