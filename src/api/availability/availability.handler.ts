@@ -15,7 +15,7 @@ import type { AppContext } from '../context.js';
 import { ApiError, badPointer, notFound } from '../jsonapi/errors.js';
 import { compile } from '../jsonapi/validate.js';
 import { evseIndexOf } from '../evse-availability.js';
-import { json, type ApiRequest, type ApiResponse, type RouteDef } from '../types.js';
+import { json, type Answers, type ApiRequest, type ApiResponse, type RouteDef } from '../types.js';
 
 /** Statuses per bulk body at most. */
 export const MAX_BULK_STATUSES = 10_000;
@@ -143,10 +143,11 @@ export function availabilityRoutes(ctx: AppContext): RouteDef[] {
   };
 
   const ocpiPath = '/ocpi/2.2.1/locations/:country_code/:party_id/:location_id/:evse_uid';
+  const ocpiAnswers: Answers = { status: 200, mediaType: 'application/json', response: (s) => s.OcpiResponse };
   return [
-    { method: 'PUT', path: ocpiPath, groups: ['WriteAvailability'], body: true, bareBody: true, handler: ocpiUpdate(true) },
-    { method: 'PATCH', path: ocpiPath, groups: ['WriteAvailability'], body: true, bareBody: true, handler: ocpiUpdate(false) },
-    { method: 'POST', path: '/v1/availability', groups: ['WriteAvailability'], body: true, handler: bulk },
+    { method: 'PUT', path: ocpiPath, answers: ocpiAnswers, groups: ['WriteAvailability'], body: true, bareBody: true, handler: ocpiUpdate(true) },
+    { method: 'PATCH', path: ocpiPath, answers: ocpiAnswers, groups: ['WriteAvailability'], body: true, bareBody: true, handler: ocpiUpdate(false) },
+    { method: 'POST', path: '/v1/availability', answers: { status: 200, response: (s) => s.AvailabilityDocument }, groups: ['WriteAvailability'], body: true, handler: bulk },
   ];
 }
 

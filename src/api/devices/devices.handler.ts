@@ -43,5 +43,5 @@ export function devicesRoutes(ctx: AppContext): RouteDef[] {
     return json(200, { data: { id: d.id, type: 'crm_device' } });
   };
 
-  return [{ method: 'POST', path: '/v1/crm/devices', groups: ['WriteCrmDevices'], body: true, handler: register }];
+  return [{ method: 'POST', path: '/v1/crm/devices', answers: { status: 200, response: (s) => s.DeviceDocument, bearer: 'optional' }, groups: ['WriteCrmDevices'], body: true, handler: register }];
 }

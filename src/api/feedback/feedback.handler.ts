@@ -78,7 +78,7 @@ export function feedbackRoutes(ctx: AppContext): RouteDef[] {
   };
 
   return [
-    defineRoute({ method: 'POST', path: '/v1/user_feedback', groups: ['WriteUserFeedback'], input: validateUserFeedback, handler: userFeedback }),
-    defineRoute({ method: 'POST', path: '/v1/partner_feedback', groups: ['WriteUserFeedback'], input: validatePartnerFeedback, handler: partnerFeedback }),
+    defineRoute({ method: 'POST', path: '/v1/user_feedback', answers: { status: 204 }, groups: ['WriteUserFeedback'], input: validateUserFeedback, handler: userFeedback }),
+    defineRoute({ method: 'POST', path: '/v1/partner_feedback', answers: { status: 204 }, groups: ['WriteUserFeedback'], input: validatePartnerFeedback, handler: partnerFeedback }),
   ];
 }

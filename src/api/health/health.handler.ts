@@ -10,7 +10,7 @@ export function healthRoutes(ctx: AppContext): RouteDef[] {
   return [
     {
       method: 'GET',
-      path: '/health',
+      path: '/health', answers: { status: 200, response: (s) => s.HealthDocument },
       admission: 'probe',
       notJsonApi: true,
       groups: null,
@@ -24,7 +24,7 @@ export function healthRoutes(ctx: AppContext): RouteDef[] {
     },
     {
       method: 'GET',
-      path: '/ready',
+      path: '/ready', answers: { status: 200, response: (s) => s.ReadyDocument },
       admission: 'probe',
       notJsonApi: true,
       groups: null,
@@ -33,7 +33,7 @@ export function healthRoutes(ctx: AppContext): RouteDef[] {
     },
     {
       method: 'GET',
-      path: '/attribution',
+      path: '/attribution', answers: { status: 200, response: (s) => s.AttributionDocument },
       admission: 'ops',
       groups: null,
       body: false,

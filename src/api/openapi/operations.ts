@@ -12,15 +12,20 @@ import { deviceBodySchema } from '../devices/devices.schema.js';
 import { profileId } from '../tiles/price-profiles.js';
 import { DEFAULT_CHARGE_PRICE_OPTIONS } from '../../domain/pricing/index.js';
 import { CSV_COLUMNS } from '../station-features.js';
-import type * as Schemas from '../schemas/index.js';
 import { TRIP_OPERATIONS } from './trip-operations.js';
 import {
   emailAuthenticationSchema, productsSchema, refreshAuthenticationSchema, resetSchema, settingsSchema, signupSchema, triggerResetSchema, wrappedSettingsSchema,
 } from '../accounts/accounts.schema.js';
 
 import type { QueryParam } from '../jsonapi/query.js';
+import type { Answers } from '../types.js';
 
-export interface OperationDoc {
+/**
+ * The prose of an operation and its example request. Its answers (`Answers`) are stated on the
+ * route (`RouteDef.answers`, in the feature's route file); an entry below states them only for a
+ * route that does not carry them yet, never both.
+ */
+export interface OperationDoc extends Partial<Answers> {
   summary: string;
   tag: string;
   description?: string;
@@ -31,30 +36,6 @@ export interface OperationDoc {
    * carries its body schema and states none here (both at once stops the start).
    */
   body?: object;
-  /** Status of the documented success answer. */
-  status: 200 | 201 | 204;
-  /** Media type of the success answer (default application/json, D12). */
-  mediaType?: string;
-  /** Further media types the success answer may have (files of several kinds), with their schemas. */
-  otherMediaTypes?: (s: typeof Schemas) => Readonly<Record<string, object>>;
-  /** Schema of the success answer (a JSON document; absent for 204 and non-JSON answers). */
-  response?: (s: typeof Schemas) => object;
-  /** Other success statuses with the same body, and what they mean (200 of a PUT that updates). */
-  alsoSuccess?: Readonly<Record<string, string>>;
-  /** Error statuses with a document of their own (beyond D5's), by status: added to the operation's errors. */
-  errorSchemas?: (s: typeof Schemas) => Readonly<Record<string, object>>;
-  /** Other success statuses without a body, and what they mean (204 of a tile without a feature). */
-  alsoEmpty?: Readonly<Record<string, string>>;
-  /** Header fields of the success answer beyond those every route of its kind sends (components/headers). */
-  headers?: readonly string[];
-  /** Error statuses beyond those the route table implies (401 of the account routes). */
-  errors?: readonly string[];
-  /** Error statuses answered as an HTML page rather than a JSON document (the account links). */
-  pageErrors?: readonly string[];
-  /** Texts localised by Accept-Language (D22). */
-  language?: true;
-  /** Whether the route reads `Authorization: Bearer` (D203): required, optional, or not at all (default). */
-  bearer?: 'required' | 'optional' | 'none';
   /**
    * The example request: a concrete path with its query, and the body. `stateful`: the request
    * needs state no example run has (an account confirmed by mail, a refresh token): it is
@@ -227,23 +208,17 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'GET /health': {
     summary: 'Liveness and the snapshot served',
     tag: 'Operations',
-    status: 200,
-    response: (s) => s.HealthDocument,
     example: { path: '/health' },
   },
   'GET /ready': {
     summary: 'Readiness: snapshot loaded, pool alive, live store writable (D105)',
     description: 'Answers 503 naming every failing part while not ready.',
     tag: 'Operations',
-    status: 200,
-    response: (s) => s.ReadyDocument,
     example: { path: '/ready' },
   },
   'GET /attribution': {
     summary: 'Licences and attribution of the station and vehicle data',
     tag: 'Operations',
-    status: 200,
-    response: (s) => s.AttributionDocument,
     example: { path: '/attribution' },
   },
   'GET /metrics': {
@@ -367,23 +342,16 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'GET /v1/charging_stations/statistics': {
     summary: 'Charge point statistics (9)',
     tag: 'Stations',
-    status: 200,
-    response: (s) => s.StatisticsDocument,
     example: { path: '/v1/charging_stations/statistics?filter[country]=FR' },
   },
   'GET /v1/country_statistics': {
     summary: 'Country statistics (11)',
     tag: 'Stations',
-    status: 200,
-    response: (s) => s.CountryStatisticsDocument,
     example: { path: '/v1/country_statistics?filter[country]=DE&page[size]=2' },
   },
   'POST /v1/charge_prices': {
-    language: true,
     summary: 'Charge prices at a station or network (3)',
     tag: 'Prices',
-    status: 200,
-    response: (s) => s.ChargePricesDocument,
     example: {
       path: '/v1/charge_prices',
       body: {
@@ -402,8 +370,6 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     summary: 'Bulk price previews of up to 100 stations (8)',
     tag: 'Prices',
     query: [{ name: 'page[prices.size]', schema: { type: 'integer' }, description: 'Accepted and ignored (the original client sends it, D50)', deprecated: true }],
-    status: 200,
-    response: (s) => s.BulkDocument,
     example: {
       path: '/v1/charge_prices/bulk',
       body: {
@@ -418,9 +384,6 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'POST /v1/charge_prices/area': {
     summary: 'Cheapest or nearest priced stations in a radius or box (D110–D114)',
     tag: 'Prices',
-    status: 200,
-    response: (s) => s.AreaDocument,
-    otherMediaTypes: (s) => ({ 'application/geo+json': s.AreaFeatures }),
     example: {
       path: '/v1/charge_prices/area',
       body: { data: { type: 'area_price_preview_request', attributes: { battery_range: [10, 80], latitude: 48.8566, longitude: 2.3522, radius: 2000, limit: 2 }, relationships: { tariffs, vehicle } } },
@@ -429,9 +392,6 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'POST /v1/charge_prices/route': {
     summary: 'Priced stations along a route, within a corridor (D110–D114)',
     tag: 'Prices',
-    status: 200,
-    response: (s) => s.RouteDocument,
-    otherMediaTypes: (s) => ({ 'application/geo+json': s.RouteFeatures }),
     example: {
       path: '/v1/charge_prices/route',
       body: {
@@ -446,8 +406,6 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'POST /v1/ocpi/cdr_cost': {
     summary: 'Cost of a charging session under an OCPI 2.2.1 or 2.1.1 Tariff (D140–D146)',
     tag: 'Prices',
-    status: 200,
-    response: (s) => s.CdrCostDocument,
     example: {
       path: '/v1/ocpi/cdr_cost',
       body: {
@@ -479,30 +437,21 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'POST /v1/tariff_details': {
     summary: 'Tariff details and price benchmark at stations or a network (2)',
     tag: 'Prices',
-    status: 200,
-    response: (s) => s.TariffDetailsDocument,
     example: { path: '/v1/tariff_details', body: { data: { type: 'tariff_details_request', attributes: { station: { id: [STATION_ID] } } } } },
   },
   'GET /v1/tariffs': {
     summary: 'Tariff metadata (14)',
     tag: 'Tariffs',
-    status: 200,
-    response: (s) => s.SimpleTariffListDocument,
     example: { path: `/v1/tariffs?filter[id]=${TARIFF_ID}` },
   },
   'GET /v2/tariffs': {
     summary: 'Raw tariffs of one EMP (13)',
     tag: 'Tariffs',
-    status: 200,
-    response: (s) => s.RawTariffListDocument,
     example: { path: `/v2/tariffs?filter[emp.id]=${EMP_ID}&page[size]=1` },
   },
   'PUT /v2/tariffs/:id': {
-    alsoSuccess: { '200': 'Updated (the version sent was the stored one + 1)' },
     summary: 'Create or update a raw tariff (12); optimistic version check',
     tag: 'Tariffs',
-    status: 201,
-    response: (s) => s.RawTariffDocument,
     example: {
       path: `/v2/tariffs/${EXAMPLE_TARIFF_ID}`,
       body: {
@@ -518,22 +467,16 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'DELETE /v2/tariffs/:id': {
     summary: 'Delete a raw tariff',
     tag: 'Tariffs',
-    status: 204,
     example: { path: `/v2/tariffs/${EXAMPLE_TARIFF_ID}` },
   },
   'GET /v1/companies': {
     summary: 'List companies (10)',
     tag: 'Companies',
-    status: 200,
-    response: (s) => s.CompanyListDocument,
     example: { path: `/v1/companies?filter[id]=${OPERATOR_ID}` },
   },
   'PUT /v1/companies/:id': {
-    alsoSuccess: { '200': 'Updated (the version sent was the stored one + 1)' },
     summary: 'Create or update a company (7); optimistic version check',
     tag: 'Companies',
-    status: 201,
-    response: (s) => s.CompanyDocument,
     example: {
       path: `/v1/companies/${EXAMPLE_COMPANY_ID}`,
       body: {
@@ -549,50 +492,38 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'DELETE /v1/companies/:id': {
     summary: 'Delete a company',
     tag: 'Companies',
-    status: 204,
     example: { path: `/v1/companies/${EXAMPLE_COMPANY_ID}` },
   },
   'GET /v1/vehicles': {
     summary: 'List vehicles (16, deprecated)',
     tag: 'Vehicles',
     query: page('ignored: the deprecated list answers every car').map((q) => ({ ...q, deprecated: true as const })),
-    status: 200,
-    response: (s) => s.CarV1ListDocument,
     example: { path: '/v1/vehicles' },
   },
   'GET /v2/vehicle_brands': {
     summary: 'List vehicle brands (17)',
     tag: 'Vehicles',
-    status: 200,
-    response: (s) => s.BrandListDocument,
     example: { path: '/v2/vehicle_brands' },
   },
   'GET /v2/vehicles': {
     summary: 'List vehicles (18)',
     tag: 'Vehicles',
-    status: 200,
-    response: (s) => s.CarV2ListDocument,
     example: { path: '/v2/vehicles?q=530e' },
   },
   'POST /v1/user_feedback': {
     summary: 'User feedback (6)',
     tag: 'Feedback',
-    status: 204,
     example: { path: '/v1/user_feedback', body: { data: { type: 'missing_vehicle', attributes: { notes: 'Please add it', email: 'driver@example.org', context: 'vehicle list', language: 'en', brand: 'Example', model: 'EV 1' } } } },
   },
   'POST /v1/partner_feedback': {
     summary: 'Partner feedback (4)',
     tag: 'Feedback',
-    status: 204,
     example: { path: '/v1/partner_feedback', body: { data: { type: 'tariff_update', attributes: { content: 'New prices from 1 January', tariff: 'Flex', cpo: 'Example CPO', emp: 'Example Mobility', language: 'en' } } } },
   },
   'POST /v1/crm/devices': {
-    bearer: 'optional',
     summary: 'Register or update a device (5); needs a bearer token',
     tag: 'Devices',
     body: deviceBodySchema.schema,
-    status: 200,
-    response: (s) => s.DeviceDocument,
     example: {
       path: '/v1/crm/devices',
       headers: { Authorization: 'Bearer <token from npm run token>' },
@@ -608,34 +539,24 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'POST /admin/snapshot': {
     summary: 'Load a station snapshot without a restart, from SNAPSHOT_DIR or a URL, on every replica of a PostgreSQL store (D133, D220)',
     tag: 'Operations',
-    status: 200,
-    response: (s) => s.SnapshotDocument,
     example: { path: '/admin/snapshot', body: { data: { type: 'snapshot_reload', attributes: {} } } },
   },
   'POST /v1/availability': {
     summary: 'EVSE statuses in bulk (D134–D136)',
     tag: 'Availability',
     body: validateAvailabilityBulk.schema,
-    status: 200,
-    response: (s) => s.AvailabilityDocument,
     example: { path: '/v1/availability', body: { data: { type: 'evse_statuses', attributes: { statuses: [{ evse_id: 'DK*FIX*E1', status: 'AVAILABLE' }] } } } },
   },
   'PUT /ocpi/2.2.1/locations/:country_code/:party_id/:location_id/:evse_uid': {
     summary: 'OCPI 2.2.1 EVSE object (receiver interface)',
     tag: 'Availability',
     body: validateEvse.schema,
-    status: 200,
-    mediaType: 'application/json',
-    response: (s) => s.OcpiResponse,
     example: { path: '/ocpi/2.2.1/locations/DK/FIX/LOC1/E1', body: { uid: 'E1', evse_id: 'DK*FIX*E1', status: 'CHARGING', connectors: [] } },
   },
   'PATCH /ocpi/2.2.1/locations/:country_code/:party_id/:location_id/:evse_uid': {
     summary: 'OCPI 2.2.1 EVSE status change (receiver interface)',
     tag: 'Availability',
     body: validateEvse.schema,
-    status: 200,
-    mediaType: 'application/json',
-    response: (s) => s.OcpiResponse,
     example: { path: '/ocpi/2.2.1/locations/DK/FIX/LOC1/E1', body: { status: 'AVAILABLE' } },
   },
   ...ACCOUNT_DOCS,
