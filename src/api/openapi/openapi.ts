@@ -15,13 +15,21 @@ import { ANSWER_KEYS, type Answers, type ApiRequest, type ApiResponse, type Rout
 import { notFound } from '../jsonapi/errors.js';
 import type { QueryParam } from '../jsonapi/query.js';
 import { EXAMPLE_RESPONSES } from './examples.generated.js';
-import { ACCOUNT_OPERATIONS, OPENAPI_DOCUMENT_SCHEMA, OPERATIONS, type OperationDoc } from './operations.js';
+import { ACCOUNT_OPERATIONS, OPERATIONS, type OperationDoc } from './operations.js';
 import type * as Schemas from '../schemas/index.js';
 import { errorHeaders, headerParameters, headOperation, HEADERS, jsonApiRoute, representations, NOT_MODIFIED, type Operation, optionsOperation, PARAMETERS, type ResponseDoc, successHeaders } from './http-parts.js';
 
 /** Answers are JSON:API documents sent as `application/json` (D12), or as JSON:API's type when asked for (D236); request bodies may use either type. */
 const JSON_MEDIA = 'application/json';
 const JSON_API_MEDIA = 'application/vnd.api+json';
+
+/** The description's own answer: its schema is OpenAPI 3.1's, checked by test/http/openapi.test.ts. */
+const OPENAPI_DOCUMENT_SCHEMA = {
+  type: 'object',
+  required: ['openapi', 'info', 'paths', 'components'],
+  properties: { openapi: { const: '3.1.0' } },
+  externalDocs: { description: 'The OpenAPI 3.1 schema', url: 'https://spec.openapis.org/oas/3.1/schema/2022-10-07' },
+};
 
 /**
  * Shapes written once in /components/schemas and referred to wherever they occur (D234): the
@@ -365,11 +373,12 @@ function asset(name: string): Buffer {
 /** `GET /openapi.json`, `GET /docs` and `GET /docs/:file` for a route table (which they join). */
 export function openApiRoutes(routes: readonly RouteDef[], version: string): RouteDef[] {
   const own: RouteDef[] = [
-    { method: 'GET', path: '/openapi.json', groups: null, body: false, admission: 'ops', notJsonApi: true, cache: () => version, handler: async () => ({ status: 200, body: await text(), headers: { 'Content-Type': 'application/json' } }) },
-    { method: 'GET', path: '/docs', groups: null, body: false, admission: 'ops', notJsonApi: true, cache: () => version, handler: () => ({ status: 200, body: DOCS_HTML, headers: { 'Content-Type': 'text/html; charset=utf-8' } }) },
+    { method: 'GET', path: '/openapi.json', answers: { status: 200, mediaType: 'application/json', response: () => OPENAPI_DOCUMENT_SCHEMA }, groups: null, body: false, admission: 'ops', notJsonApi: true, cache: () => version, handler: async () => ({ status: 200, body: await text(), headers: { 'Content-Type': 'application/json' } }) },
+    { method: 'GET', path: '/docs', answers: { status: 200, mediaType: 'text/html' }, groups: null, body: false, admission: 'ops', notJsonApi: true, cache: () => version, handler: () => ({ status: 200, body: DOCS_HTML, headers: { 'Content-Type': 'text/html; charset=utf-8' } }) },
     {
       method: 'GET',
       path: '/docs/:file',
+      answers: { status: 200, mediaType: 'application/javascript', otherMediaTypes: () => ({ 'text/css': { type: 'string' } }) },
       admission: 'ops',
       notJsonApi: true,
       groups: null,

@@ -11,7 +11,6 @@ import { validateAvailabilityBulk, validateEvse } from '../availability/availabi
 import { deviceBodySchema } from '../devices/devices.schema.js';
 import { profileId } from '../tiles/price-profiles.js';
 import { DEFAULT_CHARGE_PRICE_OPTIONS } from '../../domain/pricing/index.js';
-import { CSV_COLUMNS } from '../station-features.js';
 import { TRIP_OPERATIONS } from './trip-operations.js';
 import {
   emailAuthenticationSchema, productsSchema, refreshAuthenticationSchema, resetSchema, settingsSchema, signupSchema, triggerResetSchema, wrappedSettingsSchema,
@@ -43,20 +42,6 @@ export interface OperationDoc extends Partial<Answers> {
    */
   example: { path: string; body?: unknown; headers?: Record<string, string>; stateful?: true };
 }
-
-// ---- Answer schemas: one TypeBox definition per document (D234, src/api/schemas/) ----
-
-const str = { type: 'string' } as const;
-/** The description's own answer: its schema is OpenAPI 3.1's, checked by test/http/openapi.test.ts. */
-export const OPENAPI_DOCUMENT_SCHEMA = {
-  type: 'object',
-  required: ['openapi', 'info', 'paths', 'components'],
-  properties: { openapi: { const: '3.1.0' } },
-  externalDocs: { description: 'The OpenAPI 3.1 schema', url: 'https://spec.openapis.org/oas/3.1/schema/2022-10-07' },
-};
-
-/** A vector tile's bytes (a binary string: `format` for the generators, `contentMediaType` as OpenAPI 3.1 writes it). */
-const TILE_BODY = { type: 'string', format: 'binary', contentMediaType: 'application/vnd.mapbox-vector-tile', description: 'Mapbox Vector Tile 2.1 (protocol buffers)' };
 
 // ---- Example inputs: ids of the default catalog and snapshot (also in the test snapshot) ----
 
@@ -225,118 +210,75 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     summary: 'Prometheus metrics (D120)',
     description: 'No key by default; with METRICS_KEY_REQUIRED=on a key of group ReadMetrics is needed (403 without it), in `Api-Key` or as `Authorization: Bearer <key>` (Prometheus\' `authorization` setting).',
     tag: 'Operations',
-    errors: ['403', '429'],
-    status: 200,
-    mediaType: 'text/plain',
     example: { path: '/metrics' },
   },
   'GET /openapi.json': {
     summary: 'This description (OpenAPI 3.1)',
     tag: 'Operations',
-    status: 200,
-    mediaType: 'application/json',
-    response: () => OPENAPI_DOCUMENT_SCHEMA,
     example: { path: '/openapi.json' },
   },
   'GET /docs': {
     summary: 'This description rendered as a page (self-hosted Swagger UI)',
     tag: 'Operations',
-    status: 200,
-    mediaType: 'text/html',
     example: { path: '/docs' },
   },
   'GET /docs/:file': {
     summary: 'Scripts and styles of the docs page',
     tag: 'Operations',
-    status: 200,
-    mediaType: 'application/javascript',
-    otherMediaTypes: () => ({ 'text/css': str }),
     example: { path: '/docs/init.js' },
   },
   'GET /v1/charging_stations': {
     summary: 'Search stations (1): radius, box, ids, refinements',
     tag: 'Stations',
-    status: 200,
-    response: (s) => s.StationListDocument,
-    otherMediaTypes: (s) => ({
-      'application/geo+json': s.StationSearchFeatures,
-      'text/csv': { type: 'string', description: `D238: a header row (${CSV_COLUMNS.join(', ')}), a row per station, CRLF; lists as JSON text; \`Link\`, \`X-More-Available\` and \`X-Snapshot-Version\` headers instead of links and meta` },
-    }),
     example: { path: '/v1/charging_stations?filter[latitude]=48.8566&filter[longitude]=2.3522&filter[radius]=1000&page[size]=2' },
   },
   'GET /v1/charging_stations/clusters': {
     summary: 'Station clusters of a zoom in a box (D194)',
     description: 'Below zoom 14 the clusters of D190 whose centres lie in the box (`station_cluster`; a cluster of one as the station); from zoom 14 the stations of the box. Refinements as station search.',
     tag: 'Map',
-    status: 200,
-    response: (s) => s.ClusterListDocument,
     example: { path: '/v1/charging_stations/clusters?filter[latitude.gte]=48.7&filter[latitude.lte]=49&filter[longitude.gte]=2.1&filter[longitude.lte]=2.6&zoom=9&page[size]=3' },
   },
   'GET /v1/tiles/stations/:z/:x/:y': {
     summary: 'Vector tile of stations and clusters (D190)',
     description: 'Mapbox Vector Tile 2.1. Layer `clusters` below zoom 14, `stations` from zoom 14; 204 for a tile without a feature. Refinements as station search.',
     tag: 'Map',
-    status: 200,
-    alsoEmpty: { '204': 'A tile without a feature: no body' },
-    mediaType: 'application/vnd.mapbox-vector-tile',
-    response: () => TILE_BODY,
     example: { path: '/v1/tiles/stations/9/259/176.mvt' },
   },
   'GET /v1/tiles/stations.json': {
     summary: 'TileJSON 3.0.0 of the station tiles (D193)',
     tag: 'Map',
-    status: 200,
-    response: (s) => s.TileJson,
     example: { path: '/v1/tiles/stations.json?filter[charge_points.power.gte]=50' },
   },
   'POST /v1/price_profiles': {
-    alsoSuccess: { '200': 'The same profile existed already (its id is derived from its normalised form, D196)' },
     summary: 'Register what a map prices with (D196)',
-    headers: ['Location'],
     description: 'Tariffs and Set A (vehicle + battery_range) or Set B (energy + duration), with the options of the bulk preview. The id is derived from the normalised profile: 201 for a new one, 200 (renewed) for a known one. Profiles expire when unused (`PRICE_PROFILE_TTL_H`).',
     tag: 'Map',
-    status: 201,
-    response: (s) => s.PriceProfileDocument,
     example: { path: '/v1/price_profiles', body: { data: { type: 'price_profile', attributes: { battery_range: [10, 80] }, relationships: { tariffs, vehicle } } } },
   },
   'GET /v1/price_profiles/:id': {
     summary: 'Read a price profile (D196)',
     tag: 'Map',
-    status: 200,
-    response: (s) => s.PriceProfileDocument,
     example: { path: `/v1/price_profiles/${PROFILE_ID}` },
   },
   'GET /v1/tiles/prices/:profile_id/:z/:x/:y': {
     summary: 'Vector tile of stations and clusters with a profile’s cheapest prices (D197)',
     description: 'The tile of D190, each station with the bulk preview of the profile (`price`, `currency`, `tariff_id`, `energy`, `duration`, `plug`, `power`) and each cluster with its cheapest station (`price`, `tariff_id`, `price_station_id`, `priced_count`). Refinements as station search; plug and power refinements narrow the charge points priced (D113). A tile whose stations are not all priced within `PRICE_TILE_WAIT_MS` answers what is priced with `Price-Tile-Pending` and `Cache-Control: no-store, max-age=1` (D278): ask again after it.',
     tag: 'Map',
-    status: 200,
-    alsoEmpty: { '204': 'A tile without a feature: no body' },
-    mediaType: 'application/vnd.mapbox-vector-tile',
-    response: () => TILE_BODY,
     example: { path: `/v1/tiles/prices/${PROFILE_ID}/9/259/176.mvt` },
   },
   'GET /map': {
     summary: 'A map of the stations drawn from the tiles (D195)',
     tag: 'Map',
-    status: 200,
-    mediaType: 'text/html',
     example: { path: '/map' },
   },
   'GET /map/:file': {
     summary: 'Scripts, styles and country outlines of the map page',
     tag: 'Map',
-    status: 200,
-    mediaType: 'application/javascript',
-    otherMediaTypes: (s) => ({ 'text/css': str, 'application/geo+json': s.CountryOutlines }),
     example: { path: '/map/map.js' },
   },
   'GET /v1/charging_stations/:id': {
-    language: true,
     summary: 'Read one station (15)',
     tag: 'Stations',
-    status: 200,
-    response: (s) => s.StationDocument,
     example: { path: `/v1/charging_stations/${STATION_ID}` },
   },
   'GET /v1/charging_stations/statistics': {
