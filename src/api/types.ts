@@ -194,8 +194,6 @@ export interface Answers {
   readonly bearer?: 'required' | 'optional' | 'none';
 }
 
-/** The names of the members of `Answers` (a description entry that states any of them for a route that has its own stops the start). */
-export const ANSWER_KEYS: readonly (keyof Answers)[] = ['status', 'mediaType', 'otherMediaTypes', 'response', 'alsoSuccess', 'errorSchemas', 'alsoEmpty', 'headers', 'errors', 'pageErrors', 'language', 'bearer'];
 
 /**
  * A path parameter in the API description: its JSON Schema, and the literal its segment ends in

@@ -5,13 +5,14 @@
  *
  * The document is generated from the route table itself (every route is an operation; a route
  * without an entry in OPERATIONS, or an entry without a route, stops the start with an error),
- * the request bodies' JSON Schemas are the objects their validators compile, and the example
+ * each operation's query, body and answers are those the route states (RouteDef), the request
+ * bodies' JSON Schemas the objects their validators compile, and the example
  * answers are captured from the running service (`npm run openapi:examples`).
  */
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { ANSWER_KEYS, type Answers, type ApiRequest, type ApiResponse, type RouteDef } from '../types.js';
+import type { Answers, ApiRequest, ApiResponse, RouteDef } from '../types.js';
 import { notFound } from '../jsonapi/errors.js';
 import type { QueryParam } from '../jsonapi/query.js';
 import { EXAMPLE_RESPONSES } from './examples.generated.js';
@@ -148,18 +149,10 @@ function pathParameters(r: RouteDef): object[] {
 /** The query parameters: the route's own (`defineQueryRoute`), else those its description names. */
 const queryOf = (r: RouteDef, doc: OperationDoc): readonly QueryParam[] => r.querySchema?.params ?? doc.query ?? [];
 
-/**
- * The answers of a route: its own (`RouteDef.answers`), else those its description states (a
- * route not moved yet). Both, or neither, stops the start.
- */
-function answersOf(r: RouteDef, doc: OperationDoc): Answers {
-  const inDoc = ANSWER_KEYS.filter((k) => doc[k] !== undefined);
-  if (r.answers !== undefined) {
-    if (inDoc.length > 0) throw new Error(`route ${keyOf(r)} has its answers on the route and ${inDoc.join(', ')} in src/api/openapi/operations.ts`);
-    return r.answers;
-  }
-  if (doc.status === undefined) throw new Error(`route ${keyOf(r)} states no answers (RouteDef.answers)`);
-  return doc as Answers;
+/** The answers of a route (`RouteDef.answers`): a route without them stops the start. */
+function answersOf(r: RouteDef): Answers {
+  if (r.answers === undefined) throw new Error(`route ${keyOf(r)} states no answers (RouteDef.answers)`);
+  return r.answers;
 }
 
 /** The request body's JSON Schema: the route's own (`defineRoute`), else the one its description names. */
@@ -174,7 +167,7 @@ const pascal = (id: string): string => id[0].toUpperCase() + id.slice(1);
  * a body names the same component.
  */
 function operation(r: RouteDef, doc: OperationDoc, S: typeof Schemas): Operation {
-  const a = answersOf(r, doc);
+  const a = answersOf(r);
   const media = a.mediaType ?? JSON_MEDIA;
   const body = bodyOf(r, doc);
   const example = EXAMPLE_RESPONSES[keyOf(r)];
@@ -240,7 +233,7 @@ function componentNames(routes: readonly RouteDef[], S: typeof Schemas): Map<obj
   };
   for (const r of routes) {
     const doc = OPERATIONS[keyOf(r)];
-    const a = answersOf(r, doc);
+    const a = answersOf(r);
     const answer = a.response?.(S);
     give(answer, answer === OPENAPI_DOCUMENT_SCHEMA ? 'OpenApiDocument' : exported.get(answer));
     for (const other of Object.values(a.otherMediaTypes?.(S) ?? {})) give(other, exported.get(other));
@@ -273,7 +266,7 @@ export function checkDescribed(routes: readonly RouteDef[]): void {
     if (OPERATIONS[k] === undefined) throw new Error(`route ${k} has no description in src/api/openapi/operations.ts`);
     if (r.bodySchema !== undefined && OPERATIONS[k].body !== undefined) throw new Error(`route ${k} has its body schema on the route and in src/api/openapi/operations.ts`);
     if (r.querySchema !== undefined && OPERATIONS[k].query !== undefined) throw new Error(`route ${k} has its query on the route and in src/api/openapi/operations.ts`);
-    answersOf(r, OPERATIONS[k]);
+    answersOf(r);
     seen.add(k);
   }
   const orphans = Object.keys(OPERATIONS).filter((k) => !seen.has(k) && !OPTIONAL.has(k));

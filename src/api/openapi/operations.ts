@@ -1,11 +1,11 @@
 /**
- * What the OpenAPI description (D121) says of each operation beyond the route table: a summary,
- * the query parameters, the request body's JSON Schema where the route does not carry it
- * (src/api/contract.ts; either way the very object its validator compiles), the success answer's schema and an example request. Example answers are captured from the
- * running service by `npm run openapi:examples` (examples.generated.ts). A route's query is
- * stated on the route (`defineQueryRoute`, src/api/jsonapi/query.ts), where one declaration is both
- * its parameters here and its parser; only parameters no parser reads (accepted and ignored for
- * the original client) are listed below.
+ * The prose of each operation of the OpenAPI description (D121): its summary, tag, description and
+ * example request. The contract is on the route (RouteDef: path parameters, the query of
+ * `defineQueryRoute`, the body of `defineRoute`, the answers), except the request bodies of the few
+ * routes whose handler checks its body itself (a choice of shapes, a check that must come first),
+ * stated below as the very objects their validators compile, and parameters no parser reads
+ * (accepted and ignored for the original client). Example answers are captured from the running
+ * service by `npm run openapi:examples` (examples.generated.ts).
  */
 import { validateAvailabilityBulk, validateEvse } from '../availability/availability.handler.js';
 import { deviceBodySchema } from '../devices/devices.schema.js';
@@ -17,14 +17,12 @@ import {
 } from '../accounts/accounts.schema.js';
 
 import type { QueryParam } from '../jsonapi/query.js';
-import type { Answers } from '../types.js';
 
 /**
- * The prose of an operation and its example request. Its answers (`Answers`) are stated on the
- * route (`RouteDef.answers`, in the feature's route file); an entry below states them only for a
- * route that does not carry them yet, never both.
+ * The prose of an operation and its example request. Its contract is on the route (path, query,
+ * body and answers: `RouteDef`, in the feature's route file).
  */
-export interface OperationDoc extends Partial<Answers> {
+export interface OperationDoc {
   summary: string;
   tag: string;
   description?: string;
@@ -96,94 +94,63 @@ const ACCOUNT_DOCS: Record<string, OperationDoc> = {
     description: '`email_authentication` or `refresh_token_authentication`. Answers a short-lived access token (JWT: `sub`, `email`, `username`, `exp`) and an opaque refresh token; a refresh token is used once: presented again within `REFRESH_GRACE_S` of its rotation it answers a fresh pair of the same family (D241), later it revokes its family. 401 for a wrong pair or an unusable refresh token, and with `message` `email_unconfirmed` for the right password of an unconfirmed address (D243); 429 beyond the guessing limits.',
     tag: 'Accounts',
     body: { oneOf: [emailAuthenticationSchema.schema, refreshAuthenticationSchema.schema] },
-    errors: ['401'],
-    status: 200,
-    response: (s) => s.TokenPairDocument,
     example: { path: '/v1/authenticate', body: { data: { type: 'email_authentication', attributes: { email: 'driver@example.org', password: 'a long passphrase' } } }, stateful: true },
   },
   'POST /v1/users': {
     summary: 'Sign up (D206): 204 for a new and a taken address alike; a confirmation mail',
     tag: 'Accounts',
     body: signupSchema.schema,
-    status: 204,
     example: { path: '/v1/users', body: { data: { type: 'user', attributes: { email: 'new.driver@example.org', password: 'a long passphrase', username: 'driver', language: 'en' } } } },
   },
   'POST /v1/trigger_reset_password': {
     summary: 'Ask for a password reset mail (D209): 204 whether or not the address has an account',
     tag: 'Accounts',
     body: triggerResetSchema.schema,
-    status: 204,
     example: { path: '/v1/trigger_reset_password', body: { data: { type: 'trigger_reset_password', attributes: { email: 'driver@example.org' } } } },
   },
   'GET /account/confirm': {
-    pageErrors: ['400', '429'],
-    errors: ['429'],
-    headers: ['Content-Security-Policy', 'Referrer-Policy', 'Cache-Control'],
     summary: 'The confirmation link of a signup mail: confirms the address, shows a page (D209)',
     tag: 'Accounts',
-    status: 200,
-    mediaType: 'text/html',
     example: { path: `/account/confirm?token=${PAGE_TOKEN}`, stateful: true },
   },
   'GET /account/reset': {
-    pageErrors: ['400', '429'],
-    errors: ['429'],
-    headers: ['Content-Security-Policy', 'Referrer-Policy', 'Cache-Control'],
     summary: 'The reset link of a mail: a page that sets a new password (D209); an unusable link shows the invalid-link page (D243)',
     tag: 'Accounts',
-    status: 200,
-    mediaType: 'text/html',
     example: { path: `/account/reset?token=${PAGE_TOKEN}`, stateful: true },
   },
   'GET /account/reset.js': {
     summary: 'The script of the reset page',
-    headers: ['Cache-Control'],
     tag: 'Accounts',
-    status: 200,
-    mediaType: 'text/javascript',
     example: { path: '/account/reset.js' },
   },
   'POST /account/reset': {
     summary: 'Set a new password with the token of a reset mail (D209); revokes every refresh token',
     tag: 'Accounts',
     body: resetSchema.schema,
-    status: 204,
     example: { path: '/account/reset', body: { data: { type: 'password_reset', attributes: { token: PAGE_TOKEN, password: 'another long passphrase' } } }, stateful: true },
   },
   'GET /v1/users/:sub/settings': {
-    bearer: 'required',
     summary: 'The user’s vehicle, tariffs and products (D211); 404 while none are stored',
     tag: 'Accounts',
-    status: 200,
-    response: (s) => s.SettingsDocument,
     example: { path: `/v1/users/${USER_SUB}/settings`, headers: BEARER, stateful: true },
   },
   'PUT /v1/users/:sub/settings': {
-    bearer: 'required',
     summary: 'Store the user’s settings (D211, D242): a version at or below the stored one is merged into the stored settings as the change it made from its base version',
     description: 'The JSON:API form, or the wrapped form of the client’s first login (`data.attributes.data`, no `data.type`).',
     tag: 'Accounts',
     body: { oneOf: [settingsSchema.schema, wrappedSettingsSchema.schema] },
-    status: 200,
-    response: (s) => s.SettingsDocument,
     example: { path: `/v1/users/${USER_SUB}/settings`, headers: BEARER, body: SETTINGS_BODY, stateful: true },
   },
   'POST /v1/users/:sub/products': {
-    bearer: 'required',
     summary: 'Activate a product source: a membership the operator imported, or a code (D212, D239)',
     description: '`source` is `{type: "emc_membership", member_number, card_number}`, `{type: "carbonify_thg", email, country, quota_year}` or `{type: "code", code}`. 404 `PRODUCT_SOURCE_NOT_FOUND` when no stored source matches (an unknown type or fields that fit none included), 409 `PRODUCT_SOURCE_ALREADY_USED`.',
     tag: 'Accounts',
-    errors: ['409'],
     body: productsSchema.schema,
-    status: 201,
-    response: (s) => s.ProductsDocument,
     example: { path: `/v1/users/${USER_SUB}/products`, headers: BEARER, body: { data: { type: 'user_products', attributes: { source: { type: 'emc_membership', member_number: 'M-104233', card_number: '4711 0000 1234 5678' } } } }, stateful: true },
   },
   'DELETE /v1/users/:sub': {
-    bearer: 'required',
     summary: 'Delete the account with its settings, tokens and products (D213); also under the auth prefix (D240)',
     tag: 'Accounts',
-    status: 204,
     example: { path: `/v1/users/${USER_SUB}`, headers: BEARER, stateful: true },
   },
 };
