@@ -16,6 +16,7 @@ import { ApiError, badPointer, notFound } from '../jsonapi/errors.js';
 import { compile } from '../jsonapi/validate.js';
 import { evseIndexOf } from '../evse-availability.js';
 import { json, type Answers, type ApiRequest, type ApiResponse, type RouteDef } from '../types.js';
+import type { AvailabilityDocument, OcpiResponse } from '../schemas/service.js';
 
 /** Statuses per bulk body at most. */
 export const MAX_BULK_STATUSES = 10_000;
@@ -72,7 +73,7 @@ function timeOf(lastUpdated: string | undefined, now: number, pointer: string): 
   return Math.min(t, now);
 }
 
-const ocpiOk = (): ApiResponse => json(200, { data: null, status_code: 1000, status_message: 'Success', timestamp: new Date().toISOString() });
+const ocpiOk = (): ApiResponse => json<OcpiResponse>(200, { data: null, status_code: 1000, status_message: 'Success', timestamp: new Date().toISOString() });
 
 export { EvseUids } from '../../domain/stations/live-availability.js';
 
@@ -136,7 +137,7 @@ export function availabilityRoutes(ctx: AppContext): RouteDef[] {
     const apply = (): ApiResponse => {
       let applied = 0;
       for (const k of known) if (live.set(k.id, k.status, k.at)) applied++;
-      return json(200, { meta: { received: items.length, applied, stale: known.length - applied, unknown: unknownCount, unknown_evse_ids: unknown } });
+      return json<AvailabilityDocument>(200, { meta: { received: items.length, applied, stale: known.length - applied, unknown: unknownCount, unknown_evse_ids: unknown } });
     };
     if (shared === null || known.length === 0) return apply();
     return shared.write(known.map((k) => ({ evse_id: k.id, state: stateOfStatus(k.status), at: k.at }))).then(apply);
