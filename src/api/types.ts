@@ -1,6 +1,7 @@
 import type { Group } from '../auth/groups.js';
 import type { QuerySchema } from './jsonapi/query.js';
 import type { SchemaValidator } from './jsonapi/validate.js';
+import type * as Schemas from './schemas/index.js';
 
 /**
  * The request as handlers see it: everything copied out of the transport synchronously. `B`: the
@@ -155,8 +156,44 @@ export interface RouteDef {
   readonly querySchema?: QuerySchema<unknown>;
   /** The path parameters as the API description states them (absent: a string of any form). */
   readonly params?: Readonly<Record<string, PathParam>>;
+  /** The route's answers as the API description states them: statuses, schemas, media types, headers. */
+  readonly answers?: Answers;
   readonly handler: Handler;
 }
+
+/**
+ * The answers of a route, its contract beside path, query and body: the success status and the
+ * schema of its document, other media types and statuses, error documents of its own, and the
+ * header fields it sends or reads. The schemas are named in src/api/schemas, handed in as `s` when
+ * the description is first built (the answer schemas are not loaded at start, D234).
+ */
+export interface Answers {
+  /** Status of the documented success answer. */
+  readonly status: 200 | 201 | 204;
+  /** Media type of the success answer (default application/json, D12). */
+  readonly mediaType?: string;
+  /** Further media types the success answer may have (files of several kinds), with their schemas. */
+  readonly otherMediaTypes?: (s: typeof Schemas) => Readonly<Record<string, object>>;
+  /** Schema of the success answer (a JSON document; absent for 204 and non-JSON answers). */
+  readonly response?: (s: typeof Schemas) => object;
+  /** Other success statuses with the same body, and what they mean (200 of a PUT that updates). */
+  readonly alsoSuccess?: Readonly<Record<string, string>>;
+  /** Error statuses with a document of their own (beyond D5's), by status: added to the operation's errors. */
+  readonly errorSchemas?: (s: typeof Schemas) => Readonly<Record<string, object>>;
+  /** Other success statuses without a body, and what they mean (204 of a tile without a feature). */
+  readonly alsoEmpty?: Readonly<Record<string, string>>;
+  /** Header fields of the success answer beyond those every route of its kind sends (components/headers). */
+  readonly headers?: readonly string[];
+  /** Error statuses beyond those the route table implies (401 of the account routes). */
+  readonly errors?: readonly string[];
+  /** Error statuses answered as an HTML page rather than a JSON document (the account links). */
+  readonly pageErrors?: readonly string[];
+  /** Texts localised by Accept-Language (D22). */
+  readonly language?: true;
+  /** Whether the route reads `Authorization: Bearer` (D203): required, optional, or not at all (default). */
+  readonly bearer?: 'required' | 'optional' | 'none';
+}
+
 
 /**
  * A path parameter in the API description: its JSON Schema, and the literal its segment ends in

@@ -209,6 +209,13 @@ describe('feedback over HTTP', () => {
       await rejected('/v1/user_feedback', body(5 as unknown as string, MINIMAL.other_feedback), '/data/type');
     });
 
+    it('when the type is unknown and attributes are missing, then the one 400 names the type, which decides the attributes (DNEW50C)', async () => {
+      const unknown = await rejected('/v1/user_feedback', { data: { type: 'wrong_station' } });
+      expect(unknown.errors).toEqual([{ status: '400', code: 'BAD_REQUEST', title: '/data/type must be one of other_feedback, missing_price, missing_station, missing_vehicle, wrong_price', source: { pointer: '/data/type' } }]);
+      const notString = await rejected('/v1/user_feedback', { data: { type: 5 } });
+      expect(notString.errors).toEqual([{ status: '400', code: 'BAD_REQUEST', title: '/data/type must be of type string', source: { pointer: '/data/type' } }]);
+    });
+
     it('when attributes are missing or not an object, or data is not an object, then 400', async () => {
       await rejected('/v1/user_feedback', { data: { type: 'other_feedback' } }, '/data/attributes');
       await rejected('/v1/user_feedback', { data: { type: 'other_feedback', attributes: [] } }, '/data/attributes');
@@ -216,6 +223,15 @@ describe('feedback over HTTP', () => {
       await rejected('/v1/user_feedback', [1, 2]);
       const r = await call(srv, 'POST', '/v1/user_feedback', { key: W, raw: '{"data":' });
       expect(r.status).toBe(400);
+    });
+
+    it('the description states the body as the five types told apart by type, the schema the route checks (DNEW50C)', async () => {
+      const doc = (await call(srv, 'GET', '/openapi.json')).json;
+      const ref: string = doc.paths['/v1/user_feedback'].post.requestBody.content['application/json'].schema.$ref;
+      const data = doc.components.schemas[ref.split('/').pop()!].properties.data;
+      expect(data.discriminator).toEqual({ propertyName: 'type' });
+      expect(data.oneOf.map((b: { properties: { type: { const: string } } }) => b.properties.type.const)).toEqual(Object.keys(REQUIRED));
+      expect(data.oneOf.map((b: { properties: { attributes: { required: string[] } } }) => b.properties.attributes.required)).toEqual(Object.values(REQUIRED));
     });
 
     describe('price segments', () => {

@@ -89,6 +89,12 @@ describe('OpenAPI description and docs page', () => {
     expect(() => openApiDocument([{ method: 'GET', path: '/v1/undescribed', groups: null, body: false, handler }], '0', Schemas)).toThrow(/no description/);
   });
 
+  it('refuses a route without its answers', () => {
+    const handler = () => ({ status: 204 });
+    const feedback = { method: 'POST', path: '/v1/user_feedback', groups: null, body: true, handler } as const;
+    expect(() => openApiDocument([feedback], '0', Schemas)).toThrow(/POST \/v1\/user_feedback states no answers/);
+  });
+
   it('every example request is accepted with its documented status, and every answer matches its schema', async () => {
     // The answer schemas refer to /components/schemas: compiled within the document.
     const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });

@@ -186,5 +186,5 @@ export function adminRoutes(ctx: AppContext): RouteDef[] {
   };
   // An operator's swap is never refused for load (D176).
   // Nulls are checked as sent (D8's dropping never applied here: `"path": null` is refused).
-  return [defineRoute({ method: 'POST', path: '/admin/snapshot', groups: ['Admin'], input: validateSnapshotReload, keepNulls: true, admission: 'probe', handler: reload })];
+  return [defineRoute({ method: 'POST', path: '/admin/snapshot', answers: { status: 200, response: (s) => s.SnapshotDocument }, groups: ['Admin'], input: validateSnapshotReload, keepNulls: true, admission: 'probe', handler: reload })];
 }

@@ -160,7 +160,7 @@ export function areaPricesRoutes(ctx: AppContext): RouteDef[] {
   }
 
   return [
-    defineRoute({ method: 'POST', path: '/v1/charge_prices/area', groups: ['ReadCosts'], input: validateArea, priceWork: true, fresh: true, formats: ['geojson'], handler: area }),
-    defineRoute({ method: 'POST', path: '/v1/charge_prices/route', groups: ['ReadCosts'], input: validateRoute, priceWork: true, fresh: true, formats: ['geojson'], handler: route }),
+    defineRoute({ method: 'POST', path: '/v1/charge_prices/area', answers: { status: 200, otherMediaTypes: (s) => ({ 'application/geo+json': s.AreaFeatures }), response: (s) => s.AreaDocument }, groups: ['ReadCosts'], input: validateArea, priceWork: true, fresh: true, formats: ['geojson'], handler: area }),
+    defineRoute({ method: 'POST', path: '/v1/charge_prices/route', answers: { status: 200, otherMediaTypes: (s) => ({ 'application/geo+json': s.RouteFeatures }), response: (s) => s.RouteDocument }, groups: ['ReadCosts'], input: validateRoute, priceWork: true, fresh: true, formats: ['geojson'], handler: route }),
   ];
 }

@@ -15,7 +15,8 @@ import type { AppContext } from '../context.js';
 import { ApiError, badPointer, notFound } from '../jsonapi/errors.js';
 import { compile } from '../jsonapi/validate.js';
 import { evseIndexOf } from '../evse-availability.js';
-import { json, type ApiRequest, type ApiResponse, type RouteDef } from '../types.js';
+import { json, type Answers, type ApiRequest, type ApiResponse, type RouteDef } from '../types.js';
+import type { AvailabilityDocument, OcpiResponse } from '../schemas/service.js';
 
 /** Statuses per bulk body at most. */
 export const MAX_BULK_STATUSES = 10_000;
@@ -72,7 +73,7 @@ function timeOf(lastUpdated: string | undefined, now: number, pointer: string): 
   return Math.min(t, now);
 }
 
-const ocpiOk = (): ApiResponse => json(200, { data: null, status_code: 1000, status_message: 'Success', timestamp: new Date().toISOString() });
+const ocpiOk = (): ApiResponse => json<OcpiResponse>(200, { data: null, status_code: 1000, status_message: 'Success', timestamp: new Date().toISOString() });
 
 export { EvseUids } from '../../domain/stations/live-availability.js';
 
@@ -136,17 +137,18 @@ export function availabilityRoutes(ctx: AppContext): RouteDef[] {
     const apply = (): ApiResponse => {
       let applied = 0;
       for (const k of known) if (live.set(k.id, k.status, k.at)) applied++;
-      return json(200, { meta: { received: items.length, applied, stale: known.length - applied, unknown: unknownCount, unknown_evse_ids: unknown } });
+      return json<AvailabilityDocument>(200, { meta: { received: items.length, applied, stale: known.length - applied, unknown: unknownCount, unknown_evse_ids: unknown } });
     };
     if (shared === null || known.length === 0) return apply();
     return shared.write(known.map((k) => ({ evse_id: k.id, state: stateOfStatus(k.status), at: k.at }))).then(apply);
   };
 
   const ocpiPath = '/ocpi/2.2.1/locations/:country_code/:party_id/:location_id/:evse_uid';
+  const ocpiAnswers: Answers = { status: 200, mediaType: 'application/json', response: (s) => s.OcpiResponse };
   return [
-    { method: 'PUT', path: ocpiPath, groups: ['WriteAvailability'], body: true, bareBody: true, handler: ocpiUpdate(true) },
-    { method: 'PATCH', path: ocpiPath, groups: ['WriteAvailability'], body: true, bareBody: true, handler: ocpiUpdate(false) },
-    { method: 'POST', path: '/v1/availability', groups: ['WriteAvailability'], body: true, handler: bulk },
+    { method: 'PUT', path: ocpiPath, answers: ocpiAnswers, groups: ['WriteAvailability'], body: true, bareBody: true, handler: ocpiUpdate(true) },
+    { method: 'PATCH', path: ocpiPath, answers: ocpiAnswers, groups: ['WriteAvailability'], body: true, bareBody: true, handler: ocpiUpdate(false) },
+    { method: 'POST', path: '/v1/availability', answers: { status: 200, response: (s) => s.AvailabilityDocument }, groups: ['WriteAvailability'], body: true, handler: bulk },
   ];
 }
 

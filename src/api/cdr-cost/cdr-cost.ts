@@ -313,6 +313,6 @@ export function cdrCostRoutes(ctx: AppContext): RouteDef[] {
     return ctx.prices.run(ctx.prices.plan({ task: 'cdrCost', checks: p.checks }), p.task);
   };
   // OCPI's nulls are values (`"vat": null`, `"restrictions": null`): the body is checked as sent.
-  return [defineRoute({ method: 'POST', path: '/v1/ocpi/cdr_cost', groups: ['ReadCosts'], input: validateCdrCost, keepNulls: true, admission: 'cost', handler })];
+  return [defineRoute({ method: 'POST', path: '/v1/ocpi/cdr_cost', answers: { status: 200, response: (s) => s.CdrCostDocument }, groups: ['ReadCosts'], input: validateCdrCost, keepNulls: true, admission: 'cost', handler })];
 }
 

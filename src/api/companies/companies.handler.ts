@@ -196,9 +196,9 @@ export function companiesRoutes(ctx: AppContext): RouteDef[] {
   };
 
   return [
-    defineQueryRoute({ method: 'GET', path: '/v1/companies', groups: ['ReadTariffs'], query: COMPANY_LIST_QUERY, handler: list, fresh: true, cache: snapshotAndCatalog(ctx) }),
-    defineRoute({ method: 'PUT', path: '/v1/companies/:id', groups: ['WriteTariffs'], input: validateCompanyPut, handler: put }),
-    { method: 'DELETE', path: '/v1/companies/:id', groups: ['WriteTariffs'], body: false, handler: del },
+    defineQueryRoute({ method: 'GET', path: '/v1/companies', answers: { status: 200, response: (s) => s.CompanyListDocument }, groups: ['ReadTariffs'], query: COMPANY_LIST_QUERY, handler: list, fresh: true, cache: snapshotAndCatalog(ctx) }),
+    defineRoute({ method: 'PUT', path: '/v1/companies/:id', answers: { status: 201, response: (s) => s.CompanyDocument, alsoSuccess: { '200': 'Updated (the version sent was the stored one + 1)' } }, groups: ['WriteTariffs'], input: validateCompanyPut, handler: put }),
+    { method: 'DELETE', path: '/v1/companies/:id', answers: { status: 204 }, groups: ['WriteTariffs'], body: false, handler: del },
   ];
 }
 

@@ -11,6 +11,7 @@ import type { AppContext } from '../context.js';
 import { ApiError } from '../jsonapi/errors.js';
 import { dropNulls } from '../jsonapi/validate.js';
 import { json, type ApiRequest, type ApiResponse, type RouteDef } from '../types.js';
+import type { DeviceDocument } from '../schemas/service.js';
 import { validateDevice } from './devices.schema.js';
 
 const dedupe = (xs: readonly string[]): string[] => [...new Set(xs)];
@@ -40,8 +41,8 @@ export function devicesRoutes(ctx: AppContext): RouteDef[] {
       disabled_notifications: dedupe(a.disabled_notifications),
       user_id: userId,
     });
-    return json(200, { data: { id: d.id, type: 'crm_device' } });
+    return json<DeviceDocument>(200, { data: { id: d.id, type: 'crm_device' } });
   };
 
-  return [{ method: 'POST', path: '/v1/crm/devices', groups: ['WriteCrmDevices'], body: true, handler: register }];
+  return [{ method: 'POST', path: '/v1/crm/devices', answers: { status: 200, response: (s) => s.DeviceDocument, bearer: 'optional' }, groups: ['WriteCrmDevices'], body: true, handler: register }];
 }

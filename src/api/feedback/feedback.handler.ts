@@ -7,15 +7,14 @@
  */
 import { FeedbackStore, type UserFeedbackInput } from '../../storage/feedback.js';
 import type { AppContext } from '../context.js';
-import { dropNulls } from '../jsonapi/validate.js';
 import { noContent, type ApiRequest, type ApiResponse, type RouteDef } from '../types.js';
 import { defineRoute } from '../contract.js';
 import {
   ATTRIBUTES_OF,
   validatePartnerFeedback,
   type PartnerFeedbackBody,
-  validateUserFeedbackEnvelope,
-  validateUserFeedbackOfType,
+  type UserFeedbackBody,
+  validateUserFeedback,
 } from './feedback.schema.js';
 
 /**
@@ -44,27 +43,27 @@ export function stationIdFromPoiLink(link: string): string | null {
 export function feedbackRoutes(ctx: AppContext): RouteDef[] {
   const store = new FeedbackStore(ctx.live);
 
-  const userFeedback = async (req: ApiRequest): Promise<ApiResponse> => {
-    const body = dropNulls(req.body);
-    const type = validateUserFeedbackEnvelope(body).data.type;
-    const a = validateUserFeedbackOfType[type](body).data.attributes;
+  const userFeedback = async (req: ApiRequest<UserFeedbackBody>): Promise<ApiResponse> => {
+    const { type, attributes: a } = req.body.data;
+    // Members the type's schema does not name are ignored (D8), so only its own are stored (D45).
+    const sent: Readonly<Record<string, unknown>> = a;
     const attributes: Record<string, unknown> = {};
-    for (const k of ATTRIBUTES_OF[type]) if (a[k] !== undefined) attributes[k] = a[k];
+    for (const k of ATTRIBUTES_OF[type]) if (sent[k] !== undefined) attributes[k] = sent[k];
     attributes.priority ??= 'normal';
     attributes.user_products ??= [];
     let stationId: string | null = null;
-    if (typeof a.charging_station_id === 'string' && a.charging_station_id.length > 0) {
-      stationId = a.charging_station_id;
-    } else if (typeof a.poi_link === 'string' && 'poi_link' in attributes) {
-      stationId = stationIdFromPoiLink(a.poi_link);
+    if (typeof sent.charging_station_id === 'string' && sent.charging_station_id.length > 0) {
+      stationId = sent.charging_station_id;
+    } else if (typeof sent.poi_link === 'string' && 'poi_link' in attributes) {
+      stationId = stationIdFromPoiLink(sent.poi_link);
     }
     const rec: UserFeedbackInput = {
       type,
-      priority: attributes.priority as string,
-      language: a.language as string,
-      email: a.email as string,
-      notes: a.notes as string,
-      context: a.context as string,
+      priority: a.priority ?? 'normal',
+      language: a.language,
+      email: a.email,
+      notes: a.notes,
+      context: a.context,
       charging_station_id: stationId,
       attributes,
     };
@@ -79,7 +78,7 @@ export function feedbackRoutes(ctx: AppContext): RouteDef[] {
   };
 
   return [
-    { method: 'POST', path: '/v1/user_feedback', groups: ['WriteUserFeedback'], body: true, handler: userFeedback },
-    defineRoute({ method: 'POST', path: '/v1/partner_feedback', groups: ['WriteUserFeedback'], input: validatePartnerFeedback, handler: partnerFeedback }),
+    defineRoute({ method: 'POST', path: '/v1/user_feedback', answers: { status: 204 }, groups: ['WriteUserFeedback'], input: validateUserFeedback, handler: userFeedback }),
+    defineRoute({ method: 'POST', path: '/v1/partner_feedback', answers: { status: 204 }, groups: ['WriteUserFeedback'], input: validatePartnerFeedback, handler: partnerFeedback }),
   ];
 }

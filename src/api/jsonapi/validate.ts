@@ -19,6 +19,8 @@ export const ajv = new Ajv({
   strict: true,
   strictRequired: false,
   allowUnionTypes: true,
+  // `discriminator` on a oneOf of tagged objects: only the branch the tag names is checked (Type.Tagged).
+  discriminator: true,
   // Unknown attributes are ignored (D8): schemas do not set additionalProperties: false.
   removeAdditional: false,
   useDefaults: false,
@@ -44,7 +46,7 @@ export function compile<T>(schema: object): SchemaValidator<T> {
   const validate = (data: unknown): T => {
     fn ??= ajv.compile<T>(schema);
     if (fn(data)) return data;
-    throw ApiError.many(400, toErrors(fn.errors ?? []));
+    throw ApiError.many(400, toErrors(fn.errors ?? [], schema));
   };
   return Object.defineProperties(Object.assign(validate, { schema }), { compiled: { get: () => fn !== null } }) as SchemaValidator<T>;
 }
@@ -70,16 +72,32 @@ export function declaredSchemas(): readonly object[] {
   return declared;
 }
 
+/** The discriminator error's parameters: the tag's name, and whether it was not a string (`tag`) or no branch's value (`mapping`). */
+interface TagError { error: 'tag' | 'mapping'; tag: string }
+
+/** The values a discriminator's tag may take: its branches' `const`s, found at the error's schema path in `root`. */
+function tagValues(e: AjvError, root: object | undefined): string {
+  let at: unknown = root;
+  for (const seg of e.schemaPath.split('/').slice(1, -1)) at = (at as Record<string, unknown> | undefined)?.[decodeURIComponent(seg).replace(/~1/g, '/').replace(/~0/g, '~')];
+  const tag = (e.params as TagError).tag;
+  const branches = (at as { oneOf?: { properties: Record<string, { const?: unknown; enum?: unknown[] }> }[] } | undefined)?.oneOf ?? [];
+  return branches.flatMap((b) => b.properties[tag].enum ?? [b.properties[tag].const]).map(String).join(', ');
+}
+
 function pointerOf(e: AjvError): string {
   if (e.keyword === 'required') {
     return `${e.instancePath}/${(e.params as { missingProperty: string }).missingProperty}`;
   }
+  if (e.keyword === 'discriminator') return `${e.instancePath}/${(e.params as TagError).tag}`;
   return e.instancePath === '' ? '/' : e.instancePath;
 }
 
-function titleOf(e: AjvError, pointer: string): string {
+function titleOf(e: AjvError, pointer: string, root: object | undefined): string {
   const where = pointer === '/' ? 'body' : pointer;
   switch (e.keyword) {
+    case 'discriminator':
+      // A tag that is no string, or names no branch: as `{"type": "string", "enum": [the branches' values]}` would say.
+      return (e.params as TagError).error === 'tag' ? `${where} must be of type string` : `${where} must be one of ${tagValues(e, root)}`;
     case 'required':
       return `${where} is required`;
     case 'type':
@@ -106,14 +124,14 @@ function titleOf(e: AjvError, pointer: string): string {
 }
 
 /** Maps AJV errors to JSON:API errors; `null` counts as missing for required fields (D8). */
-export function toErrors(errors: readonly AjvError[]): ErrorObject[] {
+export function toErrors(errors: readonly AjvError[], root?: object): ErrorObject[] {
   const seen = new Set<string>();
   const out: ErrorObject[] = [];
   for (const e of errors) {
     // anyOf/oneOf wrappers repeat their branches' errors; the branches are more precise.
     if (e.keyword === 'anyOf' || e.keyword === 'oneOf' || e.keyword === 'if') continue;
     const pointer = pointerOf(e);
-    const title = titleOf(e, pointer);
+    const title = titleOf(e, pointer, root);
     const key = `${pointer}|${title}`;
     if (seen.has(key)) continue;
     seen.add(key);

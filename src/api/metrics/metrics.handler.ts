@@ -27,7 +27,7 @@ export function metricsRoutes(ctx: AppContext): RouteDef[] {
   return [
     {
       method: 'GET',
-      path: '/metrics',
+      path: '/metrics', answers: { status: 200, mediaType: 'text/plain', errors: ['403', '429'] },
       admission: 'ops',
       groups: ctx.config.metricsKeyRequired ? ['ReadMetrics'] : null,
       keyAsBearer: true,

@@ -3,8 +3,7 @@
  * (src/http/respond.ts), the request headers it reads, 304 for conditional reads (D95), and the
  * HEAD and OPTIONS operations the router answers for every path (D93).
  */
-import type { RouteDef } from '../types.js';
-import type { OperationDoc } from './operations.js';
+import type { Answers, RouteDef } from '../types.js';
 
 const ref = (kind: 'headers' | 'parameters' | 'responses', name: string): { $ref: string } => ({ $ref: `#/components/${kind}/${name}` });
 const text = { type: 'string' } as const;
@@ -89,10 +88,10 @@ export function errorHeaders(status: string, keyed: boolean): Record<string, obj
 }
 
 /** The request header parameters of a route. */
-export function headerParameters(r: RouteDef, doc: OperationDoc): object[] {
+export function headerParameters(r: RouteDef, answers: Answers): object[] {
   const out = [ref('parameters', 'RequestId')];
   if (r.cache !== undefined) out.push(ref('parameters', 'IfNoneMatch'));
-  if (doc.language === true) out.push(ref('parameters', 'AcceptLanguage'));
+  if (answers.language === true) out.push(ref('parameters', 'AcceptLanguage'));
   if (r.path === '/v1/crm/devices') out.push(ref('parameters', 'CrmDeviceId'));
   return out;
 }

@@ -5,23 +5,32 @@
  *
  * The document is generated from the route table itself (every route is an operation; a route
  * without an entry in OPERATIONS, or an entry without a route, stops the start with an error),
- * the request bodies' JSON Schemas are the objects their validators compile, and the example
+ * each operation's query, body and answers are those the route states (RouteDef), the request
+ * bodies' JSON Schemas the objects their validators compile, and the example
  * answers are captured from the running service (`npm run openapi:examples`).
  */
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import type { ApiRequest, ApiResponse, RouteDef } from '../types.js';
+import type { Answers, ApiRequest, ApiResponse, RouteDef } from '../types.js';
 import { notFound } from '../jsonapi/errors.js';
 import type { QueryParam } from '../jsonapi/query.js';
 import { EXAMPLE_RESPONSES } from './examples.generated.js';
-import { ACCOUNT_OPERATIONS, OPENAPI_DOCUMENT_SCHEMA, OPERATIONS, type OperationDoc } from './operations.js';
+import { ACCOUNT_OPERATIONS, OPERATIONS, type OperationDoc } from './operations.js';
 import type * as Schemas from '../schemas/index.js';
 import { errorHeaders, headerParameters, headOperation, HEADERS, jsonApiRoute, representations, NOT_MODIFIED, type Operation, optionsOperation, PARAMETERS, type ResponseDoc, successHeaders } from './http-parts.js';
 
 /** Answers are JSON:API documents sent as `application/json` (D12), or as JSON:API's type when asked for (D236); request bodies may use either type. */
 const JSON_MEDIA = 'application/json';
 const JSON_API_MEDIA = 'application/vnd.api+json';
+
+/** The description's own answer: its schema is OpenAPI 3.1's, checked by test/http/openapi.test.ts. */
+const OPENAPI_DOCUMENT_SCHEMA = {
+  type: 'object',
+  required: ['openapi', 'info', 'paths', 'components'],
+  properties: { openapi: { const: '3.1.0' } },
+  externalDocs: { description: 'The OpenAPI 3.1 schema', url: 'https://spec.openapis.org/oas/3.1/schema/2022-10-07' },
+};
 
 /**
  * Shapes written once in /components/schemas and referred to wherever they occur (D234): the
@@ -140,6 +149,12 @@ function pathParameters(r: RouteDef): object[] {
 /** The query parameters: the route's own (`defineQueryRoute`), else those its description names. */
 const queryOf = (r: RouteDef, doc: OperationDoc): readonly QueryParam[] => r.querySchema?.params ?? doc.query ?? [];
 
+/** The answers of a route (`RouteDef.answers`): a route without them stops the start. */
+function answersOf(r: RouteDef): Answers {
+  if (r.answers === undefined) throw new Error(`route ${keyOf(r)} states no answers (RouteDef.answers)`);
+  return r.answers;
+}
+
 /** The request body's JSON Schema: the route's own (`defineRoute`), else the one its description names. */
 const bodyOf = (r: RouteDef, doc: OperationDoc): object | undefined => r.bodySchema?.schema ?? doc.body;
 
@@ -152,38 +167,39 @@ const pascal = (id: string): string => id[0].toUpperCase() + id.slice(1);
  * a body names the same component.
  */
 function operation(r: RouteDef, doc: OperationDoc, S: typeof Schemas): Operation {
-  const media = doc.mediaType ?? JSON_MEDIA;
+  const a = answersOf(r);
+  const media = a.mediaType ?? JSON_MEDIA;
   const body = bodyOf(r, doc);
   const example = EXAMPLE_RESPONSES[keyOf(r)];
   const params: object[] = queryOf(r, doc).map((q) => ({ name: q.name, in: 'query', required: q.required ?? false, description: q.description, schema: q.schema, ...(q.deprecated ? { deprecated: true } : {}) }));
-  params.push(...headerParameters(r, doc));
-  const success: ResponseDoc = { description: doc.summary, headers: { ...successHeaders(r), ...Object.fromEntries((doc.headers ?? []).map((h) => [h, { $ref: `#/components/headers/${h}` }])) } };
-  if (doc.status !== 204) {
+  params.push(...headerParameters(r, a));
+  const success: ResponseDoc = { description: doc.summary, headers: { ...successHeaders(r), ...Object.fromEntries((a.headers ?? []).map((h) => [h, { $ref: `#/components/headers/${h}` }])) } };
+  if (a.status !== 204) {
     const content: Record<string, unknown> = {};
-    const schema = doc.response?.(S);
+    const schema = a.response?.(S);
     if (schema !== undefined) content.schema = schema;
     if (example !== undefined) content.example = example.body;
     // D236: the JSON:API type names the same schema.
     const jsonApi = media === JSON_MEDIA && schema !== undefined && jsonApiRoute(r) ? { [JSON_API_MEDIA]: { schema } } : {};
-    success.content = { [media]: content, ...jsonApi, ...Object.fromEntries(Object.entries(doc.otherMediaTypes?.(S) ?? {}).map(([m, other]) => [m, { schema: other }])) };
+    success.content = { [media]: content, ...jsonApi, ...Object.fromEntries(Object.entries(a.otherMediaTypes?.(S) ?? {}).map(([m, other]) => [m, { schema: other }])) };
   }
-  const responses: Record<string, ResponseDoc> = { [String(doc.status)]: success };
-  for (const [s, description] of Object.entries(doc.alsoSuccess ?? {})) responses[s] = { ...success, description };
-  for (const [s, description] of Object.entries(doc.alsoEmpty ?? {})) responses[s] = { description, headers: success.headers };
+  const responses: Record<string, ResponseDoc> = { [String(a.status)]: success };
+  for (const [s, description] of Object.entries(a.alsoSuccess ?? {})) responses[s] = { ...success, description };
+  for (const [s, description] of Object.entries(a.alsoEmpty ?? {})) responses[s] = { description, headers: success.headers };
   if (r.cache !== undefined) responses['304'] = NOT_MODIFIED;
   // Errors in D5's shape, as JSON:API's type too where the route negotiates (E) or as JSON only (J); the account client's shape (C).
   const kind = r.clientErrors === true ? 'C' : jsonApiRoute(r) ? 'E' : 'J';
-  const own = doc.errorSchemas?.(S) ?? {};
-  for (const s of [...errorsOf(r, doc), ...(doc.errors ?? []), ...Object.keys(own)].sort()) {
+  const own = a.errorSchemas?.(S) ?? {};
+  for (const s of [...errorsOf(r, doc), ...(a.errors ?? []), ...Object.keys(own)].sort()) {
     // 405 and 414 come before routing, before a route's own error shape applies: always D5's shape.
-    responses[s] = doc.pageErrors?.includes(s) === true ? pageError(s) : s in own ? ownError(s, own[s], r.groups !== null) : { $ref: `#/components/responses/${s === '405' || s === '414' ? 'E' : kind}${s}` };
+    responses[s] = a.pageErrors?.includes(s) === true ? pageError(s) : s in own ? ownError(s, own[s], r.groups !== null) : { $ref: `#/components/responses/${s === '405' || s === '414' ? 'E' : kind}${s}` };
   }
   return {
     operationId: operationIdOf(r),
     summary: doc.summary,
     description: [doc.description, representations(r), r.groups === null ? 'No key needed.' : `Key groups: ${r.groups.join(' or ')}.`].filter(Boolean).join('\n\n'),
     tags: [doc.tag],
-    ...securityOf(r, doc),
+    ...securityOf(r, a),
     ...(params.length > 0 ? { parameters: params } : {}),
     ...(body !== undefined
       ? { requestBody: { required: true, content: { [JSON_MEDIA]: { schema: body, example: doc.example.body }, [JSON_API_MEDIA]: { schema: body } } } }
@@ -217,10 +233,11 @@ function componentNames(routes: readonly RouteDef[], S: typeof Schemas): Map<obj
   };
   for (const r of routes) {
     const doc = OPERATIONS[keyOf(r)];
-    const answer = doc.response?.(S);
+    const a = answersOf(r);
+    const answer = a.response?.(S);
     give(answer, answer === OPENAPI_DOCUMENT_SCHEMA ? 'OpenApiDocument' : exported.get(answer));
-    for (const other of Object.values(doc.otherMediaTypes?.(S) ?? {})) give(other, exported.get(other));
-    for (const e of Object.values(doc.errorSchemas?.(S) ?? {})) give(e, exported.get(e));
+    for (const other of Object.values(a.otherMediaTypes?.(S) ?? {})) give(other, exported.get(other));
+    for (const e of Object.values(a.errorSchemas?.(S) ?? {})) give(e, exported.get(e));
     give(bodyOf(r, doc), `${pascal(operationIdOf(r))}Body`);
   }
   return names;
@@ -233,8 +250,8 @@ function pageError(status: string): ResponseDoc {
 }
 
 /** The key (groups in `x-groups`) and, where a route reads one, the bearer token (D203, D210). */
-function securityOf(r: RouteDef, doc: OperationDoc): { security: object[]; 'x-groups'?: string[] } {
-  const bearer = doc.bearer ?? 'none';
+function securityOf(r: RouteDef, a: Answers): { security: object[]; 'x-groups'?: string[] } {
+  const bearer = a.bearer ?? 'none';
   if (r.groups === null) return { security: bearer === 'required' ? [{ BearerToken: [] }] : [] };
   const key = { ApiKey: [] };
   const security = bearer === 'none' ? [key] : bearer === 'optional' ? [key, { ApiKey: [], BearerToken: [] }] : [{ ApiKey: [], BearerToken: [] }];
@@ -249,6 +266,7 @@ export function checkDescribed(routes: readonly RouteDef[]): void {
     if (OPERATIONS[k] === undefined) throw new Error(`route ${k} has no description in src/api/openapi/operations.ts`);
     if (r.bodySchema !== undefined && OPERATIONS[k].body !== undefined) throw new Error(`route ${k} has its body schema on the route and in src/api/openapi/operations.ts`);
     if (r.querySchema !== undefined && OPERATIONS[k].query !== undefined) throw new Error(`route ${k} has its query on the route and in src/api/openapi/operations.ts`);
+    answersOf(r);
     seen.add(k);
   }
   const orphans = Object.keys(OPERATIONS).filter((k) => !seen.has(k) && !OPTIONAL.has(k));
@@ -348,11 +366,12 @@ function asset(name: string): Buffer {
 /** `GET /openapi.json`, `GET /docs` and `GET /docs/:file` for a route table (which they join). */
 export function openApiRoutes(routes: readonly RouteDef[], version: string): RouteDef[] {
   const own: RouteDef[] = [
-    { method: 'GET', path: '/openapi.json', groups: null, body: false, admission: 'ops', notJsonApi: true, cache: () => version, handler: async () => ({ status: 200, body: await text(), headers: { 'Content-Type': 'application/json' } }) },
-    { method: 'GET', path: '/docs', groups: null, body: false, admission: 'ops', notJsonApi: true, cache: () => version, handler: () => ({ status: 200, body: DOCS_HTML, headers: { 'Content-Type': 'text/html; charset=utf-8' } }) },
+    { method: 'GET', path: '/openapi.json', answers: { status: 200, mediaType: 'application/json', response: () => OPENAPI_DOCUMENT_SCHEMA }, groups: null, body: false, admission: 'ops', notJsonApi: true, cache: () => version, handler: async () => ({ status: 200, body: await text(), headers: { 'Content-Type': 'application/json' } }) },
+    { method: 'GET', path: '/docs', answers: { status: 200, mediaType: 'text/html' }, groups: null, body: false, admission: 'ops', notJsonApi: true, cache: () => version, handler: () => ({ status: 200, body: DOCS_HTML, headers: { 'Content-Type': 'text/html; charset=utf-8' } }) },
     {
       method: 'GET',
       path: '/docs/:file',
+      answers: { status: 200, mediaType: 'application/javascript', otherMediaTypes: () => ({ 'text/css': { type: 'string' } }) },
       admission: 'ops',
       notJsonApi: true,
       groups: null,

@@ -1,19 +1,16 @@
 /**
- * What the OpenAPI description (D121) says of each operation beyond the route table: a summary,
- * the query parameters, the request body's JSON Schema where the route does not carry it
- * (src/api/contract.ts; either way the very object its validator compiles), the success answer's schema and an example request. Example answers are captured from the
- * running service by `npm run openapi:examples` (examples.generated.ts). A route's query is
- * stated on the route (`defineQueryRoute`, src/api/jsonapi/query.ts), where one declaration is both
- * its parameters here and its parser; only parameters no parser reads (accepted and ignored for
- * the original client) are listed below.
+ * The prose of each operation of the OpenAPI description (D121): its summary, tag, description and
+ * example request. The contract is on the route (RouteDef: path parameters, the query of
+ * `defineQueryRoute`, the body of `defineRoute`, the answers), except the request bodies of the few
+ * routes whose handler checks its body itself (a choice of shapes, a check that must come first),
+ * stated below as the very objects their validators compile, and parameters no parser reads
+ * (accepted and ignored for the original client). Example answers are captured from the running
+ * service by `npm run openapi:examples` (examples.generated.ts).
  */
 import { validateAvailabilityBulk, validateEvse } from '../availability/availability.handler.js';
 import { deviceBodySchema } from '../devices/devices.schema.js';
-import { validateUserFeedbackOfType } from '../feedback/feedback.schema.js';
 import { profileId } from '../tiles/price-profiles.js';
 import { DEFAULT_CHARGE_PRICE_OPTIONS } from '../../domain/pricing/index.js';
-import { CSV_COLUMNS } from '../station-features.js';
-import type * as Schemas from '../schemas/index.js';
 import { TRIP_OPERATIONS } from './trip-operations.js';
 import {
   emailAuthenticationSchema, productsSchema, refreshAuthenticationSchema, resetSchema, settingsSchema, signupSchema, triggerResetSchema, wrappedSettingsSchema,
@@ -21,6 +18,10 @@ import {
 
 import type { QueryParam } from '../jsonapi/query.js';
 
+/**
+ * The prose of an operation and its example request. Its contract is on the route (path, query,
+ * body and answers: `RouteDef`, in the feature's route file).
+ */
 export interface OperationDoc {
   summary: string;
   tag: string;
@@ -32,30 +33,6 @@ export interface OperationDoc {
    * carries its body schema and states none here (both at once stops the start).
    */
   body?: object;
-  /** Status of the documented success answer. */
-  status: 200 | 201 | 204;
-  /** Media type of the success answer (default application/json, D12). */
-  mediaType?: string;
-  /** Further media types the success answer may have (files of several kinds), with their schemas. */
-  otherMediaTypes?: (s: typeof Schemas) => Readonly<Record<string, object>>;
-  /** Schema of the success answer (a JSON document; absent for 204 and non-JSON answers). */
-  response?: (s: typeof Schemas) => object;
-  /** Other success statuses with the same body, and what they mean (200 of a PUT that updates). */
-  alsoSuccess?: Readonly<Record<string, string>>;
-  /** Error statuses with a document of their own (beyond D5's), by status: added to the operation's errors. */
-  errorSchemas?: (s: typeof Schemas) => Readonly<Record<string, object>>;
-  /** Other success statuses without a body, and what they mean (204 of a tile without a feature). */
-  alsoEmpty?: Readonly<Record<string, string>>;
-  /** Header fields of the success answer beyond those every route of its kind sends (components/headers). */
-  headers?: readonly string[];
-  /** Error statuses beyond those the route table implies (401 of the account routes). */
-  errors?: readonly string[];
-  /** Error statuses answered as an HTML page rather than a JSON document (the account links). */
-  pageErrors?: readonly string[];
-  /** Texts localised by Accept-Language (D22). */
-  language?: true;
-  /** Whether the route reads `Authorization: Bearer` (D203): required, optional, or not at all (default). */
-  bearer?: 'required' | 'optional' | 'none';
   /**
    * The example request: a concrete path with its query, and the body. `stateful`: the request
    * needs state no example run has (an account confirmed by mail, a refresh token): it is
@@ -63,20 +40,6 @@ export interface OperationDoc {
    */
   example: { path: string; body?: unknown; headers?: Record<string, string>; stateful?: true };
 }
-
-// ---- Answer schemas: one TypeBox definition per document (D234, src/api/schemas/) ----
-
-const str = { type: 'string' } as const;
-/** The description's own answer: its schema is OpenAPI 3.1's, checked by test/http/openapi.test.ts. */
-export const OPENAPI_DOCUMENT_SCHEMA = {
-  type: 'object',
-  required: ['openapi', 'info', 'paths', 'components'],
-  properties: { openapi: { const: '3.1.0' } },
-  externalDocs: { description: 'The OpenAPI 3.1 schema', url: 'https://spec.openapis.org/oas/3.1/schema/2022-10-07' },
-};
-
-/** A vector tile's bytes (a binary string: `format` for the generators, `contentMediaType` as OpenAPI 3.1 writes it). */
-const TILE_BODY = { type: 'string', format: 'binary', contentMediaType: 'application/vnd.mapbox-vector-tile', description: 'Mapbox Vector Tile 2.1 (protocol buffers)' };
 
 // ---- Example inputs: ids of the default catalog and snapshot (also in the test snapshot) ----
 
@@ -112,8 +75,6 @@ const page = (size: string): QueryParam[] => [
 ];
 
 
-const feedbackSchema = { oneOf: Object.values(validateUserFeedbackOfType).map((v) => v.schema) };
-
 // ---- Accounts (D200–D213): the original web client's protocol; errors in its shape (D201) ----
 
 const USER_SUB = '6f1c2b9e-8a4d-4c3e-9b7a-2d5e8f0a1b3c';
@@ -133,94 +94,63 @@ const ACCOUNT_DOCS: Record<string, OperationDoc> = {
     description: '`email_authentication` or `refresh_token_authentication`. Answers a short-lived access token (JWT: `sub`, `email`, `username`, `exp`) and an opaque refresh token; a refresh token is used once: presented again within `REFRESH_GRACE_S` of its rotation it answers a fresh pair of the same family (D241), later it revokes its family. 401 for a wrong pair or an unusable refresh token, and with `message` `email_unconfirmed` for the right password of an unconfirmed address (D243); 429 beyond the guessing limits.',
     tag: 'Accounts',
     body: { oneOf: [emailAuthenticationSchema.schema, refreshAuthenticationSchema.schema] },
-    errors: ['401'],
-    status: 200,
-    response: (s) => s.TokenPairDocument,
     example: { path: '/v1/authenticate', body: { data: { type: 'email_authentication', attributes: { email: 'driver@example.org', password: 'a long passphrase' } } }, stateful: true },
   },
   'POST /v1/users': {
     summary: 'Sign up (D206): 204 for a new and a taken address alike; a confirmation mail',
     tag: 'Accounts',
     body: signupSchema.schema,
-    status: 204,
     example: { path: '/v1/users', body: { data: { type: 'user', attributes: { email: 'new.driver@example.org', password: 'a long passphrase', username: 'driver', language: 'en' } } } },
   },
   'POST /v1/trigger_reset_password': {
     summary: 'Ask for a password reset mail (D209): 204 whether or not the address has an account',
     tag: 'Accounts',
     body: triggerResetSchema.schema,
-    status: 204,
     example: { path: '/v1/trigger_reset_password', body: { data: { type: 'trigger_reset_password', attributes: { email: 'driver@example.org' } } } },
   },
   'GET /account/confirm': {
-    pageErrors: ['400', '429'],
-    errors: ['429'],
-    headers: ['Content-Security-Policy', 'Referrer-Policy', 'Cache-Control'],
     summary: 'The confirmation link of a signup mail: confirms the address, shows a page (D209)',
     tag: 'Accounts',
-    status: 200,
-    mediaType: 'text/html',
     example: { path: `/account/confirm?token=${PAGE_TOKEN}`, stateful: true },
   },
   'GET /account/reset': {
-    pageErrors: ['400', '429'],
-    errors: ['429'],
-    headers: ['Content-Security-Policy', 'Referrer-Policy', 'Cache-Control'],
     summary: 'The reset link of a mail: a page that sets a new password (D209); an unusable link shows the invalid-link page (D243)',
     tag: 'Accounts',
-    status: 200,
-    mediaType: 'text/html',
     example: { path: `/account/reset?token=${PAGE_TOKEN}`, stateful: true },
   },
   'GET /account/reset.js': {
     summary: 'The script of the reset page',
-    headers: ['Cache-Control'],
     tag: 'Accounts',
-    status: 200,
-    mediaType: 'text/javascript',
     example: { path: '/account/reset.js' },
   },
   'POST /account/reset': {
     summary: 'Set a new password with the token of a reset mail (D209); revokes every refresh token',
     tag: 'Accounts',
     body: resetSchema.schema,
-    status: 204,
     example: { path: '/account/reset', body: { data: { type: 'password_reset', attributes: { token: PAGE_TOKEN, password: 'another long passphrase' } } }, stateful: true },
   },
   'GET /v1/users/:sub/settings': {
-    bearer: 'required',
     summary: 'The user’s vehicle, tariffs and products (D211); 404 while none are stored',
     tag: 'Accounts',
-    status: 200,
-    response: (s) => s.SettingsDocument,
     example: { path: `/v1/users/${USER_SUB}/settings`, headers: BEARER, stateful: true },
   },
   'PUT /v1/users/:sub/settings': {
-    bearer: 'required',
     summary: 'Store the user’s settings (D211, D242): a version at or below the stored one is merged into the stored settings as the change it made from its base version',
     description: 'The JSON:API form, or the wrapped form of the client’s first login (`data.attributes.data`, no `data.type`).',
     tag: 'Accounts',
     body: { oneOf: [settingsSchema.schema, wrappedSettingsSchema.schema] },
-    status: 200,
-    response: (s) => s.SettingsDocument,
     example: { path: `/v1/users/${USER_SUB}/settings`, headers: BEARER, body: SETTINGS_BODY, stateful: true },
   },
   'POST /v1/users/:sub/products': {
-    bearer: 'required',
     summary: 'Activate a product source: a membership the operator imported, or a code (D212, D239)',
     description: '`source` is `{type: "emc_membership", member_number, card_number}`, `{type: "carbonify_thg", email, country, quota_year}` or `{type: "code", code}`. 404 `PRODUCT_SOURCE_NOT_FOUND` when no stored source matches (an unknown type or fields that fit none included), 409 `PRODUCT_SOURCE_ALREADY_USED`.',
     tag: 'Accounts',
-    errors: ['409'],
     body: productsSchema.schema,
-    status: 201,
-    response: (s) => s.ProductsDocument,
     example: { path: `/v1/users/${USER_SUB}/products`, headers: BEARER, body: { data: { type: 'user_products', attributes: { source: { type: 'emc_membership', member_number: 'M-104233', card_number: '4711 0000 1234 5678' } } } }, stateful: true },
   },
   'DELETE /v1/users/:sub': {
-    bearer: 'required',
     summary: 'Delete the account with its settings, tokens and products (D213); also under the auth prefix (D240)',
     tag: 'Accounts',
-    status: 204,
     example: { path: `/v1/users/${USER_SUB}`, headers: BEARER, stateful: true },
   },
 };
@@ -230,163 +160,107 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'GET /health': {
     summary: 'Liveness and the snapshot served',
     tag: 'Operations',
-    status: 200,
-    response: (s) => s.HealthDocument,
     example: { path: '/health' },
   },
   'GET /ready': {
     summary: 'Readiness: snapshot loaded, pool alive, live store writable (D105)',
     description: 'Answers 503 naming every failing part while not ready.',
     tag: 'Operations',
-    status: 200,
-    response: (s) => s.ReadyDocument,
     example: { path: '/ready' },
   },
   'GET /attribution': {
     summary: 'Licences and attribution of the station and vehicle data',
     tag: 'Operations',
-    status: 200,
-    response: (s) => s.AttributionDocument,
     example: { path: '/attribution' },
   },
   'GET /metrics': {
     summary: 'Prometheus metrics (D120)',
     description: 'No key by default; with METRICS_KEY_REQUIRED=on a key of group ReadMetrics is needed (403 without it), in `Api-Key` or as `Authorization: Bearer <key>` (Prometheus\' `authorization` setting).',
     tag: 'Operations',
-    errors: ['403', '429'],
-    status: 200,
-    mediaType: 'text/plain',
     example: { path: '/metrics' },
   },
   'GET /openapi.json': {
     summary: 'This description (OpenAPI 3.1)',
     tag: 'Operations',
-    status: 200,
-    mediaType: 'application/json',
-    response: () => OPENAPI_DOCUMENT_SCHEMA,
     example: { path: '/openapi.json' },
   },
   'GET /docs': {
     summary: 'This description rendered as a page (self-hosted Swagger UI)',
     tag: 'Operations',
-    status: 200,
-    mediaType: 'text/html',
     example: { path: '/docs' },
   },
   'GET /docs/:file': {
     summary: 'Scripts and styles of the docs page',
     tag: 'Operations',
-    status: 200,
-    mediaType: 'application/javascript',
-    otherMediaTypes: () => ({ 'text/css': str }),
     example: { path: '/docs/init.js' },
   },
   'GET /v1/charging_stations': {
     summary: 'Search stations (1): radius, box, ids, refinements',
     tag: 'Stations',
-    status: 200,
-    response: (s) => s.StationListDocument,
-    otherMediaTypes: (s) => ({
-      'application/geo+json': s.StationSearchFeatures,
-      'text/csv': { type: 'string', description: `D238: a header row (${CSV_COLUMNS.join(', ')}), a row per station, CRLF; lists as JSON text; \`Link\`, \`X-More-Available\` and \`X-Snapshot-Version\` headers instead of links and meta` },
-    }),
     example: { path: '/v1/charging_stations?filter[latitude]=48.8566&filter[longitude]=2.3522&filter[radius]=1000&page[size]=2' },
   },
   'GET /v1/charging_stations/clusters': {
     summary: 'Station clusters of a zoom in a box (D194)',
     description: 'Below zoom 14 the clusters of D190 whose centres lie in the box (`station_cluster`; a cluster of one as the station); from zoom 14 the stations of the box. Refinements as station search.',
     tag: 'Map',
-    status: 200,
-    response: (s) => s.ClusterListDocument,
     example: { path: '/v1/charging_stations/clusters?filter[latitude.gte]=48.7&filter[latitude.lte]=49&filter[longitude.gte]=2.1&filter[longitude.lte]=2.6&zoom=9&page[size]=3' },
   },
   'GET /v1/tiles/stations/:z/:x/:y': {
     summary: 'Vector tile of stations and clusters (D190)',
     description: 'Mapbox Vector Tile 2.1. Layer `clusters` below zoom 14, `stations` from zoom 14; 204 for a tile without a feature. Refinements as station search.',
     tag: 'Map',
-    status: 200,
-    alsoEmpty: { '204': 'A tile without a feature: no body' },
-    mediaType: 'application/vnd.mapbox-vector-tile',
-    response: () => TILE_BODY,
     example: { path: '/v1/tiles/stations/9/259/176.mvt' },
   },
   'GET /v1/tiles/stations.json': {
     summary: 'TileJSON 3.0.0 of the station tiles (D193)',
     tag: 'Map',
-    status: 200,
-    response: (s) => s.TileJson,
     example: { path: '/v1/tiles/stations.json?filter[charge_points.power.gte]=50' },
   },
   'POST /v1/price_profiles': {
-    alsoSuccess: { '200': 'The same profile existed already (its id is derived from its normalised form, D196)' },
     summary: 'Register what a map prices with (D196)',
-    headers: ['Location'],
     description: 'Tariffs and Set A (vehicle + battery_range) or Set B (energy + duration), with the options of the bulk preview. The id is derived from the normalised profile: 201 for a new one, 200 (renewed) for a known one. Profiles expire when unused (`PRICE_PROFILE_TTL_H`).',
     tag: 'Map',
-    status: 201,
-    response: (s) => s.PriceProfileDocument,
     example: { path: '/v1/price_profiles', body: { data: { type: 'price_profile', attributes: { battery_range: [10, 80] }, relationships: { tariffs, vehicle } } } },
   },
   'GET /v1/price_profiles/:id': {
     summary: 'Read a price profile (D196)',
     tag: 'Map',
-    status: 200,
-    response: (s) => s.PriceProfileDocument,
     example: { path: `/v1/price_profiles/${PROFILE_ID}` },
   },
   'GET /v1/tiles/prices/:profile_id/:z/:x/:y': {
     summary: 'Vector tile of stations and clusters with a profile’s cheapest prices (D197)',
     description: 'The tile of D190, each station with the bulk preview of the profile (`price`, `currency`, `tariff_id`, `energy`, `duration`, `plug`, `power`) and each cluster with its cheapest station (`price`, `tariff_id`, `price_station_id`, `priced_count`). Refinements as station search; plug and power refinements narrow the charge points priced (D113). A tile whose stations are not all priced within `PRICE_TILE_WAIT_MS` answers what is priced with `Price-Tile-Pending` and `Cache-Control: no-store, max-age=1` (D278): ask again after it.',
     tag: 'Map',
-    status: 200,
-    alsoEmpty: { '204': 'A tile without a feature: no body' },
-    mediaType: 'application/vnd.mapbox-vector-tile',
-    response: () => TILE_BODY,
     example: { path: `/v1/tiles/prices/${PROFILE_ID}/9/259/176.mvt` },
   },
   'GET /map': {
     summary: 'A map of the stations drawn from the tiles (D195)',
     tag: 'Map',
-    status: 200,
-    mediaType: 'text/html',
     example: { path: '/map' },
   },
   'GET /map/:file': {
     summary: 'Scripts, styles and country outlines of the map page',
     tag: 'Map',
-    status: 200,
-    mediaType: 'application/javascript',
-    otherMediaTypes: (s) => ({ 'text/css': str, 'application/geo+json': s.CountryOutlines }),
     example: { path: '/map/map.js' },
   },
   'GET /v1/charging_stations/:id': {
-    language: true,
     summary: 'Read one station (15)',
     tag: 'Stations',
-    status: 200,
-    response: (s) => s.StationDocument,
     example: { path: `/v1/charging_stations/${STATION_ID}` },
   },
   'GET /v1/charging_stations/statistics': {
     summary: 'Charge point statistics (9)',
     tag: 'Stations',
-    status: 200,
-    response: (s) => s.StatisticsDocument,
     example: { path: '/v1/charging_stations/statistics?filter[country]=FR' },
   },
   'GET /v1/country_statistics': {
     summary: 'Country statistics (11)',
     tag: 'Stations',
-    status: 200,
-    response: (s) => s.CountryStatisticsDocument,
     example: { path: '/v1/country_statistics?filter[country]=DE&page[size]=2' },
   },
   'POST /v1/charge_prices': {
-    language: true,
     summary: 'Charge prices at a station or network (3)',
     tag: 'Prices',
-    status: 200,
-    response: (s) => s.ChargePricesDocument,
     example: {
       path: '/v1/charge_prices',
       body: {
@@ -405,8 +279,6 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     summary: 'Bulk price previews of up to 100 stations (8)',
     tag: 'Prices',
     query: [{ name: 'page[prices.size]', schema: { type: 'integer' }, description: 'Accepted and ignored (the original client sends it, D50)', deprecated: true }],
-    status: 200,
-    response: (s) => s.BulkDocument,
     example: {
       path: '/v1/charge_prices/bulk',
       body: {
@@ -421,9 +293,6 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'POST /v1/charge_prices/area': {
     summary: 'Cheapest or nearest priced stations in a radius or box (D110–D114)',
     tag: 'Prices',
-    status: 200,
-    response: (s) => s.AreaDocument,
-    otherMediaTypes: (s) => ({ 'application/geo+json': s.AreaFeatures }),
     example: {
       path: '/v1/charge_prices/area',
       body: { data: { type: 'area_price_preview_request', attributes: { battery_range: [10, 80], latitude: 48.8566, longitude: 2.3522, radius: 2000, limit: 2 }, relationships: { tariffs, vehicle } } },
@@ -432,9 +301,6 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'POST /v1/charge_prices/route': {
     summary: 'Priced stations along a route, within a corridor (D110–D114)',
     tag: 'Prices',
-    status: 200,
-    response: (s) => s.RouteDocument,
-    otherMediaTypes: (s) => ({ 'application/geo+json': s.RouteFeatures }),
     example: {
       path: '/v1/charge_prices/route',
       body: {
@@ -449,8 +315,6 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'POST /v1/ocpi/cdr_cost': {
     summary: 'Cost of a charging session under an OCPI 2.2.1 or 2.1.1 Tariff (D140–D146)',
     tag: 'Prices',
-    status: 200,
-    response: (s) => s.CdrCostDocument,
     example: {
       path: '/v1/ocpi/cdr_cost',
       body: {
@@ -482,30 +346,21 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'POST /v1/tariff_details': {
     summary: 'Tariff details and price benchmark at stations or a network (2)',
     tag: 'Prices',
-    status: 200,
-    response: (s) => s.TariffDetailsDocument,
     example: { path: '/v1/tariff_details', body: { data: { type: 'tariff_details_request', attributes: { station: { id: [STATION_ID] } } } } },
   },
   'GET /v1/tariffs': {
     summary: 'Tariff metadata (14)',
     tag: 'Tariffs',
-    status: 200,
-    response: (s) => s.SimpleTariffListDocument,
     example: { path: `/v1/tariffs?filter[id]=${TARIFF_ID}` },
   },
   'GET /v2/tariffs': {
     summary: 'Raw tariffs of one EMP (13)',
     tag: 'Tariffs',
-    status: 200,
-    response: (s) => s.RawTariffListDocument,
     example: { path: `/v2/tariffs?filter[emp.id]=${EMP_ID}&page[size]=1` },
   },
   'PUT /v2/tariffs/:id': {
-    alsoSuccess: { '200': 'Updated (the version sent was the stored one + 1)' },
     summary: 'Create or update a raw tariff (12); optimistic version check',
     tag: 'Tariffs',
-    status: 201,
-    response: (s) => s.RawTariffDocument,
     example: {
       path: `/v2/tariffs/${EXAMPLE_TARIFF_ID}`,
       body: {
@@ -521,22 +376,16 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'DELETE /v2/tariffs/:id': {
     summary: 'Delete a raw tariff',
     tag: 'Tariffs',
-    status: 204,
     example: { path: `/v2/tariffs/${EXAMPLE_TARIFF_ID}` },
   },
   'GET /v1/companies': {
     summary: 'List companies (10)',
     tag: 'Companies',
-    status: 200,
-    response: (s) => s.CompanyListDocument,
     example: { path: `/v1/companies?filter[id]=${OPERATOR_ID}` },
   },
   'PUT /v1/companies/:id': {
-    alsoSuccess: { '200': 'Updated (the version sent was the stored one + 1)' },
     summary: 'Create or update a company (7); optimistic version check',
     tag: 'Companies',
-    status: 201,
-    response: (s) => s.CompanyDocument,
     example: {
       path: `/v1/companies/${EXAMPLE_COMPANY_ID}`,
       body: {
@@ -552,51 +401,38 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'DELETE /v1/companies/:id': {
     summary: 'Delete a company',
     tag: 'Companies',
-    status: 204,
     example: { path: `/v1/companies/${EXAMPLE_COMPANY_ID}` },
   },
   'GET /v1/vehicles': {
     summary: 'List vehicles (16, deprecated)',
     tag: 'Vehicles',
     query: page('ignored: the deprecated list answers every car').map((q) => ({ ...q, deprecated: true as const })),
-    status: 200,
-    response: (s) => s.CarV1ListDocument,
     example: { path: '/v1/vehicles' },
   },
   'GET /v2/vehicle_brands': {
     summary: 'List vehicle brands (17)',
     tag: 'Vehicles',
-    status: 200,
-    response: (s) => s.BrandListDocument,
     example: { path: '/v2/vehicle_brands' },
   },
   'GET /v2/vehicles': {
     summary: 'List vehicles (18)',
     tag: 'Vehicles',
-    status: 200,
-    response: (s) => s.CarV2ListDocument,
     example: { path: '/v2/vehicles?q=530e' },
   },
   'POST /v1/user_feedback': {
     summary: 'User feedback (6)',
     tag: 'Feedback',
-    body: feedbackSchema,
-    status: 204,
     example: { path: '/v1/user_feedback', body: { data: { type: 'missing_vehicle', attributes: { notes: 'Please add it', email: 'driver@example.org', context: 'vehicle list', language: 'en', brand: 'Example', model: 'EV 1' } } } },
   },
   'POST /v1/partner_feedback': {
     summary: 'Partner feedback (4)',
     tag: 'Feedback',
-    status: 204,
     example: { path: '/v1/partner_feedback', body: { data: { type: 'tariff_update', attributes: { content: 'New prices from 1 January', tariff: 'Flex', cpo: 'Example CPO', emp: 'Example Mobility', language: 'en' } } } },
   },
   'POST /v1/crm/devices': {
-    bearer: 'optional',
     summary: 'Register or update a device (5); needs a bearer token',
     tag: 'Devices',
     body: deviceBodySchema.schema,
-    status: 200,
-    response: (s) => s.DeviceDocument,
     example: {
       path: '/v1/crm/devices',
       headers: { Authorization: 'Bearer <token from npm run token>' },
@@ -612,34 +448,24 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'POST /admin/snapshot': {
     summary: 'Load a station snapshot without a restart, from SNAPSHOT_DIR or a URL, on every replica of a PostgreSQL store (D133, D220)',
     tag: 'Operations',
-    status: 200,
-    response: (s) => s.SnapshotDocument,
     example: { path: '/admin/snapshot', body: { data: { type: 'snapshot_reload', attributes: {} } } },
   },
   'POST /v1/availability': {
     summary: 'EVSE statuses in bulk (D134–D136)',
     tag: 'Availability',
     body: validateAvailabilityBulk.schema,
-    status: 200,
-    response: (s) => s.AvailabilityDocument,
     example: { path: '/v1/availability', body: { data: { type: 'evse_statuses', attributes: { statuses: [{ evse_id: 'DK*FIX*E1', status: 'AVAILABLE' }] } } } },
   },
   'PUT /ocpi/2.2.1/locations/:country_code/:party_id/:location_id/:evse_uid': {
     summary: 'OCPI 2.2.1 EVSE object (receiver interface)',
     tag: 'Availability',
     body: validateEvse.schema,
-    status: 200,
-    mediaType: 'application/json',
-    response: (s) => s.OcpiResponse,
     example: { path: '/ocpi/2.2.1/locations/DK/FIX/LOC1/E1', body: { uid: 'E1', evse_id: 'DK*FIX*E1', status: 'CHARGING', connectors: [] } },
   },
   'PATCH /ocpi/2.2.1/locations/:country_code/:party_id/:location_id/:evse_uid': {
     summary: 'OCPI 2.2.1 EVSE status change (receiver interface)',
     tag: 'Availability',
     body: validateEvse.schema,
-    status: 200,
-    mediaType: 'application/json',
-    response: (s) => s.OcpiResponse,
     example: { path: '/ocpi/2.2.1/locations/DK/FIX/LOC1/E1', body: { status: 'AVAILABLE' } },
   },
   ...ACCOUNT_DOCS,

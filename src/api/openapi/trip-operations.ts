@@ -1,7 +1,4 @@
-/** The OpenAPI description of trip plans (D267–D271), joined into OPERATIONS (operations.ts). */
-import type * as Schemas from '../schemas/index.js';
-
-type S = typeof Schemas;
+/** The OpenAPI description of trip plans (D267–D271), joined into OPERATIONS (operations.ts); its answers are on the route (src/api/trips). */
 
 /** A tariff of the default catalog (as the other price examples) and a car of the vehicle data. */
 const TARIFF_ID = '18663f49-0af6-550d-9681-4af1727bdf22';
@@ -15,10 +12,6 @@ export const TRIP_OPERATIONS = {
     tag: 'Prices',
     description:
       'The plan minimizes price + time_value × (charging + detour) hours with no arrival below min_soc, exactly on the grid of charge levels (soc_step); each charge is priced as POST /v1/charge_prices prices the vehicle with that battery_range at that station. 422 `NO_TRIP_PLAN` when no plan reaches the destination, with where the car runs out and the start charge that would do (`meta.runs_out`).',
-    status: 200 as const,
-    response: (s: S) => s.TripPlanDocument,
-    otherMediaTypes: (s: S) => ({ 'application/geo+json': s.TripPlanFeatures }),
-    errorSchemas: (s: S) => ({ '422': s.NoTripPlanDocument }),
     example: {
       path: '/v1/trip_plans',
       body: {

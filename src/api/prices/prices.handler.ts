@@ -229,8 +229,8 @@ export function pricesRoutes(ctx: AppContext): RouteDef[] {
   }
 
   return [
-    defineRoute({ method: 'POST', path: '/v1/charge_prices', groups: ['ReadCosts'], input: validateChargePrices, before: resolveAdapterAlias, priceWork: true, fresh: true, handler: chargePricesHandler }),
-    defineRoute({ method: 'POST', path: '/v1/charge_prices/bulk', groups: ['ReadCosts'], input: validateBulk, before: bulkLimits, priceWork: true, fresh: true, handler: bulkHandler }),
+    defineRoute({ method: 'POST', path: '/v1/charge_prices', answers: { status: 200, response: (s) => s.ChargePricesDocument, language: true }, groups: ['ReadCosts'], input: validateChargePrices, before: resolveAdapterAlias, priceWork: true, fresh: true, handler: chargePricesHandler }),
+    defineRoute({ method: 'POST', path: '/v1/charge_prices/bulk', answers: { status: 200, response: (s) => s.BulkDocument }, groups: ['ReadCosts'], input: validateBulk, before: bulkLimits, priceWork: true, fresh: true, handler: bulkHandler }),
   ];
 }
 

@@ -117,3 +117,8 @@ export const ProductsDocument = Closed({ data: Closed({ type: Type.Literal('user
 
 export type SettingsDocument = Static<typeof SettingsDocument>;
 export type SnapshotDocument = Static<typeof SnapshotDocument>;
+export type HealthDocument = Static<typeof HealthDocument>;
+export type ReadyDocument = Static<typeof ReadyDocument>;
+export type DeviceDocument = Static<typeof DeviceDocument>;
+export type AvailabilityDocument = Static<typeof AvailabilityDocument>;
+export type OcpiResponse = Static<typeof OcpiResponse>;

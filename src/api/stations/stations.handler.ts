@@ -3,7 +3,7 @@
  * D30, D22, D3). Both answered on the main thread from the in-memory station index.
  */
 import { linkHeader, linksMember, pageLinks, type PageLinks } from '../jsonapi/links.js';
-import { FeatureWriter } from '../station-features.js';
+import { CSV_COLUMNS, FeatureWriter } from '../station-features.js';
 import { CsvWriter } from './station-csv.js';
 import { stationAnswer } from '../cache.js';
 import { PageCache, queryKey } from '../body-cache.js';
@@ -80,6 +80,14 @@ export function stationsRoutes(ctx: AppContext, availability: AvailabilityView, 
       path: '/v1/charging_stations',
       groups: ['ReadStations', 'ReadStationsWithAvailability'],
       formats: ['geojson', 'csv'],
+      answers: {
+        status: 200,
+        response: (s) => s.StationListDocument,
+        otherMediaTypes: (s) => ({
+          'application/geo+json': s.StationSearchFeatures,
+          'text/csv': { type: 'string', description: `D238: a header row (${CSV_COLUMNS.join(', ')}), a row per station, CRLF; lists as JSON text; \`Link\`, \`X-More-Available\` and \`X-Snapshot-Version\` headers instead of links and meta` },
+        }),
+      },
       query: SEARCH,
       handler: search,
       cache,
@@ -88,6 +96,7 @@ export function stationsRoutes(ctx: AppContext, availability: AvailabilityView, 
       method: 'GET',
       path: '/v1/charging_stations/:id',
       groups: ['ReadStations', 'ReadStationsWithAvailability'],
+      answers: { status: 200, response: (s) => s.StationDocument, language: true },
       query: READ_QUERY,
       handler: single,
       cache,

@@ -130,13 +130,13 @@ export function statisticsRoutes(ctx: AppContext): RouteDef[] {
   return [
     defineQueryRoute({
       method: 'GET',
-      path: '/v1/charging_stations/statistics',
+      path: '/v1/charging_stations/statistics', answers: { status: 200, response: (s) => s.StatisticsDocument },
       groups: ['ReadChargePointStatistics'],
       codeless: true,
       query: CHARGE_POINT_QUERY,
       handler: chargePoints,
       cache: snapshotAndCatalog(ctx),
     }),
-    defineQueryRoute({ method: 'GET', path: '/v1/country_statistics', groups: ['ReadCountryStatistics'], codeless: true, query: COUNTRY_QUERY, handler: countryStatistics, cache: snapshotAndCatalog(ctx) }),
+    defineQueryRoute({ method: 'GET', path: '/v1/country_statistics', answers: { status: 200, response: (s) => s.CountryStatisticsDocument }, groups: ['ReadCountryStatistics'], codeless: true, query: COUNTRY_QUERY, handler: countryStatistics, cache: snapshotAndCatalog(ctx) }),
   ];
 }

@@ -59,5 +59,5 @@ export function tariffDetailsRoutes(ctx: AppContext): RouteDef[] {
     return op === null ? 0 : ctx.prices.candidatesAt(op);
   }
 
-  return [defineRoute({ method: 'POST', path: '/v1/tariff_details', groups: ['ViewPriceBenchmark'], input: validateTariffDetails, priceWork: true, fresh: true, handler })];
+  return [defineRoute({ method: 'POST', path: '/v1/tariff_details', answers: { status: 200, response: (s) => s.TariffDetailsDocument }, groups: ['ViewPriceBenchmark'], input: validateTariffDetails, priceWork: true, fresh: true, handler })];
 }

@@ -356,9 +356,9 @@ export function tariffsRoutes(ctx: AppContext): RouteDef[] {
   };
 
   return [
-    defineQueryRoute({ method: 'GET', path: '/v1/tariffs', groups: ['ReadSimpleTariffs'], fresh: true, query: SIMPLE_LIST_QUERY, handler: listSimple, cache: snapshotAndCatalog(ctx) }),
-    defineQueryRoute({ method: 'GET', path: '/v2/tariffs', groups: ['ReadTariffs'], fresh: true, codeless: true, query: RAW_LIST_QUERY, handler: listRaw, cache: snapshotAndCatalog(ctx) }),
-    defineRoute({ method: 'PUT', path: '/v2/tariffs/:id', groups: ['WriteTariffs'], input: validateTariffPut, codeless: true, handler: put }),
-    { method: 'DELETE', path: '/v2/tariffs/:id', groups: ['WriteTariffs'], body: false, codeless: true, handler: del },
+    defineQueryRoute({ method: 'GET', path: '/v1/tariffs', answers: { status: 200, response: (s) => s.SimpleTariffListDocument }, groups: ['ReadSimpleTariffs'], fresh: true, query: SIMPLE_LIST_QUERY, handler: listSimple, cache: snapshotAndCatalog(ctx) }),
+    defineQueryRoute({ method: 'GET', path: '/v2/tariffs', answers: { status: 200, response: (s) => s.RawTariffListDocument }, groups: ['ReadTariffs'], fresh: true, codeless: true, query: RAW_LIST_QUERY, handler: listRaw, cache: snapshotAndCatalog(ctx) }),
+    defineRoute({ method: 'PUT', path: '/v2/tariffs/:id', answers: { status: 201, response: (s) => s.RawTariffDocument, alsoSuccess: { '200': 'Updated (the version sent was the stored one + 1)' } }, groups: ['WriteTariffs'], input: validateTariffPut, codeless: true, handler: put }),
+    { method: 'DELETE', path: '/v2/tariffs/:id', answers: { status: 204 }, groups: ['WriteTariffs'], body: false, codeless: true, handler: del },
   ];
 }

@@ -116,5 +116,5 @@ export function clustersRoutes(ctx: AppContext, view: MapView, availability: Ava
     return { status: 200, body: JSON.stringify(doc) };
   };
 
-  return [defineQueryRoute({ method: 'GET', path: '/v1/charging_stations/clusters', groups: STATION_GROUPS, query: CLUSTERS_QUERY, handler, cache: stationAnswer(ctx, availability) })];
+  return [defineQueryRoute({ method: 'GET', path: '/v1/charging_stations/clusters', answers: { status: 200, response: (s) => s.ClusterListDocument }, groups: STATION_GROUPS, query: CLUSTERS_QUERY, handler, cache: stationAnswer(ctx, availability) })];
 }

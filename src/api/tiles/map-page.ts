@@ -253,10 +253,10 @@ function countries(): string {
 export function mapPageRoutes(): RouteDef[] {
   const cache = (): string => SERVICE_VERSION;
   return [
-    { method: 'GET', path: '/map', groups: null, body: false, admission: 'ops', notJsonApi: true, cache, handler: () => ({ status: 200, body: MAP_HTML, headers: { 'Content-Type': 'text/html; charset=utf-8' } }) },
+    { method: 'GET', path: '/map', answers: { status: 200, mediaType: 'text/html' }, groups: null, body: false, admission: 'ops', notJsonApi: true, cache, handler: () => ({ status: 200, body: MAP_HTML, headers: { 'Content-Type': 'text/html; charset=utf-8' } }) },
     {
       method: 'GET',
-      path: '/map/:file',
+      path: '/map/:file', answers: { status: 200, mediaType: 'application/javascript', otherMediaTypes: (s) => ({ 'text/css': { type: 'string' }, 'application/geo+json': s.CountryOutlines }) },
       groups: null,
       body: false,
       notJsonApi: true,

@@ -276,7 +276,7 @@ export function priceProfileRoutes(ctx: AppContext, profiles: PriceProfiles): Ro
     return { status: 200, body: JSON.stringify(resource(id, found.profile, found.expiresAt)) };
   };
   return [
-    defineRoute({ method: 'POST', path: '/v1/price_profiles', groups: ['ReadCosts'], input: validateProfile, handler: create }),
-    { method: 'GET', path: '/v1/price_profiles/:id', groups: ['ReadCosts'], body: false, handler: read },
+    defineRoute({ method: 'POST', path: '/v1/price_profiles', answers: { status: 201, response: (s) => s.PriceProfileDocument, alsoSuccess: { '200': 'The same profile existed already (its id is derived from its normalised form, D196)' }, headers: ['Location'] }, groups: ['ReadCosts'], input: validateProfile, handler: create }),
+    { method: 'GET', path: '/v1/price_profiles/:id', answers: { status: 200, response: (s) => s.PriceProfileDocument }, groups: ['ReadCosts'], body: false, handler: read },
   ];
 }

@@ -14,7 +14,7 @@ import type { ApiRequest, ApiResponse, RouteDef } from '../types.js';
 import type { MapView } from './map-view.js';
 import { PriceTables, type GenerationPrices } from './price-tables.js';
 import { profileOf, profileTask, type Narrowing, type PriceProfile, type PriceProfiles } from './price-profiles.js';
-import { MAP_QUERY, MVT_TYPE, TILE_PARAMS, mapFilter, tileAddress, type MapFilter, type MapQuery, type TileAddress } from './tiles.handler.js';
+import { MAP_QUERY, MVT_TYPE, TILE_ANSWERS, TILE_PARAMS, mapFilter, tileAddress, type MapFilter, type MapQuery, type TileAddress } from './tiles.handler.js';
 import { defineQueryRoute } from '../contract.js';
 import { STATION_ZOOM, clusterMembers, priceClusterTile, priceStationTile, tileStations } from './tile-writer.js';
 
@@ -111,6 +111,6 @@ export function priceTilesRoutes(ctx: AppContext, view: MapView, profiles: Price
   const cache = (req: ApiRequest): string | null =>
     profiles.cached(req.params.profile_id) === undefined ? null : `${ctx.snapshot.meta.snapshotVersion}.${ctx.tariffs.generation}`;
   return [
-    defineQueryRoute({ method: 'GET', path: '/v1/tiles/prices/:profile_id/:z/:x/:y', params: TILE_PARAMS, pathInput: tileAddress, query: MAP_QUERY, groups: ['ReadCosts'], priceWork: true, answersWhenSaturated: true, fresh: true, notJsonApi: true, partialAnswers: true, handler: tile, cache }),
+    defineQueryRoute({ method: 'GET', path: '/v1/tiles/prices/:profile_id/:z/:x/:y', answers: TILE_ANSWERS, params: TILE_PARAMS, pathInput: tileAddress, query: MAP_QUERY, groups: ['ReadCosts'], priceWork: true, answersWhenSaturated: true, fresh: true, notJsonApi: true, partialAnswers: true, handler: tile, cache }),
   ];
 }

@@ -13,7 +13,7 @@ import { defineQuery } from '../jsonapi/query.js';
 import { defineQueryRoute } from '../contract.js';
 import { EmpOperatorMasks, compileRefinement } from '../refinements.js';
 import { REFINEMENTS, refinementKey, type RefinementQuery } from '../refinements.js';
-import type { ApiRequest, ApiResponse, PathParam, RouteDef } from '../types.js';
+import type { Answers, ApiRequest, ApiResponse, PathParam, RouteDef } from '../types.js';
 import { ClusterBuilder } from './cluster-builder.js';
 import type { MapView } from './map-view.js';
 import { MAX_ZOOM, STATION_ZOOM, clusterTile, stationTile } from './tile-writer.js';
@@ -40,6 +40,12 @@ export const TILE_PARAMS: Readonly<Record<'z' | 'x' | 'y', PathParam>> = {
   x: { schema: { type: 'integer', minimum: 0, description: 'Column, below 2^z' } },
   y: { schema: { type: 'integer', minimum: 0, description: 'Row, below 2^z' }, suffix: '.mvt' },
 };
+
+/** A vector tile's bytes (a binary string: `format` for the generators, `contentMediaType` as OpenAPI 3.1 writes it). */
+const TILE_BODY = { type: 'string', format: 'binary', contentMediaType: MVT_TYPE, description: 'Mapbox Vector Tile 2.1 (protocol buffers)' };
+
+/** The answers of a tile path: the tile, or 204 without a body where it holds no feature. */
+export const TILE_ANSWERS: Answers = { status: 200, mediaType: MVT_TYPE, response: () => TILE_BODY, alsoEmpty: { '204': 'A tile without a feature: no body' } };
 
 export interface TileAddress {
   z: number;
@@ -131,9 +137,9 @@ export function tilesRoutes(ctx: AppContext, view: MapView, availability: Availa
   const cache = stationAnswer(ctx, availability);
   const tileCache = (req: ApiRequest): string | null => (Number(req.params.z) >= STATION_ZOOM ? cache(req) : `${ctx.snapshot.meta.snapshotVersion}.${ctx.tariffs.generation}`);
   return [
-    defineQueryRoute({ method: 'GET', path: '/v1/tiles/stations/:z/:x/:y', params: TILE_PARAMS, pathInput: tileAddress, query: MAP_QUERY, groups: STATION_GROUPS, notJsonApi: true, handler: tile, cache: tileCache }),
+    defineQueryRoute({ method: 'GET', path: '/v1/tiles/stations/:z/:x/:y', answers: TILE_ANSWERS, params: TILE_PARAMS, pathInput: tileAddress, query: MAP_QUERY, groups: STATION_GROUPS, notJsonApi: true, handler: tile, cache: tileCache }),
     // The refinements are checked (400 naming the parameter) and passed on to the tiles' address as sent.
-    defineQueryRoute({ method: 'GET', path: '/v1/tiles/stations.json', query: MAP_QUERY, groups: STATION_GROUPS, notJsonApi: true, handler: tileJson, cache: (req) => `${ctx.snapshot.meta.snapshotVersion}|${req.headers.host}|${req.headers.forwardedProto}` }),
+    defineQueryRoute({ method: 'GET', path: '/v1/tiles/stations.json', answers: { status: 200, response: (s) => s.TileJson }, query: MAP_QUERY, groups: STATION_GROUPS, notJsonApi: true, handler: tileJson, cache: (req) => `${ctx.snapshot.meta.snapshotVersion}|${req.headers.host}|${req.headers.forwardedProto}` }),
   ];
 }
 

@@ -192,5 +192,5 @@ export function tripsRoutes(ctx: AppContext): RouteDef[] {
     return { status: 200, body, headers: { 'Content-Type': CONTENT_TYPE.geojson } };
   }
 
-  return [defineRoute({ method: 'POST', path: '/v1/trip_plans', groups: ['ReadCosts'], input: validateTripPlan, priceWork: true, fresh: true, formats: ['geojson'], handler: plan })];
+  return [defineRoute({ method: 'POST', path: '/v1/trip_plans', answers: { status: 200, otherMediaTypes: (s) => ({ 'application/geo+json': s.TripPlanFeatures }), response: (s) => s.TripPlanDocument, errorSchemas: (s) => ({ '422': s.NoTripPlanDocument }) }, groups: ['ReadCosts'], input: validateTripPlan, priceWork: true, fresh: true, formats: ['geojson'], handler: plan })];
 }

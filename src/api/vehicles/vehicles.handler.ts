@@ -105,15 +105,15 @@ export function vehiclesRoutes(ctx: AppContext): RouteDef[] {
 
   const cache = snapshotAndCatalog(ctx);
   return [
-    { method: 'GET', path: '/v1/vehicles', groups: ['ReadVehicles'], body: false, handler: () => ({ status: 200, body: v1Body }), cache },
+    { method: 'GET', path: '/v1/vehicles', answers: { status: 200, response: (s) => s.CarV1ListDocument }, groups: ['ReadVehicles'], body: false, handler: () => ({ status: 200, body: v1Body }), cache },
     {
       method: 'GET',
-      path: '/v2/vehicle_brands',
+      path: '/v2/vehicle_brands', answers: { status: 200, response: (s) => s.BrandListDocument },
       groups: ['ReadVehicles'],
       body: false,
       handler: () => ({ status: 200, body: brandsBody }),
       cache,
     },
-    defineQueryRoute({ method: 'GET', path: '/v2/vehicles', groups: ['ReadVehicles'], query: VEHICLE_LIST_QUERY, handler: v2, cache }),
+    defineQueryRoute({ method: 'GET', path: '/v2/vehicles', answers: { status: 200, response: (s) => s.CarV2ListDocument }, groups: ['ReadVehicles'], query: VEHICLE_LIST_QUERY, handler: v2, cache }),
   ];
 }
