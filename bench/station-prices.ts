@@ -13,10 +13,14 @@
  * both builds, whose answers must be byte-equal (D288: the rows answer exactly what the JSON
  * text did).
  *
+ * `--profile <dir>`: this build runs with node --cpu-prof and writes its profiles (main thread and
+ * pricing workers) into the directory on exit (summary: node dist/bench/lib/cpuprofile.js <dir>).
+ *
  *   npm run bench:station-prices [-- --baseline ../main] [--seconds 10] [--runs 3] [--connections 2]
- *        [--snapshot <file>] [--only <regex of case names>] [--check <n>]
+ *        [--snapshot <file>] [--only <regex of case names>] [--check <n>] [--profile <dir>]
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { defaultSnapshotPath } from '../src/config.js';
 import polyline from '@mapbox/polyline';
@@ -33,6 +37,7 @@ const { values } = parseArgs({
     snapshot: { type: 'string' },
     only: { type: 'string' },
     check: { type: 'string' },
+    profile: { type: 'string' },
   },
 });
 
@@ -181,7 +186,8 @@ async function main(): Promise<void> {
   const roots: Array<{ label: string; root?: string }> = [{ label: 'this build' }];
   if (values.baseline !== undefined) roots.unshift({ label: `baseline ${values.baseline}`, root: values.baseline });
   const svcs = [];
-  for (const r of roots) svcs.push({ ...r, svc: await startService({ snapshot, root: r.root }) });
+  const profile = values.profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${path.resolve(values.profile)}`];
+  for (const r of roots) svcs.push({ ...r, svc: await startService({ snapshot, root: r.root, nodeArgs: r.root === undefined ? profile : [] }) });
   try {
     let cases: Scenario[] = [];
     let fixture = { tariffs: [] as string[], vehicle: '' };
