@@ -12,6 +12,7 @@ import { mulberry32 } from '../../../src/domain/random.js';
 import { EARTH_RADIUS_M } from '../../../src/domain/stations/geo.js';
 import { StationIndex } from '../../../src/domain/stations/index.js';
 import { Route, type CorridorHit } from '../../../src/domain/stations/corridor.js';
+import { CorridorCache } from '../../../src/domain/stations/corridor-cache.js';
 import { decodePolylineInto, polylineValues, type RouteLine } from '../../../src/domain/stations/polyline.js';
 import { Snapshot } from '../../../src/storage/snapshot.js';
 
@@ -142,5 +143,26 @@ describe('corridor search', () => {
     }
     // The routes met stations (the comparison is not over empty sets).
     expect(found).toBeGreaterThan(1000);
+  });
+});
+
+describe('corridors kept (DNEW52D)', () => {
+  const hit = (n: number): CorridorHit => ({ indices: Array.from({ length: n }, (_, k) => 3 * k), detour: Array.from({ length: n }, (_, k) => k + 0.5), along: Array.from({ length: n }, (_, k) => 10 * k) });
+
+  it('keeps the most recently used within its bytes, refines in the kept order', () => {
+    // An entry of 10 stations and a 10-character key: 200 + 20 + 200 bytes.
+    const cache = new CorridorCache(3 * 420);
+    for (const k of ['key-000001', 'key-000002', 'key-000003']) cache.set(k, hit(10));
+    expect(cache.size).toBe(3);
+    expect(cache.get('key-000001')).toBeDefined();
+    cache.set('key-000004', hit(10));
+    // The least recently used (2) went, 1 was used since.
+    expect(['key-000001', 'key-000002', 'key-000003', 'key-000004'].map((k) => cache.get(k) !== undefined)).toEqual([true, false, true, true]);
+    // Larger than the bound alone: handed back, not kept, nothing else dropped.
+    const big = cache.set('key-000005', hit(100));
+    expect(big.indices.length).toBe(100);
+    expect([cache.size, cache.get('key-000005')]).toEqual([3, undefined]);
+    const r = CorridorCache.refine(cache.get('key-000003')!, (i) => i % 2 === 0);
+    expect(r).toEqual({ indices: [0, 6, 12, 18, 24], detour: [0.5, 2.5, 4.5, 6.5, 8.5], along: [0, 20, 40, 60, 80] });
   });
 });
