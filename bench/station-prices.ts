@@ -5,7 +5,9 @@
  * alternating). 200 tariffs as in bench/area.ts. Per case and build: req/s at `--connections`
  * (autocannon), the main thread's CPU per answer (/proc/<pid>/task/<pid>/stat: the event loop
  * alone, not the pricing workers) and the process's, medians of `--runs` rounds. The answers of
- * both builds are checked byte-equal once before measuring.
+ * both builds are checked byte-equal once before measuring. The route is asked once with one
+ * corridor width throughout (a route re-priced: its corridor kept, DNEW52D) and once with another
+ * width each request (every corridor searched).
  *
  * `--check <n>` (with `--baseline`): instead of measuring, n seeded random requests of each kind —
  * area (radius or box, JSON or GeoJSON), route (a stretch of the Paris → Lyon route) and price
@@ -13,10 +15,14 @@
  * both builds, whose answers must be byte-equal (D288: the rows answer exactly what the JSON
  * text did).
  *
+ * `--profile <dir>`: this build runs with node --cpu-prof and writes its profiles (main thread and
+ * pricing workers) into the directory on exit (summary: node dist/bench/lib/cpuprofile.js <dir>).
+ *
  *   npm run bench:station-prices [-- --baseline ../main] [--seconds 10] [--runs 3] [--connections 2]
- *        [--snapshot <file>] [--only <regex of case names>] [--check <n>]
+ *        [--snapshot <file>] [--only <regex of case names>] [--check <n>] [--profile <dir>]
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { defaultSnapshotPath } from '../src/config.js';
 import polyline from '@mapbox/polyline';
@@ -33,6 +39,7 @@ const { values } = parseArgs({
     snapshot: { type: 'string' },
     only: { type: 'string' },
     check: { type: 'string' },
+    profile: { type: 'string' },
   },
 });
 
@@ -59,6 +66,18 @@ function scenarios(tariffs: string[], vehicle: string): Scenario[] {
       method: 'POST',
       path: '/v1/charge_prices/route',
       body: { data: { type: 'route_price_preview_request', attributes: { ...attributes, route: { polyline }, corridor: 2000 }, relationships: rels } },
+    },
+    {
+      // Every request another width (1.5–2.5 km in 2 cm steps): no corridor is found kept (DNEW52D).
+      name: `route ${ROUTES.parisLyon.label}, a new corridor width each request, limit 1000`,
+      method: 'POST',
+      path: '/v1/charge_prices/route',
+      body: { data: { type: 'route_price_preview_request', attributes: { ...attributes, route: { polyline }, corridor: 1500 }, relationships: rels } },
+      dynamic: () => {
+        let k = 0;
+        const body = (corridor: number) => JSON.stringify({ data: { type: 'route_price_preview_request', attributes: { ...attributes, route: { polyline }, corridor }, relationships: rels } });
+        return { setupRequest: (req) => ({ ...req, path: '/v1/charge_prices/route', body: body(1500 + (k++ % 50_000) * 0.02) }) };
+      },
     },
   ];
 }
@@ -181,7 +200,8 @@ async function main(): Promise<void> {
   const roots: Array<{ label: string; root?: string }> = [{ label: 'this build' }];
   if (values.baseline !== undefined) roots.unshift({ label: `baseline ${values.baseline}`, root: values.baseline });
   const svcs = [];
-  for (const r of roots) svcs.push({ ...r, svc: await startService({ snapshot, root: r.root }) });
+  const profile = values.profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${path.resolve(values.profile)}`];
+  for (const r of roots) svcs.push({ ...r, svc: await startService({ snapshot, root: r.root, nodeArgs: r.root === undefined ? profile : [] }) });
   try {
     let cases: Scenario[] = [];
     let fixture = { tariffs: [] as string[], vehicle: '' };
@@ -201,14 +221,14 @@ async function main(): Promise<void> {
       if (first.some((a) => a.body !== first[0].body)) throw new Error(`${sc.name}: the builds' answers differ`);
       const meta = (JSON.parse(first[0].body) as { meta: { stations_considered: number; stations_priced: number } }).meta;
       const rows: Row[] = svcs.map(() => ({ refused: 0, rps: [], mainMs: [], processMs: [] }));
-      for (const s of svcs) await load(s.svc.port, sc, Math.min(3, seconds), connections);
+      for (const s of svcs) await load(s.svc.port, sc, Math.min(3, seconds), connections, sc.dynamic?.('full'));
       for (let r = 0; r < runs; r++) {
         for (const [k, s] of svcs.entries()) {
           const pid = s.svc.proc.pid!;
           await waitIdle(pid, 0.1, 60_000);
           const m0 = threadCpuMs(pid, pid);
           const p0 = cpuMsOf(pid);
-          const m = await load(s.svc.port, sc, seconds, connections);
+          const m = await load(s.svc.port, sc, seconds, connections, sc.dynamic?.('full'));
           const n = m.rps * seconds - m.non2xx;
           if (m.errors > 0) throw new Error(`${sc.name} on ${s.label}: ${m.errors} errors`);
           // Refusals (503 overloaded, D106) are counted, not measured as answers.

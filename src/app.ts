@@ -7,6 +7,7 @@ import type { AccountDeps, AppContext } from './api/context.js';
 import { buildRoutes } from './api/routes.js';
 import { PAGE_CACHE_COUNTS } from './api/body-cache.js';
 import { CHARGE_PRICE_CACHE_COUNTS } from './api/prices/charge-price-answers.js';
+import { CORRIDOR_CACHE_COUNTS } from './domain/stations/corridor-cache.js';
 import { warmCdrCost } from './api/cdr-cost/cdr-cost.js';
 import { KeyRegistry, ensureDevelopmentKey } from './auth/keys.js';
 import { defaultSnapshotPath, trustedProxies, type Config } from './config.js';
@@ -201,6 +202,7 @@ function serviceMetrics(d: {
     rateLimited: () => d.limiter?.limited ?? 0,
     pageCache: () => PAGE_CACHE_COUNTS,
     chargePriceCache: () => CHARGE_PRICE_CACHE_COUNTS,
+    corridorCache: () => CORRIDOR_CACHE_COUNTS,
     storeChecks: () => d.sync.checks,
     storeCatchUps: () => d.sync.catchUps,
   });

@@ -166,6 +166,8 @@ export interface Config {
   readonly tileCacheMb: number;
   /** D287: memory for whole charge price answers and their br/gzip forms, in MiB (0: none kept). */
   readonly chargePriceCacheMb: number;
+  /** DNEW52D: memory for the stations of route corridors searched, per polyline and width, in MiB (0: none kept). */
+  readonly corridorCacheMb: number;
   /** D196: hours a price profile lives after its last use. */
   readonly priceProfileTtlH: number;
   /** D261: new price profiles one key may register per hour (PRICE_PROFILES_NEW_PER_KEY). */
@@ -502,6 +504,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     compressMinBytes: int(env, 'COMPRESS_MIN_BYTES', 1024, 0, 1024 * 1024 * 1024),
     tileCacheMb: int(env, 'TILE_CACHE_MB', 64, 0, 65_536),
     chargePriceCacheMb: int(env, 'CHARGE_PRICE_CACHE_MB', 64, 0, 65_536),
+    corridorCacheMb: int(env, 'CORRIDOR_CACHE_MB', 8, 0, 65_536),
     priceProfileTtlH: int(env, 'PRICE_PROFILE_TTL_H', 168, 1, 87_600),
     priceProfilesNewPerKey: int(env, 'PRICE_PROFILES_NEW_PER_KEY', 200, 1, 1_000_000),
     priceProfilesMax: int(env, 'PRICE_PROFILES_MAX', 50_000, 100, 10_000_000),

@@ -3,11 +3,11 @@
  * D267): the route's JSON Schema, the pricing inputs and station refinements beside it, and the
  * route's points decoded and checked (400 with a pointer).
  */
-import polyline from '@mapbox/polyline';
 import { badPointer } from './jsonapi/errors.js';
 import { bool, Pair, Type, type Static, type TObject } from './jsonapi/schemas.js';
 import { bulkOptions } from './price-inputs.js';
 import type { StationIndex } from '../domain/stations/index.js';
+import { decodePolylineInto, ensureLine, type RouteLine } from '../domain/stations/polyline.js';
 
 const A = '/data/attributes';
 
@@ -45,48 +45,45 @@ export const routeSchema = {
   corridor: Optional(Type.Number({ minimum: 1, maximum: 20_000 })),
 };
 
-/** The route as [longitude, latitude] points: decoded polyline (precision 5) or coordinates. */
-export function routePoints(r: RouteInput): [number, number][] {
-  const P = `${A}/route`;
-  if ((r.polyline === undefined) === (r.coordinates === undefined)) throw badPointer(P, 'give exactly one of route.polyline and route.coordinates');
-  let pts: [number, number][];
-  if (r.coordinates !== undefined) {
-    pts = r.coordinates.map((c) => [c[0], c[1]]);
-    pts.forEach(([lo, la], k) => {
-      if (!(Math.abs(la) <= 90 && Math.abs(lo) <= 180)) throw badPointer(`${P}/coordinates/${k}`, `${P}/coordinates/${k} must be [longitude, latitude] in range`);
-    });
-  } else {
-    let decoded: [number, number][];
-    try {
-      decoded = polyline.decode(r.polyline!, 5);
-    } catch {
-      throw badPointer(`${P}/polyline`, 'route.polyline is not an encoded polyline');
-    }
-    if (!validPolyline(r.polyline!)) throw badPointer(`${P}/polyline`, 'route.polyline is not an encoded polyline');
-    pts = decoded.map(([lat, lon]) => [lon, lat]);
-    for (const [lon, lat] of pts) {
-      if (!(Math.abs(lat) <= 90 && Math.abs(lon) <= 180)) throw badPointer(`${P}/polyline`, 'route.polyline decodes to coordinates out of range');
-    }
-    if (pts.length > 10_000) throw badPointer(`${P}/polyline`, 'route.polyline has more than 10000 points');
-  }
-  if (pts.length < 2) throw badPointer(r.polyline !== undefined ? `${P}/polyline` : `${P}/coordinates`, 'a route needs at least 2 points');
-  return pts;
-}
+/** The decoded route of the request being read (the main thread reads one at a time). */
+const scratch: RouteLine = { lon: new Float64Array(0), lat: new Float64Array(0), n: 0 };
 
 /**
- * An encoded polyline is characters 63–126 whose 5-bit groups end each value (a character below
- * 95 ends one), with an even number of values; the decoder accepts anything, so check here.
+ * The route's points: decoded polyline (precision 5) or coordinates, checked (400 with a pointer).
+ * The arrays are reused by the next request: read them before the handler awaits.
  */
-function validPolyline(s: string): boolean {
-  let values = 0;
-  let open = false;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 63 || c > 126) return false;
-    open = c >= 95;
-    if (!open) values++;
+export function routeLine(r: RouteInput): RouteLine {
+  const P = `${A}/route`;
+  if ((r.polyline === undefined) === (r.coordinates === undefined)) throw badPointer(P, 'give exactly one of route.polyline and route.coordinates');
+  let line: RouteLine;
+  if (r.coordinates !== undefined) {
+    const c = r.coordinates;
+    line = ensureLine(scratch, c.length);
+    for (let k = 0; k < c.length; k++) {
+      const lo = c[k][0];
+      const la = c[k][1];
+      if (!(Math.abs(la) <= 90 && Math.abs(lo) <= 180)) throw badPointer(`${P}/coordinates/${k}`, `${P}/coordinates/${k} must be [longitude, latitude] in range`);
+      line.lon[k] = lo;
+      line.lat[k] = la;
+    }
+  } else {
+    if (!decodePolylineInto(r.polyline!, scratch)) throw badPointer(`${P}/polyline`, 'route.polyline is not an encoded polyline');
+    line = scratch;
+    for (let k = 0; k < line.n; k++) {
+      if (!(Math.abs(line.lat[k]) <= 90 && Math.abs(line.lon[k]) <= 180)) throw badPointer(`${P}/polyline`, 'route.polyline decodes to coordinates out of range');
+    }
+    if (line.n > 10_000) throw badPointer(`${P}/polyline`, 'route.polyline has more than 10000 points');
   }
-  return !open && values % 2 === 0;
+  if (line.n < 2) throw badPointer(r.polyline !== undefined ? `${P}/polyline` : `${P}/coordinates`, 'a route needs at least 2 points');
+  return line;
+}
+
+/** The route as [longitude, latitude] points (`routeLine`'s, copied). */
+export function routePoints(r: RouteInput): [number, number][] {
+  const line = routeLine(r);
+  const pts: [number, number][] = [];
+  for (let k = 0; k < line.n; k++) pts.push([line.lon[k], line.lat[k]]);
+  return pts;
 }
 
 /** The refinement members of an area, route or trip request. */

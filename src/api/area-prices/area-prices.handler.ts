@@ -12,10 +12,11 @@ import { FeatureWriter } from '../station-features.js';
 import { StationPageWriter } from '../station-page.js';
 import { priceStations } from '../station-pricing.js';
 import { PreviewWriter, PricedStations, previewAttributesText } from './preview-writer.js';
-import { compileRefinement, routePoints } from '../route-input.js';
+import { compileRefinement, routeLine } from '../route-input.js';
 import { currencyOf, startDayOf, vehicleOf } from '../price-inputs.js';
 import { aroundInto, haversineMeters } from '../../domain/stations/geo.js';
-import { Route } from '../../domain/stations/corridor.js';
+import { Route, type CorridorHit } from '../../domain/stations/corridor.js';
+import { CorridorCache } from '../../domain/stations/corridor-cache.js';
 import { DEFAULT_CHARGE_PRICE_OPTIONS } from '../../domain/pricing/index.js';
 import type { StationPricesTask } from '../../pool/protocol.js';
 import { validateArea, validateRoute, type AreaBody, type RouteBody } from './area-prices.schema.js';
@@ -37,6 +38,29 @@ export function areaPricesRoutes(ctx: AppContext): RouteDef[] {
   const previews = new PreviewWriter(index);
 
   const refinement = (a: Attributes) => compileRefinement(index, a);
+  const corridors = ctx.config.corridorCacheMb > 0 ? new CorridorCache(ctx.config.corridorCacheMb * 1024 * 1024) : null;
+
+  /**
+   * The corridor's stations that pass the refinements (D112): of a polyline route from the
+   * corridors kept (DNEW52D), searched and kept when new; of coordinates searched each time.
+   */
+  function corridorHit(a: RouteBody['data']['attributes']): CorridorHit {
+    const width = a.corridor ?? 2000;
+    const text = a.route.polyline;
+    if (corridors === null || text === undefined || a.route.coordinates !== undefined) {
+      const line = routeLine(a.route);
+      const r = refinement(a);
+      return new Route(line).stationsWithin(index, width, (i) => index.matches(i, r));
+    }
+    const key = `${width} ${text}`;
+    let kept = corridors.get(key);
+    if (kept === undefined) {
+      const line = routeLine(a.route);
+      kept = corridors.set(key, new Route(line).stationsWithin(index, width, () => true));
+    }
+    const r = refinement(a);
+    return CorridorCache.refine(kept, (i) => index.matches(i, r));
+  }
 
   /** Prices the stations (bulk calculation) on the pool, split over the workers when many. */
   async function price(body: AreaBody | RouteBody, indices: number[]): Promise<PricedStations> {
@@ -141,9 +165,7 @@ export function areaPricesRoutes(ctx: AppContext): RouteDef[] {
     const body = req.body;
     const a = body.data.attributes;
     checkCommon(a);
-    const points = routePoints(a.route);
-    const r = refinement(a);
-    const hit = new Route(points).stationsWithin(index, a.corridor ?? 2000, (i) => index.matches(i, r));
+    const hit = corridorHit(a);
     const priced = await price(body, hit.indices);
     priced.distance = hit.along;
     priced.detour = hit.detour;

@@ -12,14 +12,18 @@
  * north–south segment at 50° (D112); test/http/area-prices.test.ts checks membership against a
  * great-circle brute force.
  *
- * Spatial work: flatbush over the segments' corridor boxes (rectangles, built per request) and the
- * station kdbush, queried once per run of consecutive segments; per candidate station one flatbush
- * point query finds the segments whose box holds it. Scratch marks are kept between requests (the
- * main thread runs one request at a time), so a request allocates per segment, not per station.
+ * Spatial work: the station kdbush is queried once per run of consecutive segments (the box of
+ * their corridor boxes); each station met is measured against the segments of that run whose
+ * corridor box holds it, and keeps the nearest over all runs that meet it (every segment's box lies
+ * in its run's box, so no segment is missed). Against a flatbush of the segments' boxes built per
+ * request and one point query per station (the same nearest segment, the same figures), the decode,
+ * route and search of Paris → Lyon (1,747 points, 189 stations in 2 km) took 0.51× the time
+ * (0.66 against 1.29 ms, load 12 on 2 cores). Scratch arrays are kept between requests (the main
+ * thread runs one search at a time): a request allocates its route's arrays and its answer.
  */
-import Flatbush from 'flatbush';
 import { EARTH_RADIUS_M } from './geo.js';
 import type { StationIndex } from './index.js';
+import type { RouteLine } from './polyline.js';
 
 const RAD = Math.PI / 180;
 const M_PER_DEG = EARTH_RADIUS_M * RAD;
@@ -45,15 +49,22 @@ export class Route {
   private readonly cum: Float64Array;
   readonly length: number;
 
-  /** `points` as [longitude, latitude] pairs, at least two. */
-  constructor(points: ReadonlyArray<readonly [number, number]>) {
-    const n = points.length;
+  /** `points` as [longitude, latitude] pairs or a decoded line (copied), at least two. */
+  constructor(points: ReadonlyArray<readonly [number, number]> | RouteLine) {
+    const line = Array.isArray(points) ? null : (points as RouteLine);
+    const n = line !== null ? line.n : (points as ReadonlyArray<readonly [number, number]>).length;
     this.n = n;
-    this.lon = new Float64Array(n);
-    this.lat = new Float64Array(n);
-    for (let i = 0; i < n; i++) {
-      this.lon[i] = points[i][0];
-      this.lat[i] = points[i][1];
+    if (line !== null) {
+      this.lon = line.lon.slice(0, n);
+      this.lat = line.lat.slice(0, n);
+    } else {
+      const pts = points as ReadonlyArray<readonly [number, number]>;
+      this.lon = new Float64Array(n);
+      this.lat = new Float64Array(n);
+      for (let i = 0; i < n; i++) {
+        this.lon[i] = pts[i][0];
+        this.lat[i] = pts[i][1];
+      }
     }
     const segs = n - 1;
     this.cosMid = new Float64Array(segs);
@@ -81,64 +92,13 @@ export class Route {
     return [this.lon[k] + t * (this.lon[k + 1] - this.lon[k]), this.lat[k] + t * (this.lat[k + 1] - this.lat[k])];
   }
 
-  /** Distance (m) from a point to segment k and the route length to its nearest point; writes into `out`. */
-  private toSegment(k: number, lon: number, lat: number, out: Float64Array): void {
-    const c = this.cosMid[k];
-    const ax = 0;
-    const ay = 0;
-    const bx = (this.lon[k + 1] - this.lon[k]) * c * M_PER_DEG;
-    const by = (this.lat[k + 1] - this.lat[k]) * M_PER_DEG;
-    const px = (lon - this.lon[k]) * c * M_PER_DEG;
-    const py = (lat - this.lat[k]) * M_PER_DEG;
-    const l2 = bx * bx + by * by;
-    let t = l2 === 0 ? 0 : ((px - ax) * bx + (py - ay) * by) / l2;
-    if (t < 0) t = 0;
-    else if (t > 1) t = 1;
-    const dx = px - t * bx;
-    const dy = py - t * by;
-    out[0] = Math.sqrt(dx * dx + dy * dy);
-    out[1] = this.cum[k] + t * this.len[k];
-  }
-
   /** Stations within `corridorM` of the route that `accept` keeps. */
   stationsWithin(index: StationIndex, corridorM: number, accept: (i: number) => boolean): CorridorHit {
     const segs = this.n - 1;
-    const dLat = corridorM / M_PER_DEG;
-    const boxes = new Flatbush(segs);
-    const bMinX = new Float64Array(segs);
-    const bMinY = new Float64Array(segs);
-    const bMaxX = new Float64Array(segs);
-    const bMaxY = new Float64Array(segs);
-    for (let k = 0; k < segs; k++) {
-      const minLat = Math.min(this.lat[k], this.lat[k + 1]) - dLat;
-      const maxLat = Math.max(this.lat[k], this.lat[k + 1]) + dLat;
-      // Longitude margin at the latitude farthest from the equator (the widest degrees there).
-      const far = Math.min(89, Math.max(Math.abs(minLat), Math.abs(maxLat)));
-      const dLon = corridorM / (M_PER_DEG * Math.cos(far * RAD));
-      bMinX[k] = Math.min(this.lon[k], this.lon[k + 1]) - dLon;
-      bMaxX[k] = Math.max(this.lon[k], this.lon[k + 1]) + dLon;
-      bMinY[k] = minLat;
-      bMaxY[k] = maxLat;
-      boxes.add(bMinX[k], bMinY[k], bMaxX[k], bMaxY[k]);
-    }
-    boxes.finish();
-
-    const mark = scratchMark(index.size);
-    const hit: CorridorHit = { indices: [], detour: [], along: [] };
-    const d = new Float64Array(2);
-    let best = Infinity;
-    let bestAlong = 0;
-    let sLon = 0;
-    let sLat = 0;
-    const visit = (k: number): boolean => {
-      this.toSegment(k, sLon, sLat, d);
-      if (d[0] < best || (d[0] === best && d[1] < bestAlong)) {
-        best = d[0];
-        bestAlong = d[1];
-      }
-      return false;
-    };
-    const touched: number[] = [];
+    const s = scratchFor(index.size, segs);
+    this.boxesInto(corridorM, s.box);
+    const box = s.box;
+    let seen = 0;
     for (let k0 = 0; k0 < segs; k0 += RUN_SEGMENTS) {
       const k1 = Math.min(segs, k0 + RUN_SEGMENTS);
       let minX = Infinity;
@@ -146,33 +106,118 @@ export class Route {
       let maxX = -Infinity;
       let maxY = -Infinity;
       for (let k = k0; k < k1; k++) {
-        if (bMinX[k] < minX) minX = bMinX[k];
-        if (bMinY[k] < minY) minY = bMinY[k];
-        if (bMaxX[k] > maxX) maxX = bMaxX[k];
-        if (bMaxY[k] > maxY) maxY = bMaxY[k];
+        if (box[4 * k] < minX) minX = box[4 * k];
+        if (box[4 * k + 1] < minY) minY = box[4 * k + 1];
+        if (box[4 * k + 2] > maxX) maxX = box[4 * k + 2];
+        if (box[4 * k + 3] > maxY) maxY = box[4 * k + 3];
       }
       for (const i of index.kd.range(minX, minY, maxX, maxY)) {
-        if (mark[i] !== 0) continue;
-        mark[i] = 1;
-        touched.push(i);
-        sLon = index.lonAt(i);
-        sLat = index.latAt(i);
-        best = Infinity;
-        boxes.search(sLon, sLat, sLon, sLat, visit);
-        if (best <= corridorM && accept(i)) {
-          hit.indices.push(i);
-          hit.detour.push(best);
-          hit.along.push(bestAlong);
+        let q = s.slot[i] - 1;
+        if (q < 0) {
+          q = seen++;
+          if (q === s.touched.length) grow(s);
+          s.slot[i] = seen;
+          s.touched[q] = i;
+          s.best[q] = Infinity;
+          s.along[q] = 0;
         }
+        this.nearestInto(index.lonAt(i), index.latAt(i), k0, k1, box, s, q);
       }
     }
-    for (const i of touched) mark[i] = 0;
+    const hit: CorridorHit = { indices: [], detour: [], along: [] };
+    for (let q = 0; q < seen; q++) {
+      const i = s.touched[q];
+      s.slot[i] = 0;
+      if (s.best[q] <= corridorM && accept(i)) {
+        hit.indices.push(i);
+        hit.detour.push(s.best[q]);
+        hit.along.push(s.along[q]);
+      }
+    }
     return hit;
+  }
+
+  /**
+   * Per segment its corridor box (minLon, minLat, maxLon, maxLat) into `box`: the segment's box
+   * widened by `corridorM`, in longitude at the latitude farthest from the equator (the widest
+   * degrees there).
+   */
+  private boxesInto(corridorM: number, box: Float64Array): void {
+    const dLat = corridorM / M_PER_DEG;
+    for (let k = 0; k < this.n - 1; k++) {
+      const minLat = Math.min(this.lat[k], this.lat[k + 1]) - dLat;
+      const maxLat = Math.max(this.lat[k], this.lat[k + 1]) + dLat;
+      const far = Math.min(89, Math.max(Math.abs(minLat), Math.abs(maxLat)));
+      const dLon = corridorM / (M_PER_DEG * Math.cos(far * RAD));
+      box[4 * k] = Math.min(this.lon[k], this.lon[k + 1]) - dLon;
+      box[4 * k + 1] = minLat;
+      box[4 * k + 2] = Math.max(this.lon[k], this.lon[k + 1]) + dLon;
+      box[4 * k + 3] = maxLat;
+    }
+  }
+
+  /**
+   * Folds into slot q of `s` the nearest of segments k0..k1 whose corridor box holds the point
+   * (boundaries included): the smallest distance, then the smallest route length to it.
+   */
+  private nearestInto(lon: number, lat: number, k0: number, k1: number, box: Float64Array, s: Scratch, q: number): void {
+    let best = s.best[q];
+    let bestAlong = s.along[q];
+    for (let k = k0; k < k1; k++) {
+      if (lon < box[4 * k] || lat < box[4 * k + 1] || lon > box[4 * k + 2] || lat > box[4 * k + 3]) continue;
+      const c = this.cosMid[k];
+      const bx = (this.lon[k + 1] - this.lon[k]) * c * M_PER_DEG;
+      const by = (this.lat[k + 1] - this.lat[k]) * M_PER_DEG;
+      const px = (lon - this.lon[k]) * c * M_PER_DEG;
+      const py = (lat - this.lat[k]) * M_PER_DEG;
+      const l2 = bx * bx + by * by;
+      let t = l2 === 0 ? 0 : (px * bx + py * by) / l2;
+      if (t < 0) t = 0;
+      else if (t > 1) t = 1;
+      const dx = px - t * bx;
+      const dy = py - t * by;
+      const d = Math.sqrt(dx * dx + dy * dy);
+      const along = this.cum[k] + t * this.len[k];
+      if (d < best || (d === best && along < bestAlong)) {
+        best = d;
+        bestAlong = along;
+      }
+    }
+    s.best[q] = best;
+    s.along[q] = bestAlong;
   }
 }
 
-let mark = new Uint8Array(0);
-function scratchMark(n: number): Uint8Array {
-  if (mark.length < n) mark = new Uint8Array(n);
-  return mark;
+/**
+ * Scratch kept between requests (the main thread runs one request at a time): per station its
+ * slot + 1 (0: not met yet, cleared after each search), per slot the station, its nearest distance
+ * and route length; per segment its corridor box.
+ */
+interface Scratch {
+  slot: Int32Array;
+  touched: Int32Array;
+  best: Float64Array;
+  along: Float64Array;
+  box: Float64Array;
+}
+
+const scratch: Scratch = { slot: new Int32Array(0), touched: new Int32Array(1024), best: new Float64Array(1024), along: new Float64Array(1024), box: new Float64Array(0) };
+
+function scratchFor(stations: number, segs: number): Scratch {
+  if (scratch.slot.length < stations) scratch.slot = new Int32Array(stations);
+  if (scratch.box.length < 4 * segs) scratch.box = new Float64Array(8 * segs);
+  return scratch;
+}
+
+function grow(s: Scratch): void {
+  const n = 2 * s.touched.length;
+  const touched = new Int32Array(n);
+  touched.set(s.touched);
+  const best = new Float64Array(n);
+  best.set(s.best);
+  const along = new Float64Array(n);
+  along.set(s.along);
+  s.touched = touched;
+  s.best = best;
+  s.along = along;
 }
