@@ -60,11 +60,12 @@ function tableOf(operations: readonly string[]): RouteDef[] {
 /** The last RateLimit field computed (kept so that computing it is not optimised away). */
 export let lastField = '';
 
-export function startFloorApp(spec: FloorSpec, port = 0): Promise<{ port: number; close(): void }> {
+/** `dest`: where access lines go (default stdout, as the service's). */
+export function startFloorApp(spec: FloorSpec, port = 0, dest?: { write(line: string): unknown }): Promise<{ port: number; close(): void }> {
   const level = FLOOR_STEPS.indexOf(spec.step);
   if (level < 0) throw new Error(`unknown step ${spec.step}`);
   const body = Buffer.from(spec.body);
-  const log = level >= 2 ? accessLog(createLogger('info')) : null;
+  const log = level >= 2 ? accessLog(createLogger('info', dest)) : null;
   const limiter = level >= 3 ? new RateLimiter({ perWindow: 1e9, windowS: 300, pricesPerWindow: 1e9, pricesWindowS: 60 }) : null;
   const router = level >= 4 ? new Router(tableOf(spec.operations)) : null;
   const keys = new Map<string, number>([[spec.key, 0x7fffffff]]);
