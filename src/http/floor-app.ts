@@ -4,7 +4,7 @@
  * service up to a given step, each step adding to the ones before:
  *
  *   bare    the answer only (as src/http/bare-app.ts)
- *   remote  + the client's address read as text (the service's one read per request)
+ *   remote  + the client's address read as text (the service's read, HeadFields.remote)
  *   log     + the access line (src/log.ts's writer, info level, to stdout as the service)
  *   limit   + the rate-limit count and its RateLimit field (D24; src/auth/rate-limit.ts)
  *   route   + the request head copied (copyHead, D285), the route looked up in a table of the
@@ -89,7 +89,7 @@ export function startFloorApp(spec: FloorSpec, port = 0, dest?: { write(line: st
       }
       route = m.route.path;
       keyName = 'bench';
-    } else if (level >= 1) remote = Buffer.from(res.getRemoteAddressAsText()).toString();
+    } else if (level >= 1) remote = fields.remote(res);
     if (limiter !== null) {
       limiter.take(keyName ?? 'bench', false);
       // Computed as the service computes it; these answers carry the bytes of a service without limits.
