@@ -155,8 +155,8 @@ try {
   console.error(e);
   exitCode = 1;
 } finally {
-  for (const t of targets) t.svc.proc.kill('SIGTERM');
-  await new Promise((r) => setTimeout(r, 500));
+  // Each service ends (SIGTERM, waited for) before its database stops.
+  await Promise.all(targets.map((t) => t.svc.stop()));
   if (pgDir !== null) {
     execFileSync('bash', [path.join(ROOT, 'deploy/postgres.sh'), 'stop', path.join(pgDir, 'pg')]);
     fs.rmSync(pgDir, { recursive: true, force: true });

@@ -6,7 +6,7 @@
  * (autocannon), the main thread's CPU per answer (/proc/<pid>/task/<pid>/stat: the event loop
  * alone, not the pricing workers) and the process's, medians of `--runs` rounds. The answers of
  * both builds are checked byte-equal once before measuring. The route is asked once with one
- * corridor width throughout (a route re-priced: its corridor kept, DNEW52D) and once with another
+ * corridor width throughout (a route re-priced: its corridor kept, D294) and once with another
  * width each request (every corridor searched).
  *
  * `--check <n>` (with `--baseline`): instead of measuring, n seeded random requests of each kind —
@@ -68,7 +68,7 @@ function scenarios(tariffs: string[], vehicle: string): Scenario[] {
       body: { data: { type: 'route_price_preview_request', attributes: { ...attributes, route: { polyline }, corridor: 2000 }, relationships: rels } },
     },
     {
-      // Every request another width (1.5–2.5 km in 2 cm steps): no corridor is found kept (DNEW52D).
+      // Every request another width (1.5–2.5 km in 2 cm steps): no corridor is found kept (D294).
       name: `route ${ROUTES.parisLyon.label}, a new corridor width each request, limit 1000`,
       method: 'POST',
       path: '/v1/charge_prices/route',

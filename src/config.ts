@@ -166,7 +166,7 @@ export interface Config {
   readonly tileCacheMb: number;
   /** D287: memory for whole charge price answers and their br/gzip forms, in MiB (0: none kept). */
   readonly chargePriceCacheMb: number;
-  /** DNEW52D: memory for the stations of route corridors searched, per polyline and width, in MiB (0: none kept). */
+  /** D294: memory for the stations of route corridors searched, per polyline and width, in MiB (0: none kept). */
   readonly corridorCacheMb: number;
   /** D196: hours a price profile lives after its last use. */
   readonly priceProfileTtlH: number;

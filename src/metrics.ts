@@ -61,7 +61,7 @@ export interface MetricSources {
   /** GeoJSON and CSV page lookups by result (D262). */
   pageCache?(): Record<'hit' | 'miss', number>;
   chargePriceCache?(): Record<'hit' | 'miss', number>;
-  /** Route corridors looked up among those kept (DNEW52D). */
+  /** Route corridors looked up among those kept (D294). */
   corridorCache?(): Record<'hit' | 'miss', number>;
   /** Read-your-writes checks of the shared live store (D151), and the catch-ups they or notifications caused. */
   storeChecks(): number;
@@ -198,7 +198,7 @@ function registerServiceState(reg: Registrar, sources: MetricSources): void {
   counter('cps_storage_errors_total', 'Live-store operations that failed for the storage (D107, D152).', () => sources.storageErrors());
   counter('cps_rate_limited_total', 'Requests refused 429 by the rate limits (D109).', () => sources.rateLimited());
   counterBy('cps_charge_price_cache_total', 'Charge price answers looked up in memory, by result: hit (served from memory) or miss (priced, D287).', 'result', () => sources.chargePriceCache?.() ?? { hit: 0, miss: 0 });
-  counterBy('cps_corridor_cache_total', 'Route corridors looked up among those kept, by result: hit (kept stations refined) or miss (decoded and searched, DNEW52D).', 'result', () => sources.corridorCache?.() ?? { hit: 0, miss: 0 });
+  counterBy('cps_corridor_cache_total', 'Route corridors looked up among those kept, by result: hit (kept stations refined) or miss (decoded and searched, D294).', 'result', () => sources.corridorCache?.() ?? { hit: 0, miss: 0 });
   counterBy('cps_page_cache_total', 'GeoJSON and CSV station pages looked up in the page cache, by result: hit (served from memory) or miss (written, D262).', 'result', () => sources.pageCache?.() ?? { hit: 0, miss: 0 });
   reg.custom(
     custom('cps_db_pool_connections', 'Connections of the PostgreSQL live store pool, by state: idle or busy (absent on SQLite).', 'gauge', () => {

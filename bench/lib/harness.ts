@@ -116,11 +116,24 @@ interface Child {
   stop(): Promise<void>;
 }
 
+/**
+ * A child that printed its ready line. A child that ends before `stop` (a crash, a signal) is
+ * reported on stderr and fails the run (exit code 1). `stop` resolves at once for a child already
+ * gone, whether it exited or was ended by a signal: waiting for an `exit` event that already came
+ * left nothing in the event loop, and the bench process ended silently with code 0 after its
+ * measuring phase, without its report.
+ */
 export function spawnAndWait(args: string[], env: Record<string, string>, ready: (line: string) => number | null): Promise<Child> {
   const proc = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  let stopping = false;
+  let found = false;
+  proc.once('exit', (code, signal) => {
+    if (stopping || !found) return;
+    console.error(`${path.basename(args.find((a) => a.endsWith('.js')) ?? args[0])} (pid ${proc.pid}) ended during the run: ${signal !== null ? `signal ${signal}` : `exit code ${code}`}`);
+    process.exitCode = 1;
+  });
   return new Promise((resolve, reject) => {
     let buf = '';
-    let found = false;
     proc.stdout!.on('data', (d: Buffer) => {
       if (found) return;
       buf += d.toString();
@@ -135,7 +148,8 @@ export function spawnAndWait(args: string[], env: Record<string, string>, ready:
             startLog: buf,
             stop: () =>
               new Promise((done) => {
-                if (proc.exitCode !== null) return done();
+                stopping = true;
+                if (proc.exitCode !== null || proc.signalCode !== null) return done();
                 proc.once('exit', () => done());
                 proc.kill('SIGTERM');
               }),

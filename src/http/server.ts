@@ -115,6 +115,31 @@ export class HeadFields {
   traceparent: string | undefined = undefined;
   tracestate: string | undefined = undefined;
 
+  /** The last client address seen, as uWS's bytes (4 or 16) and as text (D297). */
+  private readonly lastAddress = new Uint8Array(16);
+  private lastAddressLength = -1;
+  private lastAddressText = '';
+
+  /**
+   * The client's address as text (D297): uWS's bytes of it compared with the last address
+   * seen, whose text is kept; only another address is turned to text (as `copyHeadByName` reads
+   * it). Consecutive requests mostly come from one address (a proxy, keep-alive connections).
+   */
+  remote(res: uWS.HttpResponse): string {
+    const b = new Uint8Array(res.getRemoteAddress());
+    const n = b.length;
+    const last = this.lastAddress;
+    let same = n === this.lastAddressLength;
+    for (let k = 0; same && k < n; k++) same = b[k] === last[k];
+    if (same) return this.lastAddressText;
+    this.lastAddressText = Buffer.from(res.getRemoteAddressAsText()).toString();
+    if (n <= 16) {
+      last.set(b);
+      this.lastAddressLength = n;
+    } else this.lastAddressLength = -1;
+    return this.lastAddressText;
+  }
+
   reset(): void {
     this.apiKey = this.contentType = this.acceptLanguage = this.authorization = this.crmDeviceId = undefined;
     this.host = this.forwardedProto = this.forwardedFor = this.contentLength = this.xRequestId = undefined;
@@ -217,7 +242,7 @@ export function copyHead(res: uWS.HttpResponse, req: uWS.HttpRequest, tracing: b
     acceptEncoding: f.acceptEncoding ?? '',
     accept: f.accept ?? '',
     ifNoneMatch: f.ifNoneMatch ?? '',
-    remote: Buffer.from(res.getRemoteAddressAsText()).toString(),
+    remote: f.remote(res),
     traceparent: tracing ? (f.traceparent ?? '') : '',
     tracestate: tracing ? (f.tracestate ?? '') : '',
   };

@@ -1,5 +1,5 @@
 /**
- * Route corridors kept per polyline (DNEW52D): a service keeping them answers every route price
+ * Route corridors kept per polyline (D294): a service keeping them answers every route price
  * search with the very bytes a service without them (`CORRIDOR_CACHE_MB=0`) gives, over random
  * routes asked again with other refinements, sorts, limits and pricing inputs; a polyline asked
  * again at the same width is served from the kept corridor, routes as coordinates never are.
@@ -19,7 +19,7 @@ async function corridorCounts(srv: TestApp): Promise<{ hit: number; miss: number
   return { hit: n('hit'), miss: n('miss') };
 }
 
-describe('route corridors kept per polyline (DNEW52D)', () => {
+describe('route corridors kept per polyline (D294)', () => {
   let kept: TestApp;
   let fresh: TestApp;
   let points: Array<[number, number]>;

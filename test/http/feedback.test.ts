@@ -209,7 +209,7 @@ describe('feedback over HTTP', () => {
       await rejected('/v1/user_feedback', body(5 as unknown as string, MINIMAL.other_feedback), '/data/type');
     });
 
-    it('when the type is unknown and attributes are missing, then the one 400 names the type, which decides the attributes (DNEW50C)', async () => {
+    it('when the type is unknown and attributes are missing, then the one 400 names the type, which decides the attributes (D293)', async () => {
       const unknown = await rejected('/v1/user_feedback', { data: { type: 'wrong_station' } });
       expect(unknown.errors).toEqual([{ status: '400', code: 'BAD_REQUEST', title: '/data/type must be one of other_feedback, missing_price, missing_station, missing_vehicle, wrong_price', source: { pointer: '/data/type' } }]);
       const notString = await rejected('/v1/user_feedback', { data: { type: 5 } });
@@ -225,7 +225,7 @@ describe('feedback over HTTP', () => {
       expect(r.status).toBe(400);
     });
 
-    it('the description states the body as the five types told apart by type, the schema the route checks (DNEW50C)', async () => {
+    it('the description states the body as the five types told apart by type, the schema the route checks (D293)', async () => {
       const doc = (await call(srv, 'GET', '/openapi.json')).json;
       const ref: string = doc.paths['/v1/user_feedback'].post.requestBody.content['application/json'].schema.$ref;
       const data = doc.components.schemas[ref.split('/').pop()!].properties.data;

@@ -91,4 +91,38 @@ describe('request head copied in one walk (D285)', () => {
     expect(heads[HEADS.length + 5].traceparent).toBe('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01');
     expect(heads[5].traceparent).toBe('');
   });
+
+  it('names each client address as the text uWS gives for it, when consecutive requests come from other addresses (D297)', async () => {
+    // A listener on both families: IPv4 clients read as uWS writes them, ::1 as IPv6.
+    const dual = uWS.App();
+    const remotes: { kept: string; read: string }[] = [];
+    const own = new HeadFields();
+    dual.any('/*', (res, req) => {
+      remotes.push({ kept: copyHead(res, req, false, own).remote, read: copyHeadByName(res, req, false).remote });
+      res.end('ok', true);
+    });
+    const token = await new Promise<uWS.us_listen_socket>((resolve, reject) => dual.listen('::', 0, (t) => (t ? resolve(t) : reject(new Error('cannot listen')))));
+    try {
+      const p = uWS.us_socket_local_port(token);
+      const from = (host: string, localAddress: string): Promise<void> =>
+        new Promise((resolve, reject) => {
+          const s = net.connect({ port: p, host, localAddress }, () => s.end('GET / HTTP/1.1\r\nHost: x\r\n\r\n'));
+          s.on('data', () => undefined);
+          s.on('close', () => resolve());
+          s.on('error', reject);
+        });
+      const order: [string, string][] = [
+        ['127.0.0.1', '127.0.0.1'], ['127.0.0.1', '127.0.0.1'], ['127.0.0.1', '127.0.0.2'], ['127.0.0.1', '127.0.0.3'], ['127.0.0.1', '127.0.0.2'],
+        ['::1', '::1'], ['::1', '::1'], ['127.0.0.1', '127.0.0.1'],
+      ];
+      for (const [host, local] of order) await from(host, local);
+      expect(remotes).toHaveLength(order.length);
+      for (const r of remotes) expect(r.kept).toBe(r.read);
+      // The addresses were told apart (not one text kept for all).
+      expect(new Set(remotes.map((r) => r.kept)).size).toBe(4);
+    } finally {
+      uWS.us_listen_socket_close(token);
+      dual.close();
+    }
+  });
 });

@@ -76,6 +76,7 @@ const ELSEWHERE: Record<string, string> = {
   'bench:cdr-cost-long': 'a measurement (bench/RESULTS.md, D260)',
   'bench:cdr-cost-load': '.ci/run (--check)',
   'bench:tracing': '.ci/run (--check)',
+  'bench:read-floor': 'a measurement (README, D295); its --check answers the same bytes on every rung',
   'bench:contract': '.ci/run (--check)',
   'bench:postgis': '.ci/run (--check)',
   'bench:replicas': '.ci/run (--check)',

@@ -42,7 +42,7 @@ export function areaPricesRoutes(ctx: AppContext): RouteDef[] {
 
   /**
    * The corridor's stations that pass the refinements (D112): of a polyline route from the
-   * corridors kept (DNEW52D), searched and kept when new; of coordinates searched each time.
+   * corridors kept (D294), searched and kept when new; of coordinates searched each time.
    */
   function corridorHit(a: RouteBody['data']['attributes']): CorridorHit {
     const width = a.corridor ?? 2000;

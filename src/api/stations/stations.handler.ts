@@ -21,14 +21,29 @@ import { SEARCH, type SearchQuery } from './stations.query.js';
 import { EmpOperatorMasks, compileRefinement } from '../refinements.js';
 
 const WITH_AVAILABILITY = GROUP_BIT.ReadStationsWithAvailability;
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
 /** The single read's query (D3). */
 export const READ_QUERY = defineQuery({
   availability: Q.bool('availability', '`available_count` of each charge point (null = unknown); keys of group ReadStationsWithAvailability only (403 for others, D3)'),
 });
 
-/** `pages`: the kept GeoJSON and CSV pages of this route table (D262; a snapshot swap starts a new one). */
-export function stationsRoutes(ctx: AppContext, availability: AvailabilityView, pages = new PageCache()): RouteDef[] {
+/** Lookups of kept single reads (D296), over every route table. */
+export const READ_CACHE_COUNTS = { hit: 0, miss: 0 };
+
+/**
+ * D296: single reads without live counts kept whole per station while the catalog generation
+ * holds: at most 4,096 stations and 8 MiB (bodies and compressed copies), least recently used out.
+ */
+export function readCache(): PageCache {
+  return new PageCache(READ_CACHE_COUNTS, 4096, 8 * 1024 * 1024, 64 * 1024, 64, true);
+}
+
+/**
+ * `pages`: the kept GeoJSON and CSV pages of this route table (D262; a snapshot swap starts a new
+ * one); `reads`: its kept single reads (D296).
+ */
+export function stationsRoutes(ctx: AppContext, availability: AvailabilityView, pages = new PageCache(), reads = readCache()): RouteDef[] {
   const index = ctx.stations;
   const writer = new StationPageWriter(index, ctx.companies, ctx.config.disabledExtBCountries, ctx.snapshot.meta.snapshotVersion);
   const singleWriter = new SingleStationWriter(index, ctx.companies, ctx.snapshot.meta.snapshotVersion);
@@ -68,7 +83,18 @@ export function stationsRoutes(ctx: AppContext, availability: AvailabilityView, 
     const avail = withAvail ? (availability.current().get(i) ?? null) : undefined;
     // Common case: from the in-memory fragment. Stations with a parking description or facility
     // details (rare; not held in memory) take the snapshot row.
-    if (singleWriter.canWrite(i)) return { status: 200, body: singleWriter.write(i, avail) };
+    if (singleWriter.canWrite(i)) {
+      if (avail !== undefined) return { status: 200, body: singleWriter.write(i, avail) };
+      // D296: without live counts the document depends on the station, the snapshot (this
+      // route table's) and the company names (the catalog generation).
+      const key = String(i);
+      const stamp = String(ctx.tariffs.generation);
+      const hit = reads.get(key, stamp);
+      if (hit !== undefined) return { status: 200, body: hit.body, compressed: hit };
+      const body = singleWriter.write(i, undefined);
+      const kept = reads.set(key, stamp, body, NO_HEADERS);
+      return kept === null ? { status: 200, body } : { status: 200, body: kept.body, compressed: kept };
+    }
     const station = ctx.snapshot.station(index.idAt(i));
     if (station === null) throw notFound(`charging station ${raw}`);
     return json(200, singleStationDocument(station, pickLanguage(req.headers.acceptLanguage), avail, ctx.companies, ctx.snapshot.meta.snapshotVersion));

@@ -1,5 +1,5 @@
 /**
- * The stations of route corridors already searched (DNEW52D): per key (the route's polyline text
+ * The stations of route corridors already searched (D294): per key (the route's polyline text
  * and the corridor width) every station within the corridor, before refinements, with its distance
  * to and along the route, in the order the search found them; least recently used dropped beyond
  * `maxBytes` (an entry counts its key's text, 2 bytes a character, and 20 bytes a station).

@@ -146,7 +146,7 @@ describe('corridor search', () => {
   });
 });
 
-describe('corridors kept (DNEW52D)', () => {
+describe('corridors kept (D294)', () => {
   const hit = (n: number): CorridorHit => ({ indices: Array.from({ length: n }, (_, k) => 3 * k), detour: Array.from({ length: n }, (_, k) => k + 0.5), along: Array.from({ length: n }, (_, k) => 10 * k) });
 
   it('keeps the most recently used within its bytes, refines in the kept order', () => {
