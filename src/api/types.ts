@@ -100,10 +100,12 @@ export interface RouteDef {
   /** The route takes a JSON body (content type checked, size limited, parsed). */
   readonly body: boolean;
   /**
-   * The body's contract (`defineRoute`): the validator the handler's input passes, whose JSON
-   * Schema the API description shows as the request body.
+   * The body's contract, whose JSON Schema the API description shows as the request body: the
+   * validator the handler's input passes (`defineRoute`), or the schema a handler that checks its
+   * body itself validates with (a choice of shapes, checks that must come first: 401 and 429 of
+   * the account routes, D239).
    */
-  readonly bodySchema?: SchemaValidator<unknown>;
+  readonly bodySchema?: { readonly schema: object } | SchemaValidator<unknown>;
   /** The JSON body is any object, not a JSON:API document with `data` (OCPI receiver routes). */
   readonly bareBody?: boolean;
   /** Errors of this route carry no `code` (D6). */

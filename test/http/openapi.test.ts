@@ -91,7 +91,7 @@ describe('OpenAPI description and docs page', () => {
 
   it('refuses a route without its answers', () => {
     const handler = () => ({ status: 204 });
-    const feedback = { method: 'POST', path: '/v1/user_feedback', groups: null, body: true, handler } as const;
+    const feedback = { method: 'POST', path: '/v1/user_feedback', groups: null, body: true, bodySchema: { schema: { type: 'object' } }, handler } as const;
     expect(() => openApiDocument([feedback], '0', Schemas)).toThrow(/POST \/v1\/user_feedback states no answers/);
   });
 

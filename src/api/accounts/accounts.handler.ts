@@ -9,7 +9,7 @@ import { defineQuery } from '../jsonapi/query.js';
 import { defineQueryRoute } from '../contract.js';
 import { json, noContent, type ApiRequest, type ApiResponse, type RouteDef } from '../types.js';
 import { AccountService, limit } from './account-service.js';
-import { emailAuthenticationSchema, refreshAuthenticationSchema, resetSchema, signupSchema, triggerResetSchema } from './accounts.schema.js';
+import { AUTHENTICATION_BODY, emailAuthenticationSchema, refreshAuthenticationSchema, resetSchema, signupSchema, triggerResetSchema } from './accounts.schema.js';
 import { confirmedPage, invalidLinkPage, RESET_JS, resetPage, TOKEN_RE, tooManyPage } from './pages.js';
 import { userRoutes } from './users.handler.js';
 
@@ -78,13 +78,13 @@ export function accountRoutes(ctx: AppContext): RouteDef[] {
   const page = { groups: null, body: false, clientErrors: true, admission: 'ops' } as const;
   const at = (docPath: string) => ({ path: `${prefix}${docPath}`, docPath });
   return [
-    { method: 'POST', ...at('/v1/authenticate'), answers: { status: 200, response: (s) => s.TokenPairDocument, errors: ['401'] }, groups: g, ...auth, handler: authenticate },
-    { method: 'POST', ...at('/v1/users'), answers: { status: 204 }, groups: g, ...auth, handler: signup },
-    { method: 'POST', ...at('/v1/trigger_reset_password'), answers: { status: 204 }, groups: g, ...auth, handler: triggerReset },
+    { method: 'POST', ...at('/v1/authenticate'), answers: { status: 200, response: (s) => s.TokenPairDocument, errors: ['401'] }, groups: g, ...auth, bodySchema: AUTHENTICATION_BODY, handler: authenticate },
+    { method: 'POST', ...at('/v1/users'), answers: { status: 204 }, groups: g, ...auth, bodySchema: signupSchema, handler: signup },
+    { method: 'POST', ...at('/v1/trigger_reset_password'), answers: { status: 204 }, groups: g, ...auth, bodySchema: triggerResetSchema, handler: triggerReset },
     defineQueryRoute({ method: 'GET', ...at('/account/confirm'), answers: { status: 200, mediaType: 'text/html', headers: ['Content-Security-Policy', 'Referrer-Policy', 'Cache-Control'], errors: ['429'], pageErrors: ['400', '429'] }, ...page, query: TOKEN_QUERY, handler: confirm }),
     defineQueryRoute({ method: 'GET', ...at('/account/reset'), answers: { status: 200, mediaType: 'text/html', headers: ['Content-Security-Policy', 'Referrer-Policy', 'Cache-Control'], errors: ['429'], pageErrors: ['400', '429'] }, ...page, query: TOKEN_QUERY, handler: resetForm }),
     { method: 'GET', ...at('/account/reset.js'), answers: { status: 200, mediaType: 'text/javascript', headers: ['Cache-Control'] }, ...page, handler: script },
-    { method: 'POST', ...at('/account/reset'), answers: { status: 204 }, groups: null, body: true, clientErrors: true, handler: reset },
+    { method: 'POST', ...at('/account/reset'), answers: { status: 204 }, groups: null, body: true, bodySchema: resetSchema, clientErrors: true, handler: reset },
     ...userRoutes(ctx, svc, prefix),
   ];
 }

@@ -84,3 +84,11 @@ export const ProductsBody = Envelope({ type: named('user_products'), attributes:
 export type ProductsBody = Static<typeof ProductsBody>;
 export const productsSchema = validatorOf(ProductsBody);
 
+
+/**
+ * The bodies of a choice of shapes, as the description states them (RouteDef.bodySchema): the
+ * handler tells the shape by `data.type` and checks it with that shape's validator (after its own
+ * checks, D239), so the schema is the choice of the very objects those validators compile.
+ */
+export const AUTHENTICATION_BODY = { schema: { oneOf: [emailAuthenticationSchema.schema, refreshAuthenticationSchema.schema] } } as const;
+export const SETTINGS_BODY = { schema: { oneOf: [settingsSchema.schema, wrappedSettingsSchema.schema] } } as const;

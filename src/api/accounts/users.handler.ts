@@ -10,7 +10,7 @@ import type { AppContext } from '../context.js';
 import { ApiError, badPointer } from '../jsonapi/errors.js';
 import { json, noContent, type Answers, type ApiRequest, type ApiResponse, type RouteDef } from '../types.js';
 import { limit, type AccountService } from './account-service.js';
-import { productsSchema, settingsSchema, wrappedSettingsSchema, type Ref } from './accounts.schema.js';
+import { productsSchema, SETTINGS_BODY, settingsSchema, wrappedSettingsSchema, type Ref } from './accounts.schema.js';
 
 const invalid = (): ApiError => new ApiError('FORBIDDEN', 'token invalid');
 
@@ -108,8 +108,8 @@ export function userRoutes(ctx: AppContext, svc: AccountService, prefix: string)
   const removed: Answers = { status: 204, bearer: 'required' };
   return [
     { method: 'GET', path: '/v1/users/:sub/settings', answers: { status: 200, response: (s) => s.SettingsDocument, bearer: 'required' }, groups: g, body: false, clientErrors: true, handler: getSettings },
-    { method: 'PUT', path: '/v1/users/:sub/settings', answers: { status: 200, response: (s) => s.SettingsDocument, bearer: 'required' }, groups: g, body: true, clientErrors: true, handler: putSettings },
-    { method: 'POST', path: '/v1/users/:sub/products', answers: { status: 201, response: (s) => s.ProductsDocument, errors: ['409'], bearer: 'required' }, groups: g, body: true, clientErrors: true, handler: activate },
+    { method: 'PUT', path: '/v1/users/:sub/settings', answers: { status: 200, response: (s) => s.SettingsDocument, bearer: 'required' }, groups: g, body: true, bodySchema: SETTINGS_BODY, clientErrors: true, handler: putSettings },
+    { method: 'POST', path: '/v1/users/:sub/products', answers: { status: 201, response: (s) => s.ProductsDocument, errors: ['409'], bearer: 'required' }, groups: g, body: true, bodySchema: productsSchema, clientErrors: true, handler: activate },
     { method: 'DELETE', path: '/v1/users/:sub', answers: removed, groups: g, body: false, clientErrors: true, handler: remove },
     ...(prefix === '' ? [] : [{ method: 'DELETE', path: `${prefix}/v1/users/:sub`, docPath: '/v1/users/:sub', answers: removed, groups: g, body: false, clientErrors: true, handler: remove } as const]),
   ];

@@ -146,9 +146,9 @@ export function availabilityRoutes(ctx: AppContext): RouteDef[] {
   const ocpiPath = '/ocpi/2.2.1/locations/:country_code/:party_id/:location_id/:evse_uid';
   const ocpiAnswers: Answers = { status: 200, mediaType: 'application/json', response: (s) => s.OcpiResponse };
   return [
-    { method: 'PUT', path: ocpiPath, answers: ocpiAnswers, groups: ['WriteAvailability'], body: true, bareBody: true, handler: ocpiUpdate(true) },
-    { method: 'PATCH', path: ocpiPath, answers: ocpiAnswers, groups: ['WriteAvailability'], body: true, bareBody: true, handler: ocpiUpdate(false) },
-    { method: 'POST', path: '/v1/availability', answers: { status: 200, response: (s) => s.AvailabilityDocument }, groups: ['WriteAvailability'], body: true, handler: bulk },
+    { method: 'PUT', path: ocpiPath, answers: ocpiAnswers, groups: ['WriteAvailability'], body: true, bodySchema: validateEvse, bareBody: true, handler: ocpiUpdate(true) },
+    { method: 'PATCH', path: ocpiPath, answers: ocpiAnswers, groups: ['WriteAvailability'], body: true, bodySchema: validateEvse, bareBody: true, handler: ocpiUpdate(false) },
+    { method: 'POST', path: '/v1/availability', answers: { status: 200, response: (s) => s.AvailabilityDocument }, groups: ['WriteAvailability'], body: true, bodySchema: validateAvailabilityBulk, handler: bulk },
   ];
 }
 

@@ -12,7 +12,7 @@ import { ApiError } from '../jsonapi/errors.js';
 import { dropNulls } from '../jsonapi/validate.js';
 import { json, type ApiRequest, type ApiResponse, type RouteDef } from '../types.js';
 import type { DeviceDocument } from '../schemas/service.js';
-import { validateDevice } from './devices.schema.js';
+import { deviceBodySchema, validateDevice } from './devices.schema.js';
 
 const dedupe = (xs: readonly string[]): string[] => [...new Set(xs)];
 
@@ -44,5 +44,5 @@ export function devicesRoutes(ctx: AppContext): RouteDef[] {
     return json<DeviceDocument>(200, { data: { id: d.id, type: 'crm_device' } });
   };
 
-  return [{ method: 'POST', path: '/v1/crm/devices', answers: { status: 200, response: (s) => s.DeviceDocument, bearer: 'optional' }, groups: ['WriteCrmDevices'], body: true, handler: register }];
+  return [{ method: 'POST', path: '/v1/crm/devices', answers: { status: 200, response: (s) => s.DeviceDocument, bearer: 'optional' }, groups: ['WriteCrmDevices'], body: true, bodySchema: deviceBodySchema, handler: register }];
 }

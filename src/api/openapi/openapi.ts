@@ -156,7 +156,7 @@ function answersOf(r: RouteDef): Answers {
 }
 
 /** The request body's JSON Schema: the route's own (`defineRoute`), else the one its description names. */
-const bodyOf = (r: RouteDef, doc: OperationDoc): object | undefined => r.bodySchema?.schema ?? doc.body;
+const bodyOf = (r: RouteDef): object | undefined => r.bodySchema?.schema;
 
 /** `getV1ChargingStationsId` → `GetV1ChargingStationsId`. */
 const pascal = (id: string): string => id[0].toUpperCase() + id.slice(1);
@@ -169,7 +169,7 @@ const pascal = (id: string): string => id[0].toUpperCase() + id.slice(1);
 function operation(r: RouteDef, doc: OperationDoc, S: typeof Schemas): Operation {
   const a = answersOf(r);
   const media = a.mediaType ?? JSON_MEDIA;
-  const body = bodyOf(r, doc);
+  const body = bodyOf(r);
   const example = EXAMPLE_RESPONSES[keyOf(r)];
   const params: object[] = queryOf(r, doc).map((q) => ({ name: q.name, in: 'query', required: q.required ?? false, description: q.description, schema: q.schema, ...(q.deprecated ? { deprecated: true } : {}) }));
   params.push(...headerParameters(r, a));
@@ -232,13 +232,12 @@ function componentNames(routes: readonly RouteDef[], S: typeof Schemas): Map<obj
     taken.add(name);
   };
   for (const r of routes) {
-    const doc = OPERATIONS[keyOf(r)];
     const a = answersOf(r);
     const answer = a.response?.(S);
     give(answer, answer === OPENAPI_DOCUMENT_SCHEMA ? 'OpenApiDocument' : exported.get(answer));
     for (const other of Object.values(a.otherMediaTypes?.(S) ?? {})) give(other, exported.get(other));
     for (const e of Object.values(a.errorSchemas?.(S) ?? {})) give(e, exported.get(e));
-    give(bodyOf(r, doc), `${pascal(operationIdOf(r))}Body`);
+    give(bodyOf(r), `${pascal(operationIdOf(r))}Body`);
   }
   return names;
 }
@@ -264,7 +263,7 @@ export function checkDescribed(routes: readonly RouteDef[]): void {
   for (const r of routes) {
     const k = keyOf(r);
     if (OPERATIONS[k] === undefined) throw new Error(`route ${k} has no description in src/api/openapi/operations.ts`);
-    if (r.bodySchema !== undefined && OPERATIONS[k].body !== undefined) throw new Error(`route ${k} has its body schema on the route and in src/api/openapi/operations.ts`);
+    if (r.body && r.bodySchema === undefined) throw new Error(`route ${k} takes a body but states no body schema (RouteDef.bodySchema)`);
     if (r.querySchema !== undefined && OPERATIONS[k].query !== undefined) throw new Error(`route ${k} has its query on the route and in src/api/openapi/operations.ts`);
     answersOf(r);
     seen.add(k);

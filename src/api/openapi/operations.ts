@@ -1,20 +1,13 @@
 /**
  * The prose of each operation of the OpenAPI description (D121): its summary, tag, description and
  * example request. The contract is on the route (RouteDef: path parameters, the query of
- * `defineQueryRoute`, the body of `defineRoute`, the answers), except the request bodies of the few
- * routes whose handler checks its body itself (a choice of shapes, a check that must come first),
- * stated below as the very objects their validators compile, and parameters no parser reads
- * (accepted and ignored for the original client). Example answers are captured from the running
+ * `defineQueryRoute`, the body's schema, the answers); only parameters no parser reads (accepted and
+ * ignored for the original client) are listed here. Example answers are captured from the running
  * service by `npm run openapi:examples` (examples.generated.ts).
  */
-import { validateAvailabilityBulk, validateEvse } from '../availability/availability.handler.js';
-import { deviceBodySchema } from '../devices/devices.schema.js';
 import { profileId } from '../tiles/price-profiles.js';
 import { DEFAULT_CHARGE_PRICE_OPTIONS } from '../../domain/pricing/index.js';
 import { TRIP_OPERATIONS } from './trip-operations.js';
-import {
-  emailAuthenticationSchema, productsSchema, refreshAuthenticationSchema, resetSchema, settingsSchema, signupSchema, triggerResetSchema, wrappedSettingsSchema,
-} from '../accounts/accounts.schema.js';
 
 import type { QueryParam } from '../jsonapi/query.js';
 
@@ -27,12 +20,6 @@ export interface OperationDoc {
   tag: string;
   description?: string;
   query?: readonly QueryParam[];
-  /**
-   * JSON Schema of the request body (the validator's) of a route whose handler checks its body
-   * itself (a choice of shapes, a check that must come first); a route written with `defineRoute`
-   * carries its body schema and states none here (both at once stops the start).
-   */
-  body?: object;
   /**
    * The example request: a concrete path with its query, and the body. `stateful`: the request
    * needs state no example run has (an account confirmed by mail, a refresh token): it is
@@ -93,19 +80,16 @@ const ACCOUNT_DOCS: Record<string, OperationDoc> = {
     summary: 'Log in with email and password, or refresh a token pair (D203, D204, D207)',
     description: '`email_authentication` or `refresh_token_authentication`. Answers a short-lived access token (JWT: `sub`, `email`, `username`, `exp`) and an opaque refresh token; a refresh token is used once: presented again within `REFRESH_GRACE_S` of its rotation it answers a fresh pair of the same family (D241), later it revokes its family. 401 for a wrong pair or an unusable refresh token, and with `message` `email_unconfirmed` for the right password of an unconfirmed address (D243); 429 beyond the guessing limits.',
     tag: 'Accounts',
-    body: { oneOf: [emailAuthenticationSchema.schema, refreshAuthenticationSchema.schema] },
     example: { path: '/v1/authenticate', body: { data: { type: 'email_authentication', attributes: { email: 'driver@example.org', password: 'a long passphrase' } } }, stateful: true },
   },
   'POST /v1/users': {
     summary: 'Sign up (D206): 204 for a new and a taken address alike; a confirmation mail',
     tag: 'Accounts',
-    body: signupSchema.schema,
     example: { path: '/v1/users', body: { data: { type: 'user', attributes: { email: 'new.driver@example.org', password: 'a long passphrase', username: 'driver', language: 'en' } } } },
   },
   'POST /v1/trigger_reset_password': {
     summary: 'Ask for a password reset mail (D209): 204 whether or not the address has an account',
     tag: 'Accounts',
-    body: triggerResetSchema.schema,
     example: { path: '/v1/trigger_reset_password', body: { data: { type: 'trigger_reset_password', attributes: { email: 'driver@example.org' } } } },
   },
   'GET /account/confirm': {
@@ -126,7 +110,6 @@ const ACCOUNT_DOCS: Record<string, OperationDoc> = {
   'POST /account/reset': {
     summary: 'Set a new password with the token of a reset mail (D209); revokes every refresh token',
     tag: 'Accounts',
-    body: resetSchema.schema,
     example: { path: '/account/reset', body: { data: { type: 'password_reset', attributes: { token: PAGE_TOKEN, password: 'another long passphrase' } } }, stateful: true },
   },
   'GET /v1/users/:sub/settings': {
@@ -138,14 +121,12 @@ const ACCOUNT_DOCS: Record<string, OperationDoc> = {
     summary: 'Store the user’s settings (D211, D242): a version at or below the stored one is merged into the stored settings as the change it made from its base version',
     description: 'The JSON:API form, or the wrapped form of the client’s first login (`data.attributes.data`, no `data.type`).',
     tag: 'Accounts',
-    body: { oneOf: [settingsSchema.schema, wrappedSettingsSchema.schema] },
     example: { path: `/v1/users/${USER_SUB}/settings`, headers: BEARER, body: SETTINGS_BODY, stateful: true },
   },
   'POST /v1/users/:sub/products': {
     summary: 'Activate a product source: a membership the operator imported, or a code (D212, D239)',
     description: '`source` is `{type: "emc_membership", member_number, card_number}`, `{type: "carbonify_thg", email, country, quota_year}` or `{type: "code", code}`. 404 `PRODUCT_SOURCE_NOT_FOUND` when no stored source matches (an unknown type or fields that fit none included), 409 `PRODUCT_SOURCE_ALREADY_USED`.',
     tag: 'Accounts',
-    body: productsSchema.schema,
     example: { path: `/v1/users/${USER_SUB}/products`, headers: BEARER, body: { data: { type: 'user_products', attributes: { source: { type: 'emc_membership', member_number: 'M-104233', card_number: '4711 0000 1234 5678' } } } }, stateful: true },
   },
   'DELETE /v1/users/:sub': {
@@ -432,7 +413,6 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'POST /v1/crm/devices': {
     summary: 'Register or update a device (5); needs a bearer token',
     tag: 'Devices',
-    body: deviceBodySchema.schema,
     example: {
       path: '/v1/crm/devices',
       headers: { Authorization: 'Bearer <token from npm run token>' },
@@ -453,19 +433,16 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'POST /v1/availability': {
     summary: 'EVSE statuses in bulk (D134–D136)',
     tag: 'Availability',
-    body: validateAvailabilityBulk.schema,
     example: { path: '/v1/availability', body: { data: { type: 'evse_statuses', attributes: { statuses: [{ evse_id: 'DK*FIX*E1', status: 'AVAILABLE' }] } } } },
   },
   'PUT /ocpi/2.2.1/locations/:country_code/:party_id/:location_id/:evse_uid': {
     summary: 'OCPI 2.2.1 EVSE object (receiver interface)',
     tag: 'Availability',
-    body: validateEvse.schema,
     example: { path: '/ocpi/2.2.1/locations/DK/FIX/LOC1/E1', body: { uid: 'E1', evse_id: 'DK*FIX*E1', status: 'CHARGING', connectors: [] } },
   },
   'PATCH /ocpi/2.2.1/locations/:country_code/:party_id/:location_id/:evse_uid': {
     summary: 'OCPI 2.2.1 EVSE status change (receiver interface)',
     tag: 'Availability',
-    body: validateEvse.schema,
     example: { path: '/ocpi/2.2.1/locations/DK/FIX/LOC1/E1', body: { status: 'AVAILABLE' } },
   },
   ...ACCOUNT_DOCS,
