@@ -25,7 +25,7 @@ export interface FixedResponse {
 
 const REASON: Record<number, string> = { 200: 'OK', 201: 'Created', 204: 'No Content', 304: 'Not Modified' };
 
-export function startBareApp(responses: readonly FixedResponse[], port = 0): Promise<{ port: number; close(): void }> {
+export function startBareApp(responses: readonly FixedResponse[], port = 0): Promise<BenchApp> {
   const app = uWS.App();
   for (const r of responses) {
     const status = `${r.status} ${REASON[r.status] ?? ''}`.trimEnd();
@@ -50,9 +50,20 @@ export function startBareApp(responses: readonly FixedResponse[], port = 0): Pro
     else if (m === 'put') app.put(r.path, handler);
     else app.any(r.path, handler);
   }
+  return listenLoopback(app, port, 'bare app');
+}
+
+/** A benchmark's own uWS app, listening. */
+export interface BenchApp {
+  port: number;
+  close(): void;
+}
+
+/** Listens on 127.0.0.1 (port 0: any free one): the bound port and a close. */
+export function listenLoopback(app: uWS.TemplatedApp, port: number, name: string): Promise<BenchApp> {
   return new Promise((resolve, reject) => {
     app.listen('127.0.0.1', port, (token) => {
-      if (!token) return reject(new Error('bare app cannot listen'));
+      if (!token) return reject(new Error(`${name} cannot listen`));
       resolve({
         port: uWS.us_socket_local_port(token),
         close: () => {
@@ -64,9 +75,14 @@ export function startBareApp(responses: readonly FixedResponse[], port = 0): Pro
   });
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
-  const responses = JSON.parse(fs.readFileSync(process.argv[2], 'utf8')) as FixedResponse[];
-  void startBareApp(responses).then((a) => {
+/**
+ * Runs a benchmark app as a child process when `moduleUrl` is the entry: starts it with the
+ * JSON file named by the first argument, prints `listening <port>`, closes on SIGTERM.
+ */
+export function runAsChild<S>(moduleUrl: string, start: (spec: S) => Promise<BenchApp>): void {
+  if (!process.argv[1] || moduleUrl !== pathToFileURL(path.resolve(process.argv[1])).href) return;
+  const spec = JSON.parse(fs.readFileSync(process.argv[2], 'utf8')) as S;
+  void start(spec).then((a) => {
     process.stdout.write(`listening ${a.port}\n`);
     process.on('SIGTERM', () => {
       a.close();
@@ -74,3 +90,5 @@ if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.ar
     });
   });
 }
+
+runAsChild<FixedResponse[]>(import.meta.url, (responses) => startBareApp(responses));

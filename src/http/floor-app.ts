@@ -18,15 +18,13 @@
  * spec.json: { step, path, body, contentType, operations: ["GET /v1/…/:id", …], key }; prints
  * `listening <port>`.
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import './uws-env.js';
 import uWS from 'uWebSockets.js';
 import type { Method, RouteDef } from '../api/types.js';
 import { GROUP_BIT } from '../auth/groups.js';
 import { RateLimiter } from '../auth/rate-limit.js';
 import { accessLog, createLogger } from '../log.js';
+import { listenLoopback, runAsChild, type BenchApp } from './bare-app.js';
 import { Router } from './router.js';
 import { HeadFields, copyHead } from './server.js';
 
@@ -61,7 +59,7 @@ function tableOf(operations: readonly string[]): RouteDef[] {
 export let lastField = '';
 
 /** `dest`: where access lines go (default stdout, as the service's). */
-export function startFloorApp(spec: FloorSpec, port = 0, dest?: { write(line: string): unknown }): Promise<{ port: number; close(): void }> {
+export function startFloorApp(spec: FloorSpec, port = 0, dest?: { write(line: string): unknown }): Promise<BenchApp> {
   const level = FLOOR_STEPS.indexOf(spec.step);
   if (level < 0) throw new Error(`unknown step ${spec.step}`);
   const body = Buffer.from(spec.body);
@@ -100,27 +98,7 @@ export function startFloorApp(spec: FloorSpec, port = 0, dest?: { write(line: st
     });
     if (log !== null) log(`floor-${++counter}`, 'GET', route, 200, Math.round((performance.now() - t0) * 1000) / 1000, remote, keyName, 0, body.length);
   });
-  return new Promise((resolve, reject) => {
-    app.listen('127.0.0.1', port, (token) => {
-      if (!token) return reject(new Error('floor app cannot listen'));
-      resolve({
-        port: uWS.us_socket_local_port(token),
-        close: () => {
-          uWS.us_listen_socket_close(token);
-          app.close();
-        },
-      });
-    });
-  });
+  return listenLoopback(app, port, 'floor app');
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
-  const spec = JSON.parse(fs.readFileSync(process.argv[2], 'utf8')) as FloorSpec;
-  void startFloorApp(spec).then((a) => {
-    process.stdout.write(`listening ${a.port}\n`);
-    process.on('SIGTERM', () => {
-      a.close();
-      process.exit(0);
-    });
-  });
-}
+runAsChild<FloorSpec>(import.meta.url, (spec) => startFloorApp(spec));
