@@ -15,6 +15,7 @@ import { PreviewWriter, PricedStations, previewAttributesText } from './preview-
 import { compileRefinement, routeLine } from '../route-input.js';
 import { currencyOf, startDayOf, vehicleOf } from '../price-inputs.js';
 import { aroundInto, haversineMeters } from '../../domain/stations/geo.js';
+import type { StationIndex } from '../../domain/stations/index.js';
 import { Route, type CorridorHit } from '../../domain/stations/corridor.js';
 import { CorridorCache } from '../../domain/stations/corridor-cache.js';
 import { DEFAULT_CHARGE_PRICE_OPTIONS } from '../../domain/pricing/index.js';
@@ -26,6 +27,27 @@ const A = '/data/attributes';
 const HEAD_LENGTH = Buffer.byteLength('{"data":[');
 const MID = Buffer.from('],"included":[');
 const COMMA = 0x2c;
+
+/**
+ * The corridor's stations that pass the refinements (D112): of a polyline route from the
+ * corridors kept (D294), searched and kept when new; of coordinates searched each time.
+ */
+function corridorHit(index: StationIndex, corridors: CorridorCache | null, a: RouteBody['data']['attributes']): CorridorHit {
+  const width = a.corridor ?? 2000;
+  const text = a.route.polyline;
+  // The route is read before the refinements (its 400 first), as without kept corridors.
+  const accepting = (): ((i: number) => boolean) => {
+    const r = compileRefinement(index, a);
+    return (i) => index.matches(i, r);
+  };
+  if (corridors === null || text === undefined || a.route.coordinates !== undefined) {
+    const line = routeLine(a.route);
+    return new Route(line).stationsWithin(index, width, accepting());
+  }
+  const key = `${width} ${text}`;
+  const kept = corridors.get(key) ?? corridors.set(key, new Route(routeLine(a.route)).stationsWithin(index, width, () => true));
+  return CorridorCache.refine(kept, accepting());
+}
 
 /** The members both searches share. */
 type Attributes = (AreaBody | RouteBody)['data']['attributes'];
@@ -39,28 +61,6 @@ export function areaPricesRoutes(ctx: AppContext): RouteDef[] {
 
   const refinement = (a: Attributes) => compileRefinement(index, a);
   const corridors = ctx.config.corridorCacheMb > 0 ? new CorridorCache(ctx.config.corridorCacheMb * 1024 * 1024) : null;
-
-  /**
-   * The corridor's stations that pass the refinements (D112): of a polyline route from the
-   * corridors kept (D294), searched and kept when new; of coordinates searched each time.
-   */
-  function corridorHit(a: RouteBody['data']['attributes']): CorridorHit {
-    const width = a.corridor ?? 2000;
-    const text = a.route.polyline;
-    if (corridors === null || text === undefined || a.route.coordinates !== undefined) {
-      const line = routeLine(a.route);
-      const r = refinement(a);
-      return new Route(line).stationsWithin(index, width, (i) => index.matches(i, r));
-    }
-    const key = `${width} ${text}`;
-    let kept = corridors.get(key);
-    if (kept === undefined) {
-      const line = routeLine(a.route);
-      kept = corridors.set(key, new Route(line).stationsWithin(index, width, () => true));
-    }
-    const r = refinement(a);
-    return CorridorCache.refine(kept, (i) => index.matches(i, r));
-  }
 
   /** Prices the stations (bulk calculation) on the pool, split over the workers when many. */
   async function price(body: AreaBody | RouteBody, indices: number[]): Promise<PricedStations> {
@@ -165,7 +165,7 @@ export function areaPricesRoutes(ctx: AppContext): RouteDef[] {
     const body = req.body;
     const a = body.data.attributes;
     checkCommon(a);
-    const hit = corridorHit(a);
+    const hit = corridorHit(index, corridors, a);
     const priced = await price(body, hit.indices);
     priced.distance = hit.along;
     priced.detour = hit.detour;

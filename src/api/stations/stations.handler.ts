@@ -40,6 +40,21 @@ export function readCache(): PageCache {
 }
 
 /**
+ * D296: the read of station i without live counts, kept or written and kept. The document
+ * depends on the station, the snapshot (each route table has its own `reads`) and the company
+ * names (the catalog `generation`).
+ */
+function keptRead(reads: PageCache, writer: SingleStationWriter, i: number, generation: number): ApiResponse {
+  const key = String(i);
+  const stamp = String(generation);
+  const hit = reads.get(key, stamp);
+  if (hit !== undefined) return { status: 200, body: hit.body, compressed: hit };
+  const body = writer.write(i, undefined);
+  const kept = reads.set(key, stamp, body, NO_HEADERS);
+  return kept === null ? { status: 200, body } : { status: 200, body: kept.body, compressed: kept };
+}
+
+/**
  * `pages`: the kept GeoJSON and CSV pages of this route table (D262; a snapshot swap starts a new
  * one); `reads`: its kept single reads (D296).
  */
@@ -85,15 +100,7 @@ export function stationsRoutes(ctx: AppContext, availability: AvailabilityView, 
     // details (rare; not held in memory) take the snapshot row.
     if (singleWriter.canWrite(i)) {
       if (avail !== undefined) return { status: 200, body: singleWriter.write(i, avail) };
-      // D296: without live counts the document depends on the station, the snapshot (this
-      // route table's) and the company names (the catalog generation).
-      const key = String(i);
-      const stamp = String(ctx.tariffs.generation);
-      const hit = reads.get(key, stamp);
-      if (hit !== undefined) return { status: 200, body: hit.body, compressed: hit };
-      const body = singleWriter.write(i, undefined);
-      const kept = reads.set(key, stamp, body, NO_HEADERS);
-      return kept === null ? { status: 200, body } : { status: 200, body: kept.body, compressed: kept };
+      return keptRead(reads, singleWriter, i, ctx.tariffs.generation);
     }
     const station = ctx.snapshot.station(index.idAt(i));
     if (station === null) throw notFound(`charging station ${raw}`);
