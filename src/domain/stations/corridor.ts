@@ -51,19 +51,18 @@ export class Route {
 
   /** `points` as [longitude, latitude] pairs or a decoded line (copied), at least two. */
   constructor(points: ReadonlyArray<readonly [number, number]> | RouteLine) {
-    const line = Array.isArray(points) ? null : (points as RouteLine);
-    const n = line !== null ? line.n : (points as ReadonlyArray<readonly [number, number]>).length;
+    // `in` narrows the union (Array.isArray does not narrow a readonly array).
+    const n = 'n' in points ? points.n : points.length;
     this.n = n;
-    if (line !== null) {
-      this.lon = line.lon.slice(0, n);
-      this.lat = line.lat.slice(0, n);
+    if ('n' in points) {
+      this.lon = points.lon.slice(0, n);
+      this.lat = points.lat.slice(0, n);
     } else {
-      const pts = points as ReadonlyArray<readonly [number, number]>;
       this.lon = new Float64Array(n);
       this.lat = new Float64Array(n);
       for (let i = 0; i < n; i++) {
-        this.lon[i] = pts[i][0];
-        this.lat[i] = pts[i][1];
+        this.lon[i] = points[i][0];
+        this.lat[i] = points[i][1];
       }
     }
     const segs = n - 1;
